@@ -1,0 +1,163 @@
+//! The `aesop` command line: argument parsing and dispatch only; the work is in the library.
+
+use aesop::corpus::{import, jsonl};
+use aesop::features::{self, run};
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+#[derive(Parser)]
+#[command(
+    name = "aesop",
+    version,
+    about = "Learn to predict how humans judge summaries"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert a public or NIST data set into a judgment set (JSON Lines).
+    #[command(
+        after_help = "Example:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n\n\
+Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc"
+    )]
+    Import {
+        /// Source format.
+        format: String,
+        /// File or directory to read.
+        path: PathBuf,
+        /// Judgment set to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Compute feature classes for every summary of a judgment set.
+    #[command(
+        after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
+    )]
+    Features {
+        /// Judgment set (JSON Lines).
+        set: PathBuf,
+        /// Comma-separated classes (default: all). Known: content, rouge, graph, tesla, consensus, surface.
+        #[arg(long, value_delimiter = ',')]
+        classes: Vec<String>,
+        /// Output file: .csv or .jsonl (default: CSV on standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        options: FeatureFlags,
+    },
+}
+
+/// Options of the feature classes, with their documented defaults.
+#[derive(clap::Args)]
+struct FeatureFlags {
+    /// Do not hide the progress bar even when standard error is not a terminal.
+    #[arg(long)]
+    progress: bool,
+}
+
+impl FeatureFlags {
+    fn to_options(&self) -> features::FeatureOptions {
+        features::FeatureOptions::default()
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("aesop: error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<()> {
+    match command {
+        Command::Import {
+            format,
+            path,
+            output,
+        } => {
+            let topics = import::import(&format, &path)?;
+            write_atomically(&output, |file| jsonl::write_set(file, &topics))?;
+            let summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
+            eprintln!(
+                "wrote {} topics, {summaries} summaries to {}",
+                topics.len(),
+                output.display()
+            );
+            Ok(())
+        }
+        Command::Features {
+            set,
+            classes,
+            output,
+            options,
+        } => {
+            let topics = jsonl::read_set(&set)?;
+            let classes = features::build_classes(&classes, &options.to_options())?;
+            let cancel = interrupt_flag()?;
+            let progress = options.progress || std::io::stderr().is_terminal();
+            let table = run::extract_features(&topics, &classes, progress, &cancel)?;
+            for (class, topics) in &table.skipped {
+                eprintln!(
+                    "note: class {class} could not be computed for {} topic(s) (e.g. {}): it needs references; \
+                     its columns are left empty there",
+                    topics.len(),
+                    topics[0]
+                );
+            }
+            match output {
+                Some(path) => {
+                    let format = run::TableFormat::from_path(&path);
+                    write_atomically(&path, |file| run::write_table(&table, format, file))
+                }
+                None => run::write_table(&table, run::TableFormat::Csv, std::io::stdout().lock()),
+            }
+        }
+    }
+}
+
+/// A flag set by Ctrl-C, so long runs stop between units of work and leave no partial output.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if handler_flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\naesop: interrupted; stopping (press Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(flag)
+}
+
+/// Write `path` through a temporary file in the same directory, renamed into place only when
+/// `write` succeeds: an error or interruption never leaves a truncated output behind.
+fn write_atomically(path: &Path, write: impl FnOnce(std::fs::File) -> Result<()>) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .context("output path has no file name")?
+        .to_string_lossy();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let file =
+        std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
+    if let Err(err) = write(file) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err.context(format!("writing {}", path.display())));
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
+}
