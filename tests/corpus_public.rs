@@ -49,16 +49,27 @@ fn summeval() {
     assert_eq!(systems(&topics).len(), 16);
     assert!(topics.iter().all(|t| t.references.len() == 11));
     let first = &topics[0];
-    assert_eq!(first.topic, "dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2");
+    assert_eq!(
+        first.topic,
+        "dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2"
+    );
     assert_eq!(first.documents.len(), 1);
     assert_eq!(first.documents[0].id, first.topic);
     assert_eq!(first.references[0].id, "ref0");
     assert_eq!(first.references[10].id, "ref10");
-    assert!(first.references[10].text.starts_with("Paul Merson , the Sky Sports pundit"));
+    assert!(first.references[10]
+        .text
+        .starts_with("Paul Merson , the Sky Sports pundit"));
     assert!((score(first, "M11", "coherence") - 4.0 / 3.0).abs() < 1e-12);
     assert!((score(first, "M11", "relevance") - 5.0 / 3.0).abs() < 1e-12);
-    assert_eq!(score(first, "M11", "responsiveness"), score(first, "M11", "relevance"));
-    assert_eq!(score(first, "M11", "readability"), score(first, "M11", "coherence"));
+    assert_eq!(
+        score(first, "M11", "responsiveness"),
+        score(first, "M11", "relevance")
+    );
+    assert_eq!(
+        score(first, "M11", "readability"),
+        score(first, "M11", "coherence")
+    );
     assert_eq!(score(first, "M11", "fluency"), 3.0);
     assert_round_trip(&topics);
 }
@@ -78,16 +89,25 @@ fn realsumm() {
     let first = &topics[0];
     assert_eq!(first.topic, "cnndm1017");
     assert_eq!(first.extra["realsumm_doc_id"], 0);
-    assert!(first.documents[0].text.starts_with("( cnn ) two cnn heroes"));
+    assert!(first.documents[0]
+        .text
+        .starts_with("( cnn ) two cnn heroes"));
     assert!(!first.documents[0].text.contains("<t>"));
     // One sentence per line in the reference (3 <t> tags in the source).
     assert_eq!(first.references[0].text.lines().count(), 3);
-    assert!(first.references[0].text.starts_with("Anuradha Koirala and 425"));
+    assert!(first.references[0]
+        .text
+        .starts_with("Anuradha Koirala and 425"));
     assert_eq!(score(first, "t5_out_11B", "litepyramid_recall"), 0.1);
     assert_eq!(score(first, "t5_out_11B", "pyramid"), 0.1);
-    assert!(first.summaries[0].scores.contains_key("auto_rouge_2_recall"));
+    assert!(first.summaries[0]
+        .scores
+        .contains_key("auto_rouge_2_recall"));
     assert!(!first.summaries[0].scores.contains_key("rouge_2_recall"));
-    let fourth = topics.iter().find(|t| t.extra["realsumm_doc_id"] == 3).expect("doc 3");
+    let fourth = topics
+        .iter()
+        .find(|t| t.extra["realsumm_doc_id"] == 3)
+        .expect("doc 3");
     assert!((score(fourth, "matchsumm_out", "pyramid") - 0.6923076923076923).abs() < 1e-15);
     assert_round_trip(&topics);
 }
@@ -122,11 +142,16 @@ fn summeval_op() {
     assert_eq!(topics.len(), 32);
     assert_eq!(summaries(&topics), 416);
     assert_eq!(systems(&topics).len(), 13);
-    assert!(topics.iter().all(|t| t.documents.len() == 8 && t.references.is_empty()));
+    assert!(topics
+        .iter()
+        .all(|t| t.documents.len() == 8 && t.references.is_empty()));
     let first = &topics[0];
     assert_eq!(first.topic, "op01");
     let ids: Vec<&str> = first.documents.iter().map(|d| d.id.as_str()).collect();
-    assert_eq!(ids, ["rev1", "rev2", "rev3", "rev4", "rev5", "rev6", "rev7", "rev8"]);
+    assert_eq!(
+        ids,
+        ["rev1", "rev2", "rev3", "rev4", "rev5", "rev6", "rev7", "rev8"]
+    );
     let human: Vec<&str> = first
         .summaries
         .iter()
@@ -155,7 +180,9 @@ fn dialsummeval() {
     let first = &topics[0];
     assert_eq!(first.topic, "13611791");
     assert_eq!(first.documents[0].text.lines().count(), 8);
-    assert!(first.documents[0].text.starts_with("Elena: Happy birthday my dear!\nDorothea:"));
+    assert!(first.documents[0]
+        .text
+        .starts_with("Elena: Happy birthday my dear!\nDorothea:"));
     // The gold summary (A) is a human system and the reference.
     assert_eq!(first.references.len(), 1);
     assert_eq!(first.references[0].id, "A");
@@ -168,6 +195,9 @@ fn dialsummeval() {
     assert!((score(first, "A", "coherence") - 14.0 / 3.0).abs() < 1e-12);
     assert!((score(first, "B", "relevance") - 11.0 / 3.0).abs() < 1e-12);
     assert_eq!(score(first, "B", "readability"), 3.0);
-    assert_eq!(score(first, "B", "responsiveness"), score(first, "B", "relevance"));
+    assert_eq!(
+        score(first, "B", "responsiveness"),
+        score(first, "B", "relevance")
+    );
     assert_round_trip(&topics);
 }
