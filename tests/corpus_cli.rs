@@ -24,8 +24,8 @@ fn import_tac_fixture_writes_a_readable_set() {
 #[test]
 fn import_error_names_the_file_and_fails() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/bad/summeval_bad_score.jsonl");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/summeval_bad_score.jsonl");
     Command::cargo_bin("aesop")
         .expect("binary")
         .args(["import", "summeval"])
