@@ -11,8 +11,14 @@ pub fn data_or_skip(test: &str, relative: &str) -> Option<PathBuf> {
         return Some(path);
     }
     if std::env::var("AESOP_REQUIRE_DATA").is_ok_and(|v| v == "1") {
-        panic!("{test}: AESOP_REQUIRE_DATA=1 but {} does not exist (set AESOP_DATA)", path.display());
+        panic!(
+            "{test}: AESOP_REQUIRE_DATA=1 but {} does not exist (set AESOP_DATA)",
+            path.display()
+        );
     }
-    eprintln!("SKIPPED {test}: {} not found (set AESOP_DATA to the shared data directory)", path.display());
+    eprintln!(
+        "SKIPPED {test}: {} not found (set AESOP_DATA to the shared data directory)",
+        path.display()
+    );
     None
 }

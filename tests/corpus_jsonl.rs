@@ -1,0 +1,286 @@
+//! The judgment-set rules of docs/JUDGMENT_SETS.md, one test each.
+
+use aesop::corpus::jsonl::{open_set, read_set, topic_from_value, write_set, SetReader};
+use aesop::corpus::Topic;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Write `content` to `set.jsonl` in a fresh temp dir.
+fn set_file(content: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("set.jsonl");
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(content))
+        .expect("write set");
+    (dir, path)
+}
+
+fn error_of(content: &str) -> String {
+    let (_dir, path) = set_file(content.as_bytes());
+    let error = read_set(&path).expect_err("should fail");
+    let message = format!("{error:#}");
+    // Every message starts with the file name and a line number.
+    assert!(message.contains("set.jsonl:"), "{message}");
+    message
+}
+
+const GOOD: &str = r#"{"topic": "t1", "documents": [{"id": "d1", "text": "Doc one."}], "summaries": [{"system": "s1", "text": "Sum.", "scores": {"relevance": 3.5}}]}"#;
+
+#[test]
+fn reads_a_minimal_topic_with_optional_fields_missing() {
+    let (_dir, path) = set_file(format!("{GOOD}\n").as_bytes());
+    let topics = read_set(&path).expect("read");
+    assert_eq!(topics.len(), 1);
+    let topic = &topics[0];
+    assert_eq!(topic.topic, "t1");
+    assert!(topic.query.is_none());
+    assert!(topic.references.is_empty());
+    assert_eq!(topic.summaries[0].scores["relevance"], 3.5);
+    // A topic with no documents, references or summaries at all is valid.
+    let (_dir, path) = set_file(b"{\"topic\": \"bare\"}\n");
+    let bare = read_set(&path).expect("read");
+    assert!(bare[0].documents.is_empty() && bare[0].summaries.is_empty());
+    // A summary without scores.
+    let (_dir, path) =
+        set_file(b"{\"topic\": \"t\", \"summaries\": [{\"system\": \"s\", \"text\": \"x\"}]}");
+    assert!(read_set(&path).expect("read")[0].summaries[0]
+        .scores
+        .is_empty());
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let message = error_of(&format!("{GOOD}\n{{\"topic\": \"t2\", \"summaries\": [\n"));
+    assert!(
+        message.contains("set.jsonl:2: malformed JSON at column"),
+        "{message}"
+    );
+    assert!(!message.contains("at line 1"), "{message}");
+}
+
+#[test]
+fn missing_required_fields_are_named() {
+    assert!(
+        error_of(r#"{"documents": []}"#).ends_with("set.jsonl:1: topic: missing required field")
+    );
+    assert!(error_of(r#"{"topic": "t", "summaries": [{"text": "x"}]}"#)
+        .ends_with("summaries[0].system: missing required field"));
+    assert!(error_of(
+        r#"{"topic": "t", "summaries": [{"system": "a", "text": "x"}, {"system": "b"}]}"#
+    )
+    .ends_with("set.jsonl:1: summaries[1].text: missing required field"));
+    assert!(error_of(r#"{"topic": "t", "documents": [{"id": "d"}]}"#)
+        .ends_with("documents[0].text: missing required field"));
+    assert!(error_of(r#"{"topic": "t", "documents": [{"text": "x"}]}"#)
+        .ends_with("documents[0].id: missing required field"));
+    assert!(error_of(r#"{"topic": "t", "references": [{"id": "A"}]}"#)
+        .ends_with("references[0].text: missing required field"));
+    assert!(error_of(r#"{"topic": ""}"#).ends_with("topic: must not be empty"));
+}
+
+#[test]
+fn wrong_types_are_named() {
+    let message = error_of(&format!(
+        "\n{GOOD}\n{}",
+        r#"{"topic": "t2", "summaries": [{"system": "a", "text": "x"}, {"system": "b", "text": "y"}, {"system": "c", "text": "z"}, {"system": "d", "text": "w", "scores": {"relevance": "high"}}]}"#
+    ));
+    assert!(
+        message.ends_with(
+            "set.jsonl:3: summaries[3].scores.relevance: expected a number, found a string"
+        ),
+        "{message}"
+    );
+    assert!(error_of(r#"{"topic": 7}"#).ends_with("topic: expected a string, found a number"));
+    assert!(error_of(r#"{"topic": "t", "summaries": {}}"#)
+        .ends_with("summaries: expected an array, found an object"));
+    assert!(
+        error_of(r#"{"topic": "t", "summaries": [{"system": "s", "text": 3}]}"#)
+            .ends_with("summaries[0].text: expected a string, found a number")
+    );
+    assert!(error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": "", "human": "yes"}]}"#
+    )
+    .ends_with("summaries[0].human: expected true or false, found a string"));
+    assert!(error_of(r#"{"topic": "t", "query": {"title": 1}}"#)
+        .ends_with("query.title: expected a string, found a number"));
+    assert!(error_of("[1, 2]").ends_with("set.jsonl:1: expected an object, found an array"));
+}
+
+#[test]
+fn empty_summary_text_is_kept() {
+    let (_dir, path) = set_file(br#"{"topic": "t", "summaries": [{"system": "blank", "text": "", "scores": {"pyramid": 0.0}}]}"#);
+    let topics = read_set(&path).expect("read");
+    assert_eq!(topics[0].summaries[0].text, "");
+    assert_eq!(topics[0].summaries[0].scores["pyramid"], 0.0);
+}
+
+#[test]
+fn non_utf8_bytes_are_an_error_with_the_line() {
+    let mut content = format!("{GOOD}\n").into_bytes();
+    content.extend_from_slice(b"{\"topic\": \"caf\xe9\"}\n");
+    let (_dir, path) = set_file(&content);
+    let message = format!("{:#}", read_set(&path).expect_err("latin-1 byte"));
+    assert!(
+        message.contains("set.jsonl:2: invalid UTF-8 at byte 15 of the line"),
+        "{message}"
+    );
+}
+
+#[test]
+fn null_and_nan_scores_are_missing_infinity_is_an_error() {
+    let line = r#"{"topic": "t", "summaries": [{"system": "s", "text": "x", "scores": {"a": null, "b": "NaN", "c": "nan", "d": 2}}]}"#;
+    let (_dir, path) = set_file(line.as_bytes());
+    let scores = &read_set(&path).expect("read")[0].summaries[0].scores;
+    assert_eq!(scores.len(), 1);
+    assert_eq!(scores["d"], 2.0);
+    // Bare NaN (as Python's json writes it) is treated like "NaN".
+    let bare = r#"{"topic": "t", "summaries": [{"system": "s", "text": "NaN stays", "scores": {"a": NaN, "d": 1}}]}"#;
+    let (_dir, path) = set_file(bare.as_bytes());
+    let topics = read_set(&path).expect("read bare NaN");
+    assert_eq!(topics[0].summaries[0].text, "NaN stays");
+    assert_eq!(
+        topics[0].summaries[0].scores.keys().collect::<Vec<_>>(),
+        ["d"]
+    );
+    let message = error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": "x", "scores": {"a": Infinity}}]}"#,
+    );
+    assert!(
+        message.contains("set.jsonl:1: summaries[0].scores.a: infinite score"),
+        "{message}"
+    );
+    let message = error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": "x", "scores": {"a": "-inf"}}]}"#,
+    );
+    assert!(
+        message.contains("summaries[0].scores.a: infinite score"),
+        "{message}"
+    );
+    // Overflowing literals are rejected by the JSON parser itself.
+    let message = error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": "x", "scores": {"a": 1e999}}]}"#,
+    );
+    assert!(message.contains("set.jsonl:1: malformed JSON"), "{message}");
+}
+
+#[test]
+fn duplicates_are_errors_naming_both() {
+    let message = error_of(
+        r#"{"topic": "t", "summaries": [{"system": "M1", "text": "a"}, {"system": "M2", "text": "b"}, {"system": "M1", "text": "c"}]}"#,
+    );
+    assert!(
+        message.ends_with(
+            "set.jsonl:1: summaries[2].system: duplicate system \"M1\" (first at summaries[0])"
+        ),
+        "{message}"
+    );
+    let message = error_of(&format!("{GOOD}\n\n{GOOD}\n"));
+    assert!(
+        message.ends_with("set.jsonl:3: topic: duplicate topic id \"t1\" (first at line 1)"),
+        "{message}"
+    );
+    let message = error_of(
+        r#"{"topic": "t", "references": [{"id": "A", "text": "a"}, {"id": "A", "text": "b"}]}"#,
+    );
+    assert!(
+        message.ends_with("references[1].id: duplicate id \"A\" (first at references[0])"),
+        "{message}"
+    );
+}
+
+#[test]
+fn blank_lines_crlf_and_bom_are_tolerated() {
+    let content = format!(
+        "\u{feff}{GOOD}\r\n\r\n   \n{}\r\n",
+        GOOD.replace("t1", "t2")
+    );
+    let (_dir, path) = set_file(content.as_bytes());
+    let topics = read_set(&path).expect("read");
+    let ids: Vec<&str> = topics.iter().map(|t| t.topic.as_str()).collect();
+    assert_eq!(ids, ["t1", "t2"]);
+}
+
+#[test]
+fn unknown_fields_are_kept_and_written_back() {
+    let line = r#"{"topic": "t", "source": "mine", "query": {"title": "T", "category": 3}, "documents": [{"id": "d", "text": "x", "date": "2005"}], "references": [{"id": "A", "text": "r", "author": "NIST"}], "summaries": [{"system": "s", "text": "x", "human": true, "note": [1, 2]}]}"#;
+    let (_dir, path) = set_file(line.as_bytes());
+    let topics = read_set(&path).expect("read");
+    let topic = &topics[0];
+    assert_eq!(topic.extra["source"], "mine");
+    assert_eq!(topic.query.as_ref().expect("query").extra["category"], 3);
+    assert_eq!(topic.documents[0].extra["date"], "2005");
+    assert_eq!(topic.references[0].extra["author"], "NIST");
+    assert_eq!(topic.summaries[0].extra["note"], serde_json::json!([1, 2]));
+    assert!(topic.summaries[0].human);
+    let mut written = Vec::new();
+    write_set(&mut written, &topics).expect("write");
+    let text = String::from_utf8(written).expect("utf-8");
+    for field in [
+        "\"source\":\"mine\"",
+        "\"category\":3",
+        "\"date\":\"2005\"",
+        "\"author\":\"NIST\"",
+        "\"note\":[1,2]",
+        "\"human\":true",
+    ] {
+        assert!(text.contains(field), "{field} missing from {text}");
+    }
+}
+
+#[test]
+fn round_trip_read_write_read() {
+    let content = format!(
+        "{GOOD}\n{}\n",
+        r#"{"topic": "D0801-A", "query": {"title": "T", "narrative": "N"}, "documents": [{"id": "d", "text": "Line one.\nLine two é."}], "references": [{"id": "A", "text": "ref"}], "summaries": [{"system": "A", "text": "", "human": true, "scores": {"pyramid": 0.25, "x": null}}], "extra_field": {"k": [1, "two"]}}"#
+    );
+    let (_dir, path) = set_file(content.as_bytes());
+    let first = read_set(&path).expect("read");
+    let mut written = Vec::new();
+    write_set(&mut written, &first).expect("write");
+    let (_dir2, path2) = set_file(&written);
+    let second = read_set(&path2).expect("read again");
+    assert_eq!(first, second);
+    assert_eq!(second.len(), 2);
+    // Non-finite scores set in memory are written as null and read back as missing.
+    let mut topics: Vec<Topic> = second;
+    topics[0].summaries[0].scores.insert("bad".into(), f64::NAN);
+    let mut written = Vec::new();
+    write_set(&mut written, &topics).expect("write NaN");
+    let (_dir3, path3) = set_file(&written);
+    let third = read_set(&path3).expect("read NaN back");
+    assert!(!third[0].summaries[0].scores.contains_key("bad"));
+}
+
+#[test]
+fn streaming_reader_reports_each_bad_line_and_continues() {
+    let content = format!("{GOOD}\nnot json\n{}\n", GOOD.replace("t1", "t2"));
+    let reader = SetReader::new(content.as_bytes(), "mem.jsonl");
+    let results: Vec<_> = reader.collect();
+    assert_eq!(results.len(), 3);
+    assert!(results[0].is_ok());
+    let message = format!("{:#}", results[1].as_ref().expect_err("bad line"));
+    assert!(
+        message.starts_with("mem.jsonl:2: malformed JSON"),
+        "{message}"
+    );
+    assert_eq!(results[2].as_ref().expect("third").topic, "t2");
+    // open_set streams a file; a missing file names itself.
+    let message = format!(
+        "{:#}",
+        open_set(std::path::Path::new("no/such.jsonl"))
+            .err()
+            .expect("missing")
+    );
+    assert!(
+        message.starts_with("no/such.jsonl: cannot open"),
+        "{message}"
+    );
+}
+
+#[test]
+fn topic_from_value_gives_the_field_path_for_http_errors() {
+    let value = serde_json::json!({"topic": "t", "summaries": [{"system": "s", "text": "x"}, {"system": "s2"}]});
+    let error = topic_from_value(value).expect_err("missing text");
+    assert_eq!(error.field, "summaries[1].text");
+    assert_eq!(error.message, "missing required field");
+}
