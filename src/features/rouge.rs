@@ -241,6 +241,13 @@ struct Grams {
 }
 
 impl Grams {
+    fn with_capacity(n: usize) -> Grams {
+        Grams {
+            counts: CountMap::with_capacity_and_hasher(n, Default::default()),
+            total: 0,
+        }
+    }
+
     fn add(&mut self, key: u64) {
         *self.counts.entry(key).or_insert(0) += 1;
         self.total += 1;
@@ -273,6 +280,82 @@ pub struct PreparedText {
     su4: Grams,
     /// Token ids of each line (sentence), for ROUGE-L.
     sentences: Vec<Vec<u32>>,
+    /// Bit masks of a one-sentence text, for the fast LCS (see [`union_lcs_hits`]).
+    masks: Option<PositionMasks>,
+}
+
+/// For each distinct token of one sentence, the bit set of its positions (bit-parallel LCS).
+#[derive(Debug, Clone, Default)]
+struct PositionMasks {
+    /// Distinct token ids, sorted.
+    tokens: Vec<u32>,
+    /// `words` u64 words per token, in the order of `tokens`.
+    bits: Vec<u64>,
+    words: usize,
+    len: usize,
+}
+
+/// Sentences longer than this use the dynamic program only (the masks would grow
+/// quadratically).
+const MAX_MASKED_SENTENCE: usize = 4096;
+
+impl PositionMasks {
+    fn new(sentence: &[u32]) -> PositionMasks {
+        let mut tokens = sentence.to_vec();
+        tokens.sort_unstable();
+        tokens.dedup();
+        let words = sentence.len().div_ceil(64);
+        let mut bits = vec![0u64; tokens.len() * words];
+        for (position, token) in sentence.iter().enumerate() {
+            if let Ok(t) = tokens.binary_search(token) {
+                bits[t * words + position / 64] |= 1 << (position % 64);
+            }
+        }
+        PositionMasks {
+            tokens,
+            bits,
+            words,
+            len: sentence.len(),
+        }
+    }
+
+    fn mask(&self, token: u32) -> Option<&[u64]> {
+        let t = self.tokens.binary_search(&token).ok()?;
+        Some(&self.bits[t * self.words..(t + 1) * self.words])
+    }
+
+    /// Length of the longest common subsequence of `other` and this sentence, by the
+    /// bit-parallel algorithm of Allison & Dix / Hyyrö: one pass over `other`, updating the
+    /// bit vector V ← (V + U) | (V − U) with U = V & mask(token), as multi-word integers.
+    fn lcs_length(&self, other: &[u32]) -> u32 {
+        let mut v = vec![u64::MAX; self.words];
+        for &token in other {
+            let Some(mask) = self.mask(token) else {
+                continue;
+            };
+            let mut carry = false;
+            for (vw, &mw) in v.iter_mut().zip(mask) {
+                let u = *vw & mw;
+                let (sum, c1) = vw.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(u64::from(carry));
+                carry = c1 || c2;
+                // U's bits are a subset of V's, so V − U never borrows: it clears U's bits.
+                *vw = sum | (*vw & !u);
+            }
+        }
+        // Zero bits among the first `len` positions are the LCS.
+        let mut zeros = 0;
+        for (w, &vw) in v.iter().enumerate() {
+            let valid = (self.len - w * 64).min(64);
+            let live = if valid == 64 {
+                u64::MAX
+            } else {
+                (1u64 << valid) - 1
+            };
+            zeros += (!vw & live).count_ones();
+        }
+        zeros
+    }
 }
 
 impl PreparedText {
@@ -287,7 +370,12 @@ impl PreparedText {
         }
         let ids = intern_all(&tokens);
 
-        let mut prepared = PreparedText::default();
+        let mut prepared = PreparedText {
+            unigrams: Grams::with_capacity(ids.len()),
+            bigrams: Grams::with_capacity(ids.len()),
+            su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
+            ..PreparedText::default()
+        };
         let mut start = 0;
         for len in sentence_lengths {
             if len > 0 {
@@ -307,6 +395,11 @@ impl PreparedText {
             prepared.su4.add(su4_unigram_key(ids[i]));
             for j in i + 1..n.min(i + SKIP_DISTANCE + 2) {
                 prepared.su4.add(pair_key(ids[i], ids[j]));
+            }
+        }
+        if let [sentence] = prepared.sentences.as_slice() {
+            if sentence.len() <= MAX_MASKED_SENTENCE {
+                prepared.masks = Some(PositionMasks::new(sentence));
             }
         }
         prepared
@@ -348,17 +441,29 @@ pub fn pair_counts(peer: &PreparedText, reference: &PreparedText) -> PairCounts 
     PairCounts {
         rouge1: counts(&reference.unigrams, &peer.unigrams),
         rouge2: counts(&reference.bigrams, &peer.bigrams),
-        rouge_l: Counts {
-            hits: union_lcs_hits(reference, peer),
-            reference_total: reference.sentences.iter().map(|s| s.len() as u32).sum(),
-            peer_total: peer.unigrams.total,
-        },
+        rouge_l: lcs_counts(peer, reference),
         rouge_su4: counts(&reference.su4, &peer.su4),
     }
 }
 
+fn lcs_counts(peer: &PreparedText, reference: &PreparedText) -> Counts {
+    Counts {
+        hits: union_lcs_hits(reference, peer),
+        reference_total: reference.unigrams.total,
+        peer_total: peer.unigrams.total,
+    }
+}
+
 /// ROUGE-1.5.5's summary-level LCS hits of `peer` against `reference`.
+///
+/// When both texts are one sentence, the hits are exactly the LCS length: the marked reference
+/// positions form one common subsequence, so no token is marked more often than it occurs in
+/// either text and the clipping never applies. That case (every SPL summary on one line) uses
+/// the bit-parallel LCS length; otherwise the Perl procedure is followed step by step.
 fn union_lcs_hits(reference: &PreparedText, peer: &PreparedText) -> u32 {
+    if let ([model], Some(masks)) = (reference.sentences.as_slice(), &peer.masks) {
+        return masks.lcs_length(model);
+    }
     let mut table = Vec::new();
     // How many occurrences of a token one LCS hit has already consumed, in both texts at once
     // (ROUGE decrements the reference and peer unigram counts together).
@@ -390,11 +495,15 @@ fn mark_lcs(model: &[u32], peer: &[u32], marked: &mut [bool], table: &mut Vec<u3
     table.clear();
     table.resize((m + 1) * width, 0);
     for i in 1..=m {
+        let (filled, rest) = table.split_at_mut(i * width);
+        let above = &filled[(i - 1) * width..];
+        let row = &mut rest[..width];
+        let token = model[i - 1];
         for j in 1..=n {
-            table[i * width + j] = if model[i - 1] == peer[j - 1] {
-                table[(i - 1) * width + j - 1] + 1
+            row[j] = if token == peer[j - 1] {
+                above[j - 1] + 1
             } else {
-                table[(i - 1) * width + j].max(table[i * width + j - 1])
+                above[j].max(row[j - 1])
             };
         }
     }
@@ -468,7 +577,11 @@ pub fn combine_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores {
 
 /// Score `peer` against `references` (no jackknifing here: see [`jackknife_score`]).
 /// With no references every score is 0.
-pub fn score(peer: &PreparedText, references: &[&PreparedText], opts: &RougeOptions) -> RougeScores {
+pub fn score(
+    peer: &PreparedText,
+    references: &[&PreparedText],
+    opts: &RougeOptions,
+) -> RougeScores {
     let pairs: Vec<PairCounts> = references.iter().map(|r| pair_counts(peer, r)).collect();
     combine_pairs(&pairs, opts.mode)
 }
@@ -516,27 +629,162 @@ pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores 
 }
 
 // ---------------------------------------------------------------------------------------------
+// Several references scored together.
+
+/// For every unit of one measure, the references that contain it and how often: one hash
+/// lookup per distinct peer unit serves all references at once.
+#[derive(Debug, Clone, Default)]
+struct GramIndex {
+    /// Unit key → range of `entries`.
+    ranges: HashMap<u64, (u32, u32), BuildHasherDefault<IdHasher>>,
+    /// (reference index, count) runs.
+    entries: Vec<(u32, u32)>,
+}
+
+impl GramIndex {
+    fn new<'a>(grams: impl Iterator<Item = &'a Grams>) -> GramIndex {
+        let mut triples: Vec<(u64, u32, u32)> = Vec::new();
+        for (r, g) in grams.enumerate() {
+            let r = u32::try_from(r).unwrap_or(u32::MAX);
+            triples.extend(g.counts.iter().map(|(&key, &n)| (key, r, n)));
+        }
+        triples.sort_unstable();
+        let mut index = GramIndex::default();
+        index.entries.reserve(triples.len());
+        let mut start = 0;
+        while start < triples.len() {
+            let key = triples[start].0;
+            let mut end = start;
+            while end < triples.len() && triples[end].0 == key {
+                index.entries.push((triples[end].1, triples[end].2));
+                end += 1;
+            }
+            let range = (start as u32, end as u32);
+            index.ranges.insert(key, range);
+            start = end;
+        }
+        index
+    }
+
+    /// Add to `hits[r]` the clipped hits of `peer` against every reference r.
+    fn add_hits(&self, peer: &Grams, hits: &mut [u32]) {
+        for (key, &n) in &peer.counts {
+            if let Some(&(start, end)) = self.ranges.get(key) {
+                for &(r, count) in &self.entries[start as usize..end as usize] {
+                    hits[r as usize] += n.min(count);
+                }
+            }
+        }
+    }
+}
+
+/// A topic's references, prepared and indexed once, to score many peers against.
+#[derive(Debug, Clone, Default)]
+pub struct ReferenceSet {
+    references: Vec<PreparedText>,
+    unigrams: GramIndex,
+    bigrams: GramIndex,
+    su4: GramIndex,
+}
+
+impl ReferenceSet {
+    pub fn new(references: Vec<PreparedText>) -> ReferenceSet {
+        ReferenceSet {
+            unigrams: GramIndex::new(references.iter().map(|r| &r.unigrams)),
+            bigrams: GramIndex::new(references.iter().map(|r| &r.bigrams)),
+            su4: GramIndex::new(references.iter().map(|r| &r.su4)),
+            references,
+        }
+    }
+
+    /// Prepare and index `texts`.
+    pub fn from_texts<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        opts: &RougeOptions,
+    ) -> ReferenceSet {
+        ReferenceSet::new(
+            texts
+                .into_iter()
+                .map(|t| PreparedText::new(t, opts))
+                .collect(),
+        )
+    }
+
+    pub fn references(&self) -> &[PreparedText] {
+        &self.references
+    }
+
+    pub fn len(&self) -> usize {
+        self.references.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.references.is_empty()
+    }
+
+    /// `pair_counts(peer, r)` for every reference r, in order.
+    pub fn pair_counts(&self, peer: &PreparedText) -> Vec<PairCounts> {
+        let k = self.references.len();
+        let mut hits = vec![0u32; 3 * k];
+        let (h1, rest) = hits.split_at_mut(k);
+        let (h2, hs) = rest.split_at_mut(k);
+        self.unigrams.add_hits(&peer.unigrams, h1);
+        self.bigrams.add_hits(&peer.bigrams, h2);
+        self.su4.add_hits(&peer.su4, hs);
+        self.references
+            .iter()
+            .enumerate()
+            .map(|(r, reference)| {
+                let counts = |hits: u32, reference: &Grams, peer: &Grams| Counts {
+                    hits,
+                    reference_total: reference.total,
+                    peer_total: peer.total,
+                };
+                PairCounts {
+                    rouge1: counts(h1[r], &reference.unigrams, &peer.unigrams),
+                    rouge2: counts(h2[r], &reference.bigrams, &peer.bigrams),
+                    rouge_l: lcs_counts(peer, reference),
+                    rouge_su4: counts(hs[r], &reference.su4, &peer.su4),
+                }
+            })
+            .collect()
+    }
+
+    /// Scores of `peer` with the mode of `opts`, jackknifed when `opts.jackknife` is set.
+    pub fn score(&self, peer: &PreparedText, opts: &RougeOptions) -> RougeScores {
+        let pairs = self.pair_counts(peer);
+        if opts.jackknife {
+            jackknife_pairs(&pairs, opts.mode)
+        } else {
+            combine_pairs(&pairs, opts.mode)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Topic-level sharing and the feature class.
 
 /// `TopicContext` cache keys; preparation depends only on the tokenization options.
 fn cache_keys(opts: &RougeOptions) -> (&'static str, &'static str) {
     match (opts.stem, opts.remove_stopwords) {
         (true, false) => ("rouge.references.stem", "rouge.summaries.stem"),
-        (true, true) => ("rouge.references.stem.nostop", "rouge.summaries.stem.nostop"),
+        (true, true) => (
+            "rouge.references.stem.nostop",
+            "rouge.summaries.stem.nostop",
+        ),
         (false, false) => ("rouge.references.plain", "rouge.summaries.plain"),
         (false, true) => ("rouge.references.nostop", "rouge.summaries.nostop"),
     }
 }
 
-/// The topic's references, prepared once per topic and tokenization options.
-pub fn prepared_references(ctx: &TopicContext, opts: &RougeOptions) -> Arc<Vec<PreparedText>> {
+/// The topic's references, prepared and indexed once per topic and tokenization options.
+pub fn prepared_references(ctx: &TopicContext, opts: &RougeOptions) -> Arc<ReferenceSet> {
     let opts_for_compute = opts.clone();
     ctx.shared(cache_keys(opts).0, move |topic: &Topic| {
-        topic
-            .references
-            .iter()
-            .map(|r| PreparedText::new(&r.text, &opts_for_compute))
-            .collect()
+        ReferenceSet::from_texts(
+            topic.references.iter().map(|r| r.text.as_str()),
+            &opts_for_compute,
+        )
     })
 }
 
@@ -589,18 +837,10 @@ impl FeatureClass for Rouge {
             return vec![None; ctx.topic.summaries.len()];
         }
         let references = prepared_references(ctx, &self.opts);
-        let references: Vec<&PreparedText> = references.iter().collect();
         let summaries = prepared_summaries(ctx, &self.opts);
         summaries
             .iter()
-            .map(|peer| {
-                let scores = if self.opts.jackknife {
-                    jackknife_score(peer, &references, &self.opts)
-                } else {
-                    score(peer, &references, &self.opts)
-                };
-                Some(scores.to_vec())
-            })
+            .map(|peer| Some(references.score(peer, &self.opts).to_vec()))
             .collect()
     }
 }
@@ -626,7 +866,9 @@ mod tests {
 
     fn assert_prf(actual: Prf, recall: f64, precision: f64, f: f64) {
         assert!(
-            close(actual.recall, recall) && close(actual.precision, precision) && close(actual.f, f),
+            close(actual.recall, recall)
+                && close(actual.precision, precision)
+                && close(actual.f, f),
             "got {actual:?}, expected R {recall} P {precision} F {f}"
         );
     }
@@ -640,8 +882,18 @@ mod tests {
         let reference = prep("the cat sat on the mat");
         let peer = prep("The cat lay on the mat, the end.");
         let s = score(&peer, &[&reference], &plain());
-        assert_prf(s.rouge1, 5.0 / 6.0, 5.0 / 8.0, 2.0 * (5.0 / 6.0) * (5.0 / 8.0) / (5.0 / 6.0 + 5.0 / 8.0));
-        assert_prf(s.rouge2, 3.0 / 5.0, 3.0 / 7.0, 2.0 * 0.6 * (3.0 / 7.0) / (0.6 + 3.0 / 7.0));
+        assert_prf(
+            s.rouge1,
+            5.0 / 6.0,
+            5.0 / 8.0,
+            2.0 * (5.0 / 6.0) * (5.0 / 8.0) / (5.0 / 6.0 + 5.0 / 8.0),
+        );
+        assert_prf(
+            s.rouge2,
+            3.0 / 5.0,
+            3.0 / 7.0,
+            2.0 * 0.6 * (3.0 / 7.0) / (0.6 + 3.0 / 7.0),
+        );
     }
 
     #[test]
@@ -658,14 +910,26 @@ mod tests {
         let reference = prep("w1 w2 w3 w4 w5");
         let peer = prep("w1 w2 w6 w7\nw8 w3 w5");
         let s = score(&peer, &[&reference], &plain());
-        assert_prf(s.rouge_l, 4.0 / 5.0, 4.0 / 7.0, 2.0 * 0.8 * (4.0 / 7.0) / (0.8 + 4.0 / 7.0));
+        assert_prf(
+            s.rouge_l,
+            4.0 / 5.0,
+            4.0 / 7.0,
+            2.0 * 0.8 * (4.0 / 7.0) / (0.8 + 4.0 / 7.0),
+        );
 
         // Clipping: reference sentences "a b" and "a c", peer "a b c" has one "a", so only the
         // first reference sentence may use it: hits = a b (sentence 1) + c (sentence 2) = 3.
         let reference = prep("a b\na c");
         let peer = prep("a b c");
         let counts = pair_counts(&peer, &reference);
-        assert_eq!(counts.rouge_l, Counts { hits: 3, reference_total: 4, peer_total: 3 });
+        assert_eq!(
+            counts.rouge_l,
+            Counts {
+                hits: 3,
+                reference_total: 4,
+                peer_total: 3
+            }
+        );
     }
 
     #[test]
@@ -675,6 +939,60 @@ mod tests {
         let mut marked = vec![false; 2];
         mark_lcs(&[1, 2], &[2, 1], &mut marked, &mut Vec::new());
         assert_eq!(marked, [true, false]);
+    }
+
+    /// A small deterministic generator (xorshift) for randomized comparisons.
+    fn pseudo_random_tokens(seed: &mut u64, len: usize, alphabet: u64) -> Vec<u32> {
+        (0..len)
+            .map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                (*seed % alphabet) as u32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bit_parallel_lcs_equals_the_dynamic_program() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..300 {
+            // Lengths up to 150 cover one, two and three 64-bit words.
+            let m = 1 + round % 150;
+            let n = 1 + (round * 7) % 150;
+            let alphabet = 2 + (round % 12) as u64;
+            let a = pseudo_random_tokens(&mut seed, m, alphabet);
+            let b = pseudo_random_tokens(&mut seed, n, alphabet);
+            let mut marked = vec![false; m];
+            mark_lcs(&a, &b, &mut marked, &mut Vec::new());
+            let dp = marked.iter().filter(|&&x| x).count() as u32;
+            assert_eq!(PositionMasks::new(&b).lcs_length(&a), dp, "round {round}");
+        }
+        assert_eq!(PositionMasks::new(&[1, 2, 3]).lcs_length(&[4, 5]), 0);
+    }
+
+    #[test]
+    fn reference_set_matches_pairwise_counts() {
+        let texts = [
+            "the cat sat on the mat",
+            "a cat on a mat\nand a hat",
+            "",
+            "mat mat mat",
+        ];
+        let set = ReferenceSet::from_texts(texts, &plain());
+        let peer = prep("the mat sat on a cat hat");
+        let pairs = set.pair_counts(&peer);
+        assert_eq!(pairs.len(), 4);
+        for (text, from_set) in texts.iter().zip(&pairs) {
+            assert_eq!(*from_set, pair_counts(&peer, &prep(text)), "{text:?}");
+        }
+        let refs: Vec<&PreparedText> = set.references().iter().collect();
+        assert_eq!(set.score(&peer, &plain()), score(&peer, &refs, &plain()));
+        let jk = RougeOptions {
+            jackknife: true,
+            ..plain()
+        };
+        assert_eq!(set.score(&peer, &jk), jackknife_score(&peer, &refs, &jk));
     }
 
     #[test]
@@ -778,11 +1096,18 @@ mod tests {
     #[test]
     fn class_rows_none_without_references() {
         let mut topic = Topic::new("t");
-        topic.summaries.push(crate::corpus::Summary::new("s1", "a b"));
+        topic
+            .summaries
+            .push(crate::corpus::Summary::new("s1", "a b"));
         let ctx = TopicContext::new(&topic);
-        assert_eq!(Rouge::new(RougeOptions::default()).extract(&ctx), vec![None]);
+        assert_eq!(
+            Rouge::new(RougeOptions::default()).extract(&ctx),
+            vec![None]
+        );
 
-        topic.references.push(crate::corpus::Reference::new("r1", "a b c"));
+        topic
+            .references
+            .push(crate::corpus::Reference::new("r1", "a b c"));
         let ctx = TopicContext::new(&topic);
         let rows = Rouge::new(plain()).extract(&ctx);
         let row = rows[0].as_ref().expect("a row");

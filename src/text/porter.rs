@@ -7,11 +7,10 @@
 //! departures from the paper that every reference implementation has (`bli`→`ble` instead of
 //! `abli`→`able`, and `logi`→`log`).
 //!
-//! The measure conditions are defined by the Perl patterns, not by the paper's prose, and the
-//! two differ for `y`: in the patterns a consonant is any character outside `aeiou` and a vowel
-//! is any of `aeiouy`, so `y` may play either role wherever some reading makes the pattern match.
-//! The matchers below enumerate every way a pattern can match, as the regex engine's
-//! backtracking does, so they agree with Perl on every input.
+//! The measure conditions are implemented as the Perl patterns define them (a consonant is any
+//! character outside `aeiou`, a vowel any of `aeiouy`, and a consonant sequence cannot continue
+//! with `y`). The matchers below enumerate every way a pattern can match, as the regex
+//! engine's backtracking does, so they agree with Perl on every input.
 
 /// Stem one lowercase word.
 pub fn stem(word: &str) -> String {
@@ -152,8 +151,7 @@ fn has_vc_pairs(w: &[char], pairs: usize) -> bool {
         if pairs == 0 {
             return true;
         }
-        vowel_seq_ends(w, pos)
-            .any(|v| consonant_seq_ends(w, v).any(|c| rest(w, c, pairs - 1)))
+        vowel_seq_ends(w, pos).any(|v| consonant_seq_ends(w, v).any(|c| rest(w, c, pairs - 1)))
     }
     after_optional_consonants(w).any(|p| rest(w, p, pairs))
 }
@@ -196,11 +194,7 @@ fn truncate_suffix(w: &mut Vec<char>, suffix_chars: usize) {
     w.truncate(keep);
 }
 
-fn replace_suffix_if(
-    w: &mut Vec<char>,
-    table: &[(&str, &str)],
-    condition: fn(&[char]) -> bool,
-) {
+fn replace_suffix_if(w: &mut Vec<char>, table: &[(&str, &str)], condition: fn(&[char]) -> bool) {
     if let Some((suffix, replacement)) = longest_suffix(w, table, |(s, _)| s) {
         let stem_len = w.len() - suffix.len();
         if condition(&w[..stem_len]) {
@@ -292,10 +286,11 @@ fn step5(w: &mut Vec<char>) {
 }
 
 /// The reference Porter stemmer as Martin Porter released it in C and Java (release 4), which
-/// is what SIMetrix uses. It differs from [`stem`] in three ways: `y` is a consonant exactly
-/// when it starts the word or follows a vowel (the paper's definition); step 4 tries only the
-/// single longest listed suffix (no second `-ment`/`-ent` pass); and the `e` restored after
-/// `-ed`/`-ing` needs m = 1 and a final consonant-vowel-consonant, not a whole-word pattern.
+/// is what SIMetrix uses. Its conditions are stated with the paper's definition (`y` is a
+/// consonant exactly when it starts the word or follows a vowel), which comes to the same as
+/// the Perl patterns of [`stem`]. The two differ in step 4, where this release tries only the
+/// single longest listed suffix (no second `-ment`/`-ent` pass), and in undoubling a final
+/// `yy` after `-ed`/`-ing`, which only this release does.
 pub fn stem_reference(word: &str) -> String {
     let mut w: Vec<char> = word.chars().collect();
     if w.len() < 3 {
@@ -454,17 +449,25 @@ mod reference {
 
 #[cfg(test)]
 mod tests {
-    use super::stem;
+    use super::{stem, stem_reference};
 
+    /// Both variants agree on the paper's examples; `check` asserts both.
     fn check(pairs: &[(&str, &str)]) {
         for (word, expected) in pairs {
             assert_eq!(stem(word), *expected, "stem({word})");
         }
     }
 
+    fn check_both(pairs: &[(&str, &str)]) {
+        check(pairs);
+        for (word, expected) in pairs {
+            assert_eq!(stem_reference(word), *expected, "stem_reference({word})");
+        }
+    }
+
     #[test]
     fn paper_examples_step1() {
-        check(&[
+        check_both(&[
             ("caresses", "caress"),
             ("ponies", "poni"),
             ("ties", "ti"),
@@ -493,7 +496,7 @@ mod tests {
 
     #[test]
     fn paper_examples_steps_2_to_5() {
-        check(&[
+        check_both(&[
             ("relational", "relat"),
             ("conditional", "condit"),
             ("rational", "ration"),
@@ -553,9 +556,9 @@ mod tests {
 
     #[test]
     fn differs_from_porter2() {
-        // Porter2 gives: generous→generous, fly→fli, dying→die, news→news, skies→sky,
-        // communication→communic, arsenal→arsenal, fairly→fair, sky stays, yelled→yell.
-        check(&[
+        // Porter2 gives: generously→generous, dying→die, skies→sky, communication→communic,
+        // fairly→fair, enjoying→enjoy, abilities→abil.
+        check_both(&[
             ("generously", "gener"),
             ("dying", "dy"),
             ("skies", "ski"),
@@ -569,9 +572,31 @@ mod tests {
 
     #[test]
     fn rouge_step4_modification() {
-        // Standard Porter: "departmental" → step 4 removes "al" only ("department").
-        // ROUGE's step 4 then also tries "ment" on the result.
+        // The reference release tries one suffix in step 4: "departmental" loses "al" only, and
+        // "agreement" keeps "ement" (m("agr") = 0). ROUGE's step 4 goes on to try "ment" and
+        // then "ent" on what is left.
         check(&[("departmental", "depart"), ("agreement", "agreem")]);
+        assert_eq!(stem_reference("departmental"), "department");
+        assert_eq!(stem_reference("agreement"), "agreement");
+    }
+
+    #[test]
+    fn both_variants_read_y_alike() {
+        // y after a consonant is a vowel, after a vowel a consonant, in both.
+        check_both(&[
+            ("crying", "cry"),
+            ("saying", "sai"),
+            ("boys", "boi"),
+            ("rhythms", "rhythm"),
+        ]);
+        // "flying" → "fly": no "e" is restored (the final y is not a consonant for *o).
+        check_both(&[("flying", "fly"), ("bayer", "bayer")]);
+        // A doubled yy after -ed whose second y is a consonant (after a vowel y): the reference
+        // release undoubles it, ROUGE's pattern never undoubles y.
+        assert_eq!(stem("slyyed"), "slyi");
+        assert_eq!(stem_reference("slyyed"), "sly");
+        // Here the second y is a vowel (after a consonant y), so neither undoubles.
+        check_both(&[("stayyed", "stayi")]);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Tokenization profiles: the exact token streams that ROUGE-1.5.5 and SIMetrix count.
 
 use super::{porter, stopwords, wordnet};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Options of the `rouge155` profile (ROUGE-1.5.5 `-s` and `-m`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -42,10 +44,7 @@ pub fn for_each_rouge155_token(text: &str, opts: Rouge155Options, mut emit: impl
         }
         if !(opts.remove_stopwords && stopwords::is_smart_common_word(word)) {
             if opts.stem && word.len() > 3 {
-                match wordnet::exception_base(word) {
-                    Some(base) => emit(base),
-                    None => emit(&porter::stem(word)),
-                }
+                with_rouge155_stem(word, &mut emit);
             } else {
                 emit(word);
             }
@@ -62,6 +61,35 @@ pub fn for_each_rouge155_token(text: &str, opts: Rouge155Options, mut emit: impl
         }
     }
     finish(&mut word);
+}
+
+/// Stems are cached per thread: the same words recur across a corpus and the stemmer is the
+/// costliest step of tokenization. The cache is cleared when it reaches this many words.
+const STEM_CACHE_LIMIT: usize = 200_000;
+
+thread_local! {
+    static STEM_CACHE: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+}
+
+/// ROUGE-1.5.5's `-m` stem of `word`: the WordNet exception base if there is one, else Porter.
+fn with_rouge155_stem(word: &str, emit: &mut impl FnMut(&str)) {
+    if let Some(base) = wordnet::exception_base(word) {
+        emit(base);
+        return;
+    }
+    STEM_CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(stem) = cache.get(word) {
+            emit(stem);
+            return;
+        }
+        let stem = porter::stem(word);
+        emit(&stem);
+        if cache.len() >= STEM_CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(word.to_string(), stem);
+    });
 }
 
 /// Tokens of `text` as SIMetrix (Louis & Nenkova) counts them: every character outside
@@ -90,7 +118,17 @@ mod tests {
     fn rouge155_splits_on_everything_but_ascii_alphanumerics() {
         assert_eq!(
             rouge155_tokens("The U.S.-led  coalition's $5bn (approx.) café", PLAIN),
-            ["the", "u", "s", "led", "coalition", "s", "5bn", "approx", "caf"]
+            [
+                "the",
+                "u",
+                "s",
+                "led",
+                "coalition",
+                "s",
+                "5bn",
+                "approx",
+                "caf"
+            ]
         );
         assert!(rouge155_tokens(" -- ... ", PLAIN).is_empty());
     }
@@ -102,10 +140,10 @@ mod tests {
             stem: true,
         };
         // "runs" → Porter "run"; "ran" is too short for the exception list; "went" → "go"
-        // (WordNet); "better" → "well" (adv.exc overwrote adj.exc); "cats" → "cat"; "dies" → "di" (Porter's -ies rule).
+        // (WordNet); "better" → "good" (adj.exc overwrote adv.exc); "cats" → "cat"; "dies" → "di" (Porter's -ies rule).
         assert_eq!(
             rouge155_tokens("Runs ran went better cats dies", opts),
-            ["run", "ran", "go", "well", "cat", "di"]
+            ["run", "ran", "go", "good", "cat", "di"]
         );
     }
 
