@@ -4,7 +4,9 @@
 //! Other classes (consensus) call [`PreparedText`] and [`score`] to use peers as
 //! pseudo-references. A text is tokenized and counted once ([`PreparedText`]); a peer/reference
 //! pair is reduced to hit and total counts ([`pair_counts`]); counts against several references
-//! are combined by the multi-reference mode ([`combine`]).
+//! are combined by the multi-reference mode ([`combine`]). The feature class scores peers
+//! against a [`ReferenceSet`], which indexes a topic's references once so that one lookup per
+//! peer unit serves every reference.
 //!
 //! ROUGE-1.5.5 details reproduced here (checked against its Perl source and its outputs):
 //! - n-grams and skip-bigrams are counted over the whole text (sentences joined), hits are
@@ -14,7 +16,8 @@
 //! - ROUGE-L is the summary-level union LCS: for each reference sentence, the positions on one
 //!   LCS with each peer sentence are marked (ties broken as the Perl back-trace breaks them),
 //!   and a marked token counts only while both texts still have an unused occurrence of it;
-//!   its precision denominator is the peer's token count;
+//!   its precision denominator is the peer's token count (when both texts are one line, as in
+//!   SPL summaries, this is exactly the LCS length and a bit-parallel LCS computes it);
 //! - mode A pools hits and totals over the references; mode B keeps the reference with the
 //!   best recall (for ROUGE-N and -S recall as printed to 5 decimals, the first one on ties);
 //! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
