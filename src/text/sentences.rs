@@ -23,6 +23,7 @@
 //!   uppercase word. After any other word (including URLs, e-mail addresses and numbers): boundary,
 //!   except before a lowercase word when a closing quote or bracket follows the period.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -53,34 +54,79 @@ pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
 /// Byte ranges of the sentences of `text` (see [`sentence_spans`]) under `options`.
 pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize>> {
     let mut spans = Vec::new();
-    let mut sentence_start: Option<usize> = None;
-    let mut previous: Option<Range<usize>> = None;
-    // Whether the previous token opens a clause: it is the first token, follows a line break, or
-    // follows a token ending in terminal punctuation or a colon. A number there is a list label.
-    let mut previous_opens_clause = true;
+    let mut sentence_start = 0usize;
+    let mut previous: Option<PreviousToken> = None;
     for (token, line_breaks) in Tokens::new(text) {
-        let mut opens_clause = line_breaks > 0;
-        if let (Some(start), Some(prev)) = (sentence_start, previous.as_ref()) {
-            let prev_text = &text[prev.clone()];
-            let ends = line_breaks >= 2
-                || (line_breaks == 1 && options.newline_ends_sentence)
-                || boundary_between(prev_text, &text[token.clone()], previous_opens_clause);
-            if ends {
-                spans.push(start..prev.end);
-                sentence_start = Some(token.start);
-            }
-            opens_clause = opens_clause || ends_clause(prev_text);
-        } else {
-            sentence_start = Some(token.start);
-            opens_clause = true;
+        let Some(prev) = previous.as_ref() else {
+            sentence_start = token.start;
+            previous = Some(PreviousToken {
+                word_start: token.start,
+                range: token,
+                opens_clause: true,
+            });
+            continue;
+        };
+        let decision_text = prev.decision_text(text);
+        let ends = line_breaks >= 2
+            || (line_breaks == 1 && options.newline_ends_sentence)
+            || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
+        if ends {
+            spans.push(sentence_start..prev.range.end);
+            sentence_start = token.start;
         }
-        previous = Some(token);
-        previous_opens_clause = opens_clause;
+        let detached_closers = !ends && text[token.clone()].chars().all(is_closer);
+        previous = Some(if detached_closers {
+            // `said . '' Then`: the quote token extends the word before it.
+            PreviousToken {
+                word_start: prev.word_start,
+                range: token,
+                opens_clause: prev.opens_clause,
+            }
+        } else {
+            PreviousToken {
+                word_start: token.start,
+                range: token,
+                opens_clause: line_breaks > 0 || ends || ends_clause(&decision_text),
+            }
+        });
     }
-    if let (Some(start), Some(prev)) = (sentence_start, previous) {
-        spans.push(start..prev.end);
+    if let Some(prev) = previous {
+        spans.push(sentence_start..prev.range.end);
     }
     spans
+}
+
+/// The token before the gap being decided.
+struct PreviousToken {
+    range: Range<usize>,
+    /// Where its word starts: its own start, or, for closing marks written as separate tokens
+    /// (tokenized text: `anybody . ''`), the start of the word they close.
+    word_start: usize,
+    /// Whether the word starts a clause: it is the first token, follows a line break, or follows
+    /// a word ending in terminal punctuation or a colon. A number there is a list label.
+    opens_clause: bool,
+}
+
+impl PreviousToken {
+    /// Longest stretch of detached closing marks to rejoin; longer stretches are judged on the
+    /// last token alone, which keeps the splitter linear on adversarial input.
+    const MAX_JOINED_BYTES: usize = 64;
+
+    /// The text the boundary rules look at: the token, or the word with its detached closing
+    /// marks joined to it without the whitespace.
+    fn decision_text<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let token = &text[self.range.clone()];
+        if self.word_start == self.range.start
+            || self.range.end - self.word_start > Self::MAX_JOINED_BYTES
+        {
+            return Cow::Borrowed(token);
+        }
+        Cow::Owned(
+            text[self.word_start..self.range.end]
+                .split_whitespace()
+                .collect(),
+        )
+    }
 }
 
 /// Whitespace-separated tokens of a text, each with the number of line breaks in the whitespace
@@ -149,7 +195,21 @@ fn is_closer(c: char) -> bool {
 fn is_opener(c: char) -> bool {
     matches!(
         c,
-        '"' | '\'' | '“' | '‘' | '«' | '‹' | '(' | '[' | '{' | '¿' | '¡' | '「' | '『'
+        '"' | '\''
+            | '`'
+            | '“'
+            | '‘'
+            | '„'
+            | '‚'
+            | '«'
+            | '‹'
+            | '('
+            | '['
+            | '{'
+            | '¿'
+            | '¡'
+            | '「'
+            | '『'
     )
 }
 
@@ -377,6 +437,13 @@ fn ends_clause(token: &str) -> bool {
 /// Is there a sentence boundary in the whitespace between `token` and `next`? `token_opens_clause`
 /// says whether `token` starts a line or follows terminal punctuation (see the caller).
 fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
+    let next_word = next.trim_start_matches(is_opener);
+    let next_is_upper = next_word.starts_with(char::is_uppercase);
+    // An emoticon closes the sentence it follows ("Great. :) I") and, written without punctuation,
+    // usually ends one before a capitalized word ("thanks :) I").
+    if is_emoticon(token) {
+        return token_opens_clause || next_is_upper;
+    }
     let core = token.trim_end_matches(is_closer);
     // A closing quote or bracket after '?' or '!' and before a lowercase word marks quoted speech
     // or an aside inside the sentence ("Stop!" she said; (really?) and). After a period only a
@@ -404,16 +471,17 @@ fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
     {
         return false;
     }
-    let next_word = next.trim_start_matches(is_opener);
     let opening = match next_word.chars().next() {
         _ if is_url_start(next_word) => Opening::Other,
-        Some(c) if c.is_uppercase() => Opening::Upper,
+        _ if next_is_upper => Opening::Upper,
         Some(c) if c.is_lowercase() => Opening::Lower,
         Some(c) if c.is_numeric() => Opening::Digit,
         _ => Opening::Other,
     };
     match terminal {
         Terminal::Exclamation => !(opening == Opening::Lower && closed),
+        // A detached ellipsis opening a clause ("He left. ... Then") leads into what follows.
+        Terminal::Ellipsis if stem.is_empty() && token_opens_clause => false,
         Terminal::Ellipsis => opening == Opening::Upper || opening == Opening::Other,
         Terminal::Period => {
             let stem =
@@ -578,7 +646,9 @@ mod tests {
         let class =
             |key: &str, capitalized: bool| table.get(key).and_then(|e| e.class_for(capitalized));
         assert_eq!(class("mr", true), Some(Abbreviation::Title));
-        assert_eq!(class("mr", false), None);
+        assert_eq!(class("mr", false), Some(Abbreviation::Title));
+        assert_eq!(class("sun", true), Some(Abbreviation::Name));
+        assert_eq!(class("sun", false), None);
         assert_eq!(class("etc", true), Some(Abbreviation::Final));
         assert_eq!(class("etc", false), Some(Abbreviation::Final));
         assert_eq!(class("rep", true), Some(Abbreviation::Title));
