@@ -7,21 +7,25 @@
 //! at the start of the token after it (uppercase, lowercase, digit, an emoticon, bare punctuation).
 //! Every token is inspected a bounded number of times, so splitting is linear in the input.
 //!
-//! Rules, in order (see docs/SENTENCES.md for the measurements behind them):
+//! Rules, in order (docs/SENTENCES.md has the details and the measurements behind them):
 //! - A blank line (two or more line breaks in one gap) always ends a sentence. A single line break
 //!   is ordinary whitespace by default, because newswire source documents are hard-wrapped;
 //!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead.
-//! - No terminal punctuation before the gap: no boundary.
-//! - The next token is an emoticon or bare punctuation (`:)`, `"`, `?`): it belongs to this sentence.
+//! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
+//!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
+//!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
+//! - The next token is an emoticon or a bare closing/repeated mark (`:)`, `"`, `?`): it belongs
+//!   to this sentence. A bare ellipsis (`... Then`) opens the next one.
 //! - `?` / `!`: boundary, except before a lowercase word when a closing quote or bracket follows
 //!   the mark (`"Why?" he asked`).
-//! - Ellipsis (`...`, `…`): boundary only before an uppercase word.
+//! - Ellipsis (`...`, `…`): boundary only before an uppercase word or a non-letter.
 //! - A single `.` after a title (`Mr.`, `e.g.`): never a boundary. After `No.`, `Fig.` …: no
 //!   boundary before a number. After a company, month or place abbreviation, an initial (`J.`) or
 //!   an acronym with internal periods (`U.S.`, `a.m.`): boundary only before a common
 //!   sentence-opening word (`The`, `He`, `But`, …). After `etc.`, `bn.` …: boundary before any
-//!   uppercase word. After any other word (including URLs, e-mail addresses and numbers): boundary,
-//!   except before a lowercase word when a closing quote or bracket follows the period.
+//!   uppercase word. A one- or two-digit list label opening a clause (`Done. 2. Next`) is not an
+//!   end. After any other word (including URLs, e-mail addresses and numbers): boundary, except
+//!   before a lowercase word when a closing quote follows the period (`"Go." she said`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -423,8 +427,10 @@ const SENTENCE_OPENERS: &[&str] = &[
 ];
 
 fn is_sentence_opener(word: &str) -> bool {
-    // Openers are short; anything longer cannot match and is not lowercased.
-    word.len() <= 16 && SENTENCE_OPENERS.contains(&word.to_lowercase().as_str())
+    // The list is lowercase ASCII, so an ASCII case-insensitive comparison suffices.
+    SENTENCE_OPENERS
+        .iter()
+        .any(|opener| opener.eq_ignore_ascii_case(word))
 }
 
 /// Does `token` end in terminal punctuation or a colon (ignoring closing marks)?
@@ -548,10 +554,16 @@ fn classify_stem(stem: &str) -> Option<Abbreviation> {
         // A single letter: an initial ("J. R. R. Tolkien") or a list label.
         return first.is_alphabetic().then_some(Abbreviation::Name);
     }
-    // Abbreviations are short; long tokens (URLs, a megabyte without spaces) skip the lookup.
-    if stem.len() <= 12 {
-        let class = ABBREVIATIONS
-            .get(&stem.to_lowercase())
+    // Abbreviations are short ASCII; other tokens (URLs, a megabyte without spaces) skip the
+    // lookup, and the lowercase key is built on the stack.
+    let mut key = [0u8; 12];
+    if stem.is_ascii() && stem.len() <= key.len() {
+        let key = &mut key[..stem.len()];
+        key.copy_from_slice(stem.as_bytes());
+        key.make_ascii_lowercase();
+        let class = std::str::from_utf8(key)
+            .ok()
+            .and_then(|key| ABBREVIATIONS.get(key))
             .and_then(|entry| entry.class_for(first.is_uppercase()));
         if class.is_some() {
             return class;
