@@ -209,6 +209,28 @@ fn graph_class_rows() {
         assert!(row[0] == 0.0 && row[1] == 0.0 && row[5] == 0.0 && row[6] == 0.0);
     }
 
+    // The class (one shared edge index for all references) agrees with the pairwise operators.
+    let mut vocab = NGramVocabulary::new();
+    let g = |t: &str, v: &mut NGramVocabulary| build_with_vocabulary(t, 3, 3, v);
+    let s = g("the cat sat", &mut vocab);
+    let refs = [
+        g("the cat sat", &mut vocab),
+        g("a cat sat down", &mut vocab),
+    ];
+    let mean_vs = (value_similarity(&s, &refs[0]) + value_similarity(&s, &refs[1])) / 2.0;
+    let mean_nvs = (normalized_value_similarity(&s, &refs[0])
+        + normalized_value_similarity(&s, &refs[1]))
+        / 2.0;
+    let merged = merge(&refs);
+    assert!(close(s1[0], mean_vs));
+    assert!(close(s1[1], value_similarity(&s, &merged)));
+    assert!(close(s1[3], mean_nvs));
+    assert!(close(s1[4], normalized_value_similarity(&s, &merged)));
+    assert!(
+        s1[1] < s1[0],
+        "the merged graph is larger, so MeMoG < AutoSummENG here"
+    );
+
     // Without references: reference-based values NaN, input values real.
     let mut no_refs = toy_topic();
     no_refs.references.clear();

@@ -5,7 +5,7 @@ use aesop::corpus::{Reference, Summary, Topic};
 use aesop::features::surface::word_tokens;
 use aesop::features::tesla::{
     exact_match, f_measure, max_similarity_transport, skip_bigram_bag, stem_match, unigram_bag,
-    FunctionWords, Tesla, TeslaOptions,
+    Bag, FunctionWords, Lexicon, StemView, Tesla, TeslaOptions,
 };
 use aesop::features::{FeatureClass, TopicContext};
 
@@ -17,10 +17,35 @@ fn tokens(text: &str) -> Vec<String> {
     word_tokens(text)
 }
 
-/// Weight 0.1 for the shipped function words (closed share ≥ 0.5), else 1.
-fn weight_fn() -> impl Fn(&str) -> f64 {
+/// Weight 0.1 for the shipped function words (closed share ≥ 0.5) when `weighted`, else 1.
+fn weigher(lexicon: &Lexicon, weighted: bool) -> impl Fn(u32) -> f64 + '_ {
     let fw = FunctionWords::shipped(0.5);
-    move |w: &str| if fw.contains(w) { 0.1 } else { 1.0 }
+    move |id| {
+        if weighted && fw.contains(lexicon.word(id).unwrap()) {
+            0.1
+        } else {
+            1.0
+        }
+    }
+}
+
+fn uni(lexicon: &mut Lexicon, text: &str, weighted: bool) -> Bag {
+    let ids = lexicon.ids(&tokens(text));
+    unigram_bag(&ids, weigher(lexicon, weighted))
+}
+
+fn skip(lexicon: &mut Lexicon, text: &str, max_skip: usize, weighted: bool) -> Bag {
+    let ids = lexicon.ids(&tokens(text));
+    skip_bigram_bag(&ids, max_skip, weigher(lexicon, weighted))
+}
+
+fn identity(word: &str) -> String {
+    word.to_string()
+}
+
+/// The weight of the n-gram written `ngram` in `bag`.
+fn weight(bag: &Bag, lexicon: &Lexicon, ngram: &str) -> f64 {
+    lexicon.key(ngram).map_or(0.0, |k| bag.weight(k))
 }
 
 #[test]
@@ -53,31 +78,36 @@ fn tokenization_lowercases_and_drops_punctuation() {
 #[test]
 fn unigram_and_skip_bigram_bags() {
     // "the cat saw the dog": the = 0.1 × 2 = 0.2; cat, saw, dog = 1 → total 3.2.
-    let w = weight_fn();
-    let bag = unigram_bag(&tokens("the cat saw the dog"), &w);
+    let mut lex = Lexicon::new(identity);
+    let bag = uni(&mut lex, "the cat saw the dog", true);
     assert_eq!(bag.len(), 4);
-    assert!(close(bag.weight("the"), 0.2));
-    assert!(close(bag.weight("cat"), 1.0));
+    assert!(close(weight(&bag, &lex, "the"), 0.2));
+    assert!(close(weight(&bag, &lex, "cat"), 1.0));
     assert!(close(bag.total(), 3.2));
 
     // "the cat sat", max skip 4: (the,cat) (the,sat) (cat,sat); weights (0.1+1)/2 = 0.55,
     // 0.55, 1.0 → total 2.1.
-    let bag = skip_bigram_bag(&tokens("the cat sat"), 4, &w);
+    let bag = skip(&mut lex, "the cat sat", 4, true);
     assert_eq!(bag.len(), 3);
-    assert!(close(bag.weight("the cat"), 0.55));
-    assert!(close(bag.weight("the sat"), 0.55));
-    assert!(close(bag.weight("cat sat"), 1.0));
+    assert!(close(weight(&bag, &lex, "the cat"), 0.55));
+    assert!(close(weight(&bag, &lex, "the sat"), 0.55));
+    assert!(close(weight(&bag, &lex, "cat sat"), 1.0));
+    assert_eq!(
+        weight(&bag, &lex, "sat cat"),
+        0.0,
+        "skip bigrams are ordered"
+    );
     assert!(close(bag.total(), 2.1));
 
     // Skip distance: a b c d e f g with max skip 4 pairs a with b..f (0..4 words between),
     // not g (5 between). 7 tokens: Σ_i min(5, 6 − i) = 5+5+4+3+2+1 = 20 pairs.
-    let seq = tokens("a1 b1 c1 d1 e1 f1 g1");
-    let bag = skip_bigram_bag(&seq, 4, |_| 1.0);
+    let seq = "a1 b1 c1 d1 e1 f1 g1";
+    let bag = skip(&mut lex, seq, 4, false);
     assert_eq!(bag.len(), 20);
-    assert!(close(bag.weight("a1 f1"), 1.0));
-    assert_eq!(bag.weight("a1 g1"), 0.0);
+    assert!(close(weight(&bag, &lex, "a1 f1"), 1.0));
+    assert_eq!(weight(&bag, &lex, "a1 g1"), 0.0);
     // max skip 0 = plain bigrams.
-    assert_eq!(skip_bigram_bag(&seq, 0, |_| 1.0).len(), 6);
+    assert_eq!(skip(&mut lex, seq, 0, false).len(), 6);
 }
 
 #[test]
@@ -86,9 +116,9 @@ fn exact_match_optimum_and_f_with_alpha_08() {
     // Candidate Y "the cat": the 0.1, cat 1 → Σy = 1.1.
     // S = min(0.2, 0.1) + min(1, 1) = 1.1; P = 1.1/1.1 = 1, R = 1.1/3.3 = 1/3;
     // F = P·R / (0.8·P + 0.2·R) = (1/3) / (0.8 + 1/15) = (1/3)/(13/15) = 5/13.
-    let w = weight_fn();
-    let x = unigram_bag(&tokens("the cat sat on the mat"), &w);
-    let y = unigram_bag(&tokens("the cat"), &w);
+    let mut lex = Lexicon::new(identity);
+    let x = uni(&mut lex, "the cat sat on the mat", true);
+    let y = uni(&mut lex, "the cat", true);
     assert!(close(x.total(), 3.3));
     let s = exact_match(&x, &y);
     assert!(close(s, 1.1));
@@ -97,12 +127,15 @@ fn exact_match_optimum_and_f_with_alpha_08() {
     // (1/3)/(0.8/3 + 0.2) = (1/3)/(7/15) = 5/7.
     assert!(close(f_measure(s, y.total(), x.total(), 0.8), 5.0 / 7.0));
     // The LP solver agrees with the closed form when s is 0/1.
-    let xs: Vec<(&str, f64)> = x.iter().collect();
-    let ys: Vec<(&str, f64)> = y.iter().collect();
+    let xs: Vec<(u64, f64)> = x.iter().collect();
+    let ys: Vec<(u64, f64)> = y.iter().collect();
     let xw: Vec<f64> = xs.iter().map(|p| p.1).collect();
     let yw: Vec<f64> = ys.iter().map(|p| p.1).collect();
     let lp = max_similarity_transport(&xw, &yw, |i, j| f64::from(u8::from(xs[i].0 == ys[j].0)));
     assert!(close(lp, 1.1));
+    // With an identity stemmer, stem matching is exact matching.
+    let sm = stem_match(&StemView::new(&x, &lex), &StemView::new(&y, &lex), 0.5);
+    assert!(close(sm, 1.1));
     // Nothing matched: F = 0, not NaN.
     assert_eq!(f_measure(0.0, 3.3, 0.0, 0.8), 0.0);
 }
@@ -181,27 +214,35 @@ fn strip_s(word: &str) -> String {
     word.strip_suffix('s').unwrap_or(word).to_string()
 }
 
+/// Stem matching between two texts' bags (unigrams when `max_skip` is `None`).
+fn stem_score(a: &str, b: &str, max_skip: Option<usize>) -> f64 {
+    let mut lex = Lexicon::new(strip_s);
+    let (x, y) = match max_skip {
+        None => (uni(&mut lex, a, false), uni(&mut lex, b, false)),
+        Some(k) => (skip(&mut lex, a, k, false), skip(&mut lex, b, k, false)),
+    };
+    stem_match(&StemView::new(&x, &lex), &StemView::new(&y, &lex), 0.5)
+}
+
 #[test]
 fn stem_match_gives_partial_credit() {
     // X {runs: 1}, Y {run: 1, runs: 1}: runs–runs 1·1 = 1 uses all of X: S = 1 (a greedy in
     // listing order matching "run" first would get 0.5).
-    let x = unigram_bag(&tokens("runs"), |_| 1.0);
-    let y = unigram_bag(&tokens("run runs"), |_| 1.0);
-    assert!(close(stem_match(&x, &y, strip_s, 0.5), 1.0));
+    assert!(close(stem_score("runs", "run runs", None), 1.0));
     // X {runs: 2}: 1 (exact) + 0.5·1 (run) = 1.5; exact matching gives only 1.
-    let x = unigram_bag(&tokens("runs runs"), |_| 1.0);
-    assert!(close(stem_match(&x, &y, strip_s, 0.5), 1.5));
+    assert!(close(stem_score("runs runs", "run runs", None), 1.5));
+    let mut lex = Lexicon::new(strip_s);
+    let (x, y) = (
+        uni(&mut lex, "runs runs", false),
+        uni(&mut lex, "run runs", false),
+    );
     assert!(close(exact_match(&x, &y), 1.0));
     // Skip bigrams: "cats run" vs "cat runs": both words differ in form but share stems →
     // similarity (0.5 + 0.5)/2 = 0.5; "cats runs" vs "cats run" → (1 + 0.5)/2 = 0.75.
-    let x = skip_bigram_bag(&tokens("cats run"), 4, |_| 1.0);
-    let y = skip_bigram_bag(&tokens("cat runs"), 4, |_| 1.0);
-    assert!(close(stem_match(&x, &y, strip_s, 0.5), 0.5));
-    let y = skip_bigram_bag(&tokens("cats runs"), 4, |_| 1.0);
-    assert!(close(stem_match(&x, &y, strip_s, 0.5), 0.75));
+    assert!(close(stem_score("cats run", "cat runs", Some(4)), 0.5));
+    assert!(close(stem_score("cats run", "cats runs", Some(4)), 0.75));
     // Different stems never match.
-    let y = unigram_bag(&tokens("walk"), |_| 1.0);
-    assert_eq!(stem_match(&x, &y, strip_s, 0.5), 0.0);
+    assert_eq!(stem_score("cats run", "walk", None), 0.0);
 }
 
 #[test]

@@ -33,7 +33,10 @@
 //! with the five reference-based values NaN and the input values real.
 //!
 //! Reference and document graphs are built once per topic and shared through
-//! [`TopicContext::shared`].
+//! [`TopicContext::shared`]. The class puts all of a topic's comparison graphs into one edge
+//! index (edge → weight in each graph), so each summary edge is looked up once for all
+//! references, the merged references and the input; the sums are the same as
+//! [`value_similarity`]'s.
 
 use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::corpus::Topic;
@@ -72,7 +75,10 @@ const FAST_HASH_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
-        self.hash
+        // Fold the high bits down: the table indexes buckets by the low bits, which after a
+        // multiply depend only on the low bits of the key (for an edge key, only one vertex).
+        let h = self.hash ^ (self.hash >> 32);
+        h.wrapping_mul(FAST_HASH_SEED) ^ (h >> 29)
     }
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
@@ -307,15 +313,22 @@ pub fn npower(autosummeng: f64, memog: f64) -> f64 {
     (NPOWER_AUTOSUMMENG * autosummeng + NPOWER_MEMOG * memog + NPOWER_INTERCEPT) / 10.0
 }
 
-/// Per-topic graphs, built once and shared between calls.
+/// Per-topic graphs, built once and shared between calls. Every comparison graph (each
+/// reference, the merged references, the merged input) is a column of one edge index, so a
+/// summary edge is looked up once for all of them instead of once per graph.
 struct TopicGraphs {
     rank: usize,
     window: usize,
     vocabulary: NGramVocabulary,
-    references: Vec<NGramGraph>,
-    merged_references: NGramGraph,
-    /// `None` when the topic has no documents.
-    input: Option<NGramGraph>,
+    /// Edge key → row of `weights`.
+    rows: HashMap<u64, u32, FastState>,
+    /// Row-major edge weights, `columns` per row (0 = edge absent from that graph).
+    weights: Vec<f64>,
+    /// |G| of each column's graph.
+    sizes: Vec<usize>,
+    columns: usize,
+    n_references: usize,
+    has_input: bool,
 }
 
 impl TopicGraphs {
@@ -326,20 +339,40 @@ impl TopicGraphs {
             .iter()
             .map(|r| build_with_vocabulary(&r.text, rank, window, &mut vocabulary))
             .collect();
-        let merged_references = merge(&references);
         let documents: Vec<NGramGraph> = topic
             .documents
             .iter()
             .map(|d| build_with_vocabulary(&d.text, rank, window, &mut vocabulary))
             .collect();
-        let input = (!documents.is_empty()).then(|| merge(&documents));
+        // Columns: each reference, the merged references, the merged input documents.
+        let mut graphs: Vec<NGramGraph> = Vec::with_capacity(references.len() + 2);
+        let merged_references = merge(&references);
+        graphs.extend(references);
+        graphs.push(merged_references);
+        graphs.push(merge(&documents));
+        let columns = graphs.len();
+        let mut rows: HashMap<u64, u32, FastState> = HashMap::default();
+        let mut weights: Vec<f64> = Vec::new();
+        for (column, graph) in graphs.iter().enumerate() {
+            for (&key, &w) in &graph.edges {
+                let next = rows.len() as u32;
+                let row = *rows.entry(key).or_insert(next) as usize;
+                if row * columns >= weights.len() {
+                    weights.resize((row + 1) * columns, 0.0);
+                }
+                weights[row * columns + column] = w;
+            }
+        }
         TopicGraphs {
             rank,
             window,
             vocabulary,
-            references,
-            merged_references,
-            input,
+            rows,
+            weights,
+            sizes: graphs.iter().map(NGramGraph::len).collect(),
+            columns,
+            n_references: topic.references.len(),
+            has_input: !documents.is_empty(),
         }
     }
 
@@ -354,6 +387,38 @@ impl TopicGraphs {
                 *unseen.entry(ngram).or_insert(next)
             })
         })
+    }
+
+    /// (VS, NVS) of `summary` to every column graph; the same values as
+    /// [`value_similarity`] and [`normalized_value_similarity`].
+    fn similarities(&self, summary: &NGramGraph) -> Vec<(f64, f64)> {
+        let mut ratio_sums = vec![0.0; self.columns];
+        for (key, &ws) in &summary.edges {
+            let Some(&row) = self.rows.get(key) else {
+                continue;
+            };
+            let start = row as usize * self.columns;
+            for (sum, &w) in ratio_sums
+                .iter_mut()
+                .zip(&self.weights[start..start + self.columns])
+            {
+                if w > 0.0 {
+                    *sum += ws.min(w) / ws.max(w);
+                }
+            }
+        }
+        ratio_sums
+            .iter()
+            .zip(&self.sizes)
+            .map(|(&sum, &size)| {
+                let (small, large) = (summary.len().min(size), summary.len().max(size));
+                if small == 0 {
+                    (0.0, 0.0)
+                } else {
+                    (sum / large as f64, sum / small as f64)
+                }
+            })
+            .collect()
     }
 }
 
@@ -379,33 +444,19 @@ impl Graph {
 
     fn summary_row(&self, graphs: &TopicGraphs, text: &str) -> Vec<f64> {
         let summary = graphs.summary_graph(text);
-        let (autosummeng, memog, autosummeng_nvs, memog_nvs) = if graphs.references.is_empty() {
+        let sims = graphs.similarities(&summary);
+        let n = graphs.n_references;
+        let (autosummeng, memog, autosummeng_nvs, memog_nvs) = if n == 0 {
             (f64::NAN, f64::NAN, f64::NAN, f64::NAN)
         } else {
-            let n = graphs.references.len() as f64;
-            let vs: f64 = graphs
-                .references
-                .iter()
-                .map(|r| value_similarity(&summary, r))
-                .sum();
-            let nvs: f64 = graphs
-                .references
-                .iter()
-                .map(|r| normalized_value_similarity(&summary, r))
-                .sum();
-            (
-                vs / n,
-                value_similarity(&summary, &graphs.merged_references),
-                nvs / n,
-                normalized_value_similarity(&summary, &graphs.merged_references),
-            )
+            let vs_sum: f64 = sims[..n].iter().map(|p| p.0).sum();
+            let nvs_sum: f64 = sims[..n].iter().map(|p| p.1).sum();
+            (vs_sum / n as f64, sims[n].0, nvs_sum / n as f64, sims[n].1)
         };
-        let (input_vs, input_nvs) = match &graphs.input {
-            Some(input) => (
-                value_similarity(&summary, input),
-                normalized_value_similarity(&summary, input),
-            ),
-            None => (f64::NAN, f64::NAN),
+        let (input_vs, input_nvs) = if graphs.has_input {
+            sims[n + 1]
+        } else {
+            (f64::NAN, f64::NAN)
         };
         vec![
             autosummeng,

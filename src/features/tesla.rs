@@ -24,7 +24,11 @@
 //!   words. Lin et al. give no partial value (TESLA-S uses exact matching only); 0.5 is our
 //!   choice. n-grams with different stem sequences score 0, so the LP splits into independent
 //!   transportation problems, one per stem sequence, each solved exactly by
-//!   [`max_similarity_transport`] (successive shortest paths).
+//!   [`max_similarity_transport`] (successive shortest paths). The stemmer is a parameter of
+//!   the [`Lexicon`] (the class uses `crate::text::porter::stem`).
+//! * **Representation**: words and stems are interned per topic ([`Lexicon`]); an n-gram is a
+//!   packed pair of ids and a bag is a vector sorted by it, so matching a summary against a
+//!   reference is a linear merge with no string hashing.
 //! * **Score**: P = S/Σ y^W (candidate), R = S/Σ x^W (reference),
 //!   F = PR/(αP + (1−α)R) with α = 0.8 (F = 0 when S = 0); the TESLA-S score is the mean of the
 //!   unigram and skip-bigram F; with several references, the maximum over references (each
@@ -34,11 +38,10 @@
 //! `tesla.{exact,stem}_skip_bigram`. Reference-based: `None` rows for topics without
 //! references.
 
+use super::graph::FastState;
 use super::surface::word_tokens;
 use super::{FeatureClass, FeatureRow, TopicContext};
-use crate::corpus::Topic;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// The shipped function-word list (CC BY-SA 4.0; see features/ATTRIBUTION-function-words.md).
 const SHIPPED_FUNCTION_WORDS: &str = include_str!("../../features/function_words_ud_en.tsv");
@@ -126,144 +129,242 @@ impl FunctionWords {
     }
 }
 
-/// A weighted bag of n-grams: each distinct n-gram (words joined by one space) with the sum of
-/// the weights of its occurrences.
+/// Word ids and stem ids for one topic: n-grams are compared as packed ids, never as strings.
+#[derive(Debug, Clone)]
+pub struct Lexicon {
+    stemmer: fn(&str) -> String,
+    word_ids: HashMap<String, u32, FastState>,
+    words: Vec<String>,
+    /// Stem id of each word id.
+    stem_of: Vec<u32>,
+    stem_ids: HashMap<String, u32, FastState>,
+}
+
+/// The second half of a unigram's key (no word id reaches it).
+const NO_WORD: u32 = u32::MAX;
+
+/// The key of the n-gram of one or two word (or stem) ids.
+fn pack(first: u32, second: u32) -> u64 {
+    (u64::from(first) << 32) | u64::from(second)
+}
+
+fn unpack(key: u64) -> (u32, u32) {
+    ((key >> 32) as u32, key as u32)
+}
+
+impl Lexicon {
+    /// An empty lexicon stemming words with `stemmer`.
+    pub fn new(stemmer: fn(&str) -> String) -> Lexicon {
+        Lexicon {
+            stemmer,
+            word_ids: HashMap::default(),
+            words: Vec::new(),
+            stem_of: Vec::new(),
+            stem_ids: HashMap::default(),
+        }
+    }
+    /// The id of `word`, adding it (and its stem) when new.
+    pub fn intern(&mut self, word: &str) -> u32 {
+        if let Some(&id) = self.word_ids.get(word) {
+            return id;
+        }
+        let stem = (self.stemmer)(word);
+        let next_stem = self.stem_ids.len() as u32;
+        let stem_id = *self.stem_ids.entry(stem).or_insert(next_stem);
+        let id = self.words.len() as u32;
+        self.word_ids.insert(word.to_string(), id);
+        self.words.push(word.to_string());
+        self.stem_of.push(stem_id);
+        id
+    }
+    /// Ids of `tokens`, interning new words.
+    pub fn ids(&mut self, tokens: &[String]) -> Vec<u32> {
+        tokens.iter().map(|t| self.intern(t)).collect()
+    }
+    /// The word with id `id`.
+    pub fn word(&self, id: u32) -> Option<&str> {
+        self.words.get(id as usize).map(String::as_str)
+    }
+    /// The key of an n-gram given as one or two space-separated known words (`None` otherwise).
+    pub fn key(&self, ngram: &str) -> Option<u64> {
+        let mut words = ngram.split(' ');
+        let first = *self.word_ids.get(words.next()?)?;
+        let second = match words.next() {
+            Some(w) => *self.word_ids.get(w)?,
+            None => NO_WORD,
+        };
+        words.next().is_none().then_some(pack(first, second))
+    }
+    fn stem(&self, id: u32) -> u32 {
+        if id == NO_WORD {
+            NO_WORD
+        } else {
+            self.stem_of[id as usize]
+        }
+    }
+    /// The stem-sequence key of an n-gram key.
+    fn stem_key(&self, key: u64) -> u64 {
+        let (first, second) = unpack(key);
+        pack(self.stem(first), self.stem(second))
+    }
+}
+
+/// A weighted bag of n-grams: each distinct n-gram (a [`Lexicon`] key) with the sum of the
+/// weights of its occurrences, sorted by key so two bags are matched by a linear merge.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bag {
-    weights: HashMap<String, f64>,
+    entries: Vec<(u64, f64)>,
+    total: f64,
 }
 
 impl Bag {
-    /// The weight of `ngram` (0 when absent).
-    pub fn weight(&self, ngram: &str) -> f64 {
-        self.weights.get(ngram).copied().unwrap_or(0.0)
+    /// A bag from (key, weight) occurrences.
+    fn from_occurrences(mut occurrences: Vec<(u64, f64)>) -> Bag {
+        occurrences.sort_unstable_by_key(|e| e.0);
+        let mut entries: Vec<(u64, f64)> = Vec::with_capacity(occurrences.len());
+        let mut total = 0.0;
+        for (key, w) in occurrences {
+            total += w;
+            match entries.last_mut() {
+                Some(last) if last.0 == key => last.1 += w,
+                _ => entries.push((key, w)),
+            }
+        }
+        Bag { entries, total }
+    }
+    /// The weight of the n-gram `key` (0 when absent).
+    pub fn weight(&self, key: u64) -> f64 {
+        self.entries
+            .binary_search_by_key(&key, |e| e.0)
+            .map_or(0.0, |i| self.entries[i].1)
     }
     /// Σ of all weights.
     pub fn total(&self) -> f64 {
-        self.weights.values().sum()
+        self.total
     }
     /// Number of distinct n-grams.
     pub fn len(&self) -> usize {
-        self.weights.len()
+        self.entries.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.weights.is_empty()
+        self.entries.is_empty()
     }
-    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
-        self.weights.iter().map(|(k, &w)| (k.as_str(), w))
-    }
-    fn add(&mut self, ngram: String, weight: f64) {
-        *self.weights.entry(ngram).or_insert(0.0) += weight;
+    /// (key, weight) in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
+        self.entries.iter().copied()
     }
 }
 
-/// The bag of unigrams of `tokens`, each occurrence weighing `word_weight(word)`.
-pub fn unigram_bag(tokens: &[String], word_weight: impl Fn(&str) -> f64) -> Bag {
-    let mut bag = Bag::default();
-    for t in tokens {
-        bag.add(t.clone(), word_weight(t));
-    }
-    bag
+/// The bag of unigrams of the word ids `ids`, each occurrence weighing `word_weight(id)`.
+pub fn unigram_bag(ids: &[u32], word_weight: impl Fn(u32) -> f64) -> Bag {
+    Bag::from_occurrences(
+        ids.iter()
+            .map(|&id| (pack(id, NO_WORD), word_weight(id)))
+            .collect(),
+    )
 }
 
-/// The bag of skip bigrams of `tokens`: pairs (tᵢ, tⱼ), i < j ≤ i + max_skip + 1, each weighing
+/// The bag of skip bigrams of `ids`: pairs (tᵢ, tⱼ), i < j ≤ i + max_skip + 1, each weighing
 /// the mean of its two words' weights.
-pub fn skip_bigram_bag(
-    tokens: &[String],
-    max_skip: usize,
-    word_weight: impl Fn(&str) -> f64,
-) -> Bag {
-    let weights: Vec<f64> = tokens.iter().map(|t| word_weight(t)).collect();
-    let mut bag = Bag::default();
-    for (i, first) in tokens.iter().enumerate() {
-        for (j, second) in tokens.iter().enumerate().skip(i + 1).take(max_skip + 1) {
-            bag.add(format!("{first} {second}"), (weights[i] + weights[j]) / 2.0);
+pub fn skip_bigram_bag(ids: &[u32], max_skip: usize, word_weight: impl Fn(u32) -> f64) -> Bag {
+    let weights: Vec<f64> = ids.iter().map(|&id| word_weight(id)).collect();
+    let mut occurrences = Vec::with_capacity(ids.len() * (max_skip + 1));
+    for (i, &first) in ids.iter().enumerate() {
+        for (j, &second) in ids.iter().enumerate().skip(i + 1).take(max_skip + 1) {
+            occurrences.push((pack(first, second), (weights[i] + weights[j]) / 2.0));
         }
     }
-    bag
+    Bag::from_occurrences(occurrences)
 }
 
-/// The matching optimum with exact similarity: Σ over shared n-grams of min(x^W, y^W).
+/// The matching optimum with exact similarity: Σ over shared n-grams of min(x^W, y^W)
+/// (a merge of the two sorted bags).
 pub fn exact_match(x: &Bag, y: &Bag) -> f64 {
-    let (small, large) = if x.len() <= y.len() { (x, y) } else { (y, x) };
-    small
-        .iter()
-        .map(|(ngram, w)| w.min(large.weight(ngram)))
-        .sum()
-}
-
-/// Similarity of two n-grams whose words have the same stems: the mean over word positions of
-/// 1 (identical words) or `partial` (different forms).
-fn same_stem_similarity(a: &str, b: &str, partial: f64) -> f64 {
-    if a == b {
-        return 1.0;
-    }
-    let (mut sum, mut n) = (0.0, 0usize);
-    for (u, v) in a.split(' ').zip(b.split(' ')) {
-        sum += if u == v { 1.0 } else { partial };
-        n += 1;
-    }
-    if n == 0 {
-        0.0
-    } else {
-        sum / n as f64
-    }
-}
-
-/// A bag's n-grams grouped by their stem sequence (the stems of their words, in order), for
-/// [`stem_match_groups`]. Build it once per text.
-#[derive(Debug, Clone, Default)]
-pub struct StemGroups {
-    groups: HashMap<String, Vec<(String, f64)>>,
-}
-
-impl StemGroups {
-    /// Group the n-grams of `bag`; `stem` maps one word to its stem.
-    pub fn new(bag: &Bag, stem: impl Fn(&str) -> String) -> StemGroups {
-        let mut stems: HashMap<&str, String> = HashMap::new();
-        let mut groups: HashMap<String, Vec<(String, f64)>> = HashMap::new();
-        for (ngram, w) in bag.iter() {
-            let key = ngram
-                .split(' ')
-                .map(|word| stems.entry(word).or_insert_with(|| stem(word)).clone())
-                .collect::<Vec<_>>()
-                .join(" ");
-            groups.entry(key).or_default().push((ngram.to_string(), w));
+    let (mut i, mut j, mut total) = (0, 0, 0.0);
+    while i < x.entries.len() && j < y.entries.len() {
+        let (kx, wx) = x.entries[i];
+        let (ky, wy) = y.entries[j];
+        match kx.cmp(&ky) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                total += wx.min(wy);
+                i += 1;
+                j += 1;
+            }
         }
-        StemGroups { groups }
-    }
-}
-
-/// The matching optimum with stem similarity between grouped bags: identical n-grams score 1,
-/// n-grams with the same stem sequence score by [`same_stem_similarity`] with `partial`, others
-/// 0, so each stem sequence is an independent transportation problem.
-pub fn stem_match_groups(x: &StemGroups, y: &StemGroups, partial: f64) -> f64 {
-    let mut total = 0.0;
-    for (key, xs) in &x.groups {
-        let Some(ys) = y.groups.get(key) else {
-            continue;
-        };
-        // The common case: one form on each side, no LP needed.
-        if let ([(a, wa)], [(b, wb)]) = (xs.as_slice(), ys.as_slice()) {
-            total += same_stem_similarity(a, b, partial) * wa.min(*wb);
-            continue;
-        }
-        let xw: Vec<f64> = xs.iter().map(|p| p.1).collect();
-        let yw: Vec<f64> = ys.iter().map(|p| p.1).collect();
-        total += max_similarity_transport(&xw, &yw, |i, j| {
-            same_stem_similarity(&xs[i].0, &ys[j].0, partial)
-        });
     }
     total
 }
 
-/// [`stem_match_groups`] on two bags, grouping them with `stem` (one word → its stem).
-pub fn stem_match(x: &Bag, y: &Bag, stem: impl Fn(&str) -> String, partial: f64) -> f64 {
-    stem_match_groups(
-        &StemGroups::new(x, &stem),
-        &StemGroups::new(y, &stem),
-        partial,
-    )
+/// Similarity of two n-grams whose words have the same stems: the mean over word positions of
+/// 1 (identical words) or `partial` (different forms).
+fn same_stem_similarity(a: u64, b: u64, partial: f64) -> f64 {
+    if a == b {
+        return 1.0;
+    }
+    let ((a1, a2), (b1, b2)) = (unpack(a), unpack(b));
+    let word = |u: u32, v: u32| if u == v { 1.0 } else { partial };
+    if a2 == NO_WORD {
+        word(a1, b1)
+    } else {
+        (word(a1, b1) + word(a2, b2)) / 2.0
+    }
+}
+
+/// A bag's n-grams sorted by stem sequence, for [`stem_match`]. Build it once per text.
+#[derive(Debug, Clone, Default)]
+pub struct StemView {
+    /// (stem key, n-gram key, weight), sorted.
+    entries: Vec<(u64, u64, f64)>,
+}
+
+impl StemView {
+    pub fn new(bag: &Bag, lexicon: &Lexicon) -> StemView {
+        let mut entries: Vec<(u64, u64, f64)> = bag
+            .iter()
+            .map(|(key, w)| (lexicon.stem_key(key), key, w))
+            .collect();
+        entries.sort_unstable_by_key(|e| (e.0, e.1));
+        StemView { entries }
+    }
+}
+
+/// The end of the run of entries sharing `entries[start]`'s stem key.
+fn stem_run_end(entries: &[(u64, u64, f64)], start: usize) -> usize {
+    let stem = entries[start].0;
+    start + entries[start..].iter().take_while(|e| e.0 == stem).count()
+}
+
+/// The matching optimum with stem similarity: identical n-grams score 1, n-grams with the same
+/// stem sequence score by the mean word similarity (1 identical, `partial` otherwise), others
+/// 0, so each stem sequence is an independent transportation problem.
+pub fn stem_match(x: &StemView, y: &StemView, partial: f64) -> f64 {
+    let (xe, ye) = (&x.entries, &y.entries);
+    let (mut i, mut j, mut total) = (0, 0, 0.0);
+    while i < xe.len() && j < ye.len() {
+        match xe[i].0.cmp(&ye[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let (xi_end, yj_end) = (stem_run_end(xe, i), stem_run_end(ye, j));
+                let (xs, ys) = (&xe[i..xi_end], &ye[j..yj_end]);
+                total += if let ([a], [b]) = (xs, ys) {
+                    // The common case: one form on each side, no LP needed.
+                    same_stem_similarity(a.1, b.1, partial) * a.2.min(b.2)
+                } else {
+                    let xw: Vec<f64> = xs.iter().map(|e| e.2).collect();
+                    let yw: Vec<f64> = ys.iter().map(|e| e.2).collect();
+                    max_similarity_transport(&xw, &yw, |p, q| {
+                        same_stem_similarity(xs[p].1, ys[q].1, partial)
+                    })
+                };
+                i = xi_end;
+                j = yj_end;
+            }
+        }
+    }
+    total
 }
 
 /// Residual capacities below this are treated as exhausted.
@@ -378,21 +479,12 @@ pub fn f_measure(matched: f64, reference_total: f64, candidate_total: f64, alpha
     precision * recall / (alpha * precision + (1.0 - alpha) * recall)
 }
 
-/// The unigram and skip-bigram bags of one text, with their stem groups.
+/// The unigram and skip-bigram bags of one text, with their stem views.
 struct Bags {
     unigrams: Bag,
     skip_bigrams: Bag,
-    unigram_stems: StemGroups,
-    skip_bigram_stems: StemGroups,
-}
-
-/// Per-topic reference bags.
-struct ReferenceBags {
-    /// The options the bags were built with (the cache key is fixed).
-    max_skip: usize,
-    function_word_weight: f64,
-    threshold: f64,
-    bags: Vec<Bags>,
+    unigram_stems: StemView,
+    skip_bigram_stems: StemView,
 }
 
 const FEATURES: &[&str] = &[
@@ -426,41 +518,32 @@ impl Tesla {
         }
     }
 
-    fn bags(&self, text: &str) -> Bags {
-        let tokens = word_tokens(text);
-        let weight = |w: &str| {
-            if self.function_words.contains(w) {
-                self.opts.function_word_weight
-            } else {
-                1.0
-            }
-        };
-        let unigrams = unigram_bag(&tokens, weight);
-        let skip_bigrams = skip_bigram_bag(&tokens, self.opts.max_skip, weight);
-        // Stem each distinct word once for both bags.
-        let stems: HashMap<&str, String> = tokens
+    fn bags(&self, text: &str, lexicon: &mut Lexicon) -> Bags {
+        let ids = lexicon.ids(&word_tokens(text));
+        let weights: HashMap<u32, f64, FastState> = ids
             .iter()
-            .map(|t| (t.as_str(), (self.stemmer)(t)))
+            .map(|&id| {
+                let function = lexicon
+                    .word(id)
+                    .is_some_and(|w| self.function_words.contains(w));
+                (
+                    id,
+                    if function {
+                        self.opts.function_word_weight
+                    } else {
+                        1.0
+                    },
+                )
+            })
             .collect();
-        let stem = |w: &str| stems.get(w).cloned().unwrap_or_else(|| (self.stemmer)(w));
+        let weight = |id: u32| weights.get(&id).copied().unwrap_or(1.0);
+        let unigrams = unigram_bag(&ids, weight);
+        let skip_bigrams = skip_bigram_bag(&ids, self.opts.max_skip, weight);
         Bags {
-            unigram_stems: StemGroups::new(&unigrams, stem),
-            skip_bigram_stems: StemGroups::new(&skip_bigrams, stem),
+            unigram_stems: StemView::new(&unigrams, lexicon),
+            skip_bigram_stems: StemView::new(&skip_bigrams, lexicon),
             unigrams,
             skip_bigrams,
-        }
-    }
-
-    fn reference_bags(&self, topic: &Topic) -> ReferenceBags {
-        ReferenceBags {
-            max_skip: self.opts.max_skip,
-            function_word_weight: self.opts.function_word_weight,
-            threshold: self.opts.closed_share_threshold,
-            bags: topic
-                .references
-                .iter()
-                .map(|r| self.bags(&r.text))
-                .collect(),
         }
     }
 
@@ -471,16 +554,16 @@ impl Tesla {
         let f = |matched: f64, x: &Bag, y: &Bag| f_measure(matched, x.total(), y.total(), alpha);
         let (xu, yu) = (&reference.unigrams, &candidate.unigrams);
         let (xb, yb) = (&reference.skip_bigrams, &candidate.skip_bigrams);
+        let partial = self.opts.stem_similarity;
         let exact_uni = f(exact_match(xu, yu), xu, yu);
         let exact_bi = f(exact_match(xb, yb), xb, yb);
-        let partial = self.opts.stem_similarity;
         let stem_uni = f(
-            stem_match_groups(&reference.unigram_stems, &candidate.unigram_stems, partial),
+            stem_match(&reference.unigram_stems, &candidate.unigram_stems, partial),
             xu,
             yu,
         );
         let stem_bi = f(
-            stem_match_groups(
+            stem_match(
                 &reference.skip_bigram_stems,
                 &candidate.skip_bigram_stems,
                 partial,
@@ -514,22 +597,21 @@ impl FeatureClass for Tesla {
         if topic.references.is_empty() {
             return vec![None; topic.summaries.len()];
         }
-        let shared = ctx.shared("tesla.reference_bags", |t| self.reference_bags(t));
-        let matches_options = shared.max_skip == self.opts.max_skip
-            && shared.function_word_weight == self.opts.function_word_weight
-            && shared.threshold == self.opts.closed_share_threshold;
-        let references = if matches_options {
-            shared
-        } else {
-            Arc::new(self.reference_bags(topic))
-        };
+        // Reference bags are built once per topic; no other class uses them, so they live
+        // here rather than in the topic cache, and the lexicon grows with each summary.
+        let mut lexicon = Lexicon::new(self.stemmer);
+        let references: Vec<Bags> = topic
+            .references
+            .iter()
+            .map(|r| self.bags(&r.text, &mut lexicon))
+            .collect();
         topic
             .summaries
             .iter()
             .map(|summary| {
-                let candidate = self.bags(&summary.text);
+                let candidate = self.bags(&summary.text, &mut lexicon);
                 let mut best = [f64::NEG_INFINITY; 6];
-                for reference in &references.bags {
+                for reference in &references {
                     let scores = self.scores(reference, &candidate);
                     for (b, s) in best.iter_mut().zip(scores) {
                         *b = b.max(s);
