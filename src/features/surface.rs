@@ -74,7 +74,7 @@ fn match_length<T: PartialEq>(article: &[T], summary: &[T], j: usize, i: usize) 
 /// Token id that separates documents; never given to a word.
 const SEPARATOR: u32 = u32::MAX;
 
-/// An article (the input documents' token ids, separated by [`SEPARATOR`]) with the positions
+/// An article (the input documents' token ids, separated by `u32::MAX`) with the positions
 /// of every token, so [`ArticleIndex::fragments`] only visits positions where a match starts.
 #[derive(Debug, Clone, Default)]
 pub struct ArticleIndex {

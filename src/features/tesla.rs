@@ -371,10 +371,10 @@ pub fn stem_match(x: &StemView, y: &StemView, partial: f64) -> f64 {
 const CAPACITY_EPS: f64 = 1e-12;
 
 /// The exact optimum of the transportation LP: maximize Σ sim(i,j)·w(i,j) subject to
-/// Σ_j w(i,j) ≤ x[i], Σ_i w(i,j) ≤ y[j], w ≥ 0, for similarities in [0, 1].
+/// Σ_j w(i,j) ≤ `x[i]`, Σ_i w(i,j) ≤ `y[j]`, w ≥ 0, for similarities in [0, 1].
 ///
 /// Min-cost flow by successive shortest paths (Bellman-Ford, since costs −sim are negative):
-/// source → xᵢ (capacity x[i]) → yⱼ (cost −sim(i,j)) → sink (capacity y[j]); augmenting stops
+/// source → xᵢ (capacity `x[i]`) → yⱼ (cost −sim(i,j)) → sink (capacity `y[j]`); augmenting stops
 /// when the cheapest path no longer has negative cost, which is the maximum of the objective
 /// because the min cost is convex in the amount of flow. Meant for small problems (one group
 /// of n-grams sharing a stem sequence).
