@@ -2,7 +2,7 @@
 
 use aesop::corpus::{import, jsonl};
 use aesop::features::{self, run};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -55,17 +55,68 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
     },
 }
 
-/// Options of the feature classes, with their documented defaults.
+/// Options of the feature classes; defaults are those documented in docs/FEATURES.md.
 #[derive(clap::Args)]
 struct FeatureFlags {
-    /// Do not hide the progress bar even when standard error is not a terminal.
+    /// ROUGE with several references: `a` pools hits over references (ROUGE-1.5.5 -f A),
+    /// `b` takes the best single reference (-f B).
+    #[arg(long, value_enum, default_value_t = RougeMode::A)]
+    rouge_mode: RougeMode,
+    /// ROUGE: score against each leave-one-out subset of the references and average.
+    #[arg(long)]
+    rouge_jackknife: bool,
+    /// ROUGE: do not stem (ROUGE-1.5.5 without -m).
+    #[arg(long)]
+    rouge_no_stem: bool,
+    /// ROUGE: remove SMART common words (ROUGE-1.5.5 -s).
+    #[arg(long)]
+    rouge_remove_stopwords: bool,
+    /// n-gram graphs: character n-gram rank.
+    #[arg(long, default_value_t = 3)]
+    graph_rank: usize,
+    /// n-gram graphs: neighbourhood window.
+    #[arg(long, default_value_t = 3)]
+    graph_window: usize,
+    /// TESLA-S: F-measure alpha (weight of precision).
+    #[arg(long, default_value_t = 0.8)]
+    tesla_alpha: f64,
+    /// TESLA-S: similarity of different forms sharing a stem (stem matching).
+    #[arg(long, default_value_t = 0.5)]
+    tesla_stem_similarity: f64,
+    /// Show the progress bar even when standard error is not a terminal.
     #[arg(long)]
     progress: bool,
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RougeMode {
+    A,
+    B,
+}
+
 impl FeatureFlags {
-    fn to_options(&self) -> features::FeatureOptions {
-        features::FeatureOptions::default()
+    fn to_options(&self) -> Result<features::FeatureOptions> {
+        let mut opts = features::FeatureOptions::default();
+        opts.rouge.mode = match self.rouge_mode {
+            RougeMode::A => features::rouge::MultiRefMode::Average,
+            RougeMode::B => features::rouge::MultiRefMode::Best,
+        };
+        opts.rouge.jackknife = self.rouge_jackknife;
+        opts.rouge.stem = !self.rouge_no_stem;
+        opts.rouge.remove_stopwords = self.rouge_remove_stopwords;
+        if self.graph_rank == 0 || self.graph_window == 0 {
+            bail!("--graph-rank and --graph-window must be at least 1");
+        }
+        opts.graph.rank = self.graph_rank;
+        opts.graph.window = self.graph_window;
+        if !(0.0..=1.0).contains(&self.tesla_alpha)
+            || !(0.0..=1.0).contains(&self.tesla_stem_similarity)
+        {
+            bail!("--tesla-alpha and --tesla-stem-similarity must be between 0 and 1");
+        }
+        opts.tesla.alpha = self.tesla_alpha;
+        opts.tesla.stem_similarity = self.tesla_stem_similarity;
+        Ok(opts)
     }
 }
 
@@ -104,16 +155,18 @@ fn dispatch(command: Command) -> Result<()> {
             options,
         } => {
             let topics = jsonl::read_set(&set)?;
-            let classes = features::build_classes(&classes, &options.to_options())?;
+            let classes = features::build_classes(&classes, &options.to_options()?)?;
             let cancel = interrupt_flag()?;
             let progress = options.progress || std::io::stderr().is_terminal();
             let table = run::extract_features(&topics, &classes, progress, &cancel)?;
-            for (class, topics) in &table.skipped {
+            for skipped in &table.skipped {
                 eprintln!(
-                    "note: class {class} could not be computed for {} topic(s) (e.g. {}): it needs references; \
-                     its columns are left empty there",
-                    topics.len(),
-                    topics[0]
+                    "note: class {} has no values for {} summaries in {} topic(s) (e.g. {}): no references to \
+                     compare with (a human summary is never compared with itself); those cells are left empty",
+                    skipped.class,
+                    skipped.summaries,
+                    skipped.topics.len(),
+                    skipped.topics[0]
                 );
             }
             match output {

@@ -482,6 +482,9 @@ impl FeatureClass for Graph {
     fn needs_references(&self) -> bool {
         false
     }
+    fn uses_references(&self) -> bool {
+        true
+    }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let (rank, window) = (self.opts.rank, self.opts.window);
         let shared = ctx.shared("graph.topic_graphs", |topic| {

@@ -32,6 +32,12 @@ pub trait FeatureClass: Send + Sync {
     fn feature_names(&self) -> Vec<String>;
     /// Does the class need human references? Such classes give `None` rows for topics without.
     fn needs_references(&self) -> bool;
+    /// Does any feature of the class look at the references? (A class may mix reference-based
+    /// and reference-free features, giving NaN for the former when there are none.) The runner
+    /// uses this to score a human summary that is also a reference against the others only.
+    fn uses_references(&self) -> bool {
+        self.needs_references()
+    }
     /// One row per summary of `ctx.topic`, in the topic's order.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow>;
 }

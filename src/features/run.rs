@@ -1,7 +1,7 @@
 //! Running feature classes over a judgment set: parallel over topics, with progress and clean
 //! interruption, and writing the feature table as CSV or JSON Lines.
 
-use super::{FeatureClass, TopicContext};
+use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::corpus::Topic;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,8 +15,17 @@ pub struct FeatureTable {
     /// `class.feature` names, in column order.
     pub names: Vec<String>,
     pub records: Vec<FeatureRecord>,
-    /// For each class, the topics it could not be computed for (e.g. no references).
-    pub skipped: Vec<(String, Vec<String>)>,
+    /// The classes that could not be computed for some summaries (e.g. no references).
+    pub skipped: Vec<Skipped>,
+}
+
+/// Where one class gave no values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub class: String,
+    /// Topics with at least one summary left without values.
+    pub topics: Vec<String>,
+    pub summaries: usize,
 }
 
 /// The features of one summary. `None` marks a value that could not be computed.
@@ -50,7 +59,7 @@ pub fn extract_features(
         ProgressBar::hidden()
     };
 
-    let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<bool>)>> = topics
+    let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<usize>)>> = topics
         .par_iter()
         .map(|topic| {
             if cancel.load(Ordering::Relaxed) {
@@ -64,20 +73,25 @@ pub fn extract_features(
     bar.finish_and_clear();
 
     let mut records = Vec::new();
-    let mut skipped: Vec<(String, Vec<String>)> = classes
+    let mut skipped: Vec<Skipped> = classes
         .iter()
-        .map(|c| (c.name().to_string(), Vec::new()))
+        .map(|c| Skipped {
+            class: c.name().to_string(),
+            topics: Vec::new(),
+            summaries: 0,
+        })
         .collect();
     for (topic, result) in topics.iter().zip(per_topic) {
         let (topic_records, class_missing) = result?;
         records.extend(topic_records);
         for (slot, missing) in skipped.iter_mut().zip(class_missing) {
-            if missing {
-                slot.1.push(topic.topic.clone());
+            if missing > 0 {
+                slot.topics.push(topic.topic.clone());
+                slot.summaries += missing;
             }
         }
     }
-    skipped.retain(|(_, topics)| !topics.is_empty());
+    skipped.retain(|s| s.summaries > 0);
     Ok(FeatureTable {
         names,
         records,
@@ -85,12 +99,15 @@ pub fn extract_features(
     })
 }
 
-/// All classes on one topic; also says, per class, whether any summary got no values.
+/// All classes on one topic; also counts, per class, the summaries that got no values.
 fn extract_topic(
     topic: &Topic,
     classes: &[Box<dyn FeatureClass>],
-) -> (Vec<FeatureRecord>, Vec<bool>) {
+) -> (Vec<FeatureRecord>, Vec<usize>) {
     let ctx = TopicContext::new(topic);
+    let mut class_rows: Vec<Vec<FeatureRow>> = classes.iter().map(|c| c.extract(&ctx)).collect();
+    rescore_self_references(topic, classes, &mut class_rows);
+
     let mut records: Vec<FeatureRecord> = topic
         .summaries
         .iter()
@@ -101,16 +118,15 @@ fn extract_topic(
         })
         .collect();
     let mut missing = Vec::with_capacity(classes.len());
-    for class in classes {
+    for (class, rows) in classes.iter().zip(class_rows) {
         let width = class.feature_names().len();
-        let rows = class.extract(&ctx);
         debug_assert_eq!(
             rows.len(),
             records.len(),
             "class {} returned a wrong row count",
             class.name()
         );
-        let mut any_missing = false;
+        let mut n_missing = 0;
         for (i, record) in records.iter_mut().enumerate() {
             match rows.get(i) {
                 Some(Some(values)) if values.len() == width => {
@@ -123,14 +139,43 @@ fn extract_topic(
                     }))
                 }
                 _ => {
-                    any_missing = true;
+                    n_missing += 1;
                     record.values.extend(std::iter::repeat_n(None, width));
                 }
             }
         }
-        missing.push(any_missing && width > 0);
+        missing.push(if width > 0 { n_missing } else { 0 });
     }
     (records, missing)
+}
+
+/// A human summary that is also one of the topic's references (TAC models, DialSummEval's gold
+/// summary) must not be scored against itself: for the classes that use references, its row is
+/// recomputed against the other references only (the usual jackknife for human summaries).
+fn rescore_self_references(
+    topic: &Topic,
+    classes: &[Box<dyn FeatureClass>],
+    class_rows: &mut [Vec<FeatureRow>],
+) {
+    if !classes.iter().any(|c| c.uses_references()) {
+        return;
+    }
+    for (i, summary) in topic.summaries.iter().enumerate() {
+        if !summary.human || !topic.references.iter().any(|r| r.id == summary.system) {
+            continue;
+        }
+        let mut others = topic.clone();
+        others.references.retain(|r| r.id != summary.system);
+        others.summaries = vec![summary.clone()];
+        let ctx = TopicContext::new(&others);
+        for (class, rows) in classes.iter().zip(class_rows.iter_mut()) {
+            if class.uses_references() {
+                if let (Some(slot), Some(row)) = (rows.get_mut(i), class.extract(&ctx).pop()) {
+                    *slot = row;
+                }
+            }
+        }
+    }
 }
 
 /// Output formats of a feature table.
