@@ -13,11 +13,12 @@
 //! <word>→<count>→<document frequency>     one line per word, sorted by word (byte order)
 //! ```
 
+use super::distribution::WordMap;
 use crate::text::simetrix_tokens;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::sync::{Arc, LazyLock};
@@ -57,7 +58,7 @@ pub struct WordStats {
 /// Word statistics of a background corpus.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Background {
-    words: HashMap<Box<str>, WordStats>,
+    words: WordMap<Box<str>, WordStats>,
     total_tokens: u64,
     documents: u64,
 }
@@ -125,7 +126,7 @@ impl Background {
         };
         let documents = header_number("documents")?;
         let total_tokens = header_number("tokens")?;
-        let mut words = HashMap::new();
+        let mut words = WordMap::default();
         for (n, line) in lines {
             if line.is_empty() {
                 continue;

@@ -18,7 +18,9 @@
 //! smoothed JS is NaN when the pool has no tokens (no vocabulary to smooth over).
 
 use super::content::summary_counts;
-use super::distribution::{Lidstone, WordCounts, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA};
+use super::distribution::{
+    AlignedCounts, Lidstone, WordCounts, WordMap, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
+};
 use super::rouge::{score, PreparedText, RougeOptions};
 use super::{FeatureClass, FeatureRow, TopicContext};
 
@@ -67,9 +69,57 @@ pub fn consensus_js(
     pool: &WordCounts,
     opts: &ConsensusOptions,
 ) -> (f64, f64) {
-    let smoothing = Lidstone::for_reference(pool, opts.delta, opts.bins_factor);
-    let aligned = pool.align(summary);
-    (aligned.js(), aligned.js_smoothed(smoothing))
+    let (_, aligned) = pool.align(summary);
+    js_of_aligned(&aligned, pool.vocabulary_size(), opts)
+}
+
+/// (JS, smoothed JS) of a pool (`a`) and a summary (`b`) already aligned.
+fn js_of_aligned(
+    aligned: &AlignedCounts,
+    pool_vocabulary: usize,
+    opts: &ConsensusOptions,
+) -> (f64, f64) {
+    let smoothing = Lidstone {
+        delta: opts.delta,
+        bins: opts.bins_factor * pool_vocabulary as f64,
+    };
+    let d = aligned.divergences(smoothing);
+    (d.js, d.js_smoothed)
+}
+
+/// The summaries of one topic as count vectors over the topic's summary vocabulary (word ids
+/// in sorted word order, so sums are reproducible), for fast pooling.
+struct InternedSummaries {
+    vocabulary_size: usize,
+    /// Per summary, `(word id, count)` sorted by id.
+    sparse: Vec<Vec<(usize, u64)>>,
+}
+
+impl InternedSummaries {
+    fn new(counts: &[WordCounts]) -> InternedSummaries {
+        let mut words: Vec<&str> = counts
+            .iter()
+            .flat_map(|c| c.iter().map(|(w, _)| w))
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let ids: WordMap<&str, usize> = words.iter().enumerate().map(|(i, &w)| (w, i)).collect();
+        let sparse = counts
+            .iter()
+            .map(|c| {
+                let mut v: Vec<(usize, u64)> = c
+                    .iter()
+                    .filter_map(|(w, n)| ids.get(w).map(|&id| (id, n)))
+                    .collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        InternedSummaries {
+            vocabulary_size: words.len(),
+            sparse,
+        }
+    }
 }
 
 /// The `consensus` feature class.
@@ -103,11 +153,15 @@ impl FeatureClass for Consensus {
             return vec![None; summaries.len()];
         }
         let counts = summary_counts(ctx);
-        // All pool members pooled once; each summary then takes itself back out.
-        let mut full_pool = WordCounts::new();
-        for (c, _) in counts.iter().zip(&in_pool).filter(|(_, &p)| p) {
-            full_pool.add_counts(c);
+        let interned = InternedSummaries::new(&counts);
+        // All pool members pooled once; each summary then takes itself out and back in.
+        let mut pool = vec![0u64; interned.vocabulary_size];
+        for (own, _) in interned.sparse.iter().zip(&in_pool).filter(|(_, &p)| p) {
+            for &(id, n) in own {
+                pool[id] += n;
+            }
         }
+        let mut own_dense = vec![0u64; interned.vocabulary_size];
         let prepared: Vec<PreparedText> = summaries
             .iter()
             .map(|s| PreparedText::new(&s.text, &self.opts.rouge))
@@ -122,13 +176,30 @@ impl FeatureClass for Consensus {
                 if others.is_empty() {
                     return None;
                 }
-                let (js, js_smoothed) = if in_pool[i] {
-                    let mut pool = full_pool.clone();
-                    pool.subtract_counts(&counts[i]);
-                    consensus_js(&counts[i], &pool, &self.opts)
-                } else {
-                    consensus_js(&counts[i], &full_pool, &self.opts)
-                };
+                let own = &interned.sparse[i];
+                for &(id, n) in own {
+                    own_dense[id] = n;
+                    if in_pool[i] {
+                        pool[id] -= n;
+                    }
+                }
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let mut pool_vocabulary = 0;
+                for (&p, &q) in pool.iter().zip(&own_dense) {
+                    if p > 0 || q > 0 {
+                        a.push(p);
+                        b.push(q);
+                        pool_vocabulary += usize::from(p > 0);
+                    }
+                }
+                let (js, js_smoothed) =
+                    js_of_aligned(&AlignedCounts::new(a, b), pool_vocabulary, &self.opts);
+                for &(id, n) in own {
+                    own_dense[id] = 0;
+                    if in_pool[i] {
+                        pool[id] += n;
+                    }
+                }
                 let rouge = score(&prepared[i], &others, &self.opts.rouge);
                 Some(vec![
                     js,

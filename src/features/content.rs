@@ -195,18 +195,11 @@ pub fn summary_features(
         return vec![f64::NAN; FEATURES.len()];
     }
     let s = input.smoothing;
-    let mut aligned = input.index.align(summary);
+    let (extra_words, mut aligned) = input.index.align(summary);
     // Input words first (idf precomputed), then the summary's other words.
     let mut idf = input.idf.clone();
-    idf.extend(
-        aligned.words[input.index.len()..]
-            .iter()
-            .map(|w| background.idf(w)),
-    );
-    let kl_input_summary = aligned.kl_smoothed(s);
-    let kl_summary_input = aligned.kl_smoothed_reverse(s);
-    let js = aligned.js();
-    let js_smoothed = aligned.js_smoothed(s);
+    idf.extend(extra_words.iter().map(|w| background.idf(w)));
+    let d = aligned.divergences(s);
     let cosine_tfidf = aligned.tfidf_cosine(&idf);
     // The input side keeps only its topic words; the summary keeps all its words.
     for (a, &keep) in aligned.a.iter_mut().zip(&input.is_topic_word) {
@@ -217,10 +210,10 @@ pub fn summary_features(
     let cosine_topic_words = aligned.tfidf_cosine(&idf);
     let likelihood_smoothing = opts.smooth_likelihood.then_some(s);
     vec![
-        kl_input_summary,
-        kl_summary_input,
-        js,
-        js_smoothed,
+        d.kl_ab,
+        d.kl_ba,
+        d.js,
+        d.js_smoothed,
         cosine_tfidf,
         cosine_topic_words,
         topic_word_share(summary, &input.topic_words),

@@ -6,6 +6,55 @@
 //! All logarithms are natural unless a [`LogBase`] says otherwise.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast non-cryptographic hasher for word keys (the multiply-rotate scheme of rustc's
+/// FxHasher). Word tables are hashed millions of times and are not exposed to adversarial
+/// keys, so SipHash's flooding resistance buys nothing here.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WordHasher {
+    hash: u64,
+}
+
+impl WordHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A hash map keyed by words, with [`WordHasher`].
+pub type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// Lidstone δ used by SIMetrix (`InputBasedEvaluation.java`: "the fractional count added … is
 /// 0.005"). Note: the text of Louis & Nenkova (2013), §4.2.1, says 0.0005; we follow the
@@ -18,7 +67,7 @@ pub const SIMETRIX_BINS_FACTOR: f64 = 1.5;
 /// Word counts of a text or of a pool of texts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WordCounts {
-    counts: HashMap<String, u64>,
+    counts: WordMap<String, u64>,
     total: u64,
 }
 
@@ -144,19 +193,33 @@ impl Lidstone {
     }
 }
 
-/// Two texts' counts over the union of their vocabularies: word `words[i]` occurs `a[i]` times
-/// in the first and `b[i]` times in the second. The first text's words come first, each group
-/// sorted, so sums over the union are reproducible to the last bit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlignedCounts<'a> {
-    pub words: Vec<&'a str>,
+/// Two texts' counts over the union of their vocabularies: word i occurs `a[i]` times in the
+/// first text and `b[i]` times in the second. Entries with both counts 0 must not occur (they
+/// would receive smoothed mass). Which word is which is kept by whoever aligned them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AlignedCounts {
     pub a: Vec<u64>,
     pub b: Vec<u64>,
 }
 
+/// KL both ways and JS, smoothed and unsmoothed, of one pair of texts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Divergences {
+    /// KL(A‖B), both smoothed.
+    pub kl_ab: f64,
+    /// KL(B‖A), both smoothed.
+    pub kl_ba: f64,
+    /// Jensen-Shannon, unsmoothed (see [`js_divergence`]).
+    pub js: f64,
+    /// Jensen-Shannon, smoothed (see [`js_divergence_smoothed`]).
+    pub js_smoothed: f64,
+}
+
 impl WordCounts {
-    /// This text and `other` aligned over the union of their vocabularies.
-    pub fn align<'a>(&'a self, other: &'a WordCounts) -> AlignedCounts<'a> {
+    /// This text and `other` aligned over the union of their vocabularies, with the word of each
+    /// entry: this text's words first, then the others, each group sorted, so that sums over
+    /// the union are reproducible to the last bit.
+    pub fn align<'a>(&'a self, other: &'a WordCounts) -> (Vec<&'a str>, AlignedCounts) {
         let mut words: Vec<&str> = self.counts.keys().map(String::as_str).collect();
         words.sort_unstable();
         let mut extra: Vec<&str> = other
@@ -169,7 +232,7 @@ impl WordCounts {
         words.extend(extra);
         let a = words.iter().map(|w| self.count(w)).collect();
         let b = words.iter().map(|w| other.count(w)).collect();
-        AlignedCounts { words, a, b }
+        (words, AlignedCounts { a, b })
     }
 }
 
@@ -179,7 +242,7 @@ impl WordCounts {
 pub struct IndexedCounts {
     words: Vec<String>,
     counts: Vec<u64>,
-    position: HashMap<String, usize>,
+    position: WordMap<String, usize>,
 }
 
 impl IndexedCounts {
@@ -199,7 +262,7 @@ impl IndexedCounts {
         }
     }
 
-    /// The words, sorted; the first `len()` entries of every alignment.
+    /// The words, sorted: entries `0..len()` of every alignment.
     pub fn words(&self) -> &[String] {
         &self.words
     }
@@ -219,8 +282,9 @@ impl IndexedCounts {
         self.words.is_empty()
     }
 
-    /// Same as [`WordCounts::align`] with this text first.
-    pub fn align<'a>(&'a self, other: &'a WordCounts) -> AlignedCounts<'a> {
+    /// Align with `other` (this text as `a`): entries `0..len()` are this text's words, the
+    /// rest are `other`'s words absent here, returned in entry order (sorted).
+    pub fn align<'a>(&self, other: &'a WordCounts) -> (Vec<&'a str>, AlignedCounts) {
         let mut b = vec![0; self.words.len()];
         let mut extra: Vec<(&str, u64)> = Vec::new();
         for (word, n) in other.iter() {
@@ -230,14 +294,11 @@ impl IndexedCounts {
             }
         }
         extra.sort_unstable();
-        let mut words: Vec<&str> = self.words.iter().map(String::as_str).collect();
         let mut a = self.counts.clone();
-        for (word, n) in extra {
-            words.push(word);
-            a.push(0);
-            b.push(n);
-        }
-        AlignedCounts { words, a, b }
+        a.resize(self.words.len() + extra.len(), 0);
+        b.extend(extra.iter().map(|&(_, n)| n));
+        let extra_words = extra.into_iter().map(|(w, _)| w).collect();
+        (extra_words, AlignedCounts { a, b })
     }
 }
 
@@ -250,71 +311,75 @@ fn x_ln_x_over_y(x: f64, y: f64) -> f64 {
     }
 }
 
-impl AlignedCounts<'_> {
-    fn totals(&self) -> (u64, u64) {
+/// Largest count whose smoothed terms are memoised. Most union words are absent from the
+/// summary, and their terms depend only on their input count, so a small table removes most
+/// logarithms.
+const MEMO_COUNTS: usize = 256;
+
+impl AlignedCounts {
+    /// Aligned counts from two equally long vectors.
+    pub fn new(a: Vec<u64>, b: Vec<u64>) -> AlignedCounts {
+        debug_assert_eq!(a.len(), b.len());
+        AlignedCounts { a, b }
+    }
+
+    /// Token totals of both sides.
+    pub fn totals(&self) -> (u64, u64) {
         (self.a.iter().sum(), self.b.iter().sum())
     }
 
-    /// KL(A‖B) with both sides Lidstone-smoothed, summed over the union vocabulary.
-    pub fn kl_smoothed(&self, smoothing: Lidstone) -> f64 {
+    /// All four divergences in one pass, both sides smoothed with `smoothing` where smoothed.
+    /// Natural log. See [`kl_divergence_smoothed`], [`js_divergence`], [`js_divergence_smoothed`]
+    /// for the conventions.
+    pub fn divergences(&self, smoothing: Lidstone) -> Divergences {
         let (na, nb) = self.totals();
-        self.a
-            .iter()
-            .zip(&self.b)
-            .map(|(&ca, &cb)| x_ln_x_over_y(smoothing.prob(ca, na), smoothing.prob(cb, nb)))
-            .sum()
-    }
-
-    /// KL(B‖A), smoothed.
-    pub fn kl_smoothed_reverse(&self, smoothing: Lidstone) -> f64 {
-        let (na, nb) = self.totals();
-        self.a
-            .iter()
-            .zip(&self.b)
-            .map(|(&ca, &cb)| x_ln_x_over_y(smoothing.prob(cb, nb), smoothing.prob(ca, na)))
-            .sum()
-    }
-
-    /// Unsmoothed Jensen-Shannon divergence; see [`js_divergence`].
-    pub fn js(&self) -> f64 {
-        let (na, nb) = self.totals();
-        match (na == 0, nb == 0) {
-            (true, true) => return f64::NAN,
-            (true, false) | (false, true) => return std::f64::consts::LN_2,
-            (false, false) => {}
+        let (fa, fb) = (na as f64, nb as f64);
+        // (KL(A‖B), KL(B‖A), JS) terms of one smoothed entry.
+        let smoothed_terms = |ca: u64, cb: u64| {
+            let (pa, pb) = (smoothing.prob(ca, na), smoothing.prob(cb, nb));
+            let mean = (pa + pb) / 2.0;
+            (
+                x_ln_x_over_y(pa, pb),
+                x_ln_x_over_y(pb, pa),
+                x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean),
+            )
+        };
+        let mut memo: Vec<Option<(f64, f64, f64)>> = vec![None; MEMO_COUNTS];
+        let (mut kl_ab, mut kl_ba, mut js_smoothed, mut js) = (0.0, 0.0, 0.0, 0.0);
+        for (&ca, &cb) in self.a.iter().zip(&self.b) {
+            let (t_ab, t_ba, t_js) = match (cb, memo.get_mut(ca as usize)) {
+                (0, Some(slot)) => *slot.get_or_insert_with(|| smoothed_terms(ca, 0)),
+                _ => smoothed_terms(ca, cb),
+            };
+            kl_ab += t_ab;
+            kl_ba += t_ba;
+            js_smoothed += t_js;
+            // Unsmoothed JS: a word on one side only contributes p·ln(p/(p/2)) = p·ln 2.
+            js += match (ca, cb) {
+                (0, _) => cb as f64 / fb * std::f64::consts::LN_2,
+                (_, 0) => ca as f64 / fa * std::f64::consts::LN_2,
+                _ => {
+                    let (pa, pb) = (ca as f64 / fa, cb as f64 / fb);
+                    let mean = (pa + pb) / 2.0;
+                    x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean)
+                }
+            };
         }
-        let (na, nb) = (na as f64, nb as f64);
-        let sum: f64 = self
-            .a
-            .iter()
-            .zip(&self.b)
-            .map(|(&ca, &cb)| {
-                let (pa, pb) = (ca as f64 / na, cb as f64 / nb);
-                let mean = (pa + pb) / 2.0;
-                x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean)
-            })
-            .sum();
-        sum / 2.0
+        let js = match (na == 0, nb == 0) {
+            (true, true) => f64::NAN,
+            (true, false) | (false, true) => std::f64::consts::LN_2,
+            (false, false) => js / 2.0,
+        };
+        Divergences {
+            kl_ab,
+            kl_ba,
+            js,
+            js_smoothed: js_smoothed / 2.0,
+        }
     }
 
-    /// Smoothed Jensen-Shannon divergence; see [`js_divergence_smoothed`].
-    pub fn js_smoothed(&self, smoothing: Lidstone) -> f64 {
-        let (na, nb) = self.totals();
-        let sum: f64 = self
-            .a
-            .iter()
-            .zip(&self.b)
-            .map(|(&ca, &cb)| {
-                let (pa, pb) = (smoothing.prob(ca, na), smoothing.prob(cb, nb));
-                let mean = (pa + pb) / 2.0;
-                x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean)
-            })
-            .sum();
-        sum / 2.0
-    }
-
-    /// Cosine of the tf·idf vectors, `idf[i]` the weight of `words[i]`; see [`tfidf_cosine`].
-    /// Words past the end of `idf` get weight 0.
+    /// Cosine of the tf·idf vectors, `idf[i]` the weight of entry i; see [`tfidf_cosine`].
+    /// Entries past the end of `idf` get weight 0.
     pub fn tfidf_cosine(&self, idf: &[f64]) -> f64 {
         let (mut dot, mut norm_a, mut norm_b) = (0.0, 0.0, 0.0);
         for ((&ca, &cb), &w) in self.a.iter().zip(&self.b).zip(idf) {
@@ -335,7 +400,7 @@ impl AlignedCounts<'_> {
 /// summed over the union of the two vocabularies (SIMetrix's convention). NaN when smoothing is
 /// undefined (no tokens and no bins).
 pub fn kl_divergence_smoothed(p: &WordCounts, q: &WordCounts, smoothing: Lidstone) -> f64 {
-    p.align(q).kl_smoothed(smoothing)
+    p.align(q).1.divergences(smoothing).kl_ab
 }
 
 /// Jensen-Shannon divergence ½[KL(P‖A) + KL(Q‖A)], A = (P+Q)/2, of the unsmoothed relative
@@ -345,21 +410,26 @@ pub fn kl_divergence_smoothed(p: &WordCounts, q: &WordCounts, smoothing: Lidston
 /// with disjoint support (an empty summary shares nothing with its input). NaN when both are
 /// empty.
 pub fn js_divergence(p: &WordCounts, q: &WordCounts) -> f64 {
-    p.align(q).js()
+    // The smoothing does not affect the unsmoothed value; any defined one will do.
+    let any = Lidstone {
+        delta: 1.0,
+        bins: 1.0,
+    };
+    p.align(q).1.divergences(any).js
 }
 
 /// Jensen-Shannon divergence of the Lidstone-smoothed distributions (same union-vocabulary
 /// convention as [`kl_divergence_smoothed`]). An empty side is smoothed like any other text
 /// (every word gets δ/(δB) = 1/B). NaN when smoothing is undefined.
 pub fn js_divergence_smoothed(p: &WordCounts, q: &WordCounts, smoothing: Lidstone) -> f64 {
-    p.align(q).js_smoothed(smoothing)
+    p.align(q).1.divergences(smoothing).js_smoothed
 }
 
 /// Cosine of the tf·idf vectors of two texts, tf = raw count, idf from `idf`.
 /// 0 when the vectors share no weighted word (including when either is empty), as SIMetrix.
 pub fn tfidf_cosine(a: &WordCounts, b: &WordCounts, idf: impl Fn(&str) -> f64) -> f64 {
-    let aligned = a.align(b);
-    let weights: Vec<f64> = aligned.words.iter().map(|w| idf(w)).collect();
+    let (words, aligned) = a.align(b);
+    let weights: Vec<f64> = words.iter().map(|w| idf(w)).collect();
     aligned.tfidf_cosine(&weights)
 }
 
@@ -507,9 +577,25 @@ pub fn unigram_log_likelihood(
         .sum()
 }
 
-/// ln n! as a sum of logs (exact enough for summary lengths; no gamma function in std).
+/// ln n! as a sum of logs (exact for summary lengths; std has no log-gamma). Values up to
+/// 1023 come from a table built on first use.
 pub fn ln_factorial(n: u64) -> f64 {
-    (2..=n).map(|i| (i as f64).ln()).sum()
+    static TABLE: std::sync::LazyLock<Vec<f64>> = std::sync::LazyLock::new(|| {
+        let mut table = vec![0.0; 1024];
+        for i in 2..table.len() {
+            table[i] = table[i - 1] + (i as f64).ln();
+        }
+        table
+    });
+    match TABLE.get(n as usize) {
+        Some(&v) => v,
+        None => {
+            TABLE[TABLE.len() - 1]
+                + (TABLE.len() as u64..=n)
+                    .map(|i| (i as f64).ln())
+                    .sum::<f64>()
+        }
+    }
 }
 
 /// ln of the multinomial coefficient N! / (n_1! ⋯ n_r!) of the summary's counts.
@@ -548,6 +634,27 @@ mod tests {
         pool.subtract_counts(&counts("b c c"));
         assert_eq!((pool.count("b"), pool.count("c"), pool.total()), (1, 0, 3));
         assert_eq!(pool.vocabulary_size(), 2);
+    }
+
+    #[test]
+    fn ln_factorial_table_and_beyond() {
+        assert_eq!(ln_factorial(0), 0.0);
+        assert_eq!(ln_factorial(1), 0.0);
+        assert!((ln_factorial(5) - 120f64.ln()).abs() < 1e-12);
+        // Past the table: the same sum of logs.
+        let direct: f64 = (2..=1030u64).map(|i| (i as f64).ln()).sum();
+        assert!((ln_factorial(1030) - direct).abs() < 1e-9 * direct);
+    }
+
+    #[test]
+    fn word_hasher_distinguishes_words() {
+        use std::hash::BuildHasher;
+        let build = BuildHasherDefault::<WordHasher>::default();
+        let words = ["a", "b", "ab", "ba", "abcdefgh", "abcdefghi", "abcdefgh\0"];
+        let mut hashes: Vec<u64> = words.iter().map(|w| build.hash_one(w)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        assert_eq!(hashes.len(), words.len());
     }
 
     #[test]
