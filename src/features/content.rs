@@ -29,9 +29,9 @@
 
 use super::background::Background;
 use super::distribution::{
-    multinomial_log_likelihood, topic_signatures, topic_word_coverage, topic_word_share,
-    unigram_log_likelihood, IndexedCounts, Lidstone, LogBase, TopicSignatureTest, WordCounts,
-    SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
+    ln_multinomial_coefficient, topic_signatures, topic_word_coverage, topic_word_share,
+    IndexedCounts, Lidstone, LogBase, TopicSignatureTest, WordCounts, SIMETRIX_BINS_FACTOR,
+    SIMETRIX_DELTA,
 };
 use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::text::simetrix_tokens;
@@ -200,6 +200,7 @@ pub fn summary_features(
     let mut idf = input.idf.clone();
     idf.extend(extra_words.iter().map(|w| background.idf(w)));
     let d = aligned.divergences(s);
+    let unigram_loglik = aligned.log_likelihood_of_b(opts.smooth_likelihood.then_some(s));
     let cosine_tfidf = aligned.tfidf_cosine(&idf);
     // The input side keeps only its topic words; the summary keeps all its words.
     for (a, &keep) in aligned.a.iter_mut().zip(&input.is_topic_word) {
@@ -208,7 +209,6 @@ pub fn summary_features(
         }
     }
     let cosine_topic_words = aligned.tfidf_cosine(&idf);
-    let likelihood_smoothing = opts.smooth_likelihood.then_some(s);
     vec![
         d.kl_ab,
         d.kl_ba,
@@ -218,8 +218,8 @@ pub fn summary_features(
         cosine_topic_words,
         topic_word_share(summary, &input.topic_words),
         topic_word_coverage(summary, &input.topic_words),
-        unigram_log_likelihood(summary, p, likelihood_smoothing),
-        multinomial_log_likelihood(summary, p, likelihood_smoothing),
+        unigram_loglik,
+        ln_multinomial_coefficient(summary) + unigram_loglik,
     ]
 }
 

@@ -378,6 +378,25 @@ impl AlignedCounts {
         }
     }
 
+    /// ln-probability of text B as a unigram sample from the distribution of text A; see
+    /// [`unigram_log_likelihood`] (A the input, B the summary).
+    pub fn log_likelihood_of_b(&self, smoothing: Option<Lidstone>) -> f64 {
+        let (na, _) = self.totals();
+        self.a
+            .iter()
+            .zip(&self.b)
+            .filter(|&(_, &cb)| cb > 0)
+            .map(|(&ca, &cb)| {
+                let p = match smoothing {
+                    Some(s) => s.prob(ca, na),
+                    None if ca == 0 => return 0.0,
+                    None => ca as f64 / na as f64,
+                };
+                cb as f64 * p.ln()
+            })
+            .sum()
+    }
+
     /// Cosine of the tf·idf vectors, `idf[i]` the weight of entry i; see [`tfidf_cosine`].
     /// Entries past the end of `idf` get weight 0.
     pub fn tfidf_cosine(&self, idf: &[f64]) -> f64 {
@@ -562,19 +581,7 @@ pub fn unigram_log_likelihood(
     input: &WordCounts,
     smoothing: Option<Lidstone>,
 ) -> f64 {
-    let n_input = input.total();
-    summary
-        .iter()
-        .map(|(word, n)| {
-            let c = input.count(word);
-            let p = match smoothing {
-                Some(s) => s.prob(c, n_input),
-                None if c == 0 => return 0.0,
-                None => c as f64 / n_input as f64,
-            };
-            n as f64 * p.ln()
-        })
-        .sum()
+    input.align(summary).1.log_likelihood_of_b(smoothing)
 }
 
 /// ln n! as a sum of logs (exact for summary lengths; std has no log-gamma). Values up to
