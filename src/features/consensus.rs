@@ -14,8 +14,9 @@
 //! Words are counted with the `simetrix` profile (shared with the `content` class); ROUGE uses
 //! its own profile via [`RougeOptions`]. A summary with an empty pool (the topic has no other
 //! eligible summary) gets a `None` row. Degenerate texts follow
-//! [`super::distribution::js_divergence`]: an empty summary or empty pool gives JS = ln 2; the
-//! smoothed JS is NaN when the pool has no tokens (no vocabulary to smooth over).
+//! [`super::distribution::js_divergence`]: an empty summary or an empty pool gives JS = ln 2
+//! (both empty: NaN); the smoothed JS is NaN when the pool has no tokens (no vocabulary to
+//! smooth over).
 
 use super::content::summary_counts;
 use super::distribution::{
