@@ -184,7 +184,8 @@ impl FeatureClass for Consensus {
                         pool[id] -= n;
                     }
                 }
-                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let capacity = pool.len();
+                let (mut a, mut b) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
                 let mut pool_vocabulary = 0;
                 for (&p, &q) in pool.iter().zip(&own_dense) {
                     if p > 0 || q > 0 {

@@ -80,6 +80,8 @@ impl WordCounts {
     /// Counts of a token sequence.
     pub fn from_tokens<S: AsRef<str>>(tokens: &[S]) -> WordCounts {
         let mut counts = WordCounts::new();
+        // Most tokens of a short text are distinct: reserve once instead of rehashing.
+        counts.counts.reserve(tokens.len());
         counts.add_tokens(tokens);
         counts
     }
