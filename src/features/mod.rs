@@ -5,8 +5,10 @@
 //! signatures, reference n-grams, the peer pool) is done once per topic. Analyses that several
 //! classes need are shared through [`TopicContext::shared`].
 
+pub mod background;
 pub mod consensus;
 pub mod content;
+pub mod distribution;
 pub mod graph;
 pub mod rouge;
 pub mod run;
