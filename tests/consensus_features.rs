@@ -149,65 +149,11 @@ fn pool_rules() {
 
 // ---- SummEval ----
 
-fn load_summeval(path: &std::path::Path) -> Vec<Topic> {
-    let text = std::fs::read_to_string(path).expect("readable summeval.jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("valid JSON line");
-            let id = v["doc_id"].as_str().unwrap_or_default();
-            let mut topic = Topic::new(id);
-            topic
-                .documents
-                .push(Document::new(id, v["src"].as_str().unwrap_or_default()));
-            if let Some(systems) = v["sys_summs"].as_object() {
-                for (system, entry) in systems {
-                    let text = entry["sys_summ"].as_str().unwrap_or_default();
-                    let mut summary = Summary::new(system.clone(), text);
-                    if let Some(x) = entry["scores"]["relevance"].as_f64() {
-                        summary.scores.insert("relevance".to_string(), x);
-                    }
-                    topic.summaries.push(summary);
-                }
-            }
-            topic
-        })
-        .collect()
-}
-
-/// Spearman's ρ with average ranks for ties.
-fn spearman(x: &[f64], y: &[f64]) -> f64 {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut order: Vec<usize> = (0..v.len()).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < order.len() {
-            let mut j = i;
-            while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
-                j += 1;
-            }
-            for &k in &order[i..=j] {
-                r[k] = (i + j) as f64 / 2.0 + 1.0;
-            }
-            i = j + 1;
-        }
-        r
-    }
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = x.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum();
-    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum();
-    cov / (vx * vy).sqrt()
-}
-
 #[test]
 fn spearman_by_hand() {
     // Ranks x = (1, 2, 3, 4), y = (1, 3, 2, 4): ρ = 1 − 6·(0+1+1+0)/(4·15) = 0.8.
     assert_close!(
-        spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 30.0, 20.0, 40.0]),
+        common::spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 30.0, 20.0, 40.0]),
         0.8
     );
 }
@@ -220,7 +166,7 @@ fn summeval_consensus_is_finite_and_js_tracks_relevance() {
     ) else {
         return;
     };
-    let topics = load_summeval(&path);
+    let topics = common::load_summeval(&path);
     assert_eq!(topics.len(), 100);
     let class = Consensus::new(ConsensusOptions::default());
     let start = std::time::Instant::now();
@@ -253,8 +199,8 @@ fn summeval_consensus_is_finite_and_js_tracks_relevance() {
     let js: Vec<f64> = sums.values().map(|e| e.0 / e.3).collect();
     let js_smoothed: Vec<f64> = sums.values().map(|e| e.1 / e.3).collect();
     let relevance: Vec<f64> = sums.values().map(|e| e.2 / e.3).collect();
-    let rho = spearman(&js, &relevance);
-    let rho_smoothed = spearman(&js_smoothed, &relevance);
+    let rho = common::spearman(&js, &relevance);
+    let rho_smoothed = common::spearman(&js_smoothed, &relevance);
     eprintln!(
         "system-level Spearman(consensus.js, relevance) = {rho:.3}, smoothed {rho_smoothed:.3}"
     );

@@ -4,7 +4,7 @@
 
 mod common;
 
-use aesop::corpus::{Document, Reference, Summary, Topic};
+use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::background::Background;
 use aesop::features::content::{Content, ContentOptions, FEATURES};
 use aesop::features::distribution::{
@@ -306,73 +306,6 @@ fn class_degenerate_cases() {
 
 // ---- SummEval ----
 
-/// SummEval topics, read directly from summeval.jsonl.
-pub fn load_summeval(path: &std::path::Path) -> Vec<Topic> {
-    let text = std::fs::read_to_string(path).expect("readable summeval.jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("valid JSON line");
-            let id = v["doc_id"].as_str().unwrap_or_default();
-            let mut topic = Topic::new(id);
-            topic
-                .documents
-                .push(Document::new(id, v["src"].as_str().unwrap_or_default()));
-            if let Some(refs) = v["ref_summs"].as_array() {
-                for (i, r) in refs.iter().enumerate() {
-                    let text = r.as_str().unwrap_or_default();
-                    topic
-                        .references
-                        .push(Reference::new(format!("ref{i}"), text));
-                }
-            }
-            if let Some(systems) = v["sys_summs"].as_object() {
-                for (system, entry) in systems {
-                    let text = entry["sys_summ"].as_str().unwrap_or_default();
-                    let mut summary = Summary::new(system.clone(), text);
-                    if let Some(scores) = entry["scores"].as_object() {
-                        for (name, value) in scores {
-                            if let Some(x) = value.as_f64() {
-                                summary.scores.insert(name.clone(), x);
-                            }
-                        }
-                    }
-                    topic.summaries.push(summary);
-                }
-            }
-            topic
-        })
-        .collect()
-}
-
-/// Spearman's ρ with average ranks for ties.
-pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut order: Vec<usize> = (0..v.len()).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < order.len() {
-            let mut j = i;
-            while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
-                j += 1;
-            }
-            for &k in &order[i..=j] {
-                r[k] = (i + j) as f64 / 2.0 + 1.0;
-            }
-            i = j + 1;
-        }
-        r
-    }
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = x.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum();
-    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum();
-    cov / (vx * vy).sqrt()
-}
-
 /// Per-system means of feature `index` and of the human `score`, in system order.
 pub fn system_means(
     topics: &[Topic],
@@ -402,7 +335,7 @@ fn summeval_content_features_are_finite_and_js_tracks_relevance() {
     ) else {
         return;
     };
-    let topics = load_summeval(&path);
+    let topics = common::load_summeval(&path);
     assert_eq!(topics.len(), 100);
     let class = Content::new(ContentOptions::default());
     let _ = Background::shipped(); // parse outside the timing
@@ -434,7 +367,7 @@ fn summeval_content_features_are_finite_and_js_tracks_relevance() {
         let (feature, relevance) = system_means(&topics, &rows, i, "relevance");
         eprintln!(
             "system-level Spearman(content.{name}, relevance) = {:.3}",
-            spearman(&feature, &relevance)
+            common::spearman(&feature, &relevance)
         );
     }
     // Observed (16 systems): js −0.30 with the whitespace stub profile, −0.36 with the
@@ -446,7 +379,7 @@ fn summeval_content_features_are_finite_and_js_tracks_relevance() {
             .expect("known feature");
         let (feature, relevance) = system_means(&topics, &rows, index, "relevance");
         assert_eq!(feature.len(), 16);
-        let rho = spearman(&feature, &relevance);
+        let rho = common::spearman(&feature, &relevance);
         assert!(
             rho < bound,
             "system-level Spearman({name}, relevance) = {rho}"

@@ -11,7 +11,6 @@ use aesop::features::graph::{
 use aesop::features::surface::{Surface, SurfaceOptions};
 use aesop::features::tesla::{Tesla, TeslaOptions};
 use aesop::features::{FeatureClass, TopicContext};
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 fn close(a: f64, b: f64) -> bool {
@@ -240,45 +239,6 @@ fn graph_class_rows() {
     assert!(close(s1[6], 1.0));
 }
 
-/// SummEval as topics: one per source article, its 11 references and system summaries.
-fn load_summeval(path: &std::path::Path) -> Vec<Topic> {
-    let text = std::fs::read_to_string(path).expect("read summeval.jsonl");
-    let mut topics = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line).expect("summeval line is JSON");
-        let mut topic = Topic::new(v["doc_id"].as_str().expect("doc_id"));
-        topic
-            .documents
-            .push(Document::new("src", v["src"].as_str().expect("src")));
-        for (k, r) in v["ref_summs"]
-            .as_array()
-            .expect("ref_summs")
-            .iter()
-            .enumerate()
-        {
-            topic
-                .references
-                .push(Reference::new(format!("ref{k}"), r.as_str().expect("ref")));
-        }
-        let systems = v["sys_summs"].as_object().expect("sys_summs");
-        for (system, s) in systems {
-            let mut summary = Summary::new(system, s["sys_summ"].as_str().expect("sys_summ"));
-            let scores: BTreeMap<String, f64> = s["scores"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter_map(|(k, x)| x.as_f64().map(|x| (k.clone(), x)))
-                        .collect()
-                })
-                .unwrap_or_default();
-            summary.scores = scores;
-            topic.summaries.push(summary);
-        }
-        topics.push(topic);
-    }
-    topics
-}
-
 #[test]
 fn summeval_graph_tesla_surface_values_finite_and_in_range() {
     let Some(path) = common::data_or_skip(
@@ -287,7 +247,7 @@ fn summeval_graph_tesla_surface_values_finite_and_in_range() {
     ) else {
         return;
     };
-    let topics = load_summeval(&path);
+    let topics = common::load_summeval(&path);
     assert_eq!(topics.len(), 100);
     let n_summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
     assert_eq!(n_summaries, 1600);

@@ -41,7 +41,6 @@
 use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::corpus::Topic;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// NPowER weights (Giannakopoulos & Karkaletsis 2011): a linear model fit on TAC.
 const NPOWER_AUTOSUMMENG: f64 = 5.2905;
@@ -64,48 +63,9 @@ impl Default for GraphOptions {
     }
 }
 
-/// A small multiplicative hasher (FxHash-style). Keys are our own ids and short n-grams, not
-/// attacker-controlled, and SipHash would dominate the cost of VS.
-#[derive(Default, Clone, Copy)]
-pub struct FastHasher {
-    hash: u64,
-}
-
-const FAST_HASH_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl Hasher for FastHasher {
-    fn finish(&self) -> u64 {
-        // Fold the high bits down: the table indexes buckets by the low bits, which after a
-        // multiply depend only on the low bits of the key (for an edge key, only one vertex).
-        let h = self.hash ^ (self.hash >> 32);
-        h.wrapping_mul(FAST_HASH_SEED) ^ (h >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-        let mut tail = 0u64;
-        for (k, &b) in chunks.remainder().iter().enumerate() {
-            tail |= u64::from(b) << (8 * k);
-        }
-        self.write_u64(tail ^ ((bytes.len() as u64) << 56));
-    }
-    fn write_u64(&mut self, value: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ value).wrapping_mul(FAST_HASH_SEED);
-    }
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-    fn write_usize(&mut self, value: usize) {
-        self.write_u64(value as u64);
-    }
-}
-
-/// Hash-map state using [`FastHasher`].
-pub type FastState = BuildHasherDefault<FastHasher>;
+/// Hash-map state for our own integer ids and short n-grams: FxHash, since these keys are not
+/// attacker-controlled and SipHash would dominate the cost of VS.
+pub type FastState = rustc_hash::FxBuildHasher;
 
 /// Interned n-gram labels: the vertex ids of every graph built with it.
 #[derive(Debug, Default, Clone)]

@@ -26,8 +26,8 @@
 use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::corpus::Topic;
 use crate::text::profile::{for_each_rouge155_token, Rouge155Options};
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, LazyLock, RwLock};
 
 /// ROUGE's `-p` alpha: recall and precision weigh the same in F.
@@ -202,29 +202,8 @@ fn intern_all(tokens: &[String]) -> Vec<u32> {
     ids
 }
 
-/// A fast hasher for integer keys (the multiply-rotate scheme of rustc's FxHash); n-gram keys
-/// come from our own interner, so hash flooding is not a concern.
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u32(&mut self, word: u32) {
-        self.write_u64(u64::from(word));
-    }
-}
-
-type CountMap = HashMap<u64, u32, BuildHasherDefault<IdHasher>>;
+/// n-gram keys come from our own interner, so FxHash is safe (no hash flooding) and fast.
+type CountMap = HashMap<u64, u32, FxBuildHasher>;
 
 fn pair_key(first: u32, second: u32) -> u64 {
     (u64::from(first) << 32) | u64::from(second)
@@ -470,7 +449,7 @@ fn union_lcs_hits(reference: &PreparedText, peer: &PreparedText) -> u32 {
     let mut table = Vec::new();
     // How many occurrences of a token one LCS hit has already consumed, in both texts at once
     // (ROUGE decrements the reference and peer unigram counts together).
-    let mut used: HashMap<u32, u32, BuildHasherDefault<IdHasher>> = HashMap::default();
+    let mut used: HashMap<u32, u32, FxBuildHasher> = HashMap::default();
     let mut hits = 0;
     for model in &reference.sentences {
         let mut marked = vec![false; model.len()];
@@ -639,7 +618,7 @@ pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores 
 #[derive(Debug, Clone, Default)]
 struct GramIndex {
     /// Unit key → range of `entries`.
-    ranges: HashMap<u64, (u32, u32), BuildHasherDefault<IdHasher>>,
+    ranges: HashMap<u64, (u32, u32), FxBuildHasher>,
     /// (reference index, count) runs.
     entries: Vec<(u32, u32)>,
 }
