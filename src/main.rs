@@ -2,7 +2,7 @@
 
 use aesop::corpus::{import, jsonl};
 use aesop::features::{self, run};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -71,21 +71,42 @@ struct FeatureFlags {
     /// ROUGE: remove SMART common words (ROUGE-1.5.5 -s).
     #[arg(long)]
     rouge_remove_stopwords: bool,
+    /// content: use the released SIMetrix tool's choices (log10 LLR with cutoff 10, no
+    /// direction check on topic words, unsmoothed likelihoods skipping unseen words).
+    #[arg(long)]
+    simetrix: bool,
+    /// content: topic-signature cutoff on -2 log(lambda) [default: 10.83 (p < 0.001) with
+    /// --topic-word-log-base e; 10 with --simetrix].
+    #[arg(long, value_parser = non_negative)]
+    topic_word_cutoff: Option<f64>,
+    /// content: base of the log in the topic-signature likelihood ratio.
+    #[arg(long, value_enum)]
+    topic_word_log_base: Option<LogBaseFlag>,
+    /// consensus: also pool human-written summaries (marked `human`) with the peers.
+    #[arg(long)]
+    consensus_include_human: bool,
     /// n-gram graphs: character n-gram rank.
-    #[arg(long, default_value_t = 3)]
-    graph_rank: usize,
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
+    graph_rank: u16,
     /// n-gram graphs: neighbourhood window.
-    #[arg(long, default_value_t = 3)]
-    graph_window: usize,
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
+    graph_window: u16,
     /// TESLA-S: F-measure alpha (weight of precision).
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = 0.8, value_parser = unit_interval)]
     tesla_alpha: f64,
     /// TESLA-S: similarity of different forms sharing a stem (stem matching).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
     tesla_stem_similarity: f64,
     /// Show the progress bar even when standard error is not a terminal.
     #[arg(long)]
     progress: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogBaseFlag {
+    E,
+    #[value(name = "10")]
+    Ten,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -95,28 +116,49 @@ enum RougeMode {
 }
 
 impl FeatureFlags {
-    fn to_options(&self) -> Result<features::FeatureOptions> {
+    fn to_options(&self) -> features::FeatureOptions {
         let mut opts = features::FeatureOptions::default();
         opts.rouge.mode = match self.rouge_mode {
             RougeMode::A => features::rouge::MultiRefMode::Average,
             RougeMode::B => features::rouge::MultiRefMode::Best,
         };
+        if self.simetrix {
+            opts.content = features::content::ContentOptions::simetrix();
+        }
+        if let Some(cutoff) = self.topic_word_cutoff {
+            opts.content.llr_cutoff = cutoff;
+        }
+        if let Some(base) = self.topic_word_log_base {
+            opts.content.log_base = match base {
+                LogBaseFlag::E => features::distribution::LogBase::E,
+                LogBaseFlag::Ten => features::distribution::LogBase::Ten,
+            };
+        }
+        opts.consensus.include_human = self.consensus_include_human;
         opts.rouge.jackknife = self.rouge_jackknife;
         opts.rouge.stem = !self.rouge_no_stem;
         opts.rouge.remove_stopwords = self.rouge_remove_stopwords;
-        if self.graph_rank == 0 || self.graph_window == 0 {
-            bail!("--graph-rank and --graph-window must be at least 1");
-        }
-        opts.graph.rank = self.graph_rank;
-        opts.graph.window = self.graph_window;
-        if !(0.0..=1.0).contains(&self.tesla_alpha)
-            || !(0.0..=1.0).contains(&self.tesla_stem_similarity)
-        {
-            bail!("--tesla-alpha and --tesla-stem-similarity must be between 0 and 1");
-        }
+        opts.graph.rank = usize::from(self.graph_rank);
+        opts.graph.window = usize::from(self.graph_window);
         opts.tesla.alpha = self.tesla_alpha;
         opts.tesla.stem_similarity = self.tesla_stem_similarity;
-        Ok(opts)
+        opts
+    }
+}
+
+/// A number in [0, 1] (clap value parser: a bad value is a usage error, exit 2).
+fn unit_interval(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number between 0 and 1, got '{text}'")),
+    }
+}
+
+/// A finite number ≥ 0 (clap value parser).
+fn non_negative(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number, got '{text}'")),
     }
 }
 
@@ -155,7 +197,7 @@ fn dispatch(command: Command) -> Result<()> {
             options,
         } => {
             let topics = jsonl::read_set(&set)?;
-            let classes = features::build_classes(&classes, &options.to_options()?)?;
+            let classes = features::build_classes(&classes, &options.to_options())?;
             let cancel = interrupt_flag()?;
             let progress = options.progress || std::io::stderr().is_terminal();
             let table = run::extract_features(&topics, &classes, progress, &cancel)?;

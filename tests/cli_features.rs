@@ -1,0 +1,246 @@
+//! `aesop features` end to end: columns, CSV and JSONL output, topics without references, a human
+//! summary that is also a reference, and bad input (clear error, exit 1, no partial output).
+
+use assert_cmd::Command;
+use std::path::Path;
+
+const ARTICLE: &str =
+    "The city council approved a new budget on Monday. The budget raises spending on \
+schools and parks. Council members said the plan would be paid for by a small tax increase. \
+Critics argued that the tax increase would hurt small businesses.";
+
+fn topic_line(
+    topic: &str,
+    references: &[(&str, &str)],
+    summaries: &[(&str, &str, bool)],
+) -> String {
+    let refs: Vec<_> = references
+        .iter()
+        .map(|(id, text)| serde_json::json!({"id": id, "text": text}))
+        .collect();
+    let sums: Vec<_> = summaries
+        .iter()
+        .map(|(system, text, human)| {
+            serde_json::json!({"system": system, "text": text, "human": human, "scores": {"relevance": 3.0}})
+        })
+        .collect();
+    serde_json::json!({"topic": topic, "documents": [{"id": "d1", "text": ARTICLE}],
+                       "references": refs, "summaries": sums})
+    .to_string()
+}
+
+/// Topic t1: two references, a human summary that is also reference `A`, a system, an empty summary.
+/// Topic t2: no references.
+fn write_set(dir: &Path) -> std::path::PathBuf {
+    let lines = [
+        topic_line(
+            "t1",
+            &[
+                (
+                    "A",
+                    "The council approved a budget that raises school and park spending.",
+                ),
+                (
+                    "B",
+                    "A new budget with more money for schools passed; taxes rise slightly.",
+                ),
+            ],
+            &[
+                (
+                    "A",
+                    "The council approved a budget that raises school and park spending.",
+                    true,
+                ),
+                (
+                    "s1",
+                    "The city council approved a new budget on Monday.",
+                    false,
+                ),
+                ("s2", "", false),
+            ],
+        ),
+        topic_line(
+            "t2",
+            &[],
+            &[
+                (
+                    "s1",
+                    "Critics said the tax increase would hurt businesses.",
+                    false,
+                ),
+                ("s2", "The budget passed.", false),
+            ],
+        ),
+    ];
+    let path = dir.join("set.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write fixture");
+    path
+}
+
+fn csv_rows(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).expect("open csv");
+    let header = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_string)
+        .collect();
+    let rows = reader
+        .records()
+        .map(|r| r.expect("row").iter().map(str::to_string).collect())
+        .collect();
+    (header, rows)
+}
+
+fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+#[test]
+fn all_classes_csv() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let out = dir.path().join("features.csv");
+    let assert = Command::cargo_bin("aesop")
+        .expect("binary")
+        .arg("features")
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert.success();
+
+    let (header, rows) = csv_rows(&out);
+    assert_eq!(&header[..2], ["topic", "system"]);
+    for class in aesop::features::ALL_CLASSES {
+        assert!(
+            header.iter().any(|h| h.starts_with(&format!("{class}."))),
+            "no {class}.* column"
+        );
+    }
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+
+    let r1 = column(&header, "rouge.r1_recall");
+    let input_vs = column(&header, "graph.input_vs");
+    let length = column(&header, "surface.summary_tokens");
+    // t1/s1 has ROUGE values; t2 has no references, so its ROUGE cells are empty but the
+    // reference-free ones are filled.
+    assert!(rows[1][r1].parse::<f64>().expect("t1/s1 r1") > 0.0);
+    assert_eq!(rows[3][r1], "");
+    assert!(!rows[3][input_vs].is_empty());
+    // The human summary A equals reference A: scored against B only, so recall is below 1.
+    let a_recall: f64 = rows[0][r1].parse().expect("t1/A r1");
+    assert!(
+        a_recall > 0.0 && a_recall < 1.0,
+        "A scored against itself? r1 = {a_recall}"
+    );
+    // The empty summary is kept, with length 0.
+    assert_eq!(rows[2][length].parse::<f64>().expect("length"), 0.0);
+    assert!(
+        stderr.contains("class rouge has no values for 2 summaries in 1 topic(s)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn selected_classes_jsonl() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let out = dir.path().join("features.jsonl");
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["features", "--classes", "content,rouge"])
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).expect("read output");
+    let objects: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(objects.len(), 5);
+    let keys: Vec<&String> = objects[0].as_object().expect("object").keys().collect();
+    assert!(keys.iter().all(|k| *k == "topic"
+        || *k == "system"
+        || k.starts_with("content.")
+        || k.starts_with("rouge.")));
+    assert!(objects[3]["rouge.r1_recall"].is_null());
+    assert!(objects[3]["content.js"].as_f64().is_some());
+}
+
+#[test]
+fn unknown_class_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let out = dir.path().join("f.csv");
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["features", "--classes", "rouge,sentiment"])
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "unknown feature class 'sentiment'",
+        ));
+    assert!(!out.exists());
+}
+
+#[test]
+fn malformed_set_names_file_and_line_and_leaves_no_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let mut text = std::fs::read_to_string(&set).expect("read");
+    text.push_str("{\"topic\": \"t3\", \"summaries\": [{\"system\": \"s1\"}]}\n");
+    std::fs::write(&set, text).expect("write");
+    let out = dir.path().join("f.csv");
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .arg("features")
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("set.jsonl:3"))
+        .stderr(predicates::str::contains("summaries[0].text"));
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "only the set should remain: {leftovers:?}"
+    );
+}
+
+#[test]
+fn missing_set_and_bad_option_fail_cleanly() {
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["features", "/nonexistent/set.jsonl"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("/nonexistent/set.jsonl"));
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["features", "x.jsonl", "--tesla-alpha", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--tesla-alpha"));
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["features"])
+        .assert()
+        .code(2);
+}
