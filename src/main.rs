@@ -166,6 +166,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.is::<run::Interrupted>() => {
+            eprintln!("aesop: {err}");
+            ExitCode::from(130)
+        }
         Err(err) => {
             eprintln!("aesop: error: {err:#}");
             ExitCode::from(1)

@@ -244,3 +244,56 @@ fn missing_set_and_bad_option_fail_cleanly() {
         .assert()
         .code(2);
 }
+
+/// Ctrl-C stops a long run between topics: exit 130, and no output file (not even a partial one).
+#[cfg(unix)]
+#[test]
+fn interrupt_leaves_no_output() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("big.jsonl");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&set).expect("create"));
+    let article = ARTICLE.repeat(20);
+    // Far more work than the one second we wait before interrupting.
+    for i in 0..20_000 {
+        let summaries: Vec<_> = (0..8)
+            .map(|s| serde_json::json!({"system": format!("s{s}"), "text": &ARTICLE[s * 10..s * 10 + 120]}))
+            .collect();
+        let line = serde_json::json!({"topic": format!("t{i}"), "documents": [{"id": "d", "text": &article}],
+                                      "references": [{"id": "A", "text": ARTICLE}], "summaries": summaries});
+        writeln!(file, "{line}").expect("write");
+    }
+    file.flush().expect("flush");
+    drop(file);
+
+    let out = dir.path().join("features.csv");
+    let bin = assert_cmd::cargo::cargo_bin("aesop");
+    let child = std::process::Command::new(bin)
+        .arg("features")
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!out.exists());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "temporary output left behind: {names:?}");
+}

@@ -3,11 +3,16 @@
 
 use super::{FeatureClass, FeatureRow, TopicContext};
 use crate::corpus::Topic;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The run was stopped by the user (Ctrl-C); nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; no output written")]
+pub struct Interrupted;
 
 /// Feature values for every summary of a set: one record per summary, in set order.
 #[derive(Debug, Clone)]
@@ -63,7 +68,7 @@ pub fn extract_features(
         .par_iter()
         .map(|topic| {
             if cancel.load(Ordering::Relaxed) {
-                bail!("interrupted");
+                return Err(Interrupted.into());
             }
             let out = extract_topic(topic, classes);
             bar.inc(1);
