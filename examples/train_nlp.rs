@@ -23,6 +23,14 @@ fn main() -> anyhow::Result<()> {
     let test = read(&ewt, "test")?;
     let start = Instant::now();
     let opts = TaggerOptions::default();
+    if std::env::var("UPOS_ONLY").is_ok() {
+        let only = |v: Vec<aesop::nlp::tagger::TaggedSentence>| -> Vec<aesop::nlp::tagger::TaggedSentence> {
+            v.into_iter().map(|mut s| { for t in &mut s.tags { t.1 = t.0.clone(); } s }).collect()
+        };
+        let (t, _) = Tagger::train(&only(tagged_sentences(&train)), &only(tagged_sentences(&dev)), opts, |m| eprintln!("{m}"));
+        eprintln!("UPOS-only test {:?}", t.upos_xpos_accuracy(&only(tagged_sentences(&test))));
+        return Ok(());
+    }
     let (tagger, history) =
         Tagger::train(&tagged_sentences(&train), &tagged_sentences(&dev), opts, |m| eprintln!("{m}"));
     eprintln!("tagger trained in {:.1}s; dev {:?}", start.elapsed().as_secs_f64(), history);

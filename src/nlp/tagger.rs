@@ -22,6 +22,9 @@ pub struct Tagger {
     model: Model,
     /// Words (exact form) that always carried one tag in training, with enough occurrences to trust it.
     tagdict: HashMap<String, u16>,
+    /// Lower-cased word → hash of the set of classes it took in training ("ambiguity class"),
+    /// which tells the tagger about the next words' possible tags before it reaches them.
+    ambiguity: HashMap<String, u32>,
 }
 
 /// Training options.
@@ -45,7 +48,15 @@ impl Default for TaggerOptions {
 struct WordInfo {
     norm: String,
     shape: String,
+    /// Ambiguity class of the lower-cased word; `UNKNOWN_AMBIGUITY` when unseen.
+    amb: u32,
 }
+
+const UNKNOWN_AMBIGUITY: u32 = 0;
+/// A word needs this many training occurrences for an ambiguity class (rarer ones look unseen, as at test time).
+const AMBIGUITY_MIN_COUNT: usize = 3;
+/// Classes below this share of a word's occurrences are left out of its ambiguity class.
+const AMBIGUITY_MIN_SHARE: f64 = 0.02;
 
 fn normalize(word: &str) -> String {
     if word.len() == 4 && word.chars().all(|c| c.is_ascii_digit()) {
@@ -105,8 +116,43 @@ fn prefix(s: &str, n: usize) -> &str {
 const START: [&str; 2] = ["-START-", "-START2-"];
 const END: [&str; 2] = ["-END-", "-END2-"];
 
-fn word_infos(words: &[&str]) -> Vec<WordInfo> {
-    words.iter().map(|w| WordInfo { norm: normalize(w), shape: shape(w) }).collect()
+fn word_infos(words: &[&str], ambiguity: &HashMap<String, u32>) -> Vec<WordInfo> {
+    words
+        .iter()
+        .map(|w| {
+            let lower = w.to_lowercase();
+            let amb = ambiguity.get(&lower).copied().unwrap_or(UNKNOWN_AMBIGUITY);
+            WordInfo { norm: normalize(w), shape: shape(w), amb }
+        })
+        .collect()
+}
+
+fn ambiguity_classes(train: &[TaggedSentence], class_index: &HashMap<(String, String), u16>) -> HashMap<String, u32> {
+    let mut counts: HashMap<String, HashMap<u16, usize>> = HashMap::new();
+    for s in train {
+        for (w, t) in s.words.iter().zip(&s.tags) {
+            if let Some(&c) = class_index.get(t) {
+                *counts.entry(w.to_lowercase()).or_default().entry(c).or_default() += 1;
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (w, by_class) in counts {
+        let total: usize = by_class.values().sum();
+        if total < AMBIGUITY_MIN_COUNT {
+            continue;
+        }
+        let mut set: Vec<u16> =
+            by_class.iter().filter(|(_, &n)| n as f64 / total as f64 >= AMBIGUITY_MIN_SHARE).map(|(&c, _)| c).collect();
+        set.sort_unstable();
+        let mut f = Feature::new(255);
+        for c in set {
+            f = f.num(u32::from(c));
+        }
+        // Key 0 is reserved for unseen words.
+        out.insert(w, f.key().max(1));
+    }
+    out
 }
 
 /// Feature hashes for word `i` given the two previous predicted classes (`u32::MAX` = sentence start).
@@ -129,6 +175,8 @@ fn features(words: &[&str], info: &[WordInfo], i: usize, prev: u32, prev2: u32, 
     let n1 = at(i_s + 1);
     let n2 = at(i_s + 2);
     let n1_shape = info.get(i + 1).map_or("-END-", |x| x.shape.as_str());
+    let amb = |j: usize| info.get(j).map_or(u32::MAX, |x| x.amb);
+    let (a0, a1, a2) = (info[i].amb, amb(i + 1), amb(i + 2));
     let p1_shape = if i > 0 { info[i - 1].shape.as_str() } else { "-START-" };
     let mut f = |feat: Feature| out.push(feat.key());
     f(Feature::new(0));
@@ -161,6 +209,13 @@ fn features(words: &[&str], info: &[WordInfo], i: usize, prev: u32, prev2: u32, 
     f(Feature::new(27).str(suffix(raw, 5)));
     f(Feature::new(28).str(w).str(n1).str(n2));
     f(Feature::new(29).str(p1).str(w).str(n1));
+    f(Feature::new(30).num(a0));
+    f(Feature::new(31).num(a1));
+    f(Feature::new(32).num(a2));
+    f(Feature::new(33).num(a0).num(a1));
+    f(Feature::new(34).num(prev).num(a0).num(a1));
+    f(Feature::new(35).str(w).num(a1));
+    f(Feature::new(36).num(a1).num(a2));
 }
 
 impl Tagger {
@@ -193,6 +248,7 @@ impl Tagger {
                 }
             }
         }
+        let ambiguity = ambiguity_classes(train, &class_index);
         let mut trainer = Trainer::new(classes.len());
         let mut order: Vec<usize> = (0..train.len()).collect();
         let mut rng = XorShift::new(opts.seed);
@@ -205,7 +261,7 @@ impl Tagger {
             for &si in &order {
                 let s = &train[si];
                 let words: Vec<&str> = s.words.iter().map(String::as_str).collect();
-                let info = word_infos(&words);
+                let info = word_infos(&words, &ambiguity);
                 let (mut prev, mut prev2) = (u32::MAX, u32::MAX);
                 for (i, tag) in s.tags.iter().enumerate() {
                     let truth = usize::from(class_index[tag]);
@@ -225,7 +281,12 @@ impl Tagger {
                     prev = guess as u32;
                 }
             }
-            let candidate = Tagger { classes: classes.clone(), model: trainer.average(), tagdict: tagdict.clone() };
+            let candidate = Tagger {
+                classes: classes.clone(),
+                model: trainer.average(),
+                tagdict: tagdict.clone(),
+                ambiguity: ambiguity.clone(),
+            };
             let acc = candidate.accuracy(dev);
             log(&format!("tagger iteration {iteration}: dev joint accuracy {:.4}", acc));
             history.push(acc);
@@ -235,7 +296,7 @@ impl Tagger {
         }
         let tagger = match best {
             Some((_, t)) => t,
-            None => Tagger { classes, model: trainer.average(), tagdict },
+            None => Tagger { classes, model: trainer.average(), tagdict, ambiguity },
         };
         (tagger, history)
     }
@@ -277,7 +338,7 @@ impl Tagger {
 
     /// Class index per word.
     pub fn tag(&self, words: &[&str]) -> Vec<u16> {
-        let info = word_infos(words);
+        let info = word_infos(words, &self.ambiguity);
         let mut out = Vec::with_capacity(words.len());
         let mut scores = vec![0.0f32; self.classes.len()];
         let mut feats = Vec::with_capacity(32);
@@ -329,6 +390,13 @@ impl Tagger {
             w.str(word);
             w.varint(u64::from(c));
         }
+        let mut amb: Vec<(&String, &u32)> = self.ambiguity.iter().collect();
+        amb.sort();
+        w.varint(amb.len() as u64);
+        for (word, &key) in amb {
+            w.str(word);
+            w.varint(u64::from(key));
+        }
         w.model(&self.model);
         w.finish()
     }
@@ -347,9 +415,16 @@ impl Tagger {
             anyhow::ensure!((c as usize) < classes.len(), "bad tag-dictionary entry");
             tagdict.insert(word, c as u16);
         }
+        let n = r.varint()?;
+        let mut ambiguity = HashMap::new();
+        for _ in 0..n {
+            let word = r.str()?;
+            let key = u32::try_from(r.varint()?)?;
+            ambiguity.insert(word, key);
+        }
         let model = r.model()?;
         anyhow::ensure!(model.nclasses == classes.len(), "tagger model class count mismatch");
-        Ok(Tagger { classes, model, tagdict })
+        Ok(Tagger { classes, model, tagdict, ambiguity })
     }
 }
 
