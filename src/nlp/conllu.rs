@@ -27,7 +27,11 @@ pub struct Word {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Extra {
     /// A multiword token `first-last` with its surface form and the rest of the line.
-    MultiwordToken { first: usize, last: usize, line: String },
+    MultiwordToken {
+        first: usize,
+        last: usize,
+        line: String,
+    },
     /// An empty node `after.k` (enhanced dependencies), kept verbatim.
     EmptyNode { after: usize, line: String },
 }
@@ -81,25 +85,43 @@ pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        let err = |message: String| ParseError { line: line_no, message };
+        let err = |message: String| ParseError {
+            line: line_no,
+            message,
+        };
         if cols.len() < 2 {
-            return Err(err(format!("expected 10 tab-separated columns, found {}", cols.len())));
+            return Err(err(format!(
+                "expected 10 tab-separated columns, found {}",
+                cols.len()
+            )));
         }
         let id = cols[0];
         if let Some((a, b)) = id.split_once('-') {
             let first = a.parse().map_err(|_| err(format!("bad range ID {id:?}")))?;
             let last = b.parse().map_err(|_| err(format!("bad range ID {id:?}")))?;
-            current.extras.push(Extra::MultiwordToken { first, last, line: line.to_string() });
+            current.extras.push(Extra::MultiwordToken {
+                first,
+                last,
+                line: line.to_string(),
+            });
             continue;
         }
         if let Some((a, _)) = id.split_once('.') {
-            let after = a.parse().map_err(|_| err(format!("bad empty-node ID {id:?}")))?;
-            current.extras.push(Extra::EmptyNode { after, line: line.to_string() });
+            let after = a
+                .parse()
+                .map_err(|_| err(format!("bad empty-node ID {id:?}")))?;
+            current.extras.push(Extra::EmptyNode {
+                after,
+                line: line.to_string(),
+            });
             continue;
         }
         let id: usize = id.parse().map_err(|_| err(format!("bad word ID {id:?}")))?;
         if id != current.words.len() + 1 {
-            return Err(err(format!("word ID {id} out of sequence (expected {})", current.words.len() + 1)));
+            return Err(err(format!(
+                "word ID {id} out of sequence (expected {})",
+                current.words.len() + 1
+            )));
         }
         let head = match cols.get(6).copied() {
             None | Some("_") => None,
@@ -127,7 +149,10 @@ pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
         if let Some(w) = s.words.iter().find(|w| w.head.is_some_and(|h| h > n)) {
             return Err(ParseError {
                 line: 0,
-                message: format!("word {} ({:?}) has HEAD outside its sentence of {n} words", w.id, w.form),
+                message: format!(
+                    "word {} ({:?}) has HEAD outside its sentence of {n} words",
+                    w.id, w.form
+                ),
             });
         }
     }
@@ -154,7 +179,9 @@ pub fn write(sentences: &[Sentence]) -> String {
         extras.sort_by_key(|e| e.anchor());
         let mut next_extra = 0;
         // Empty nodes numbered 0.k come before word 1.
-        while next_extra < extras.len() && matches!(extras[next_extra], Extra::EmptyNode { after: 0, .. }) {
+        while next_extra < extras.len()
+            && matches!(extras[next_extra], Extra::EmptyNode { after: 0, .. })
+        {
             push_extra(&mut out, extras[next_extra]);
             next_extra += 1;
         }
@@ -226,7 +253,11 @@ pub fn evaluate(gold: &[Sentence], predicted: &[Sentence]) -> anyhow::Result<Sco
     );
     let (mut n, mut upos, mut xpos, mut uas, mut las) = (0usize, 0usize, 0usize, 0usize, 0usize);
     for (i, (g, p)) in gold.iter().zip(predicted).enumerate() {
-        anyhow::ensure!(g.words.len() == p.words.len(), "sentence {} has a different number of words", i + 1);
+        anyhow::ensure!(
+            g.words.len() == p.words.len(),
+            "sentence {} has a different number of words",
+            i + 1
+        );
         for (gw, pw) in g.words.iter().zip(&p.words) {
             n += 1;
             upos += usize::from(gw.upos == pw.upos);
@@ -238,5 +269,11 @@ pub fn evaluate(gold: &[Sentence], predicted: &[Sentence]) -> anyhow::Result<Sco
         }
     }
     let frac = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
-    Ok(Scores { words: n, upos: frac(upos), xpos: frac(xpos), uas: frac(uas), las: frac(las) })
+    Ok(Scores {
+        words: n,
+        upos: frac(upos),
+        xpos: frac(xpos),
+        uas: frac(uas),
+        las: frac(las),
+    })
 }

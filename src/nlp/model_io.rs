@@ -93,12 +93,27 @@ pub struct Reader {
 
 impl Reader {
     pub fn new(gzipped: &[u8], kind: &str) -> anyhow::Result<Reader> {
-        ensure!(!gzipped.is_empty(), "the {kind} model is empty: run scripts/train-nlp and rebuild");
+        ensure!(
+            !gzipped.is_empty(),
+            "the {kind} model is empty: run scripts/train-nlp and rebuild"
+        );
         let mut buf = Vec::new();
-        GzDecoder::new(gzipped).read_to_end(&mut buf).context("decompressing model")?;
-        ensure!(buf.len() > MAGIC.len() && &buf[..MAGIC.len()] == MAGIC, "not an aesop NLP model file");
-        ensure!(buf[MAGIC.len()] == VERSION, "unsupported model version {}", buf[MAGIC.len()]);
-        let mut r = Reader { buf, pos: MAGIC.len() + 1 };
+        GzDecoder::new(gzipped)
+            .read_to_end(&mut buf)
+            .context("decompressing model")?;
+        ensure!(
+            buf.len() > MAGIC.len() && &buf[..MAGIC.len()] == MAGIC,
+            "not an aesop NLP model file"
+        );
+        ensure!(
+            buf[MAGIC.len()] == VERSION,
+            "unsupported model version {}",
+            buf[MAGIC.len()]
+        );
+        let mut r = Reader {
+            buf,
+            pos: MAGIC.len() + 1,
+        };
         let found = r.str()?;
         ensure!(found == kind, "expected a {kind} model, found {found}");
         Ok(r)
@@ -107,7 +122,9 @@ impl Reader {
     pub fn varint(&mut self) -> anyhow::Result<u64> {
         let mut n = 0u64;
         for shift in (0..64).step_by(7) {
-            let Some(&byte) = self.buf.get(self.pos) else { bail!("model file truncated") };
+            let Some(&byte) = self.buf.get(self.pos) else {
+                bail!("model file truncated")
+            };
             self.pos += 1;
             n |= u64::from(byte & 0x7f) << shift;
             if byte & 0x80 == 0 {
@@ -125,12 +142,18 @@ impl Reader {
     /// A length or count, bounded by the bytes left so a corrupt file cannot request huge allocations.
     fn len(&mut self) -> anyhow::Result<usize> {
         let n = self.varint()? as usize;
-        ensure!(n <= self.buf.len() - self.pos.min(self.buf.len()), "bad length in model file");
+        ensure!(
+            n <= self.buf.len() - self.pos.min(self.buf.len()),
+            "bad length in model file"
+        );
         Ok(n)
     }
 
     pub fn f32(&mut self) -> anyhow::Result<f32> {
-        let bytes = self.buf.get(self.pos..self.pos + 4).context("model file truncated")?;
+        let bytes = self
+            .buf
+            .get(self.pos..self.pos + 4)
+            .context("model file truncated")?;
         self.pos += 4;
         Ok(f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
@@ -139,7 +162,9 @@ impl Reader {
         let n = self.len()?;
         let bytes = &self.buf[self.pos..self.pos + n];
         self.pos += n;
-        Ok(std::str::from_utf8(bytes).context("model string is not UTF-8")?.to_string())
+        Ok(std::str::from_utf8(bytes)
+            .context("model string is not UTF-8")?
+            .to_string())
     }
 
     pub fn strings(&mut self) -> anyhow::Result<Vec<String>> {
@@ -161,7 +186,10 @@ impl Reader {
             let mut class = 0u64;
             for _ in 0..len {
                 class += self.varint()?;
-                ensure!(class < nclasses as u64, "class index out of range in model file");
+                ensure!(
+                    class < nclasses as u64,
+                    "class index out of range in model file"
+                );
                 row.push((class as u16, self.signed()? as f32 * scale));
             }
             rows.push((u32::try_from(key).context("feature key out of range")?, row));
@@ -182,7 +210,11 @@ mod tests {
         let mut t = Trainer::new(3);
         for i in 0..20u32 {
             t.tick();
-            t.update((i % 3) as usize, ((i + 1) % 3) as usize, &[i % 5, 100 + i % 7]);
+            t.update(
+                (i % 3) as usize,
+                ((i + 1) % 3) as usize,
+                &[i % 5, 100 + i % 7],
+            );
         }
         let m = t.average();
         let mut w = Writer::new("test");

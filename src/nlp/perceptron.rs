@@ -105,7 +105,11 @@ pub struct Trainer {
 
 impl Trainer {
     pub fn new(nclasses: usize) -> Trainer {
-        Trainer { nclasses, weights: FeatureMap::default(), step: 0 }
+        Trainer {
+            nclasses,
+            weights: FeatureMap::default(),
+            step: 0,
+        }
     }
 
     pub fn nclasses(&self) -> usize {
@@ -142,7 +146,12 @@ impl Trainer {
                 let entry = match entries.iter_mut().position(|e| e.class == class) {
                     Some(i) => &mut entries[i],
                     None => {
-                        entries.push(Entry { class, weight: 0, total: 0, stamp: step });
+                        entries.push(Entry {
+                            class,
+                            weight: 0,
+                            total: 0,
+                            stamp: step,
+                        });
                         let last = entries.len() - 1;
                         &mut entries[last]
                     }
@@ -171,7 +180,7 @@ impl Trainer {
                 averaged.push((key, row));
             }
         }
-        Model::from_rows(self.nclasses, averaged).quantized()
+        Model::from_rows(self.nclasses, averaged).quantized(PRUNE_FRACTION)
     }
 }
 
@@ -187,8 +196,8 @@ pub struct Model {
 
 /// Quantization levels: weights are stored as integers in ±QUANT_LEVELS·scale.
 const QUANT_LEVELS: f32 = 32767.0;
-/// Weights below this fraction of the largest are rounded to zero and pruned (they never change a decision measurably).
-const PRUNE_FRACTION: f32 = 1.0 / 4096.0;
+/// Default pruning: weights below this fraction of the largest are rounded to zero and dropped.
+pub const PRUNE_FRACTION: f32 = 1.0 / 4096.0;
 
 impl Model {
     pub fn from_rows(nclasses: usize, mut rows: Vec<(u32, Vec<(u16, f32)>)>) -> Model {
@@ -200,16 +209,26 @@ impl Model {
             index.insert(key, (entries.len() as u32, row.len() as u32));
             entries.extend(row);
         }
-        Model { nclasses, index, entries, scale: 1.0 }
+        Model {
+            nclasses,
+            index,
+            entries,
+            scale: 1.0,
+        }
     }
 
-    /// Round weights to multiples of a scale chosen from the largest weight; drop tiny ones.
-    fn quantized(self) -> Model {
-        let max = self.entries.iter().map(|e| e.1.abs()).fold(0.0f32, f32::max);
+    /// Round weights to multiples of a scale chosen from the largest weight, dropping weights below
+    /// `prune_fraction` of the largest (the step size is at least that fraction).
+    pub fn quantized(&self, prune_fraction: f32) -> Model {
+        let max = self
+            .entries
+            .iter()
+            .map(|e| e.1.abs())
+            .fold(0.0f32, f32::max);
         if max == 0.0 {
-            return self;
+            return self.clone();
         }
-        let scale = (max * PRUNE_FRACTION).max(max / QUANT_LEVELS);
+        let scale = (max * prune_fraction).max(max / QUANT_LEVELS);
         let rows: Vec<(u32, Vec<(u16, f32)>)> = self
             .rows()
             .map(|(key, row)| {

@@ -40,7 +40,12 @@ pub struct TaggerOptions {
 
 impl Default for TaggerOptions {
     fn default() -> Self {
-        TaggerOptions { max_iterations: 8, seed: 1, dict_min_count: 20, dict_min_ratio: 0.995 }
+        TaggerOptions {
+            max_iterations: 8,
+            seed: 1,
+            dict_min_count: 20,
+            dict_min_ratio: 0.995,
+        }
     }
 }
 
@@ -122,17 +127,28 @@ fn word_infos(words: &[&str], ambiguity: &HashMap<String, u32>) -> Vec<WordInfo>
         .map(|w| {
             let lower = w.to_lowercase();
             let amb = ambiguity.get(&lower).copied().unwrap_or(UNKNOWN_AMBIGUITY);
-            WordInfo { norm: normalize(w), shape: shape(w), amb }
+            WordInfo {
+                norm: normalize(w),
+                shape: shape(w),
+                amb,
+            }
         })
         .collect()
 }
 
-fn ambiguity_classes(train: &[TaggedSentence], class_index: &HashMap<(String, String), u16>) -> HashMap<String, u32> {
+fn ambiguity_classes(
+    train: &[TaggedSentence],
+    class_index: &HashMap<(String, String), u16>,
+) -> HashMap<String, u32> {
     let mut counts: HashMap<String, HashMap<u16, usize>> = HashMap::new();
     for s in train {
         for (w, t) in s.words.iter().zip(&s.tags) {
             if let Some(&c) = class_index.get(t) {
-                *counts.entry(w.to_lowercase()).or_default().entry(c).or_default() += 1;
+                *counts
+                    .entry(w.to_lowercase())
+                    .or_default()
+                    .entry(c)
+                    .or_default() += 1;
             }
         }
     }
@@ -142,8 +158,11 @@ fn ambiguity_classes(train: &[TaggedSentence], class_index: &HashMap<(String, St
         if total < AMBIGUITY_MIN_COUNT {
             continue;
         }
-        let mut set: Vec<u16> =
-            by_class.iter().filter(|(_, &n)| n as f64 / total as f64 >= AMBIGUITY_MIN_SHARE).map(|(&c, _)| c).collect();
+        let mut set: Vec<u16> = by_class
+            .iter()
+            .filter(|(_, &n)| n as f64 / total as f64 >= AMBIGUITY_MIN_SHARE)
+            .map(|(&c, _)| c)
+            .collect();
         set.sort_unstable();
         let mut f = Feature::new(255);
         for c in set {
@@ -156,7 +175,14 @@ fn ambiguity_classes(train: &[TaggedSentence], class_index: &HashMap<(String, St
 }
 
 /// Feature hashes for word `i` given the two previous predicted classes (`u32::MAX` = sentence start).
-fn features(words: &[&str], info: &[WordInfo], i: usize, prev: u32, prev2: u32, out: &mut Vec<u32>) {
+fn features(
+    words: &[&str],
+    info: &[WordInfo],
+    i: usize,
+    prev: u32,
+    prev2: u32,
+    out: &mut Vec<u32>,
+) {
     out.clear();
     let at = |j: isize| -> &str {
         if j < 0 {
@@ -177,7 +203,11 @@ fn features(words: &[&str], info: &[WordInfo], i: usize, prev: u32, prev2: u32, 
     let n1_shape = info.get(i + 1).map_or("-END-", |x| x.shape.as_str());
     let amb = |j: usize| info.get(j).map_or(u32::MAX, |x| x.amb);
     let (a0, a1, a2) = (info[i].amb, amb(i + 1), amb(i + 2));
-    let p1_shape = if i > 0 { info[i - 1].shape.as_str() } else { "-START-" };
+    let p1_shape = if i > 0 {
+        info[i - 1].shape.as_str()
+    } else {
+        "-START-"
+    };
     let mut f = |feat: Feature| out.push(feat.key());
     f(Feature::new(0));
     f(Feature::new(1).str(w));
@@ -204,7 +234,10 @@ fn features(words: &[&str], info: &[WordInfo], i: usize, prev: u32, prev2: u32, 
     f(Feature::new(22).num(u32::from(i == 0)).str(&info[i].shape));
     f(Feature::new(23).num(prev).str(n1));
     f(Feature::new(24).str(n1_shape));
-    f(Feature::new(25).str(p1_shape).str(&info[i].shape).str(n1_shape));
+    f(Feature::new(25)
+        .str(p1_shape)
+        .str(&info[i].shape)
+        .str(n1_shape));
     f(Feature::new(26).num(prev).str(suffix(raw, 3)));
     f(Feature::new(27).str(suffix(raw, 5)));
     f(Feature::new(28).str(w).str(n1).str(n2));
@@ -242,7 +275,10 @@ impl Tagger {
         let mut tagdict = HashMap::new();
         for (w, by_class) in &counts {
             let total: usize = by_class.values().sum();
-            if let Some((&c, &n)) = by_class.iter().max_by_key(|(c, n)| (**n, std::cmp::Reverse(**c))) {
+            if let Some((&c, &n)) = by_class
+                .iter()
+                .max_by_key(|(c, n)| (**n, std::cmp::Reverse(**c)))
+            {
                 if total >= opts.dict_min_count && n as f64 / total as f64 >= opts.dict_min_ratio {
                     tagdict.insert(w.to_string(), c);
                 }
@@ -288,15 +324,24 @@ impl Tagger {
                 ambiguity: ambiguity.clone(),
             };
             let acc = candidate.accuracy(dev);
-            log(&format!("tagger iteration {iteration}: dev joint accuracy {:.4}", acc));
+            log(&format!(
+                "tagger iteration {iteration}: dev joint accuracy {:.4}",
+                acc
+            ));
             history.push(acc);
-            if best.as_ref().is_none_or(|(b, _)| acc > *b) {
+            // Ties go to the later iteration, so an empty dev set selects the last one.
+            if best.as_ref().is_none_or(|(b, _)| acc >= *b) {
                 best = Some((acc, candidate));
             }
         }
         let tagger = match best {
             Some((_, t)) => t,
-            None => Tagger { classes, model: trainer.average(), tagdict, ambiguity },
+            None => Tagger {
+                classes,
+                model: trainer.average(),
+                tagdict,
+                ambiguity,
+            },
         };
         (tagger, history)
     }
@@ -361,12 +406,16 @@ impl Tagger {
 
     /// UPOS of a class index.
     pub fn upos(&self, class: u16) -> &str {
-        self.classes.get(usize::from(class)).map_or("X", |c| c.0.as_str())
+        self.classes
+            .get(usize::from(class))
+            .map_or("X", |c| c.0.as_str())
     }
 
     /// XPOS of a class index.
     pub fn xpos(&self, class: u16) -> &str {
-        self.classes.get(usize::from(class)).map_or("_", |c| c.1.as_str())
+        self.classes
+            .get(usize::from(class))
+            .map_or("_", |c| c.1.as_str())
     }
 
     pub fn nclasses(&self) -> usize {
@@ -375,6 +424,14 @@ impl Tagger {
 
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// The same tagger with weights re-quantized at a coarser pruning threshold (smaller file).
+    pub fn pruned(&self, prune_fraction: f32) -> Tagger {
+        Tagger {
+            model: self.model.quantized(prune_fraction),
+            ..self.clone()
+        }
     }
 
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
@@ -405,7 +462,10 @@ impl Tagger {
         let mut r = Reader::new(bytes, "tagger")?;
         let upos = r.strings()?;
         let xpos = r.strings()?;
-        anyhow::ensure!(upos.len() == xpos.len() && !upos.is_empty(), "bad tag list in tagger model");
+        anyhow::ensure!(
+            upos.len() == xpos.len() && !upos.is_empty(),
+            "bad tag list in tagger model"
+        );
         let classes: Vec<(String, String)> = upos.into_iter().zip(xpos).collect();
         let n = r.varint()?;
         let mut tagdict = HashMap::new();
@@ -423,8 +483,16 @@ impl Tagger {
             ambiguity.insert(word, key);
         }
         let model = r.model()?;
-        anyhow::ensure!(model.nclasses == classes.len(), "tagger model class count mismatch");
-        Ok(Tagger { classes, model, tagdict, ambiguity })
+        anyhow::ensure!(
+            model.nclasses == classes.len(),
+            "tagger model class count mismatch"
+        );
+        Ok(Tagger {
+            classes,
+            model,
+            tagdict,
+            ambiguity,
+        })
     }
 }
 
@@ -448,7 +516,10 @@ mod tests {
     fn sent(pairs: &[(&str, &str)]) -> TaggedSentence {
         TaggedSentence {
             words: pairs.iter().map(|p| p.0.to_string()).collect(),
-            tags: pairs.iter().map(|p| (p.1.to_string(), p.1.to_string())).collect(),
+            tags: pairs
+                .iter()
+                .map(|p| (p.1.to_string(), p.1.to_string()))
+                .collect(),
         }
     }
 
@@ -463,14 +534,21 @@ mod tests {
                 }
             })
             .collect();
-        let opts = TaggerOptions { max_iterations: 5, dict_min_count: 1000, ..Default::default() };
+        let opts = TaggerOptions {
+            max_iterations: 5,
+            dict_min_count: 1000,
+            ..Default::default()
+        };
         let (tagger, history) = Tagger::train(&train, &train, opts, |_| {});
         assert_eq!(history.len(), 5);
         let tags = tagger.tag(&["the", "cat", "runs"]);
         let names: Vec<&str> = tags.iter().map(|&c| tagger.upos(c)).collect();
         assert_eq!(names, ["DET", "NOUN", "VERB"]);
         let back = Tagger::from_bytes(&tagger.to_bytes()?)?;
-        assert_eq!(back.tag(&["a", "dog", "sleeps"]), tagger.tag(&["a", "dog", "sleeps"]));
+        assert_eq!(
+            back.tag(&["a", "dog", "sleeps"]),
+            tagger.tag(&["a", "dog", "sleeps"])
+        );
         assert!(tagger.tag(&[]).is_empty());
         Ok(())
     }
