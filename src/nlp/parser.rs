@@ -49,6 +49,16 @@ pub struct Parser {
 }
 
 const NONE: usize = usize::MAX;
+/// Feature frequencies for pruning are counted over the first iterations (gold paths, then
+/// the first explored ones).
+const COUNT_ITERATIONS: usize = 2;
+/// Candidate frequency thresholds, tried in increasing order.
+const PRUNE_MIN_COUNTS: &[u32] = &[2, 3, 5, 8, 12];
+/// Dev LAS a pruned model may lose.
+const PRUNE_TOLERANCE: f64 = 0.002;
+/// Parser weights are quantized more coarsely than the default (1/256 of the largest): it
+/// shrinks the file by a sixth for about 0.02 points of dev LAS.
+const PARSER_PRUNE_FRACTION: f32 = 1.0 / 256.0;
 const SHIFT: usize = 0;
 
 #[cfg(test)]
@@ -410,6 +420,15 @@ impl State {
         f(&[t(s1), val(&self.rval, s1)]);
         f(&[u(s1), u(s0), u(b0)]);
         f(&[u(s0), u(b0), u(b1)]);
+        f(&[w(b0), w(b1)]);
+        f(&[t(s1), t(b0)]);
+        f(&[w(s1), w(b0)]);
+        f(&[w(s0), t(s0), t(b0), t(b1)]);
+        f(&[t(s0), w(b0), t(b1)]);
+        f(&[w(s2), t(s2)]);
+        f(&[u(s0), u(s0l), u(s0r)]);
+        f(&[t(b0), lab(b0l), lab(b0l2)]);
+        f(&[t(s0), lab(s0l), lab(s0l2)]);
         // Is the buffer empty / how deep is the stack (root attachment and long sentences).
         f(&[u32::from(b0 == NONE), self.stack.len().min(4) as u32]);
     }
@@ -476,6 +495,9 @@ impl Parser {
                 while !state.terminal() {
                     state.features(&atoms, &mut feats);
                     trainer.tick();
+                    if iteration <= COUNT_ITERATIONS {
+                        trainer.count(&feats);
+                    }
                     trainer.scores(&feats, &mut scores);
                     state.costs(&gold_heads, &gold_labels, &on_stack, &mut costs);
                     let min_cost = costs.iter().copied().min().unwrap_or(usize::MAX);
@@ -513,7 +535,27 @@ impl Parser {
             ));
             history.push((uas, las));
             if best.as_ref().is_none_or(|(b, _)| las > *b) {
-                best = Some((las, candidate));
+                // Keep the smallest frequency-pruned model that loses at most PRUNE_TOLERANCE LAS on dev.
+                let mut chosen = candidate;
+                for &min_count in PRUNE_MIN_COUNTS {
+                    let pruned = Parser {
+                        labels: labels.clone(),
+                        model: trainer
+                            .average_min_count(min_count)
+                            .quantized(PARSER_PRUNE_FRACTION),
+                    };
+                    let (p_uas, p_las) = pruned.attachment(dev);
+                    log(&format!(
+                        "  features seen >= {min_count} times: {} weights, dev UAS {p_uas:.4} LAS {p_las:.4}",
+                        pruned.model.nweights()
+                    ));
+                    if p_las + PRUNE_TOLERANCE >= las {
+                        chosen = pruned;
+                    } else {
+                        break;
+                    }
+                }
+                best = Some((las, chosen));
             }
         }
         let parser = match best {

@@ -101,6 +101,8 @@ pub struct Trainer {
     nclasses: usize,
     weights: FeatureMap<Vec<Entry>>,
     step: u64,
+    /// How often each feature occurred in the instances passed to [`Trainer::count`].
+    counts: FeatureMap<u32>,
 }
 
 impl Trainer {
@@ -109,6 +111,7 @@ impl Trainer {
             nclasses,
             weights: FeatureMap::default(),
             step: 0,
+            counts: FeatureMap::default(),
         }
     }
 
@@ -163,11 +166,27 @@ impl Trainer {
         }
     }
 
+    /// Record the features of one instance for frequency pruning ([`Trainer::average_min_count`]).
+    pub fn count(&mut self, feats: &[u32]) {
+        for &f in feats {
+            *self.counts.entry(f).or_default() += 1;
+        }
+    }
+
     /// Averaged weights as an inference model; weights whose quantized value is 0 are dropped.
     pub fn average(&self) -> Model {
+        self.average_min_count(0)
+    }
+
+    /// Like [`Trainer::average`], keeping only features counted at least `min_count` times: rare
+    /// features make up most of a model's size and carry little.
+    pub fn average_min_count(&self, min_count: u32) -> Model {
         let step = self.step.max(1);
         let mut averaged: Vec<(u32, Vec<(u16, f32)>)> = Vec::with_capacity(self.weights.len());
         for (&key, entries) in &self.weights {
+            if min_count > 0 && self.counts.get(&key).copied().unwrap_or(0) < min_count {
+                continue;
+            }
             let row: Vec<(u16, f32)> = entries
                 .iter()
                 .map(|e| {
