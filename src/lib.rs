@@ -5,6 +5,7 @@
 
 pub mod corpus;
 pub mod features;
+pub mod nlp;
 pub mod text;
 
 /// Directory holding the public data sets (`AESOP_DATA`, default `../shared/data`).

@@ -1,0 +1,112 @@
+//! Train aesop's tagger and parser from UD English-EWT (run through scripts/train-nlp).
+//!
+//! Usage: train_nlp EWT_DIR OUT_DIR. With `AESOP_NLP_KEEP_TAGGER=1` the tagger in OUT_DIR is
+//! reused and only the parser is trained.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use aesop::nlp::{
+    conllu, jackknife_tags, parse_sentences,
+    parser::{Parser, ParserOptions},
+    retag, tagged_sentences,
+    tagger::{Tagger, TaggerOptions},
+};
+
+fn read(dir: &Path, split: &str) -> anyhow::Result<Vec<conllu::Sentence>> {
+    let path = dir.join(format!("en_ewt-ud-{split}.conllu"));
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(conllu::parse(&text)?)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    anyhow::ensure!(args.len() == 3, "usage: train_nlp EWT_DIR OUT_DIR");
+    let ewt = PathBuf::from(&args[1]);
+    let out = PathBuf::from(&args[2]);
+    let train = read(&ewt, "train")?;
+    let dev = read(&ewt, "dev")?;
+    let test = read(&ewt, "test")?;
+
+    let tagger_path = out.join("tagger.bin.gz");
+    let tagger = if std::env::var("AESOP_NLP_KEEP_TAGGER").is_ok_and(|v| v == "1") {
+        Tagger::from_bytes(&std::fs::read(&tagger_path)?)?
+    } else {
+        let start = Instant::now();
+        let (tagger, history) = Tagger::train(
+            &tagged_sentences(&train),
+            &tagged_sentences(&dev),
+            TaggerOptions::default(),
+            |m| eprintln!("{m}"),
+        );
+        eprintln!(
+            "tagger trained in {:.1}s; dev joint accuracy per iteration {history:.4?}",
+            start.elapsed().as_secs_f64()
+        );
+        let bytes = tagger.to_bytes()?;
+        std::fs::write(&tagger_path, &bytes)?;
+        eprintln!(
+            "wrote {} ({} bytes, {} features, {} weights)",
+            tagger_path.display(),
+            bytes.len(),
+            tagger.model().nfeatures(),
+            tagger.model().nweights()
+        );
+        tagger
+    };
+    let (upos, xpos) = tagger.upos_xpos_accuracy(&tagged_sentences(&test));
+    eprintln!("tagger on EWT test (gold tokens): UPOS {upos:.4} XPOS {xpos:.4}");
+
+    // The parser trains on jackknifed tags and is selected on dev with predicted tags.
+    let start = Instant::now();
+    let jk_opts = TaggerOptions {
+        max_iterations: 6,
+        ..TaggerOptions::default()
+    };
+    let train_parse = if std::env::var("AESOP_NLP_GOLD_TAGS").is_ok_and(|v| v == "1") {
+        parse_sentences(&train)
+    } else {
+        jackknife_tags(&train, 4, jk_opts, |m| eprintln!("{m}"))
+    };
+    eprintln!(
+        "parser training tags ready in {:.1}s",
+        start.elapsed().as_secs_f64()
+    );
+    let mut dev_parse = parse_sentences(&dev);
+    retag(&tagger, &mut dev_parse);
+    let (parser, history) =
+        Parser::train(&train_parse, &dev_parse, ParserOptions::default(), |m| {
+            eprintln!("{m}")
+        });
+    eprintln!(
+        "parser trained in {:.1}s; dev (UAS, LAS) per iteration {history:.4?}",
+        start.elapsed().as_secs_f64()
+    );
+    if let Ok(fractions) = std::env::var("AESOP_NLP_PRUNE_SWEEP") {
+        for f in fractions.split(',').filter_map(|f| f.parse::<f32>().ok()) {
+            let p = parser.pruned(f);
+            let (uas, las) = p.attachment(&dev_parse);
+            eprintln!(
+                "prune {f}: {} weights, {} bytes, dev UAS {uas:.4} LAS {las:.4}",
+                p.model().nweights(),
+                p.to_bytes()?.len()
+            );
+        }
+    }
+    let parser_path = out.join("parser.bin.gz");
+    let bytes = parser.to_bytes()?;
+    std::fs::write(&parser_path, &bytes)?;
+    eprintln!(
+        "wrote {} ({} bytes, {} features, {} weights)",
+        parser_path.display(),
+        bytes.len(),
+        parser.model().nfeatures(),
+        parser.model().nweights()
+    );
+    let mut test_parse = parse_sentences(&test);
+    retag(&tagger, &mut test_parse);
+    let (uas, las) = parser.attachment(&test_parse);
+    eprintln!("parser on EWT test (gold tokens, predicted tags): UAS {uas:.4} LAS {las:.4}");
+    Ok(())
+}
