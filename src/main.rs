@@ -37,6 +37,10 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Tokenize, tag and parse English text (CoNLL-U out); with --conllu, tag and parse given tokens.
+    #[command(after_help = "Examples:\n  echo 'The cat sat on the mat.' | aesop analyze\n  \
+aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu")]
+    Analyze(aesop::nlp::AnalyzeArgs),
     /// Compute feature classes for every summary of a judgment set.
     #[command(
         after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
@@ -194,6 +198,7 @@ fn dispatch(command: Command) -> Result<()> {
             );
             Ok(())
         }
+        Command::Analyze(args) => aesop::nlp::analyze_command(args),
         Command::Features {
             set,
             classes,
