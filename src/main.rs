@@ -38,8 +38,10 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         output: PathBuf,
     },
     /// Tokenize, tag and parse English text (CoNLL-U out); with --conllu, tag and parse given tokens.
-    #[command(after_help = "Examples:\n  echo 'The cat sat on the mat.' | aesop analyze\n  \
-aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu")]
+    #[command(
+        after_help = "Examples:\n  echo 'The cat sat on the mat.' | aesop analyze\n  \
+aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
+    )]
     Analyze(aesop::nlp::AnalyzeArgs),
     /// Compute feature classes for every summary of a judgment set.
     #[command(
