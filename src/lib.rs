@@ -4,6 +4,7 @@
 //! ([`features`]) → learners and model files (later) → scoring and meta-evaluation.
 
 pub mod corpus;
+pub mod eval;
 pub mod features;
 pub mod nlp;
 pub mod text;
