@@ -14,7 +14,7 @@ pub mod tokenize;
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use conllu::Sentence;
@@ -206,6 +206,49 @@ pub fn analyze(text: &str) -> anyhow::Result<Analysis> {
     Ok(Pipeline::embedded()?.analyze(text))
 }
 
+/// Analyses of every text of a topic, in the order of `Topic::documents`, `references` and
+/// `summaries`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TopicAnalyses {
+    pub documents: Vec<Analysis>,
+    pub references: Vec<Analysis>,
+    pub summaries: Vec<Analysis>,
+}
+
+/// Key under which [`topic_analyses`] caches its result in the topic context.
+pub const TOPIC_ANALYSES_KEY: &str = "nlp.analyses";
+
+#[cfg(test)]
+static TOPIC_ANALYSIS_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The topic's documents, references and summaries, analysed once per topic and shared by every
+/// feature class that asks (cached in the context under [`TOPIC_ANALYSES_KEY`]). Fails only if
+/// the embedded models cannot be decoded.
+pub fn topic_analyses(ctx: &crate::features::TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> {
+    let pipeline = Pipeline::embedded()?;
+    Ok(ctx.shared(TOPIC_ANALYSES_KEY, |topic| {
+        #[cfg(test)]
+        TOPIC_ANALYSIS_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        TopicAnalyses {
+            documents: topic
+                .documents
+                .iter()
+                .map(|d| pipeline.analyze(&d.text))
+                .collect(),
+            references: topic
+                .references
+                .iter()
+                .map(|r| pipeline.analyze(&r.text))
+                .collect(),
+            summaries: topic
+                .summaries
+                .iter()
+                .map(|s| pipeline.analyze(&s.text))
+                .collect(),
+        }
+    }))
+}
+
 /// CoNLL-U for an analysis of raw text: `# text`, `SpaceAfter=No` and `TokenRange=start:end` in MISC.
 pub fn analysis_to_conllu(text: &str, analysis: &Analysis) -> Vec<Sentence> {
     analysis
@@ -388,4 +431,67 @@ pub fn jackknife_tags(
         log(&format!("jackknife fold {}/{folds} tagged", k + 1));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{Document, Reference, Summary, Topic};
+    use crate::features::TopicContext;
+
+    fn topic() -> Topic {
+        Topic {
+            topic: "t1".to_string(),
+            query: None,
+            documents: vec![Document {
+                id: "d1".to_string(),
+                text: "The cat sat on the mat. It was happy.".to_string(),
+                extra: Default::default(),
+            }],
+            references: vec![Reference {
+                id: "A".to_string(),
+                text: "A cat sat.".to_string(),
+                extra: Default::default(),
+            }],
+            summaries: vec![
+                Summary {
+                    system: "1".to_string(),
+                    text: "The cat was happy on the mat.".to_string(),
+                    scores: Default::default(),
+                    human: false,
+                    extra: Default::default(),
+                },
+                Summary {
+                    system: "2".to_string(),
+                    text: String::new(),
+                    scores: Default::default(),
+                    human: false,
+                    extra: Default::default(),
+                },
+            ],
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn topic_analyses_are_computed_once_and_shared() {
+        let topic = topic();
+        let ctx = TopicContext::new(&topic);
+        let before = TOPIC_ANALYSIS_RUNS.load(std::sync::atomic::Ordering::SeqCst);
+        let first = topic_analyses(&ctx).expect("embedded models load");
+        let second = topic_analyses(&ctx).expect("embedded models load");
+        let after = TOPIC_ANALYSIS_RUNS.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(after - before, 1, "the topic was analysed more than once");
+        assert!(Arc::ptr_eq(&first, &second));
+        // One analysis per text, in corpus order; the document has two sentences, the empty
+        // summary none.
+        assert_eq!(first.documents.len(), 1);
+        assert_eq!(first.documents[0].sentences.len(), 2);
+        assert_eq!(first.documents[0].sentences[0].tokens[1].form, "cat");
+        assert_eq!(first.references.len(), 1);
+        assert_eq!(first.references[0].ntokens(), 4);
+        assert_eq!(first.summaries.len(), 2);
+        assert_eq!(first.summaries[1], Analysis::default());
+        assert_eq!(first.summaries[0].sentences[0].tokens.len(), 8);
+    }
 }

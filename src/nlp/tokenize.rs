@@ -434,41 +434,9 @@ fn split_clitics(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
     push(out, r);
 }
 
-/// Byte spans of the sentences of `text`, from [`crate::text::split_sentences`].
-///
-/// The splitter returns strings; they are aligned back to the text by counting non-whitespace
-/// characters, which works whatever the splitter does to whitespace.
-pub fn sentence_spans(text: &str) -> Vec<Range<usize>> {
-    let sentences = crate::text::split_sentences(text);
-    let mut spans = Vec::with_capacity(sentences.len());
-    let mut chars = text
-        .char_indices()
-        .filter(|(_, c)| !c.is_whitespace())
-        .peekable();
-    for s in &sentences {
-        let wanted = s.chars().filter(|c| !c.is_whitespace()).count();
-        if wanted == 0 {
-            continue;
-        }
-        let mut start = None;
-        let mut end = None;
-        for _ in 0..wanted {
-            let Some((i, c)) = chars.next() else { break };
-            start.get_or_insert(i);
-            end = Some(i + c.len_utf8());
-        }
-        if let (Some(a), Some(b)) = (start, end) {
-            spans.push(a..b);
-        }
-    }
-    // Anything the splitter dropped becomes a last sentence, so no text is lost.
-    if let Some(&(i, _)) = chars.peek() {
-        let a = i;
-        let b = text.trim_end().len().max(a);
-        spans.push(a..b);
-    }
-    spans
-}
+/// Byte spans of the sentences of `text` (the foundation splitter's own ranges: trimmed, in
+/// order, never overlapping).
+pub use crate::text::sentences::sentence_spans;
 
 #[cfg(test)]
 mod tests {
