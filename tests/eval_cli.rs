@@ -125,7 +125,10 @@ fn errors_name_the_file_line_and_field() {
     assert!(e.contains("needs --feature"), "{e}");
 
     let e = error_of(args(fixture("bad_score.jsonl"), set.clone(), "pyramid"));
-    assert!(e.contains("bad_score.jsonl:3: score: expected a number"), "{e}");
+    assert!(
+        e.contains("bad_score.jsonl:3: score: expected a number"),
+        "{e}"
+    );
 
     let e = error_of(args(fixture("other_topics.jsonl"), set, "pyramid"));
     assert!(e.contains("share no (topic, system) row"), "{e}");
@@ -146,8 +149,7 @@ fn summeval_rouge1_f_against_relevance() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set_path = dir.path().join("summeval.jsonl");
     let set_file = std::fs::File::create(&set_path).expect("create set");
-    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(set_file), &topics)
-        .expect("write set");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(set_file), &topics).expect("write set");
 
     let options = aesop::features::FeatureOptions::default();
     let classes =
@@ -177,9 +179,17 @@ fn summeval_rouge1_f_against_relevance() {
     assert_eq!(report["systems"], 16);
     let summary_tau = statistic(&report, "summary.kendall");
     let system_tau = statistic(&report, "system.kendall");
-    eprintln!("SummEval relevance, rouge.r1_f: summary tau {summary_tau:.4}, system tau {system_tau:.4}");
-    assert!((summary_tau - 0.252).abs() < 0.005, "summary tau {summary_tau}");
-    assert!((system_tau - 0.567).abs() < 0.005, "system tau {system_tau}");
+    eprintln!(
+        "SummEval relevance, rouge.r1_f: summary tau {summary_tau:.4}, system tau {system_tau:.4}"
+    );
+    assert!(
+        (summary_tau - 0.252).abs() < 0.005,
+        "summary tau {summary_tau}"
+    );
+    assert!(
+        (system_tau - 0.567).abs() < 0.005,
+        "system tau {system_tau}"
+    );
     // The bootstrap interval contains the point estimate on real data.
     for e in report["estimates"].as_array().expect("estimates") {
         let (v, lo, hi) = (
