@@ -92,7 +92,7 @@ fn feature_columns_and_comparison() {
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     let comparison = &report["comparison"];
     // rouge.r2_f is the reverse ordering with T2/D missing: 11 shared rows.
-    assert_eq!(comparison["counts"]["matched"], 11);
+    assert_eq!(comparison["shared_rows"], 11);
     let tau = comparison["statistics"]
         .as_array()
         .expect("statistics")
@@ -100,6 +100,54 @@ fn feature_columns_and_comparison() {
         .find(|s| s["name"] == "system.kendall")
         .expect("system.kendall");
     assert!(tau["difference"].as_f64().expect("number") > 0.0);
+}
+
+/// The flags the `aesop evaluate` subcommand exposes, parsed as the binary will parse them.
+#[test]
+fn command_line_flags_parse() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        evaluate: EvaluateArgs,
+    }
+    let cli = Cli::try_parse_from([
+        "evaluate",
+        "features.csv",
+        "--human",
+        "set.jsonl",
+        "--target",
+        "relevance",
+        "--feature",
+        "rouge.r1_f",
+        "--compare",
+        "pred.jsonl",
+        "--bootstrap",
+        "500",
+        "--resample",
+        "systems",
+        "--seed",
+        "9",
+        "--json",
+        "out.json",
+        "--plot",
+        "out.svg",
+    ])
+    .expect("parses");
+    let a = cli.evaluate;
+    assert_eq!(a.feature.as_deref(), Some("rouge.r1_f"));
+    assert_eq!(
+        (a.bootstrap, a.seed, a.resample),
+        (500, 9, Resample::Systems)
+    );
+    assert_eq!(a.plot, Some(PathBuf::from("out.svg")));
+    let defaults = Cli::try_parse_from([
+        "evaluate", "p.jsonl", "--human", "s.jsonl", "--target", "pyramid",
+    ])
+    .expect("parses");
+    assert_eq!(defaults.evaluate.bootstrap, 1000);
+    assert_eq!(defaults.evaluate.resample, Resample::Both);
+    assert!(Cli::try_parse_from(["evaluate", "p.jsonl", "--target", "pyramid"]).is_err());
 }
 
 #[test]

@@ -105,7 +105,10 @@ pub struct EvaluationReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub metric: String,
+    /// How the second metric matched the human scores.
     pub counts: AlignCounts,
+    /// Rows shared by both metrics and the human scores (what the comparison uses).
+    pub shared_rows: usize,
     pub statistics: Vec<PairedComparison>,
     pub discriminative_power: DiscriminativePower,
 }
@@ -206,10 +209,8 @@ fn compare(
     let data_b = Aligned::new(&rows_b_shared)?;
     Ok(Comparison {
         metric: b.label.clone(),
-        counts: AlignCounts {
-            matched: rows_a_shared.len(),
-            ..counts_b
-        },
+        counts: counts_b,
+        shared_rows: rows_a_shared.len(),
         statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed)?,
         discriminative_power: discriminative_power(&data_b, args.alpha),
     })
@@ -607,7 +608,7 @@ pub fn render_text(report: &EvaluationReport) -> String {
         let _ = writeln!(
             out,
             "comparison: A = {}, B = {} ({} shared rows)",
-            report.metric, cmp.metric, cmp.counts.matched
+            report.metric, cmp.metric, cmp.shared_rows
         );
         let _ = writeln!(
             out,
