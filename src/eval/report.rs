@@ -684,11 +684,17 @@ pub fn scatter_svg(report: &EvaluationReport) -> String {
         r#"<rect width="{width}" height="{height}" fill="white"/>"#
     );
     let tau = report.statistics.system.kendall;
+    // The label holds the whole path; its file name (and column) is enough on a plot.
+    let metric = report
+        .metric
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&report.metric);
     let _ = writeln!(
         svg,
-        r#"<text x="{}" y="24" text-anchor="middle" font-size="14">System means: {} vs {} (system-level Kendall tau-b {})</text>"#,
+        r#"<text x="{}" y="24" text-anchor="middle" font-size="14">System means: {} vs human {} (system-level Kendall tau-b {})</text>"#,
         width / 2.0,
-        xml_escape(&report.metric),
+        xml_escape(metric),
         xml_escape(&report.target),
         fmt3(tau).trim()
     );
@@ -724,7 +730,7 @@ pub fn scatter_svg(report: &EvaluationReport) -> String {
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">{} (mean over topics)</text>"#,
         (ax0 + ax1) / 2.0,
         height - 15.0,
-        xml_escape(&report.metric)
+        xml_escape(metric)
     );
     let _ = writeln!(
         svg,
