@@ -214,8 +214,10 @@ fn summeval_rouge1_f_against_relevance() {
     )
     .expect("write features");
 
-    let mut a = args(features_path, set_path, "relevance");
+    let mut a = args(features_path.clone(), set_path, "relevance");
     a.feature = Some("rouge.r1_f".into());
+    a.compare = Some(features_path);
+    a.compare_feature = Some("rouge.r2_f".into());
     a.bootstrap = 1000;
     a.json = Some(dir.path().join("report.json"));
     evaluate_command(a).expect("evaluate");
@@ -238,6 +240,17 @@ fn summeval_rouge1_f_against_relevance() {
         (system_tau - 0.567).abs() < 0.005,
         "system tau {system_tau}"
     );
+    // The paired comparison with ROUGE-2 F runs on all 1,600 rows and gives probabilities.
+    let comparison = &report["comparison"];
+    assert_eq!(comparison["shared_rows"], 1600);
+    for row in comparison["statistics"].as_array().expect("statistics") {
+        let (wins, p) = (
+            row["bootstrap_a_wins"].as_f64().expect("share"),
+            row["permutation_p"].as_f64().expect("p"),
+        );
+        assert!((0.0..=1.0).contains(&wins) && p > 0.0 && p <= 1.0, "{row}");
+    }
+    assert_eq!(report["discriminative_power"]["pairs"], 120);
     // The bootstrap interval contains the point estimate on real data.
     for e in report["estimates"].as_array().expect("estimates") {
         let (v, lo, hi) = (

@@ -37,6 +37,7 @@ fn correlations_match_scipy_with_ties() {
 //                      # zeros and tied |d| present)
 //   e = [1.3, -0.4, 2.2, 3.1, 0.7, -1.9, 2.8, 1.1, 0.2, 4.5, -0.9, 3.6]
 //   stats.wilcoxon(e)  # statistic 13.0, pvalue 0.04248046875 (exact)
+//   stats.wilcoxon(e + [0.0])  # same: the zero is dropped, then exact on the other 12
 //   big = numpy.round(numpy.random.default_rng(0).normal(0.3, 1, 60), 6)
 //   stats.wilcoxon(big)  # statistic 517.0, pvalue 0.003390514676035299 (normal, n > 50)
 #[test]
@@ -58,6 +59,11 @@ fn wilcoxon_matches_scipy() {
     close(w.statistic, 13.0, 0.0);
     close(w.p_value, 0.04248046875, 1e-14);
     assert_eq!(w.direction(), 1);
+    let mut with_zero = e.to_vec();
+    with_zero.push(0.0);
+    let z = wilcoxon_signed_rank(&with_zero).expect("non-zero differences");
+    assert_eq!((z.method, z.n), (WilcoxonMethod::Exact, 12));
+    close(z.p_value, 0.04248046875, 1e-14);
 
     let big = [
         0.42573, 0.167895, 0.940423, 0.4049, -0.235669, 0.661595, 1.604, 1.247081, -0.403735,
