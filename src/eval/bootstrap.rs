@@ -229,7 +229,7 @@ pub fn compare_metrics(
             } else {
                 f64::NAN
             },
-            permutation_p: if observed[k].is_nan() {
+            permutation_p: if observed[k].is_nan() || samples == 0 {
                 f64::NAN
             } else {
                 (at_least[k] + 1) as f64 / (samples + 1) as f64

@@ -12,7 +12,7 @@ use crate::corpus::jsonl;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ pub struct EvaluateArgs {
     /// Column of the --compare features file (default: the --feature column).
     #[arg(long)]
     pub compare_feature: Option<String>,
-    /// Bootstrap (and permutation) samples.
+    /// Bootstrap (and permutation) samples; 0 gives point estimates only.
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,
     /// What the bootstrap redraws.
@@ -221,13 +221,13 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)
     let topics = jsonl::read_set(path)?;
     let mut rows = Vec::new();
     let mut names = BTreeSet::new();
-    let mut seen: HashMap<(String, String), ()> = HashMap::new();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
     for topic in &topics {
         for summary in &topic.summaries {
             names.extend(summary.scores.keys().cloned());
             if let Some(&score) = summary.scores.get(target) {
                 let key = (topic.topic.clone(), summary.system.clone());
-                if seen.insert(key, ()).is_some() {
+                if !seen.insert(key) {
                     bail!(
                         "{}: topic {:?}: system {:?} has two summaries scored '{target}'; \
                          evaluation needs one score per (topic, system)",
