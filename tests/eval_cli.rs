@@ -102,6 +102,29 @@ fn feature_columns_and_comparison() {
     assert!(tau["difference"].as_f64().expect("number") > 0.0);
 }
 
+#[test]
+fn features_jsonl_with_missing_values() {
+    // T1/A is null: skipped, so 11 rows match; T1 still orders B < C < D as the humans do.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    a.feature = Some("rouge.r1_f".into());
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert_eq!(report["counts"]["matched"], 11);
+    assert_eq!(report["counts"]["human_only"], 1);
+    // Summary τ: T1 (3 systems, all concordant) 1, T2 −1, T3 2/3 → (2/3)/3 = 2/9.
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+
+    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    a.feature = Some("rouge.r9_f".into());
+    let e = error_of(a);
+    assert!(e.contains("features.jsonl:1: no field 'rouge.r9_f'"), "{e}");
+}
+
 /// The flags the `aesop evaluate` subcommand exposes, parsed as the binary will parse them.
 #[test]
 fn command_line_flags_parse() {
