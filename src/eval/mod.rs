@@ -1,7 +1,16 @@
 //! Meta-evaluation: how well a metric or a learned model agrees with human judgments. Every
 //! feature and every model is judged by this same code (SacreROUGE's separation of metrics and
 //! meta-evaluation).
+//!
+//! [`levels`] computes the correlations and pairwise accuracies, [`bootstrap`] their intervals,
+//! the paired comparison of two metrics and the discriminative-power table, [`wilcoxon`] the
+//! paired test behind that table, and [`report`] the `aesop evaluate` command.
 
+pub mod bootstrap;
 pub mod correlation;
+pub mod levels;
+pub mod report;
+pub mod wilcoxon;
 
 pub use correlation::{kendall_tau_b, pearson, spearman};
+pub use report::{evaluate_command, EvaluateArgs};

@@ -1,0 +1,368 @@
+//! Correlation levels and pairwise accuracies of a metric against human scores.
+//!
+//! The rows are laid out as a topic × system grid ([`Aligned`]) so that the bootstrap can
+//! evaluate a resampled list of topic and system indices (with repeats) without copying data.
+//!
+//! - Summary level: within each topic, correlate metric and human over that topic's systems;
+//!   average over the topics where the coefficient is defined (at least two summaries and
+//!   neither variable constant — the three coefficients are undefined in exactly these cases).
+//! - System level: correlate per-system means over the topics where the system has a row.
+//! - Global: every row pooled.
+//! - System-level pairwise accuracy: for each pair of systems whose human means differ, does the
+//!   metric order their means the same way? Pairs tied in the human means are left out (there is
+//!   no order to reproduce); pairs the metric ties count as wrong (the metric failed to order
+//!   them), as in Kocmi et al. 2021. Input-level: the same over pairs of summaries within each
+//!   topic, pooled over topics.
+
+use super::correlation::{kendall_tau_b, pearson, spearman};
+use anyhow::{bail, Result};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// One summary's metric score and human score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreRow {
+    pub topic: String,
+    pub system: String,
+    pub metric: f64,
+    pub human: f64,
+}
+
+/// Metric and human score of one (topic, system) cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cell {
+    pub metric: f64,
+    pub human: f64,
+}
+
+/// Rows as a topic × system grid; `cells[t][s]` is `None` where that system has no summary.
+#[derive(Debug, Clone)]
+pub struct Aligned {
+    pub topics: Vec<String>,
+    pub systems: Vec<String>,
+    pub cells: Vec<Vec<Option<Cell>>>,
+}
+
+impl Aligned {
+    /// Lay out rows in first-seen order of topics and systems. A repeated (topic, system) is an
+    /// error: the levels would silently weigh that summary twice.
+    pub fn new(rows: &[ScoreRow]) -> Result<Aligned> {
+        let mut topic_index: HashMap<&str, usize> = HashMap::new();
+        let mut system_index: HashMap<&str, usize> = HashMap::new();
+        let mut topics = Vec::new();
+        let mut systems = Vec::new();
+        for row in rows {
+            if !row.metric.is_finite() || !row.human.is_finite() {
+                bail!(
+                    "topic {:?}, system {:?}: scores must be finite (metric {}, human {})",
+                    row.topic,
+                    row.system,
+                    row.metric,
+                    row.human
+                );
+            }
+            topic_index.entry(&row.topic).or_insert_with(|| {
+                topics.push(row.topic.clone());
+                topics.len() - 1
+            });
+            system_index.entry(&row.system).or_insert_with(|| {
+                systems.push(row.system.clone());
+                systems.len() - 1
+            });
+        }
+        let mut cells = vec![vec![None; systems.len()]; topics.len()];
+        for row in rows {
+            let (t, s) = (
+                topic_index[row.topic.as_str()],
+                system_index[row.system.as_str()],
+            );
+            if cells[t][s].is_some() {
+                bail!(
+                    "topic {:?}, system {:?} appears twice",
+                    row.topic,
+                    row.system
+                );
+            }
+            cells[t][s] = Some(Cell {
+                metric: row.metric,
+                human: row.human,
+            });
+        }
+        Ok(Aligned {
+            topics,
+            systems,
+            cells,
+        })
+    }
+
+    /// Number of (topic, system) cells with a row.
+    pub fn row_count(&self) -> usize {
+        self.cells.iter().flatten().filter(|c| c.is_some()).count()
+    }
+
+    pub fn all_topics(&self) -> Vec<usize> {
+        (0..self.topics.len()).collect()
+    }
+
+    pub fn all_systems(&self) -> Vec<usize> {
+        (0..self.systems.len()).collect()
+    }
+
+    /// Per-system (metric mean, human mean) over the given topics, for each listed system;
+    /// `None` for a system with no row in those topics.
+    pub fn system_means(&self, topics: &[usize], systems: &[usize]) -> Vec<Option<(f64, f64)>> {
+        systems
+            .iter()
+            .map(|&s| {
+                let (mut sum_m, mut sum_h, mut n) = (0.0, 0.0, 0usize);
+                for &t in topics {
+                    if let Some(c) = self.cells[t][s] {
+                        sum_m += c.metric;
+                        sum_h += c.human;
+                        n += 1;
+                    }
+                }
+                (n > 0).then(|| (sum_m / n as f64, sum_h / n as f64))
+            })
+            .collect()
+    }
+}
+
+/// Pearson r, Spearman ρ and Kendall τ-b of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Correlations {
+    pub pearson: f64,
+    pub spearman: f64,
+    pub kendall: f64,
+}
+
+impl Correlations {
+    fn of(x: &[f64], y: &[f64]) -> Correlations {
+        Correlations {
+            pearson: pearson(x, y),
+            spearman: spearman(x, y),
+            kendall: kendall_tau_b(x, y),
+        }
+    }
+
+    const NAN: Correlations = Correlations {
+        pearson: f64::NAN,
+        spearman: f64::NAN,
+        kendall: f64::NAN,
+    };
+}
+
+/// Share of pairs the metric orders as the humans do, with what was counted.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PairwiseAccuracy {
+    /// `correct / pairs`; NaN when no pair has distinct human scores.
+    pub accuracy: f64,
+    /// Pairs with distinct human scores (the denominator).
+    pub pairs: usize,
+    pub correct: usize,
+    /// Pairs left out because the human scores tie.
+    pub human_ties: usize,
+    /// Counted pairs the metric ties (counted as wrong).
+    pub metric_ties: usize,
+}
+
+impl PairwiseAccuracy {
+    fn new() -> PairwiseAccuracy {
+        PairwiseAccuracy {
+            accuracy: f64::NAN,
+            pairs: 0,
+            correct: 0,
+            human_ties: 0,
+            metric_ties: 0,
+        }
+    }
+
+    fn add(&mut self, metric_a: f64, human_a: f64, metric_b: f64, human_b: f64) {
+        let human = human_a.total_cmp(&human_b);
+        if human.is_eq() {
+            self.human_ties += 1;
+            return;
+        }
+        self.pairs += 1;
+        let metric = metric_a.total_cmp(&metric_b);
+        if metric.is_eq() {
+            self.metric_ties += 1;
+        } else if metric == human {
+            self.correct += 1;
+        }
+    }
+
+    fn finish(mut self) -> PairwiseAccuracy {
+        if self.pairs > 0 {
+            self.accuracy = self.correct as f64 / self.pairs as f64;
+        }
+        self
+    }
+}
+
+/// Every statistic of one evaluation, with the counts behind it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LevelStats {
+    pub summary: Correlations,
+    pub system: Correlations,
+    pub global: Correlations,
+    pub system_pairwise: PairwiseAccuracy,
+    pub input_pairwise: PairwiseAccuracy,
+    /// Topics whose summary-level coefficients are defined (and averaged).
+    pub summary_topics: usize,
+    /// Systems with at least one row (the system-level n).
+    pub systems: usize,
+    /// Rows pooled at the global level.
+    pub rows: usize,
+}
+
+/// Names of the scalar statistics, in the order of [`LevelStats::values`].
+pub const STATISTIC_NAMES: [&str; 11] = [
+    "summary.pearson",
+    "summary.spearman",
+    "summary.kendall",
+    "system.pearson",
+    "system.spearman",
+    "system.kendall",
+    "global.pearson",
+    "global.spearman",
+    "global.kendall",
+    "system.pairwise_accuracy",
+    "input.pairwise_accuracy",
+];
+
+impl LevelStats {
+    /// The scalar statistics, in the order of [`STATISTIC_NAMES`].
+    pub fn values(&self) -> [f64; 11] {
+        let c = |x: &Correlations| [x.pearson, x.spearman, x.kendall];
+        let [a, b, cc] = c(&self.summary);
+        let [d, e, f] = c(&self.system);
+        let [g, h, i] = c(&self.global);
+        [
+            a,
+            b,
+            cc,
+            d,
+            e,
+            f,
+            g,
+            h,
+            i,
+            self.system_pairwise.accuracy,
+            self.input_pairwise.accuracy,
+        ]
+    }
+}
+
+/// All statistics over every topic and system.
+pub fn evaluate(data: &Aligned) -> LevelStats {
+    level_statistics(data, &data.all_topics(), &data.all_systems())
+}
+
+/// All statistics over the listed topics and systems. Repeats are allowed (bootstrap samples):
+/// a repeated topic counts again in every average, a repeated system is one more column.
+pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> LevelStats {
+    let mut summary_sum = [0.0; 3];
+    let mut summary_topics = 0usize;
+    let mut input_pairwise = PairwiseAccuracy::new();
+    let (mut global_m, mut global_h) = (Vec::new(), Vec::new());
+    let (mut topic_m, mut topic_h) = (Vec::new(), Vec::new());
+    for &t in topics {
+        topic_m.clear();
+        topic_h.clear();
+        for &s in systems {
+            if let Some(c) = data.cells[t][s] {
+                topic_m.push(c.metric);
+                topic_h.push(c.human);
+            }
+        }
+        for i in 0..topic_m.len() {
+            for j in i + 1..topic_m.len() {
+                input_pairwise.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
+            }
+        }
+        global_m.extend_from_slice(&topic_m);
+        global_h.extend_from_slice(&topic_h);
+        let c = Correlations::of(&topic_m, &topic_h);
+        // The three coefficients are undefined together (n < 2 or a constant vector).
+        if !c.pearson.is_nan() {
+            summary_sum[0] += c.pearson;
+            summary_sum[1] += c.spearman;
+            summary_sum[2] += c.kendall;
+            summary_topics += 1;
+        }
+    }
+    let summary = if summary_topics > 0 {
+        let n = summary_topics as f64;
+        Correlations {
+            pearson: summary_sum[0] / n,
+            spearman: summary_sum[1] / n,
+            kendall: summary_sum[2] / n,
+        }
+    } else {
+        Correlations::NAN
+    };
+
+    let means: Vec<(f64, f64)> = data
+        .system_means(topics, systems)
+        .into_iter()
+        .flatten()
+        .collect();
+    let (system_m, system_h): (Vec<f64>, Vec<f64>) = means.iter().copied().unzip();
+    let mut system_pairwise = PairwiseAccuracy::new();
+    for i in 0..means.len() {
+        for j in i + 1..means.len() {
+            system_pairwise.add(means[i].0, means[i].1, means[j].0, means[j].1);
+        }
+    }
+
+    LevelStats {
+        summary,
+        system: Correlations::of(&system_m, &system_h),
+        global: Correlations::of(&global_m, &global_h),
+        system_pairwise: system_pairwise.finish(),
+        input_pairwise: input_pairwise.finish(),
+        summary_topics,
+        systems: means.len(),
+        rows: global_m.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(topic: &str, system: &str, metric: f64, human: f64) -> ScoreRow {
+        ScoreRow {
+            topic: topic.into(),
+            system: system.into(),
+            metric,
+            human,
+        }
+    }
+
+    #[test]
+    fn duplicate_and_non_finite_rows_are_errors() {
+        let dup = [row("t", "a", 1.0, 1.0), row("t", "a", 2.0, 2.0)];
+        assert!(Aligned::new(&dup).is_err());
+        assert!(Aligned::new(&[row("t", "a", f64::NAN, 1.0)]).is_err());
+    }
+
+    #[test]
+    fn pairwise_tie_rules() {
+        // Human ties are excluded; metric ties count as wrong.
+        let rows = [
+            row("t", "a", 1.0, 1.0),
+            row("t", "b", 1.0, 2.0), // metric tie with a, human differs: counted, wrong
+            row("t", "c", 3.0, 2.0), // human tie with b: excluded
+        ];
+        let stats = evaluate(&Aligned::new(&rows).expect("rows"));
+        let p = stats.input_pairwise;
+        // Pairs: (a,b) metric tie -> wrong; (a,c) correct; (b,c) human tie -> excluded.
+        assert_eq!(
+            (p.pairs, p.correct, p.human_ties, p.metric_ties),
+            (2, 1, 1, 1)
+        );
+        assert_eq!(p.accuracy, 0.5);
+    }
+}

@@ -1,0 +1,286 @@
+//! `evaluate_command` end to end: fixtures for the file formats and error messages, SummEval for
+//! the measured ROUGE-1 F correlations.
+
+mod common;
+
+use aesop::eval::bootstrap::Resample;
+use aesop::eval::{evaluate_command, EvaluateArgs};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/eval")
+        .join(name)
+}
+
+fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
+    EvaluateArgs {
+        predictions,
+        human,
+        target: target.to_string(),
+        feature: None,
+        compare: None,
+        compare_feature: None,
+        bootstrap: 200,
+        resample: Resample::Both,
+        seed: 1,
+        alpha: 0.05,
+        json: None,
+        plot: None,
+    }
+}
+
+fn statistic(report: &Value, name: &str) -> f64 {
+    report["estimates"]
+        .as_array()
+        .expect("estimates")
+        .iter()
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["value"].as_f64())
+        .unwrap_or_else(|| panic!("no statistic {name}"))
+}
+
+fn error_of(a: EvaluateArgs) -> String {
+    match evaluate_command(a) {
+        Ok(()) => panic!("expected an error"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+#[test]
+fn predictions_file_on_the_hand_computed_grid() {
+    // The fixture is the 3-topic × 4-system grid of eval_statistics.rs: summary τ = 2/9,
+    // system τ = 2/3, system pairwise accuracy 5/6. The T9 row is not in the set and the
+    // readability row is another target: both are left out.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(
+        fixture("predictions.jsonl"),
+        fixture("set.jsonl"),
+        "pyramid",
+    );
+    a.json = Some(dir.path().join("report.json"));
+    a.plot = Some(dir.path().join("plot.svg"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+    assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+    assert!((statistic(&report, "system.pairwise_accuracy") - 5.0 / 6.0).abs() < 1e-12);
+    assert_eq!(report["counts"]["matched"], 12);
+    assert_eq!(report["counts"]["metric_only"], 1);
+    let svg = std::fs::read_to_string(dir.path().join("plot.svg")).expect("svg written");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<circle").count(), 4, "one dot per system");
+}
+
+#[test]
+fn feature_columns_and_comparison() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(fixture("features.csv"), fixture("set.jsonl"), "pyramid");
+    a.feature = Some("rouge.r1_f".into());
+    a.compare = Some(fixture("features.csv"));
+    a.compare_feature = Some("rouge.r2_f".into());
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+    let comparison = &report["comparison"];
+    // rouge.r2_f is the reverse ordering with T2/D missing: 11 shared rows.
+    assert_eq!(comparison["shared_rows"], 11);
+    let tau = comparison["statistics"]
+        .as_array()
+        .expect("statistics")
+        .iter()
+        .find(|s| s["name"] == "system.kendall")
+        .expect("system.kendall");
+    assert!(tau["difference"].as_f64().expect("number") > 0.0);
+}
+
+#[test]
+fn features_jsonl_with_missing_values() {
+    // T1/A is null: skipped, so 11 rows match; T1 still orders B < C < D as the humans do.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    a.feature = Some("rouge.r1_f".into());
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert_eq!(report["counts"]["matched"], 11);
+    assert_eq!(report["counts"]["human_only"], 1);
+    // Summary τ: T1 (3 systems, all concordant) 1, T2 −1, T3 2/3 → (2/3)/3 = 2/9.
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+
+    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    a.feature = Some("rouge.r9_f".into());
+    let e = error_of(a);
+    assert!(e.contains("features.jsonl:1: no field 'rouge.r9_f'"), "{e}");
+}
+
+/// The flags the `aesop evaluate` subcommand exposes, parsed as the binary will parse them.
+#[test]
+fn command_line_flags_parse() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        evaluate: EvaluateArgs,
+    }
+    let cli = Cli::try_parse_from([
+        "evaluate",
+        "features.csv",
+        "--human",
+        "set.jsonl",
+        "--target",
+        "relevance",
+        "--feature",
+        "rouge.r1_f",
+        "--compare",
+        "pred.jsonl",
+        "--bootstrap",
+        "500",
+        "--resample",
+        "systems",
+        "--seed",
+        "9",
+        "--json",
+        "out.json",
+        "--plot",
+        "out.svg",
+    ])
+    .expect("parses");
+    let a = cli.evaluate;
+    assert_eq!(a.feature.as_deref(), Some("rouge.r1_f"));
+    assert_eq!(
+        (a.bootstrap, a.seed, a.resample),
+        (500, 9, Resample::Systems)
+    );
+    assert_eq!(a.plot, Some(PathBuf::from("out.svg")));
+    let defaults = Cli::try_parse_from([
+        "evaluate", "p.jsonl", "--human", "s.jsonl", "--target", "pyramid",
+    ])
+    .expect("parses");
+    assert_eq!(defaults.evaluate.bootstrap, 1000);
+    assert_eq!(defaults.evaluate.resample, Resample::Both);
+    assert!(Cli::try_parse_from(["evaluate", "p.jsonl", "--target", "pyramid"]).is_err());
+}
+
+#[test]
+fn errors_name_the_file_line_and_field() {
+    let set = fixture("set.jsonl");
+    let e = error_of(args(fixture("predictions.jsonl"), set.clone(), "relevance"));
+    assert!(
+        e.contains("set.jsonl") && e.contains("no summary has a score 'relevance'"),
+        "{e}"
+    );
+    assert!(e.contains("pyramid"), "lists the scores present: {e}");
+
+    let mut a = args(fixture("features.csv"), set.clone(), "pyramid");
+    a.feature = Some("rouge.nope".into());
+    let e = error_of(a);
+    assert!(
+        e.contains("features.csv:1") && e.contains("no column 'rouge.nope'"),
+        "{e}"
+    );
+    assert!(e.contains("rouge.r1_f"), "lists the columns: {e}");
+
+    let e = error_of(args(fixture("features.csv"), set.clone(), "pyramid"));
+    assert!(e.contains("needs --feature"), "{e}");
+
+    let e = error_of(args(fixture("bad_score.jsonl"), set.clone(), "pyramid"));
+    assert!(
+        e.contains("bad_score.jsonl:3: score: expected a number"),
+        "{e}"
+    );
+
+    let e = error_of(args(fixture("other_topics.jsonl"), set, "pyramid"));
+    assert!(e.contains("share no (topic, system) row"), "{e}");
+}
+
+/// ROUGE-1 F of the library's `rouge` class against SummEval relevance: our measured values are
+/// summary-level τ 0.252 and system-level τ 0.567 (EVALUATION.md's anchor from rouge-score:
+/// .253 / .583).
+#[test]
+fn summeval_rouge1_f_against_relevance() {
+    let Some(path) = common::data_or_skip(
+        "summeval_rouge1_f_against_relevance",
+        "summeval/summeval.jsonl",
+    ) else {
+        return;
+    };
+    let topics = common::load_summeval(&path);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set_path = dir.path().join("summeval.jsonl");
+    let set_file = std::fs::File::create(&set_path).expect("create set");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(set_file), &topics).expect("write set");
+
+    let options = aesop::features::FeatureOptions::default();
+    let classes =
+        aesop::features::build_classes(&["rouge".to_string()], &options).expect("rouge class");
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let table = aesop::features::run::extract_features(&topics, &classes, false, &cancel)
+        .expect("features");
+    let features_path = dir.path().join("features.csv");
+    let features_file = std::fs::File::create(&features_path).expect("create features");
+    aesop::features::run::write_table(
+        &table,
+        aesop::features::run::TableFormat::Csv,
+        features_file,
+    )
+    .expect("write features");
+
+    let mut a = args(features_path.clone(), set_path, "relevance");
+    a.feature = Some("rouge.r1_f".into());
+    a.compare = Some(features_path);
+    a.compare_feature = Some("rouge.r2_f".into());
+    a.bootstrap = 1000;
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert_eq!(report["counts"]["matched"], 1600);
+    assert_eq!(report["systems"], 16);
+    let summary_tau = statistic(&report, "summary.kendall");
+    let system_tau = statistic(&report, "system.kendall");
+    eprintln!(
+        "SummEval relevance, rouge.r1_f: summary tau {summary_tau:.4}, system tau {system_tau:.4}"
+    );
+    assert!(
+        (summary_tau - 0.252).abs() < 0.005,
+        "summary tau {summary_tau}"
+    );
+    assert!(
+        (system_tau - 0.567).abs() < 0.005,
+        "system tau {system_tau}"
+    );
+    // The paired comparison with ROUGE-2 F runs on all 1,600 rows and gives probabilities.
+    let comparison = &report["comparison"];
+    assert_eq!(comparison["shared_rows"], 1600);
+    for row in comparison["statistics"].as_array().expect("statistics") {
+        let (wins, p) = (
+            row["bootstrap_a_wins"].as_f64().expect("share"),
+            row["permutation_p"].as_f64().expect("p"),
+        );
+        assert!((0.0..=1.0).contains(&wins) && p > 0.0 && p <= 1.0, "{row}");
+    }
+    assert_eq!(report["discriminative_power"]["pairs"], 120);
+    // The bootstrap interval contains the point estimate on real data.
+    for e in report["estimates"].as_array().expect("estimates") {
+        let (v, lo, hi) = (
+            e["value"].as_f64().expect("value"),
+            e["interval"]["lower"].as_f64().expect("lower"),
+            e["interval"]["upper"].as_f64().expect("upper"),
+        );
+        assert!(lo <= v && v <= hi, "{}: {v} not in [{lo}, {hi}]", e["name"]);
+    }
+}
