@@ -43,6 +43,14 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
 aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
     )]
     Analyze(aesop::nlp::AnalyzeArgs),
+    /// Judge predictions or a single feature against human scores: correlations at summary,
+    /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison.
+    #[command(
+        after_help = "Examples:\n  aesop evaluate pred.jsonl --human summeval.jsonl --target relevance --plot systems.svg\n  \
+aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target relevance \\\n    \
+--compare features.csv --compare-feature rouge.r2_f"
+    )]
+    Evaluate(aesop::eval::EvaluateArgs),
     /// Compute feature classes for every summary of a judgment set.
     #[command(
         after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
@@ -201,6 +209,7 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Analyze(args) => aesop::nlp::analyze_command(args),
+        Command::Evaluate(args) => aesop::eval::evaluate_command(args),
         Command::Features {
             set,
             classes,
