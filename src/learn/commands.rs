@@ -272,12 +272,12 @@ pub fn cross_validate_command(
     let file = std::fs::File::create(&args.output)
         .with_context(|| format!("creating {}", args.output.display()))?;
     let mut out = BufWriter::new(file);
-    for i in 0..data.len() {
+    for ((topic, system), &score) in data.topics.iter().zip(&data.systems).zip(&predictions) {
         let line = PredictionLine {
-            topic: &data.topics[i],
-            system: &data.systems[i],
+            topic,
+            system,
             target: &args.target,
-            score: predictions[i],
+            score,
         };
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
