@@ -84,3 +84,53 @@ fn summeval_rank_svm_relevance_protocol1() {
     assert_eq!(scores.len(), 1600);
     assert!(scores.iter().all(|s| s.is_finite()));
 }
+
+/// Every learner under protocol 1 on SummEval relevance, with and without references (features
+/// extracted once). Slow (minutes): `cargo test --test learn_summeval -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn summeval_learner_comparison() {
+    use aesop::learn::commands::feature_plan;
+    use aesop::learn::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
+    use aesop::learn::{Dataset, Hyper};
+    let Some(path) = common::data_or_skip("summeval_learner_comparison", "summeval/summeval.jsonl")
+    else {
+        return;
+    };
+    let topics = common::load_summeval(&path);
+    let options = FeatureOptions::default();
+    let (classes, _) = feature_plan(&[], false, &options).expect("plan");
+    let built = aesop::features::build_classes(&classes, &options).expect("classes");
+    let table =
+        aesop::features::run::extract_features(&topics, &built, false, &AtomicBool::new(false))
+            .expect("features");
+    for target in ["relevance", "coherence"] {
+        for reference_free in [false, true] {
+            let (_, names) = feature_plan(&[], reference_free, &options).expect("plan");
+            let data = Dataset::from_table(&table, &topics, target, &names).expect("dataset");
+            let layout = Protocol1::new(&data.topics, &data.systems, 5, 4, 1).expect("layout");
+            let mut runs: Vec<(String, LearnerKind, Option<Hyper>)> = LearnerKind::ALL
+                .iter()
+                .map(|&k| (k.name().to_string(), k, None))
+                .collect();
+            for c in [0.01, 0.1, 1.0, 10.0] {
+                runs.push((
+                    format!("rank-svm C={c}"),
+                    LearnerKind::RankSvm,
+                    Some(Hyper::RankSvm { c }),
+                ));
+            }
+            for (label, kind, hyper) in runs {
+                let started = std::time::Instant::now();
+                let pred = cross_validate(&data, kind, hyper, &layout, 1).expect("cv");
+                eprintln!(
+                    "{target:10} {:8} {label:18} summary τ {:.3}  system τ {:.3}  ({:.0?})",
+                    if reference_free { "noref" } else { "with-ref" },
+                    summary_level_tau(&pred, &data.targets, &data.topics),
+                    system_level_tau(&pred, &data.targets, &data.systems),
+                    started.elapsed()
+                );
+            }
+        }
+    }
+}

@@ -204,3 +204,35 @@ pub fn select_hyper(
         None => bail!("no hyper-parameters for {}", learner.name()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn summary_level_averages_defined_topics_only() {
+        // A: perfect order (τ = 1); B: reversed (τ = −1); C: human scores tied (undefined, skipped).
+        let topics = labels(&["A", "A", "A", "B", "B", "B", "C", "C"]);
+        let pred = [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0];
+        let human = [1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 5.0, 5.0];
+        assert_eq!(summary_level_tau(&pred, &human, &topics), 0.0);
+        // only A and C: mean of {1}
+        assert_eq!(
+            summary_level_tau(&pred[..3], &human[..3], &topics[..3]),
+            1.0
+        );
+    }
+
+    #[test]
+    fn system_level_uses_system_means() {
+        // means: s1 pred 1.5 human 2; s2 pred 3 human 1; s3 pred 4 human 3.
+        // pairs (s1,s2) D, (s1,s3) C, (s2,s3) C → τ = (2 − 1) / 3.
+        let systems = labels(&["s1", "s1", "s2", "s3"]);
+        let tau = system_level_tau(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 1.0, 3.0], &systems);
+        assert!((tau - 1.0 / 3.0).abs() < 1e-12, "{tau}");
+    }
+}
