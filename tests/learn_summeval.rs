@@ -120,6 +120,13 @@ fn summeval_learner_comparison() {
                     Some(Hyper::RankSvm { c }),
                 ));
             }
+            // AESOP_CMP_LEARNERS=rank-svm,forest limits the runs (labels starting with a name).
+            let only: Vec<String> = std::env::var("AESOP_CMP_LEARNERS")
+                .map(|v| v.split(',').map(str::to_string).collect())
+                .unwrap_or_default();
+            runs.retain(|(label, _, _)| {
+                only.is_empty() || only.iter().any(|o| label.starts_with(o.as_str()))
+            });
             for (label, kind, hyper) in runs {
                 let started = std::time::Instant::now();
                 let pred = cross_validate(&data, kind, hyper, &layout, 1).expect("cv");

@@ -162,6 +162,8 @@ pub enum Fitted {
     Linear(LinearModel),
     Svr {
         model: Box<linfa_svm::Svm<f64, f64>>,
+        /// Rows are multiplied by this before the kernel (1/√width for the polynomial kernel).
+        input_scale: f64,
         target_mean: f64,
         target_std: f64,
     },
@@ -178,10 +180,11 @@ impl Fitted {
             Fitted::Linear(m) => Ok(rows.iter().map(|r| m.score(r)).collect()),
             Fitted::Svr {
                 model,
+                input_scale,
                 target_mean,
                 target_std,
             } => {
-                let x = to_array(rows)?;
+                let x = to_array(rows)? * *input_scale;
                 let y: Array1<f64> = model.predict(&x);
                 Ok(y.iter().map(|v| target_mean + target_std * v).collect())
             }
@@ -248,8 +251,15 @@ pub fn fit(
             let sd = (targets.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / n).sqrt();
             let sd = if sd > 1e-12 { sd } else { 1.0 };
             let y: Array1<f64> = targets.iter().map(|t| (t - mean) / sd).collect();
-            let ds = linfa::Dataset::new(to_array(rows)?, y);
             let width = rows[0].len().max(1) as f64;
+            // (x·y + 1)^d on tens of standardized features reaches 10^5 and the solver crawls;
+            // scaling rows by 1/√width is libsvm's default γ = 1/width.
+            let input_scale = if kind == LearnerKind::SvrPoly {
+                1.0 / width.sqrt()
+            } else {
+                1.0
+            };
+            let ds = linfa::Dataset::new(to_array(rows)? * input_scale, y);
             let params = linfa_svm::Svm::<f64, f64>::params()
                 .c_svr(c, Some(epsilon))
                 .eps(1e-3);
@@ -261,6 +271,7 @@ pub fn fit(
             let model = params.fit(&ds).map_err(|e| anyhow!("SVR fit: {e}"))?;
             Ok(Fitted::Svr {
                 model: Box::new(model),
+                input_scale,
                 target_mean: mean,
                 target_std: sd,
             })
