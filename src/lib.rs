@@ -6,6 +6,7 @@
 pub mod corpus;
 pub mod eval;
 pub mod features;
+pub mod learn;
 pub mod nlp;
 pub mod text;
 

@@ -1,0 +1,238 @@
+//! Cross-validation: protocol 1 of EVALUATION.md (topic folds × system folds) and the inner
+//! topic-fold search that picks hyper-parameters.
+
+use super::learners::{fit, Hyper, LearnerKind};
+use super::{train, Dataset, Rng};
+use crate::eval::kendall_tau_b;
+use anyhow::{bail, Result};
+use std::collections::{BTreeMap, HashMap};
+
+/// Folds used by the inner hyper-parameter search (over training topics).
+const INNER_FOLDS: usize = 3;
+
+/// Assign each distinct label to one of `k` folds: labels sorted, shuffled with `seed`, dealt
+/// round-robin (so fold sizes differ by at most one and do not depend on row order).
+pub fn assign_folds(labels: &[String], k: usize, seed: u64) -> HashMap<String, usize> {
+    let mut distinct: Vec<&String> = labels.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    Rng::new(seed).shuffle(&mut distinct);
+    distinct
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (l.clone(), i % k.max(1)))
+        .collect()
+}
+
+/// The fold layout of protocol 1 for one data set.
+#[derive(Debug, Clone)]
+pub struct Protocol1 {
+    pub topic_folds: usize,
+    pub system_folds: usize,
+    /// Topic fold and system fold of every row.
+    pub row_topic_fold: Vec<usize>,
+    pub row_system_fold: Vec<usize>,
+}
+
+impl Protocol1 {
+    /// Topics shuffled into `kt` folds and systems into `ks` folds, seeded (the system shuffle
+    /// uses a derived seed so the two are not the same permutation).
+    pub fn new(
+        topics: &[String],
+        systems: &[String],
+        kt: usize,
+        ks: usize,
+        seed: u64,
+    ) -> Result<Protocol1> {
+        if kt < 2 || ks < 1 {
+            bail!("protocol 1 needs at least 2 topic folds and 1 system fold (got {kt} and {ks})");
+        }
+        let tf = assign_folds(topics, kt, seed);
+        let sf = assign_folds(systems, ks, seed ^ 0x5157_454D);
+        Ok(Protocol1 {
+            topic_folds: kt,
+            system_folds: ks,
+            row_topic_fold: topics.iter().map(|t| tf[t]).collect(),
+            row_system_fold: systems.iter().map(|s| sf[s]).collect(),
+        })
+    }
+
+    /// Rows of cell (a, b): topic in fold a and system in fold b.
+    pub fn test_rows(&self, a: usize, b: usize) -> Vec<usize> {
+        (0..self.row_topic_fold.len())
+            .filter(|&i| self.row_topic_fold[i] == a && self.row_system_fold[i] == b)
+            .collect()
+    }
+
+    /// Rows that may train the model for cell (a, b): topic not in fold a AND system not in
+    /// fold b (with one system fold, only the topic condition applies).
+    pub fn train_rows(&self, a: usize, b: usize) -> Vec<usize> {
+        (0..self.row_topic_fold.len())
+            .filter(|&i| {
+                self.row_topic_fold[i] != a
+                    && (self.system_folds == 1 || self.row_system_fold[i] != b)
+            })
+            .collect()
+    }
+}
+
+/// Out-of-fold predictions of protocol 1 for every row of `data`. Each cell's model is trained
+/// from scratch (scaler, inner hyper-parameter search, fit) on its training rows only.
+pub fn cross_validate(
+    data: &Dataset,
+    learner: LearnerKind,
+    hyper: Option<Hyper>,
+    layout: &Protocol1,
+    seed: u64,
+) -> Result<Vec<f64>> {
+    let mut predictions = vec![f64::NAN; data.len()];
+    for a in 0..layout.topic_folds {
+        for b in 0..layout.system_folds {
+            let test = layout.test_rows(a, b);
+            if test.is_empty() {
+                continue;
+            }
+            let train_idx = layout.train_rows(a, b);
+            if train_idx.is_empty() {
+                bail!(
+                    "cell ({a}, {b}) has no training rows: too few topics or systems for the folds"
+                );
+            }
+            let model = train(&data.subset(&train_idx), learner, hyper, seed)?;
+            let test_rows: Vec<Vec<f64>> = test.iter().map(|&i| data.rows[i].clone()).collect();
+            for (i, p) in test.into_iter().zip(model.predict(&test_rows)?) {
+                predictions[i] = p;
+            }
+        }
+    }
+    Ok(predictions)
+}
+
+/// Summary level: Kendall τ-b between prediction and human score within each topic, averaged
+/// over topics where it is defined (a topic whose human scores are all tied has none).
+pub fn summary_level_tau(predictions: &[f64], targets: &[f64], topics: &[String]) -> f64 {
+    let mut by_topic: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for ((p, t), topic) in predictions.iter().zip(targets).zip(topics) {
+        let entry = by_topic.entry(topic).or_default();
+        entry.0.push(*p);
+        entry.1.push(*t);
+    }
+    let taus: Vec<f64> = by_topic
+        .values()
+        .map(|(p, t)| kendall_tau_b(p, t))
+        .filter(|t| t.is_finite())
+        .collect();
+    if taus.is_empty() {
+        f64::NAN
+    } else {
+        taus.iter().sum::<f64>() / taus.len() as f64
+    }
+}
+
+/// System level: Kendall τ-b between each system's mean prediction and mean human score.
+pub fn system_level_tau(predictions: &[f64], targets: &[f64], systems: &[String]) -> f64 {
+    let mut by_system: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
+    for ((p, t), s) in predictions.iter().zip(targets).zip(systems) {
+        let e = by_system.entry(s).or_default();
+        e.0 += p;
+        e.1 += t;
+        e.2 += 1;
+    }
+    let (p, t): (Vec<f64>, Vec<f64>) = by_system
+        .values()
+        .map(|(p, t, n)| (p / *n as f64, t / *n as f64))
+        .unzip();
+    kendall_tau_b(&p, &t)
+}
+
+/// Pick the grid point of `learner` with the best mean summary-level τ over `INNER_FOLDS`
+/// topic folds of the (already standardized) training rows. Ties keep the earlier grid point.
+pub fn select_hyper(
+    learner: LearnerKind,
+    rows: &[Vec<f64>],
+    targets: &[f64],
+    groups: &[usize],
+    seed: u64,
+) -> Result<Hyper> {
+    let grid = learner.grid();
+    if grid.len() == 1 {
+        return Ok(grid[0]);
+    }
+    let group_labels: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
+    let folds = assign_folds(&group_labels, INNER_FOLDS, seed.wrapping_add(1));
+    let row_fold: Vec<usize> = group_labels.iter().map(|g| folds[g]).collect();
+    let mut best: Option<(f64, Hyper)> = None;
+    for hyper in grid {
+        let mut total = 0.0;
+        let mut counted = 0usize;
+        for fold in 0..INNER_FOLDS {
+            let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
+                (0..rows.len()).partition(|&i| row_fold[i] != fold);
+            if train_idx.is_empty() || test_idx.is_empty() {
+                continue;
+            }
+            let pick =
+                |idx: &[usize]| -> Vec<Vec<f64>> { idx.iter().map(|&i| rows[i].clone()).collect() };
+            let ys: Vec<f64> = train_idx.iter().map(|&i| targets[i]).collect();
+            let gs: Vec<usize> = train_idx.iter().map(|&i| groups[i]).collect();
+            // A grid point whose fit fails (e.g. no pairs in a tiny fold) just scores nothing.
+            let Ok(model) = fit(learner, hyper, &pick(&train_idx), &ys, &gs, seed) else {
+                continue;
+            };
+            let Ok(pred) = model.predict(&pick(&test_idx)) else {
+                continue;
+            };
+            let yt: Vec<f64> = test_idx.iter().map(|&i| targets[i]).collect();
+            let tt: Vec<String> = test_idx.iter().map(|&i| group_labels[i].clone()).collect();
+            let tau = summary_level_tau(&pred, &yt, &tt);
+            if tau.is_finite() {
+                total += tau;
+                counted += 1;
+            }
+        }
+        let score = if counted > 0 {
+            total / counted as f64
+        } else {
+            f64::NEG_INFINITY
+        };
+        if best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, hyper));
+        }
+    }
+    match best {
+        Some((_, h)) => Ok(h),
+        None => bail!("no hyper-parameters for {}", learner.name()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn summary_level_averages_defined_topics_only() {
+        // A: perfect order (τ = 1); B: reversed (τ = −1); C: human scores tied (undefined, skipped).
+        let topics = labels(&["A", "A", "A", "B", "B", "B", "C", "C"]);
+        let pred = [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0, 2.0];
+        let human = [1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 5.0, 5.0];
+        assert_eq!(summary_level_tau(&pred, &human, &topics), 0.0);
+        // only A and C: mean of {1}
+        assert_eq!(
+            summary_level_tau(&pred[..3], &human[..3], &topics[..3]),
+            1.0
+        );
+    }
+
+    #[test]
+    fn system_level_uses_system_means() {
+        // means: s1 pred 1.5 human 2; s2 pred 3 human 1; s3 pred 4 human 3.
+        // pairs (s1,s2) D, (s1,s3) C, (s2,s3) C → τ = (2 − 1) / 3.
+        let systems = labels(&["s1", "s1", "s2", "s3"]);
+        let tau = system_level_tau(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 1.0, 3.0], &systems);
+        assert!((tau - 1.0 / 3.0).abs() < 1e-12, "{tau}");
+    }
+}

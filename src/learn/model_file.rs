@@ -1,0 +1,371 @@
+//! The model file (docs/MODEL_FILE.md): a fixed header, then a bincode payload.
+//!
+//! Header: magic `AESOPMDL` (8 bytes), format version (u32 LE), aesop version (u16 LE length +
+//! UTF-8), payload length (u64 LE), FNV-1a 64 of the payload (u64 LE). The checksum makes a
+//! corrupt payload an error instead of a model that silently predicts something else.
+
+use super::dataset::column_indices;
+use super::Trained;
+use crate::features::run::FeatureTable;
+use crate::features::{
+    consensus, content, distribution, graph, rouge, surface, tesla, FeatureOptions,
+};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const MAGIC: &[u8; 8] = b"AESOPMDL";
+/// Bump when the payload layout changes; older readers then refuse newer files.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a model file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelFileError {
+    #[error("{file}: not an aesop model file (wrong magic bytes)")]
+    WrongMagic { file: String },
+    #[error("{file}: model format version {found} is newer than this aesop supports ({supported}); upgrade aesop (file written by aesop {writer})")]
+    NewerVersion {
+        file: String,
+        found: u32,
+        supported: u32,
+        writer: String,
+    },
+    #[error("{file}: truncated model file ({what})")]
+    Truncated { file: String, what: &'static str },
+    #[error("{file}: corrupt model file ({what})")]
+    Corrupt { file: String, what: String },
+}
+
+/// Where the training rows came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingSet {
+    /// File name of the judgment set.
+    pub name: String,
+    /// FNV-1a 64 of the set's bytes, hex.
+    pub content_hash: String,
+    pub topics: usize,
+    pub summaries: usize,
+    /// Summaries with the target (the training rows).
+    pub rows: usize,
+}
+
+/// Everything `score` needs to reproduce the training features and predict.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub target: String,
+    /// Feature classes to compute, in order.
+    pub classes: Vec<String>,
+    /// The model's columns, in order (a subset of the classes' features with --no-references).
+    pub feature_names: Vec<String>,
+    pub feature_options: FeatureOptionsRecord,
+    /// Trained on reference-free features only.
+    pub reference_free: bool,
+    pub model: Trained,
+    pub training: TrainingSet,
+    /// Evaluation report (JSON), e.g. protocol-1 scores.
+    pub report: Option<String>,
+}
+
+impl ModelFile {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .context("encoding the model")?;
+        let version = env!("CARGO_PKG_VERSION").as_bytes();
+        let mut out = Vec::with_capacity(payload.len() + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(version.len() as u16).to_le_bytes());
+        out.extend_from_slice(version);
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    /// Parse a model file's bytes; `file` names the source in errors.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> std::result::Result<ModelFile, ModelFileError> {
+        let mut cur = Cursor {
+            bytes,
+            pos: 0,
+            file,
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(ModelFileError::WrongMagic {
+                file: file.to_string(),
+            });
+        }
+        cur.pos = MAGIC.len();
+        let version = u32::from_le_bytes(cur.take::<4>("format version")?);
+        let writer_len = u16::from_le_bytes(cur.take::<2>("aesop version")?) as usize;
+        let writer = String::from_utf8_lossy(cur.slice(writer_len, "aesop version")?).into_owned();
+        if version > FORMAT_VERSION {
+            return Err(ModelFileError::NewerVersion {
+                file: file.to_string(),
+                found: version,
+                supported: FORMAT_VERSION,
+                writer,
+            });
+        }
+        let len = u64::from_le_bytes(cur.take::<8>("payload length")?);
+        let checksum = u64::from_le_bytes(cur.take::<8>("checksum")?);
+        let len = usize::try_from(len).map_err(|_| corrupt(file, "payload length out of range"))?;
+        let payload = cur.slice(len, "payload")?;
+        if cur.pos != bytes.len() {
+            return Err(corrupt(file, "trailing bytes after the payload"));
+        }
+        if fnv1a64(payload) != checksum {
+            return Err(corrupt(file, "checksum mismatch"));
+        }
+        let (model, used) =
+            bincode::serde::decode_from_slice::<ModelFile, _>(payload, bincode::config::standard())
+                .map_err(|e| corrupt(file, &format!("payload does not decode: {e}")))?;
+        if used != payload.len() {
+            return Err(corrupt(file, "payload longer than the model"));
+        }
+        Ok(model)
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        std::fs::write(path, bytes).with_context(|| format!("writing model {}", path.display()))
+    }
+
+    pub fn load(path: &Path) -> Result<ModelFile> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        Ok(ModelFile::from_bytes(&bytes, &path.display().to_string())?)
+    }
+
+    /// True when some feature of the model needs references.
+    pub fn needs_references(&self) -> bool {
+        !self.reference_free
+    }
+
+    /// Predictions for every record of `table` (whose columns must include the model's).
+    pub fn predict_table(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        let columns = column_indices(&table.names, &self.feature_names)?;
+        let rows: Vec<Vec<f64>> = table
+            .records
+            .iter()
+            .map(|r| {
+                columns
+                    .iter()
+                    .map(|&c| r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect();
+        self.model.predict(&rows)
+    }
+}
+
+fn corrupt(file: &str, what: &str) -> ModelFileError {
+    ModelFileError::Corrupt {
+        file: file.to_string(),
+        what: what.to_string(),
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    file: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    fn slice(
+        &mut self,
+        n: usize,
+        what: &'static str,
+    ) -> std::result::Result<&'a [u8], ModelFileError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| ModelFileError::Truncated {
+                file: self.file.to_string(),
+                what,
+            })?;
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn take<const N: usize>(
+        &mut self,
+        what: &'static str,
+    ) -> std::result::Result<[u8; N], ModelFileError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.slice(N, what)?);
+        Ok(out)
+    }
+}
+
+/// FNV-1a 64: a simple content hash for training-set identity and payload integrity
+/// (not a defence against tampering).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A serializable copy of [`FeatureOptions`] (the feature modules do not derive serde). The
+/// conversions destructure every field, so adding an option breaks the build here until the
+/// model file records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeatureOptionsRecord {
+    pub content_delta: f64,
+    pub content_bins_factor: f64,
+    pub content_llr_cutoff: f64,
+    pub content_log_base_ten: bool,
+    pub content_require_higher_input_rate: bool,
+    pub content_smooth_likelihood: bool,
+    pub rouge: RougeRecord,
+    pub graph_rank: usize,
+    pub graph_window: usize,
+    pub tesla_alpha: f64,
+    pub tesla_function_word_weight: f64,
+    pub tesla_closed_share_threshold: f64,
+    pub tesla_max_skip: usize,
+    pub tesla_stem_similarity: f64,
+    pub consensus_delta: f64,
+    pub consensus_bins_factor: f64,
+    pub consensus_include_human: bool,
+    pub consensus_rouge: RougeRecord,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RougeRecord {
+    pub best_reference: bool,
+    pub jackknife: bool,
+    pub stem: bool,
+    pub remove_stopwords: bool,
+}
+
+impl From<&rouge::RougeOptions> for RougeRecord {
+    fn from(o: &rouge::RougeOptions) -> RougeRecord {
+        let rouge::RougeOptions {
+            mode,
+            jackknife,
+            stem,
+            remove_stopwords,
+        } = o.clone();
+        RougeRecord {
+            best_reference: mode == rouge::MultiRefMode::Best,
+            jackknife,
+            stem,
+            remove_stopwords,
+        }
+    }
+}
+
+impl From<&RougeRecord> for rouge::RougeOptions {
+    fn from(r: &RougeRecord) -> rouge::RougeOptions {
+        rouge::RougeOptions {
+            mode: if r.best_reference {
+                rouge::MultiRefMode::Best
+            } else {
+                rouge::MultiRefMode::Average
+            },
+            jackknife: r.jackknife,
+            stem: r.stem,
+            remove_stopwords: r.remove_stopwords,
+        }
+    }
+}
+
+impl From<&FeatureOptions> for FeatureOptionsRecord {
+    fn from(o: &FeatureOptions) -> FeatureOptionsRecord {
+        let FeatureOptions {
+            content,
+            rouge,
+            graph,
+            tesla,
+            consensus,
+            surface,
+        } = o;
+        let content::ContentOptions {
+            delta,
+            bins_factor,
+            llr_cutoff,
+            log_base,
+            require_higher_input_rate,
+            smooth_likelihood,
+        } = content.clone();
+        let graph::GraphOptions { rank, window } = graph.clone();
+        let tesla::TeslaOptions {
+            alpha,
+            function_word_weight,
+            closed_share_threshold,
+            max_skip,
+            stem_similarity,
+        } = tesla.clone();
+        let consensus::ConsensusOptions {
+            delta: c_delta,
+            bins_factor: c_bins,
+            include_human,
+            rouge: c_rouge,
+        } = consensus.clone();
+        let surface::SurfaceOptions {} = surface.clone();
+        FeatureOptionsRecord {
+            content_delta: delta,
+            content_bins_factor: bins_factor,
+            content_llr_cutoff: llr_cutoff,
+            content_log_base_ten: log_base == distribution::LogBase::Ten,
+            content_require_higher_input_rate: require_higher_input_rate,
+            content_smooth_likelihood: smooth_likelihood,
+            rouge: rouge.into(),
+            graph_rank: rank,
+            graph_window: window,
+            tesla_alpha: alpha,
+            tesla_function_word_weight: function_word_weight,
+            tesla_closed_share_threshold: closed_share_threshold,
+            tesla_max_skip: max_skip,
+            tesla_stem_similarity: stem_similarity,
+            consensus_delta: c_delta,
+            consensus_bins_factor: c_bins,
+            consensus_include_human: include_human,
+            consensus_rouge: (&c_rouge).into(),
+        }
+    }
+}
+
+impl From<&FeatureOptionsRecord> for FeatureOptions {
+    fn from(r: &FeatureOptionsRecord) -> FeatureOptions {
+        FeatureOptions {
+            content: content::ContentOptions {
+                delta: r.content_delta,
+                bins_factor: r.content_bins_factor,
+                llr_cutoff: r.content_llr_cutoff,
+                log_base: if r.content_log_base_ten {
+                    distribution::LogBase::Ten
+                } else {
+                    distribution::LogBase::E
+                },
+                require_higher_input_rate: r.content_require_higher_input_rate,
+                smooth_likelihood: r.content_smooth_likelihood,
+            },
+            rouge: (&r.rouge).into(),
+            graph: graph::GraphOptions {
+                rank: r.graph_rank,
+                window: r.graph_window,
+            },
+            tesla: tesla::TeslaOptions {
+                alpha: r.tesla_alpha,
+                function_word_weight: r.tesla_function_word_weight,
+                closed_share_threshold: r.tesla_closed_share_threshold,
+                max_skip: r.tesla_max_skip,
+                stem_similarity: r.tesla_stem_similarity,
+            },
+            consensus: consensus::ConsensusOptions {
+                delta: r.consensus_delta,
+                bins_factor: r.consensus_bins_factor,
+                include_human: r.consensus_include_human,
+                rouge: (&r.consensus_rouge).into(),
+            },
+            surface: surface::SurfaceOptions {},
+        }
+    }
+}

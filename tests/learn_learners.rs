@@ -1,0 +1,341 @@
+//! Learners on synthetic problems, the ranking SVM's dual solver by hand, model files
+//! (round trip for every learner, and every kind of broken file), and protocol-1 folds.
+
+use aesop::eval::pearson;
+use aesop::features::run::{FeatureRecord, FeatureTable};
+use aesop::features::FeatureOptions;
+use aesop::learn::cv::{cross_validate, summary_level_tau, Protocol1};
+use aesop::learn::learners::{rank_svm_dual_cd, Pair};
+use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION};
+use aesop::learn::{train, Dataset, Hyper, LearnerKind, Rng};
+
+const TRUE_W: [f64; 3] = [2.0, -1.0, 0.5];
+
+fn uniform(rng: &mut Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+}
+
+/// `topics` × `per_topic` rows of 3 features, y = TRUE_W·x + `noise`·u, systems s0…
+fn linear_problem(topics: usize, per_topic: usize, noise: f64, seed: u64) -> Dataset {
+    let mut rng = Rng::new(seed);
+    let mut data = Dataset {
+        names: vec!["f.a".into(), "f.b".into(), "f.c".into()],
+        rows: vec![],
+        targets: vec![],
+        topics: vec![],
+        systems: vec![],
+    };
+    for t in 0..topics {
+        for s in 0..per_topic {
+            let x: Vec<f64> = (0..3).map(|_| uniform(&mut rng)).collect();
+            let y =
+                x.iter().zip(TRUE_W).map(|(a, w)| a * w).sum::<f64>() + noise * uniform(&mut rng);
+            data.rows.push(x);
+            data.targets.push(y);
+            data.topics.push(format!("t{t}"));
+            data.systems.push(format!("s{s}"));
+        }
+    }
+    data
+}
+
+fn noiseless(rows: &[Vec<f64>]) -> Vec<f64> {
+    rows.iter()
+        .map(|x| x.iter().zip(TRUE_W).map(|(a, w)| a * w).sum())
+        .collect()
+}
+
+#[test]
+fn every_learner_fits_a_linear_problem() {
+    let train_set = linear_problem(12, 10, 0.1, 7);
+    let test_set = linear_problem(5, 10, 0.0, 99);
+    let truth = noiseless(&test_set.rows);
+    for kind in LearnerKind::ALL {
+        let model = train(&train_set, kind, None, 3).expect("fit");
+        let pred = model.predict(&test_set.rows).expect("predict");
+        let r = pearson(&pred, &truth);
+        let tau = summary_level_tau(&pred, &test_set.targets, &test_set.topics);
+        eprintln!(
+            "{:12} r = {r:.4}  summary τ = {tau:.3}  {:?}",
+            kind.name(),
+            model.hyper
+        );
+        // A forest approximates a plane by steps; everything else is (near) linear here.
+        let floor = if kind == LearnerKind::Forest {
+            0.85
+        } else {
+            0.98
+        };
+        assert!(r > floor, "{}: r = {r}", kind.name());
+        if matches!(kind, LearnerKind::Ols | LearnerKind::ElasticNet) {
+            // Regressors predict on the target's scale: absolute error, not just correlation.
+            let max_err = pred
+                .iter()
+                .zip(&truth)
+                .map(|(p, t)| (p - t).abs())
+                .fold(0.0, f64::max);
+            assert!(max_err < 0.15, "{}: max error {max_err}", kind.name());
+        }
+    }
+}
+
+#[test]
+fn ranking_svm_orders_each_topic_despite_topic_offsets() {
+    // Within a topic quality follows x0; across topics a large offset rides on x1, which a
+    // pooled regression would latch onto. Within-topic pairs cancel the offset exactly.
+    let mut data = linear_problem(8, 6, 0.0, 5);
+    for (i, row) in data.rows.iter_mut().enumerate() {
+        let t = (i / 6) as f64;
+        row[0] = (i % 6) as f64 * 0.3 + 0.01 * t;
+        row[1] = 10.0 * t;
+        data.targets[i] = row[0] + 100.0 * t;
+    }
+    let model = train(
+        &data,
+        LearnerKind::RankSvm,
+        Some(Hyper::RankSvm { c: 1.0 }),
+        1,
+    )
+    .expect("fit");
+    let pred = model.predict(&data.rows).expect("predict");
+    let tau = summary_level_tau(&pred, &data.targets, &data.topics);
+    assert!((tau - 1.0).abs() < 1e-12, "summary τ = {tau}");
+}
+
+#[test]
+fn dual_coordinate_descent_matches_hand_solution() {
+    // Two pairs with difference vectors z1 = (1, 0) and z2 = (0, 2). The primal separates:
+    // w1 = argmin ½w² + C·max(0, 1 − w) = min(1, C); w2 = argmin ½w² + C·max(0, 1 − 2w) = min(½, 2C).
+    // w = α1 z1 + α2 z2, so α1 = w1 and α2 = w2 / 2.
+    let rows = vec![
+        vec![1.0, 0.0],
+        vec![0.0, 0.0],
+        vec![0.0, 2.0],
+        vec![0.0, 0.0],
+    ];
+    let pairs = [
+        Pair {
+            better: 0,
+            worse: 1,
+        },
+        Pair {
+            better: 2,
+            worse: 3,
+        },
+    ];
+    for (c, w_expected, a_expected) in [
+        (10.0, [1.0, 0.5], [1.0, 0.25]),
+        (0.5, [0.5, 0.5], [0.5, 0.25]),
+        (0.1, [0.1, 0.2], [0.1, 0.1]),
+    ] {
+        let (w, alpha) = rank_svm_dual_cd(&rows, &pairs, c, 1e-10, 10_000, 1);
+        for d in 0..2 {
+            assert!((w[d] - w_expected[d]).abs() < 1e-9, "C={c}: w = {w:?}");
+            assert!(
+                (alpha[d] - a_expected[d]).abs() < 1e-9,
+                "C={c}: α = {alpha:?}"
+            );
+        }
+    }
+}
+
+fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
+    ModelFile {
+        target: "relevance".into(),
+        classes: vec!["f".into()],
+        feature_names: data.names.clone(),
+        feature_options: (&FeatureOptions::default()).into(),
+        reference_free: true,
+        model: train(data, kind, None, 11).expect("fit"),
+        training: TrainingSet {
+            name: "synthetic.jsonl".into(),
+            content_hash: "0".into(),
+            topics: 12,
+            summaries: data.len(),
+            rows: data.len(),
+        },
+        report: Some("{}".into()),
+    }
+}
+
+fn table_of(data: &Dataset, names: Vec<String>) -> FeatureTable {
+    FeatureTable {
+        names,
+        records: data
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| FeatureRecord {
+                topic: data.topics[i].clone(),
+                system: data.systems[i].clone(),
+                // one missing value per row pattern exercises imputation after reload too
+                values: r
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &v)| (i % 7 != c).then_some(v))
+                    .collect(),
+            })
+            .collect(),
+        skipped: vec![],
+    }
+}
+
+#[test]
+fn every_learner_predicts_identically_after_reload() {
+    let data = linear_problem(12, 10, 0.1, 21);
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Columns in a different order in the table: the model must pick its own by name.
+    let table = table_of(&data, data.names.clone());
+    let mut shuffled = table.clone();
+    shuffled.names.reverse();
+    for r in &mut shuffled.records {
+        r.values.reverse();
+    }
+    for kind in LearnerKind::ALL {
+        let model = model_file(kind, &data);
+        let path = dir.path().join(format!("{}.aesop", kind.name()));
+        model.save(&path).expect("save");
+        let loaded = ModelFile::load(&path).expect("load");
+        let before = model.predict_table(&table).expect("predict");
+        let after = loaded
+            .predict_table(&shuffled)
+            .expect("predict after reload");
+        assert_eq!(before, after, "{}", kind.name());
+        assert!(before.iter().all(|p| p.is_finite()));
+        assert_eq!(loaded.training, model.training);
+        assert_eq!(loaded.feature_options, model.feature_options);
+    }
+}
+
+#[test]
+fn broken_model_files_give_clear_errors() {
+    let data = linear_problem(6, 6, 0.1, 3);
+    let bytes = model_file(LearnerKind::Ols, &data)
+        .to_bytes()
+        .expect("encode");
+    let err = |b: &[u8]| {
+        ModelFile::from_bytes(b, "m.aesop")
+            .map(|_| ())
+            .expect_err("must fail")
+            .to_string()
+    };
+
+    let mut wrong_magic = bytes.clone();
+    wrong_magic[0] = b'X';
+    let e = err(&wrong_magic);
+    assert!(e.contains("m.aesop") && e.contains("magic"), "{e}");
+
+    let mut newer = bytes.clone();
+    newer[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let e = err(&newer);
+    assert!(
+        e.contains("m.aesop")
+            && e.contains("newer")
+            && e.contains(&(FORMAT_VERSION + 1).to_string()),
+        "{e}"
+    );
+
+    let e = err(&bytes[..bytes.len() - 5]);
+    assert!(e.contains("m.aesop") && e.contains("truncated"), "{e}");
+    let e = err(&bytes[..10]);
+    assert!(e.contains("truncated"), "{e}");
+
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 3;
+    flipped[last] ^= 0x40;
+    let e = err(&flipped);
+    assert!(e.contains("m.aesop") && e.contains("corrupt"), "{e}");
+
+    // through the file system the path is named
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("broken.aesop");
+    std::fs::write(&path, &flipped).expect("write");
+    let e = format!("{:#}", ModelFile::load(&path).expect_err("must fail"));
+    assert!(e.contains("broken.aesop"), "{e}");
+}
+
+#[test]
+fn feature_mismatch_lists_the_missing_features() {
+    let data = linear_problem(6, 6, 0.1, 3);
+    let model = model_file(LearnerKind::RankSvm, &data);
+    let mut table = table_of(&data, vec!["f.a".into(), "f.x".into(), "f.y".into()]);
+    table.records.truncate(3);
+    let e = format!("{:#}", model.predict_table(&table).expect_err("must fail"));
+    assert!(
+        e.contains("2 missing") && e.contains("f.b") && e.contains("f.c"),
+        "{e}"
+    );
+    assert!(!e.contains("f.a,") && !e.contains("(f.a"), "{e}");
+}
+
+#[test]
+fn reference_based_model_refuses_a_set_without_references() {
+    let data = linear_problem(6, 6, 0.1, 3);
+    let mut model = model_file(LearnerKind::Ols, &data);
+    let topics = vec![aesop::corpus::Topic::new("D1")];
+    let path = std::path::Path::new("ref.aesop");
+    assert!(aesop::learn::commands::check_references(&model, &topics, path).is_ok());
+    model.reference_free = false;
+    let e = aesop::learn::commands::check_references(&model, &topics, path)
+        .expect_err("must fail")
+        .to_string();
+    assert!(
+        e.contains("D1") && e.contains("--no-references") && e.contains("-noref"),
+        "{e}"
+    );
+}
+
+#[test]
+fn protocol1_never_trains_on_the_test_cells_topic_or_system_folds() {
+    let data = linear_problem(11, 9, 0.1, 8);
+    let layout = Protocol1::new(&data.topics, &data.systems, 5, 4, 42).expect("layout");
+    let mut seen = vec![0usize; data.len()];
+    for a in 0..5 {
+        for b in 0..4 {
+            let test = layout.test_rows(a, b);
+            let train_rows = layout.train_rows(a, b);
+            assert!(!train_rows.is_empty());
+            for &i in &test {
+                seen[i] += 1;
+            }
+            let test_topics: std::collections::HashSet<&String> =
+                test.iter().map(|&i| &data.topics[i]).collect();
+            let test_systems: std::collections::HashSet<&String> =
+                test.iter().map(|&i| &data.systems[i]).collect();
+            for &i in &train_rows {
+                assert_ne!(layout.row_topic_fold[i], a);
+                assert_ne!(layout.row_system_fold[i], b);
+                assert!(
+                    !test_topics.contains(&data.topics[i])
+                        && !test_systems.contains(&data.systems[i])
+                );
+            }
+            // every row outside both folds trains
+            let expected = (0..data.len())
+                .filter(|&i| layout.row_topic_fold[i] != a && layout.row_system_fold[i] != b)
+                .count();
+            assert_eq!(train_rows.len(), expected);
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n == 1),
+        "each row is tested exactly once"
+    );
+    // fold sizes: 11 topics into 5 folds → 3,2,2,2,2; a topic's rows share one fold
+    let mut sizes = [0usize; 5];
+    for t in 0..11 {
+        sizes[layout.row_topic_fold[t * 9]] += 1;
+        assert!((0..9).all(|s| layout.row_topic_fold[t * 9 + s] == layout.row_topic_fold[t * 9]));
+    }
+    sizes.sort_unstable();
+    assert_eq!(sizes, [2, 2, 2, 2, 3]);
+    // seeded: same seed, same layout; another seed, another one
+    let again = Protocol1::new(&data.topics, &data.systems, 5, 4, 42).expect("layout");
+    assert_eq!(again.row_topic_fold, layout.row_topic_fold);
+    let other = Protocol1::new(&data.topics, &data.systems, 5, 4, 43).expect("layout");
+    assert_ne!(other.row_topic_fold, layout.row_topic_fold);
+
+    let pred = cross_validate(&data, LearnerKind::Ols, None, &layout, 1).expect("cv");
+    assert!(pred.iter().all(|p| p.is_finite()));
+    assert!(pearson(&pred, &data.targets) > 0.95);
+}
