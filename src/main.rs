@@ -2,6 +2,7 @@
 
 use aesop::corpus::{import, jsonl};
 use aesop::features::{self, run};
+use aesop::learn::commands as learn;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
@@ -43,6 +44,32 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
 aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
     )]
     Analyze(aesop::nlp::AnalyzeArgs),
+    /// Train a predictor of a human score from feature classes and save it as a model file.
+    #[command(
+        after_help = "Example:\n  aesop train summeval.jsonl --target relevance --learner rank-svm -o relevance.aesop"
+    )]
+    Train {
+        #[command(flatten)]
+        args: learn::TrainArgs,
+        #[command(flatten)]
+        options: FeatureFlags,
+    },
+    /// Score the summaries of a judgment set with a saved model (predictions as JSON Lines).
+    #[command(
+        after_help = "Example:\n  aesop score new.jsonl --model relevance.aesop -o predictions.jsonl"
+    )]
+    Score(learn::ScoreArgs),
+    /// Protocol 1 cross-validation (topic folds x system folds): out-of-fold predictions and report.
+    #[command(
+        name = "cross-validate",
+        after_help = "Example:\n  aesop cross-validate summeval.jsonl --target relevance --learner rank-svm -o oof.jsonl"
+    )]
+    CrossValidate {
+        #[command(flatten)]
+        args: learn::CrossValidateArgs,
+        #[command(flatten)]
+        options: FeatureFlags,
+    },
     /// Judge predictions or a single feature against human scores: correlations at summary,
     /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison.
     #[command(
@@ -210,6 +237,14 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Analyze(args) => aesop::nlp::analyze_command(args),
         Command::Evaluate(args) => aesop::eval::evaluate_command(args),
+        Command::Train { args, options } => {
+            learn::train_command(&args, &options.to_options(), &*interrupt_flag()?).map(|_| ())
+        }
+        Command::Score(args) => learn::score_command(&args, &*interrupt_flag()?).map(|_| ()),
+        Command::CrossValidate { args, options } => {
+            learn::cross_validate_command(&args, &options.to_options(), &*interrupt_flag()?)
+                .map(|_| ())
+        }
         Command::Features {
             set,
             classes,
