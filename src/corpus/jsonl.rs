@@ -456,7 +456,8 @@ fn optional_string(
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// The JSON type of `value`, as error messages say it ("found a string").
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

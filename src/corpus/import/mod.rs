@@ -8,6 +8,7 @@ mod nist;
 mod realsumm;
 mod summeval_op;
 
+use super::jsonl::kind;
 use super::Topic;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -118,17 +119,6 @@ impl At<'_> {
             Value::String(text) if text.trim().eq_ignore_ascii_case("nan") => Ok(None),
             other => Err(self.error(field, format!("expected a number, found {}", kind(other)))),
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
