@@ -37,17 +37,77 @@ pub struct TrainArgs {
     pub seed: u64,
 }
 
-/// `aesop score SET --model MODEL -o PRED.jsonl`
+/// `aesop score SET --model MODEL -o PRED.jsonl`, or with plain text files:
+/// `aesop score --model MODEL --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ScoreArgs {
     /// Judgment set (JSON Lines); human scores are not needed.
-    pub set: PathBuf,
+    #[arg(required_unless_present = "summary", conflicts_with_all = ["documents", "summary", "reference"])]
+    pub set: Option<PathBuf>,
     /// Model file written by `aesop train`.
     #[arg(long)]
     pub model: PathBuf,
-    /// Predictions to write (JSON Lines).
+    /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
+    #[arg(long, num_args = 1.., requires = "summary")]
+    pub documents: Vec<PathBuf>,
+    /// Plain-text summaries to score (one file each; the system name is the file name).
+    #[arg(long, num_args = 1..)]
+    pub summary: Vec<PathBuf>,
+    /// Plain-text human reference summaries (optional).
+    #[arg(long, num_args = 1..)]
+    pub reference: Vec<PathBuf>,
+    /// Predictions to write (JSON Lines); standard output when omitted.
     #[arg(short, long)]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
+}
+
+impl ScoreArgs {
+    /// The topics to score: the judgment set, or one topic built from the plain-text files.
+    fn topics(&self) -> Result<(Vec<Topic>, String)> {
+        if let Some(set) = &self.set {
+            return Ok((jsonl::read_set(set)?, set.display().to_string()));
+        }
+        let read = |path: &PathBuf| -> Result<(String, String)> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not UTF-8 (invalid byte at offset {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            Ok((name, text))
+        };
+        let mut topic = Topic::new("input");
+        for path in &self.documents {
+            let (id, text) = read(path)?;
+            topic.documents.push(crate::corpus::Document::new(id, text));
+        }
+        for path in &self.reference {
+            let (id, text) = read(path)?;
+            topic
+                .references
+                .push(crate::corpus::Reference::new(id, text));
+        }
+        for path in &self.summary {
+            let (system, text) = read(path)?;
+            if topic.summaries.iter().any(|s| s.system == system) {
+                bail!(
+                    "{}: two summaries with the file name '{system}'",
+                    path.display()
+                );
+            }
+            topic
+                .summaries
+                .push(crate::corpus::Summary::new(system, text));
+        }
+        Ok((vec![topic], "the given text files".to_string()))
+    }
 }
 
 /// `aesop cross-validate SET --target T …` (protocol 1 of EVALUATION.md)
@@ -191,15 +251,13 @@ struct PredictionLine<'a> {
     score: f64,
 }
 
-fn write_predictions(
-    path: &Path,
+fn write_predictions<W: Write>(
+    out: W,
     table: &FeatureTable,
     target: &str,
     scores: &[f64],
 ) -> Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = BufWriter::new(out);
     for (r, &score) in table.records.iter().zip(scores) {
         let line = PredictionLine {
             topic: &r.topic,
@@ -210,26 +268,30 @@ fn write_predictions(
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
     }
-    out.flush()
-        .with_context(|| format!("writing {}", path.display()))
+    out.flush()?;
+    Ok(())
 }
 
 /// Score a set with a saved model. Fails before extracting anything when the model needs
 /// references and some topic has none.
 pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<f64>> {
     let model = ModelFile::load(&args.model)?;
-    let topics = jsonl::read_set(&args.set)?;
+    let (topics, source) = args.topics()?;
     check_references(&model, &topics, &args.model)?;
     let options: FeatureOptions = (&model.feature_options).into();
     let table = extract(&topics, &model.classes, &options, cancel)?;
-    let scores = model.predict_table(&table).with_context(|| {
-        format!(
-            "scoring {} with {}",
-            args.set.display(),
-            args.model.display()
-        )
-    })?;
-    write_predictions(&args.output, &table, &model.target, &scores)?;
+    let scores = model
+        .predict_table(&table)
+        .with_context(|| format!("scoring {source} with {}", args.model.display()))?;
+    match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            write_predictions(file, &table, &model.target, &scores)
+                .with_context(|| format!("writing {}", path.display()))?
+        }
+        None => write_predictions(std::io::stdout().lock(), &table, &model.target, &scores)?,
+    }
     Ok(scores)
 }
 

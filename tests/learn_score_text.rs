@@ -1,0 +1,149 @@
+//! `aesop score` with plain text files gives the same scores as with a judgment set, and refuses
+//! a reference-based model when no reference is given.
+
+use assert_cmd::Command;
+
+const ARTICLE: &str =
+    "The city council approved a new budget on Monday. The budget raises spending on \
+schools and parks. Council members said the plan would be paid for by a small tax increase. \
+Critics argued that the tax increase would hurt small businesses.";
+
+const SUMMARIES: [&str; 4] = [
+    "The council approved a budget.",
+    "The city council approved a new budget that raises spending on schools and parks.",
+    "Critics argued the tax increase would hurt small businesses, but the council approved the budget.",
+    "Weather was nice.",
+];
+
+fn set_line(topic: usize) -> String {
+    let summaries: Vec<_> = SUMMARIES
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            // A human score that the surface features can learn: longer, more extractive is better.
+            let score = text.split_whitespace().count() as f64 / 4.0 + topic as f64 * 0.01;
+            serde_json::json!({"system": format!("s{i}"), "text": text, "scores": {"relevance": score}})
+        })
+        .collect();
+    serde_json::json!({"topic": format!("t{topic}"), "documents": [{"id": "d", "text": ARTICLE}], "summaries": summaries})
+        .to_string()
+}
+
+#[test]
+fn text_files_score_like_the_judgment_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let lines: Vec<String> = (0..4).map(set_line).collect();
+    std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
+    let model = dir.path().join("m.aesop");
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args([
+            "train",
+            "--target",
+            "relevance",
+            "--learner",
+            "rank-svm",
+            "--classes",
+            "surface,content",
+            "--no-references",
+        ])
+        .arg(&set)
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+
+    let from_set = Command::cargo_bin("aesop")
+        .expect("binary")
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&model)
+        .output()
+        .expect("score set");
+    assert!(
+        from_set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_set.stderr)
+    );
+    let set_scores: Vec<serde_json::Value> = String::from_utf8_lossy(&from_set.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("prediction line"))
+        .collect();
+    assert_eq!(set_scores.len(), 16);
+
+    std::fs::write(dir.path().join("doc.txt"), ARTICLE).expect("doc");
+    let mut cmd = Command::cargo_bin("aesop").expect("binary");
+    cmd.arg("score")
+        .arg("--model")
+        .arg(&model)
+        .arg("--documents")
+        .arg(dir.path().join("doc.txt"))
+        .arg("--summary");
+    for (i, text) in SUMMARIES.iter().enumerate() {
+        let path = dir.path().join(format!("s{i}"));
+        std::fs::write(&path, text).expect("summary");
+        cmd.arg(path);
+    }
+    let out = cmd.output().expect("score text");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text_scores: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("line"))
+        .collect();
+    assert_eq!(text_scores.len(), 4);
+    for (i, line) in text_scores.iter().enumerate() {
+        assert_eq!(line["system"], format!("s{i}"));
+        // Same documents and summary as topic t0 of the set: the same features, so the same score.
+        assert_eq!(line["score"], set_scores[i]["score"], "summary s{i}");
+    }
+    // The longest extractive summary scores above the off-topic one.
+    assert!(text_scores[2]["score"].as_f64() > text_scores[3]["score"].as_f64());
+}
+
+#[test]
+fn non_utf8_summary_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, b"caf\xe9").expect("write");
+    let model = dir.path().join("missing.aesop");
+    // The model is read first; give a real one so the text error is the one reported.
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        (0..4).map(set_line).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .expect("set");
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .args([
+            "train",
+            "--target",
+            "relevance",
+            "--learner",
+            "rank-svm",
+            "--classes",
+            "surface",
+            "--no-references",
+        ])
+        .arg(&set)
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+    Command::cargo_bin("aesop")
+        .expect("binary")
+        .arg("score")
+        .arg("--model")
+        .arg(&model)
+        .arg("--summary")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("bad.txt: not UTF-8"));
+}
