@@ -74,9 +74,12 @@ fn summeval_rank_svm_relevance_protocol1() {
     .expect("train");
     let scores = score_command(
         &ScoreArgs {
-            set,
+            set: Some(set),
             model,
-            output: dir.path().join("pred.jsonl"),
+            documents: Vec::new(),
+            summary: Vec::new(),
+            reference: Vec::new(),
+            output: Some(dir.path().join("pred.jsonl")),
         },
         &cancel,
     )
