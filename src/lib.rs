@@ -8,6 +8,7 @@ pub mod eval;
 pub mod features;
 pub mod learn;
 pub mod nlp;
+pub mod rng;
 pub mod text;
 
 /// Directory holding the public data sets (`AESOP_DATA`, default `../shared/data`).

@@ -158,7 +158,7 @@ fn undefined_topics_are_left_out_of_the_summary_average() {
 
 /// A larger grid with noise so that bootstrap intervals have width.
 fn noisy(topics: usize, systems: usize, seed: u64) -> Aligned {
-    let mut rng = aesop::eval::bootstrap::SeededRng::new(seed);
+    let mut rng = aesop::rng::SplitMix64::new(seed);
     let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
     let mut rows = Vec::new();
     for t in 0..topics {
@@ -203,7 +203,7 @@ fn bootstrap_is_deterministic_and_contains_the_estimate() {
 fn paired_comparison_prefers_the_better_metric() {
     // Metric A tracks the humans closely; B is A plus heavy noise.
     let a = noisy(30, 8, 5);
-    let mut rng = aesop::eval::bootstrap::SeededRng::new(99);
+    let mut rng = aesop::rng::SplitMix64::new(99);
     let mut b = a.clone();
     for cell in b.cells.iter_mut().flatten().flatten() {
         cell.metric += 3.0 * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);

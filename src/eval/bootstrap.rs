@@ -10,35 +10,7 @@ use super::wilcoxon::wilcoxon_signed_rank;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-/// SplitMix64 (Steele, Lea & Flood 2014): tiny, fast, and good enough for resampling; written
-/// here so the numbers do not change with a dependency's version.
-#[derive(Debug, Clone)]
-pub struct SeededRng {
-    state: u64,
-}
-
-impl SeededRng {
-    pub fn new(seed: u64) -> SeededRng {
-        SeededRng { state: seed }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (multiply-shift; the bias, n / 2^64, is negligible for our n).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    pub fn coin(&mut self) -> bool {
-        self.next_u64() >> 63 == 1
-    }
-}
+use crate::rng::SplitMix64 as SeededRng;
 
 /// What a bootstrap sample redraws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]

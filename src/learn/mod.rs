@@ -16,36 +16,8 @@ pub use model_file::ModelFile;
 
 use anyhow::Result;
 
-/// SplitMix64: a tiny seeded generator, so folds and solver orders are reproducible without
-/// tying the model format to a random-number crate's stream.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0); the modulo bias is negligible for the sizes used here.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// Fisher–Yates shuffle.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
+/// The seeded generator used for folds and inner cross-validation.
+pub use crate::rng::SplitMix64 as Rng;
 
 /// A scaler and a fitted learner, trained together on raw feature rows.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
