@@ -4,6 +4,7 @@
 //! [`model_file`] saves and loads trained models, [`commands`] are the CLI verbs as library
 //! functions, and [`cv`] holds the fold logic of protocol 1 (EVALUATION.md).
 
+pub mod ablate;
 pub mod commands;
 pub mod cv;
 pub mod dataset;

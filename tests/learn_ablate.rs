@@ -1,0 +1,210 @@
+//! `aesop ablate` on a synthetic judgment set where one class carries the signal.
+//!
+//! 8 topics × 6 systems. A summary with human score h copies 3h words of the document and
+//! fills the rest with words found nowhere else, so `surface` (coverage, novel n-grams) follows
+//! h. Each summary also holds a random number of reference words, so `rouge` follows noise.
+
+use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
+use aesop::features::FeatureOptions;
+use aesop::learn::ablate::{ablate_command, AblateArgs, CSV_COLUMNS};
+use aesop::learn::{LearnerKind, Rng};
+use std::sync::atomic::AtomicBool;
+
+/// A letters-only word (tokenizers keep it whole; never a stopword thanks to the "qx" prefix).
+fn word(kind: char, topic: usize, n: usize) -> String {
+    let mut s = format!("qx{kind}{}", (b'a' + topic as u8) as char);
+    let mut n = n;
+    loop {
+        s.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+        if n == 0 {
+            break;
+        }
+    }
+    s
+}
+
+/// Words in sentences of ten.
+fn text(words: &[String]) -> String {
+    words
+        .chunks(10)
+        .map(|c| format!("{}.", c.join(" ")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn synthetic_set() -> Vec<Topic> {
+    let mut rng = Rng::new(42);
+    (0..8)
+        .map(|t| {
+            let mut topic = Topic::new(format!("T{t}"));
+            let document: Vec<String> = (0..60).map(|i| word('d', t, i)).collect();
+            topic.documents.push(Document::new("d1", text(&document)));
+            let reference: Vec<String> = (0..30).map(|i| word('r', t, i)).collect();
+            topic.references.push(Reference::new("A", text(&reference)));
+            let mut scores: Vec<usize> = (1..=6).collect();
+            rng.shuffle(&mut scores);
+            let mut junk = 0;
+            for (s, &h) in scores.iter().enumerate() {
+                let mut words: Vec<String> = document[..3 * h].to_vec();
+                for _ in 3 * h..18 {
+                    words.push(word('j', t, junk));
+                    junk += 1;
+                }
+                // Noise for rouge: m reference words (random), the rest fresh junk.
+                let m = rng.below(9);
+                words.extend(reference[..m].iter().cloned());
+                for _ in m..8 {
+                    words.push(word('j', t, junk));
+                    junk += 1;
+                }
+                let mut summary = Summary::new(format!("S{s}"), text(&words));
+                summary.scores.insert("pyramid".into(), h as f64);
+                topic.summaries.push(summary);
+            }
+            topic
+        })
+        .collect()
+}
+
+#[test]
+fn ablation_separates_the_informative_class() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let file = std::fs::File::create(&set).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
+    let args = AblateArgs {
+        set: set.clone(),
+        target: "pyramid".into(),
+        learner: LearnerKind::RankSvm,
+        classes: vec!["surface".into(), "rouge".into()],
+        no_references: false,
+        topic_folds: 4,
+        system_folds: 2,
+        seed: 1,
+        bootstrap: 200,
+        c: Some(0.1),
+        output: dir.path().join("ablate.md"),
+        csv: Some(dir.path().join("ablate.csv")),
+        chart: Some(dir.path().join("ablate.svg")),
+    };
+    let report =
+        ablate_command(&args, &FeatureOptions::default(), &AtomicBool::new(false)).expect("ablate");
+
+    // 1 full model + only/without for each of the 2 classes.
+    let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "full",
+            "only surface",
+            "without surface",
+            "only rouge",
+            "without rouge"
+        ]
+    );
+    for m in &report.models {
+        eprintln!(
+            "{:16} summary {:.3} [{:.3}, {:.3}] system {:.3} vs full {:?}",
+            m.model,
+            m.summary_tau.value,
+            m.summary_tau.lower,
+            m.summary_tau.upper,
+            m.system_tau.value,
+            m.summary_vs_full
+        );
+    }
+    let tau = |name: &str| {
+        report
+            .models
+            .iter()
+            .find(|m| m.model == name)
+            .map(|m| m.summary_tau.value)
+            .expect("model")
+    };
+    assert!(
+        tau("only surface") > 0.8,
+        "surface alone should order the summaries: {}",
+        tau("only surface")
+    );
+    assert!(
+        tau("without surface") < tau("only surface") - 0.3,
+        "without the informative class: {} vs only it: {}",
+        tau("without surface"),
+        tau("only surface")
+    );
+    // The full model is not compared with itself; every other model is.
+    assert!(report.models[0].summary_vs_full.is_none());
+    let without = report.models[2]
+        .summary_vs_full
+        .expect("comparison with full");
+    assert!(without.difference < 0.0);
+    assert!(without.permutation_p > 0.0 && without.permutation_p <= 1.0);
+    let only = report.models[1].summary_tau;
+    assert!(only.lower <= only.value && only.value <= only.upper);
+
+    // Markdown: header, separator, one line per model.
+    let markdown = std::fs::read_to_string(&args.output).expect("markdown");
+    let table: Vec<&str> = markdown.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(table.len(), 2 + 5);
+    assert!(table[0].contains("Summary τ-b [95% CI]") && table[0].contains("p system"));
+    assert!(table.iter().all(|l| l.matches('|').count() == 11));
+
+    // CSV parses, has the columns and the same numbers.
+    let mut reader = csv::Reader::from_path(dir.path().join("ablate.csv")).expect("csv");
+    let headers: Vec<String> = reader
+        .headers()
+        .expect("headers")
+        .iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(headers, CSV_COLUMNS);
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    assert_eq!(records.len(), 5);
+    for (record, model) in records.iter().zip(&report.models) {
+        assert_eq!(&record[0], model.model);
+        let value: f64 = record[4].parse().expect("summary_tau");
+        assert!((value - model.summary_tau.value).abs() < 1e-12);
+    }
+    assert_eq!(&records[0][10], "", "full model has no comparison");
+    assert!(records[2][12].parse::<f64>().is_ok());
+
+    let svg = std::fs::read_to_string(dir.path().join("ablate.svg")).expect("svg");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<rect").count(),
+        1 + 5,
+        "background + one bar per model"
+    );
+}
+
+#[test]
+fn ablation_rejects_a_single_class_and_c_for_other_learners() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let file = std::fs::File::create(&set).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
+    let mut args = AblateArgs {
+        set,
+        target: "pyramid".into(),
+        learner: LearnerKind::RankSvm,
+        classes: vec!["surface".into()],
+        no_references: false,
+        topic_folds: 4,
+        system_folds: 2,
+        seed: 1,
+        bootstrap: 0,
+        c: None,
+        output: dir.path().join("ablate.md"),
+        csv: None,
+        chart: None,
+    };
+    let cancel = AtomicBool::new(false);
+    let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
+    assert!(format!("{err:#}").contains("at least two"), "{err:#}");
+    args.classes = vec!["surface".into(), "rouge".into()];
+    args.learner = LearnerKind::Ols;
+    args.c = Some(1.0);
+    let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("--c");
+    assert!(format!("{err:#}").contains("--c"), "{err:#}");
+}
