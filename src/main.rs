@@ -70,6 +70,16 @@ aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
         #[command(flatten)]
         options: FeatureFlags,
     },
+    /// Ablation over feature classes under protocol 1: each class alone and the model without it.
+    #[command(
+        after_help = "Example:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg"
+    )]
+    Ablate {
+        #[command(flatten)]
+        args: aesop::learn::ablate::AblateArgs,
+        #[command(flatten)]
+        options: FeatureFlags,
+    },
     /// Judge predictions or a single feature against human scores: correlations at summary,
     /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison.
     #[command(
@@ -239,6 +249,10 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Evaluate(args) => aesop::eval::evaluate_command(args),
         Command::Train { args, options } => {
             learn::train_command(&args, &options.to_options(), &*interrupt_flag()?).map(|_| ())
+        }
+        Command::Ablate { args, options } => {
+            aesop::learn::ablate::ablate_command(&args, &options.to_options(), &*interrupt_flag()?)
+                .map(|_| ())
         }
         Command::Score(args) => learn::score_command(&args, &*interrupt_flag()?).map(|_| ()),
         Command::CrossValidate { args, options } => {
