@@ -651,7 +651,8 @@ fn render_discriminative(out: &mut String, who: &str, d: &DiscriminativePower) {
     );
 }
 
-fn xml_escape(s: &str) -> String {
+/// Text made safe for SVG/XML content and attribute values.
+pub(crate) fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

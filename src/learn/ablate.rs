@@ -15,6 +15,7 @@ use super::Dataset;
 use crate::corpus::jsonl;
 use crate::eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use crate::eval::levels::{Aligned, ScoreRow};
+use crate::eval::report::xml_escape;
 use crate::features::run::extract_features;
 use crate::features::{build_classes, FeatureOptions};
 use anyhow::{bail, Context, Result};
@@ -513,13 +514,6 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
     }
     let bytes = writer.into_inner().context("finishing the CSV")?;
     Ok(String::from_utf8(bytes)?)
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// A horizontal bar per model: summary-level τ with its interval as a whisker.
