@@ -54,11 +54,22 @@ aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
         #[command(flatten)]
         options: FeatureFlags,
     },
-    /// Score the summaries of a judgment set with a saved model (predictions as JSON Lines).
+    /// Score summaries with the built-in models or saved ones (predictions as JSON Lines).
     #[command(
-        after_help = "Example:\n  aesop score new.jsonl --model relevance.aesop -o predictions.jsonl"
+        after_help = "Examples:\n  aesop score new.jsonl -o predictions.jsonl              (built-in models)\n  \
+aesop score new.jsonl --model relevance.aesop --model builtin:readability-noref\n  \
+aesop score --documents article.txt --summary mine.txt theirs.txt"
     )]
     Score(learn::ScoreArgs),
+    /// List the built-in models with their cards; with NAME, print that model's full card.
+    #[command(after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref")]
+    Models {
+        /// A built-in model's name.
+        name: Option<String>,
+        /// Print the list as JSON (name, target, reference_free, version, summary).
+        #[arg(long)]
+        json: bool,
+    },
     /// Protocol 1 cross-validation (topic folds x system folds): out-of-fold predictions and report.
     #[command(
         name = "cross-validate",
@@ -255,6 +266,13 @@ fn dispatch(command: Command) -> Result<()> {
                 .map(|_| ())
         }
         Command::Score(args) => learn::score_command(&args, &*interrupt_flag()?).map(|_| ()),
+        Command::Models { name, json } => {
+            print!(
+                "{}",
+                aesop::learn::builtin::describe(name.as_deref(), json)?
+            );
+            Ok(())
+        }
         Command::CrossValidate { args, options } => {
             learn::cross_validate_command(&args, &options.to_options(), &*interrupt_flag()?)
                 .map(|_| ())

@@ -7,6 +7,7 @@
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
 use aesop::features::FeatureOptions;
 use aesop::learn::ablate::{ablate_command, AblateArgs, CSV_COLUMNS};
+use aesop::learn::commands::LearnArgs;
 use aesop::learn::{LearnerKind, Rng};
 use std::sync::atomic::AtomicBool;
 
@@ -73,17 +74,14 @@ fn ablation_separates_the_informative_class() {
     let set = dir.path().join("set.jsonl");
     let file = std::fs::File::create(&set).expect("create");
     jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
+    let mut learn = LearnArgs::new(&set, "pyramid");
+    learn.classes = vec!["surface".into(), "rouge".into()];
+    learn.hyper.c = Some(0.1);
     let args = AblateArgs {
-        set: set.clone(),
-        target: "pyramid".into(),
-        learner: LearnerKind::RankSvm,
-        classes: vec!["surface".into(), "rouge".into()],
-        no_references: false,
+        learn,
         topic_folds: 4,
         system_folds: 2,
-        seed: 1,
         bootstrap: 200,
-        c: Some(0.1),
         output: dir.path().join("ablate.md"),
         csv: Some(dir.path().join("ablate.csv")),
         chart: Some(dir.path().join("ablate.svg")),
@@ -184,17 +182,13 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     let set = dir.path().join("set.jsonl");
     let file = std::fs::File::create(&set).expect("create");
     jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
+    let mut learn = LearnArgs::new(&set, "pyramid");
+    learn.classes = vec!["surface".into()];
     let mut args = AblateArgs {
-        set,
-        target: "pyramid".into(),
-        learner: LearnerKind::RankSvm,
-        classes: vec!["surface".into()],
-        no_references: false,
+        learn,
         topic_folds: 4,
         system_folds: 2,
-        seed: 1,
         bootstrap: 0,
-        c: None,
         output: dir.path().join("ablate.md"),
         csv: None,
         chart: None,
@@ -202,9 +196,9 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     let cancel = AtomicBool::new(false);
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
     assert!(format!("{err:#}").contains("at least two"), "{err:#}");
-    args.classes = vec!["surface".into(), "rouge".into()];
-    args.learner = LearnerKind::Ols;
-    args.c = Some(1.0);
+    args.learn.classes = vec!["surface".into(), "rouge".into()];
+    args.learn.learner = LearnerKind::Ols;
+    args.learn.hyper.c = Some(1.0);
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("--c");
     assert!(format!("{err:#}").contains("--c"), "{err:#}");
 }

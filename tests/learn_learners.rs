@@ -273,10 +273,19 @@ fn reference_based_model_refuses_a_set_without_references() {
     let data = linear_problem(6, 6, 0.1, 3);
     let mut model = model_file(LearnerKind::Ols, &data);
     let topics = vec![aesop::corpus::Topic::new("D1")];
-    let path = std::path::Path::new("ref.aesop");
-    assert!(aesop::learn::commands::check_references(&model, &topics, path).is_ok());
+    let named = |model| aesop::learn::scoring::NamedModel {
+        name: "ref".into(),
+        version: "0".into(),
+        target: "pyramid".into(),
+        source: "ref.aesop".into(),
+        model,
+    };
+    assert!(named(model_file(LearnerKind::Ols, &data))
+        .check_references(&topics)
+        .is_ok());
     model.reference_free = false;
-    let e = aesop::learn::commands::check_references(&model, &topics, path)
+    let e = named(model)
+        .check_references(&topics)
         .expect_err("must fail")
         .to_string();
     assert!(

@@ -6,7 +6,8 @@ mod common;
 
 use aesop::features::FeatureOptions;
 use aesop::learn::commands::{
-    cross_validate_command, score_command, train_command, CrossValidateArgs, ScoreArgs, TrainArgs,
+    cross_validate_command, score_command, train_command, CrossValidateArgs, LearnArgs, ScoreArgs,
+    TrainArgs,
 };
 use aesop::learn::LearnerKind;
 use std::sync::atomic::AtomicBool;
@@ -29,14 +30,9 @@ fn summeval_rank_svm_relevance_protocol1() {
 
     let started = std::time::Instant::now();
     let args = CrossValidateArgs {
-        set: set.clone(),
-        target: "relevance".into(),
-        learner: LearnerKind::RankSvm,
-        classes: vec![],
-        no_references: false,
+        learn: LearnArgs::new(&set, "relevance"),
         topic_folds: 5,
         system_folds: 4,
-        seed: 1,
         output: dir.path().join("oof.jsonl"),
         report: None,
     };
@@ -60,13 +56,8 @@ fn summeval_rank_svm_relevance_protocol1() {
     let model = dir.path().join("relevance.aesop");
     train_command(
         &TrainArgs {
-            set: set.clone(),
-            target: "relevance".into(),
-            learner: LearnerKind::RankSvm,
-            classes: vec![],
-            no_references: false,
+            learn: LearnArgs::new(&set, "relevance"),
             output: model.clone(),
-            seed: 1,
         },
         &options,
         &cancel,
@@ -75,7 +66,7 @@ fn summeval_rank_svm_relevance_protocol1() {
     let scores = score_command(
         &ScoreArgs {
             set: Some(set),
-            model,
+            model: vec![model.display().to_string()],
             documents: Vec::new(),
             summary: Vec::new(),
             reference: Vec::new(),
@@ -85,7 +76,7 @@ fn summeval_rank_svm_relevance_protocol1() {
     )
     .expect("score");
     assert_eq!(scores.len(), 1600);
-    assert!(scores.iter().all(|s| s.is_finite()));
+    assert!(scores.iter().all(|(_, s)| s.is_finite()));
 }
 
 /// Every learner under protocol 1 on SummEval relevance, with and without references (features

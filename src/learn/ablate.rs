@@ -7,7 +7,7 @@
 //! bootstrap intervals for summary- and system-level Kendall τ-b and, against the full model,
 //! the Koehn paired bootstrap over topics and the paired permutation test (src/eval).
 
-use super::commands::feature_plan;
+use super::commands::{feature_plan, LearnArgs};
 use super::cv::{cross_validate, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
@@ -27,34 +27,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// `aesop ablate SET --target T [--learner L] [--classes …] [--no-references] -o OUT.md`
 #[derive(Debug, Clone, clap::Args)]
 pub struct AblateArgs {
-    /// Judgment set (JSON Lines) with human scores.
-    pub set: PathBuf,
-    /// Score to learn (e.g. pyramid, responsiveness, relevance).
-    #[arg(long)]
-    pub target: String,
-    #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
-    pub learner: LearnerKind,
-    /// Comma-separated feature classes of the full model (default: all); at least two.
-    #[arg(long, value_delimiter = ',')]
-    pub classes: Vec<String>,
-    /// Use only features that need no references (content, consensus, surface, graph.input_*).
-    #[arg(long)]
-    pub no_references: bool,
+    #[command(flatten)]
+    pub learn: LearnArgs,
     /// Topic folds.
     #[arg(long, default_value_t = 5)]
     pub topic_folds: usize,
     /// System folds.
     #[arg(long, default_value_t = 4)]
     pub system_folds: usize,
-    /// Seed of the folds, the solvers and every resampling.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,
-    /// Fix the ranking SVM's C instead of choosing it by inner cross-validation (faster).
-    #[arg(long)]
-    pub c: Option<f64>,
     /// Markdown table to write.
     #[arg(short, long)]
     pub output: PathBuf,
@@ -147,17 +130,10 @@ pub fn ablate_command(
     options: &FeatureOptions,
     cancel: &AtomicBool,
 ) -> Result<AblationReport> {
-    let hyper = match (args.c, args.learner) {
-        (None, _) => None,
-        (Some(c), LearnerKind::RankSvm) if c > 0.0 && c.is_finite() => Some(Hyper::RankSvm { c }),
-        (Some(c), LearnerKind::RankSvm) => bail!("--c must be a positive number (got {c})"),
-        (Some(_), other) => bail!(
-            "--c sets the ranking SVM's C; learner {} has other hyper-parameters",
-            other.name()
-        ),
-    };
-    let topics = jsonl::read_set(&args.set)?;
-    let (classes, names) = feature_plan(&args.classes, args.no_references, options)?;
+    let learn = &args.learn;
+    let hyper = learn.hyper.fixed(learn.learner)?;
+    let topics = jsonl::read_set(&learn.set)?;
+    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     if classes.len() < 2 {
         bail!(
             "ablation needs at least two feature classes (got {})",
@@ -167,20 +143,20 @@ pub fn ablate_command(
     use std::io::IsTerminal;
     let built = build_classes(&classes, options)?;
     let table = extract_features(&topics, &built, std::io::stderr().is_terminal(), cancel)?;
-    let data = Dataset::from_table(&table, &topics, &args.target, &names)
-        .with_context(|| format!("{}", args.set.display()))?;
+    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
+        .with_context(|| format!("{}", learn.set.display()))?;
     let settings = AblationSettings {
-        learner: args.learner,
+        learner: learn.learner,
         hyper,
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
-        seed: args.seed,
+        seed: learn.seed,
         bootstrap: args.bootstrap,
     };
     let mut report = ablate_dataset(&data, &classes, &settings, cancel)?;
-    report.set = args.set.display().to_string();
-    report.target = args.target.clone();
-    report.reference_free = args.no_references;
+    report.set = learn.set.display().to_string();
+    report.target = learn.target.clone();
+    report.reference_free = learn.no_references;
 
     let markdown = render_markdown(&report);
     std::fs::write(&args.output, &markdown)

@@ -1,8 +1,9 @@
 //! `train`, `score` and `cross-validate` as library functions (src/main.rs wires them).
 
 use super::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
-use super::learners::LearnerKind;
+use super::learners::{Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
+use super::scoring::{default_model_names, score_topics, NamedModel};
 use super::{train, Dataset};
 use crate::corpus::{jsonl, Topic};
 use crate::features::run::{extract_features, FeatureTable};
@@ -10,12 +11,12 @@ use crate::features::{self, build_classes, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-/// `aesop train SET --target T [--learner L] [--classes …] [--no-references] -o MODEL`
+/// What to learn and from what: shared by `train`, `cross-validate` and `ablate`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct TrainArgs {
+pub struct LearnArgs {
     /// Judgment set (JSON Lines) with human scores.
     pub set: PathBuf,
     /// Score to learn (e.g. pyramid, responsiveness, relevance).
@@ -29,24 +30,172 @@ pub struct TrainArgs {
     /// Use only features that need no references (content, consensus, surface, graph.input_*).
     #[arg(long)]
     pub no_references: bool,
+    /// Seed of the folds, the solvers and every resampling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub hyper: HyperArgs,
+}
+
+impl LearnArgs {
+    /// Learn `target` from `set` with the defaults: rank-svm, all classes, seed 1, inner CV.
+    pub fn new(set: impl Into<PathBuf>, target: &str) -> LearnArgs {
+        LearnArgs {
+            set: set.into(),
+            target: target.to_string(),
+            learner: LearnerKind::RankSvm,
+            classes: Vec::new(),
+            no_references: false,
+            seed: 1,
+            hyper: HyperArgs::default(),
+        }
+    }
+}
+
+/// Hyper-parameters fixed on the command line. Unset, they are chosen by inner cross-validation
+/// over the training topics (the grids are in learners.rs).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HyperArgs {
+    /// C of rank-svm and the SVRs.
+    #[arg(long)]
+    pub c: Option<f64>,
+    /// SVR: half-width of the ε-tube in target standard deviations (default 0.1; needs --c).
+    #[arg(long)]
+    pub epsilon: Option<f64>,
+    /// SVR: RBF width factor (default 0.5) or polynomial degree (default 2); needs --c.
+    #[arg(long)]
+    pub kernel_param: Option<f64>,
+    /// Elastic net: penalty (fixes the hyper-parameters; --l1-ratio defaults to 0.5).
+    #[arg(long)]
+    pub penalty: Option<f64>,
+    /// Elastic net: share of the L1 penalty, in [0, 1] (needs --penalty).
+    #[arg(long)]
+    pub l1_ratio: Option<f64>,
+    /// Random forest: number of trees (default 100).
+    #[arg(long)]
+    pub trees: Option<usize>,
+    /// Random forest: maximum depth (default unlimited).
+    #[arg(long)]
+    pub max_depth: Option<u16>,
+    /// Random forest: minimum samples per leaf (default 5).
+    #[arg(long)]
+    pub min_leaf: Option<usize>,
+}
+
+impl HyperArgs {
+    /// The fixed hyper-parameters for `learner`, or `None` to choose them by inner CV. A flag
+    /// that does not apply to the learner, or a value out of range, is an error.
+    pub fn fixed(&self, learner: LearnerKind) -> Result<Option<Hyper>> {
+        let positive = |flag: &str, v: f64| -> Result<f64> {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                bail!("{flag} must be a positive number, got {v}")
+            }
+        };
+        let given: Vec<&str> = [
+            ("--c", self.c.is_some()),
+            ("--epsilon", self.epsilon.is_some()),
+            ("--kernel-param", self.kernel_param.is_some()),
+            ("--penalty", self.penalty.is_some()),
+            ("--l1-ratio", self.l1_ratio.is_some()),
+            ("--trees", self.trees.is_some()),
+            ("--max-depth", self.max_depth.is_some()),
+            ("--min-leaf", self.min_leaf.is_some()),
+        ]
+        .iter()
+        .filter(|(_, set)| *set)
+        .map(|(flag, _)| *flag)
+        .collect();
+        let applies: &[&str] = match learner {
+            LearnerKind::Ols => &[],
+            LearnerKind::RankSvm => &["--c"],
+            LearnerKind::SvrRbf | LearnerKind::SvrPoly => &["--c", "--epsilon", "--kernel-param"],
+            LearnerKind::SvrLinear => &["--c", "--epsilon"],
+            LearnerKind::ElasticNet => &["--penalty", "--l1-ratio"],
+            LearnerKind::Forest => &["--trees", "--max-depth", "--min-leaf"],
+        };
+        if let Some(flag) = given.iter().find(|f| !applies.contains(f)) {
+            bail!("{flag} does not apply to the {} learner", learner.name());
+        }
+        if given.is_empty() {
+            return Ok(None);
+        }
+        let hyper = match learner {
+            LearnerKind::Ols => Hyper::None,
+            LearnerKind::RankSvm => Hyper::RankSvm {
+                c: positive("--c", self.c.unwrap_or(1.0))?,
+            },
+            LearnerKind::SvrRbf | LearnerKind::SvrPoly | LearnerKind::SvrLinear => {
+                let Some(c) = self.c else {
+                    bail!("--epsilon and --kernel-param need --c as well");
+                };
+                let default_kernel = match learner {
+                    LearnerKind::SvrRbf => 0.5,
+                    LearnerKind::SvrPoly => 2.0,
+                    _ => 0.0,
+                };
+                Hyper::Svr {
+                    c: positive("--c", c)?,
+                    epsilon: positive("--epsilon", self.epsilon.unwrap_or(0.1))?,
+                    kernel: match self.kernel_param {
+                        Some(k) => positive("--kernel-param", k)?,
+                        None => default_kernel,
+                    },
+                }
+            }
+            LearnerKind::ElasticNet => {
+                let Some(penalty) = self.penalty else {
+                    bail!("--l1-ratio needs --penalty as well");
+                };
+                let l1_ratio = self.l1_ratio.unwrap_or(0.5);
+                if !(0.0..=1.0).contains(&l1_ratio) {
+                    bail!("--l1-ratio must be in [0, 1], got {l1_ratio}");
+                }
+                Hyper::ElasticNet {
+                    penalty: positive("--penalty", penalty)?,
+                    l1_ratio,
+                }
+            }
+            LearnerKind::Forest => {
+                let n_trees = self.trees.unwrap_or(100);
+                let min_samples_leaf = self.min_leaf.unwrap_or(5);
+                if n_trees == 0 || min_samples_leaf == 0 || self.max_depth == Some(0) {
+                    bail!("--trees, --max-depth and --min-leaf must be at least 1");
+                }
+                Hyper::Forest {
+                    n_trees,
+                    max_depth: self.max_depth,
+                    min_samples_leaf,
+                }
+            }
+        };
+        Ok(Some(hyper))
+    }
+}
+
+/// `aesop train SET --target T [--learner L] [--classes …] [--no-references] -o MODEL`
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub learn: LearnArgs,
     /// Model file to write.
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Seed of the inner cross-validation folds and solvers.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
 }
 
-/// `aesop score SET --model MODEL -o PRED.jsonl`, or with plain text files:
-/// `aesop score --model MODEL --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
+/// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
+/// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ScoreArgs {
     /// Judgment set (JSON Lines); human scores are not needed.
     #[arg(required_unless_present = "summary", conflicts_with_all = ["documents", "summary", "reference"])]
     pub set: Option<PathBuf>,
-    /// Model file written by `aesop train`.
+    /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
+    /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
+    /// reference-based variant for topics with references and `…-noref` for topics without.
     #[arg(long)]
-    pub model: PathBuf,
+    pub model: Vec<String>,
     /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
     #[arg(long, num_args = 1.., requires = "summary")]
     pub documents: Vec<PathBuf>,
@@ -113,25 +262,14 @@ impl ScoreArgs {
 /// `aesop cross-validate SET --target T …` (protocol 1 of EVALUATION.md)
 #[derive(Debug, Clone, clap::Args)]
 pub struct CrossValidateArgs {
-    /// Judgment set (JSON Lines) with human scores.
-    pub set: PathBuf,
-    #[arg(long)]
-    pub target: String,
-    #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
-    pub learner: LearnerKind,
-    /// Comma-separated feature classes (default: all).
-    #[arg(long, value_delimiter = ',')]
-    pub classes: Vec<String>,
-    #[arg(long)]
-    pub no_references: bool,
+    #[command(flatten)]
+    pub learn: LearnArgs,
     /// Topic folds.
     #[arg(long, default_value_t = 5)]
     pub topic_folds: usize,
     /// System folds.
     #[arg(long, default_value_t = 4)]
     pub system_folds: usize,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Out-of-fold predictions to write (JSON Lines).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -203,24 +341,26 @@ pub fn train_command(
     options: &FeatureOptions,
     cancel: &AtomicBool,
 ) -> Result<ModelFile> {
+    let learn = &args.learn;
+    let hyper = learn.hyper.fixed(learn.learner)?;
     let bytes =
-        std::fs::read(&args.set).with_context(|| format!("reading {}", args.set.display()))?;
-    let topics = jsonl::read_set(&args.set)?;
-    let (classes, names) = feature_plan(&args.classes, args.no_references, options)?;
+        std::fs::read(&learn.set).with_context(|| format!("reading {}", learn.set.display()))?;
+    let topics = jsonl::read_set(&learn.set)?;
+    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     let table = extract(&topics, &classes, options, cancel)?;
-    let data = Dataset::from_table(&table, &topics, &args.target, &names)
-        .with_context(|| format!("{}", args.set.display()))?;
-    let model = train(&data, args.learner, None, args.seed)?;
+    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
+        .with_context(|| format!("{}", learn.set.display()))?;
+    let model = train(&data, learn.learner, hyper, learn.seed)?;
     let file = ModelFile {
-        target: args.target.clone(),
+        target: learn.target.clone(),
         classes,
         feature_names: names,
         feature_options: options.into(),
-        reference_free: args.no_references,
+        reference_free: learn.no_references,
         model,
         training: TrainingSet {
-            name: args.set.file_name().map_or_else(
-                || args.set.display().to_string(),
+            name: learn.set.file_name().map_or_else(
+                || learn.set.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             ),
             content_hash: format!("{:016x}", fnv1a64(&bytes)),
@@ -233,7 +373,7 @@ pub fn train_command(
     file.save(&args.output)?;
     eprintln!(
         "trained {} on {} rows ({} features, {:?}); wrote {}",
-        args.learner.name(),
+        learn.learner.name(),
         data.len(),
         file.feature_names.len(),
         file.model.hyper,
@@ -249,66 +389,89 @@ struct PredictionLine<'a> {
     system: &'a str,
     target: &'a str,
     score: f64,
+    /// The model's name (`pyramid-noref`, a model file's stem); absent in out-of-fold files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
 }
 
-fn write_predictions<W: Write>(
-    out: W,
-    table: &FeatureTable,
-    target: &str,
-    scores: &[f64],
-) -> Result<()> {
-    let mut out = BufWriter::new(out);
-    for (r, &score) in table.records.iter().zip(scores) {
-        let line = PredictionLine {
-            topic: &r.topic,
-            system: &r.system,
-            target,
-            score,
-        };
-        serde_json::to_writer(&mut out, &line)?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    Ok(())
-}
-
-/// Score a set with a saved model. Fails before extracting anything when the model needs
-/// references and some topic has none.
-pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<f64>> {
-    let model = ModelFile::load(&args.model)?;
+/// Score a set (or plain-text files) with the named models, or with the default built-in
+/// models chosen per topic. Returns the prediction lines written, as (model name, score), in
+/// output order. Fails before extracting anything when a model needs references that a topic
+/// lacks.
+pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(String, f64)>> {
+    use std::io::IsTerminal;
     let (topics, source) = args.topics()?;
-    check_references(&model, &topics, &args.model)?;
-    let options: FeatureOptions = (&model.feature_options).into();
-    let table = extract(&topics, &model.classes, &options, cancel)?;
-    let scores = model
-        .predict_table(&table)
-        .with_context(|| format!("scoring {source} with {}", args.model.display()))?;
-    match &args.output {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("creating {}", path.display()))?;
-            write_predictions(file, &table, &model.target, &scores)
-                .with_context(|| format!("writing {}", path.display()))?
+    let progress = std::io::stderr().is_terminal();
+    let order: Vec<String> = topics.iter().map(|t| t.topic.clone()).collect();
+    // Runs of (topics, models): one run with the named models, or with the defaults one run
+    // per variant set (topics with references, topics without).
+    let mut runs: Vec<(Vec<Topic>, Vec<NamedModel>)> = Vec::new();
+    if args.model.is_empty() {
+        let (with, without): (Vec<Topic>, Vec<Topic>) =
+            topics.into_iter().partition(|t| !t.references.is_empty());
+        for part in [with, without] {
+            let Some(first) = part.first() else { continue };
+            let models = default_model_names(first)
+                .into_iter()
+                .map(|name| NamedModel::from_spec(&format!("builtin:{name}")))
+                .collect::<Result<Vec<_>>>()?;
+            runs.push((part, models));
         }
-        None => write_predictions(std::io::stdout().lock(), &table, &model.target, &scores)?,
+    } else {
+        let models = args
+            .model
+            .iter()
+            .map(|spec| NamedModel::from_spec(spec))
+            .collect::<Result<Vec<_>>>()?;
+        runs.push((topics, models));
     }
-    Ok(scores)
-}
-
-/// A reference-based model cannot score topics without references.
-pub fn check_references(model: &ModelFile, topics: &[Topic], model_path: &Path) -> Result<()> {
-    if !model.needs_references() {
-        return Ok(());
+    // Score every run, then write in the set's order (topic ids are unique within a set).
+    let mut by_topic: std::collections::HashMap<String, Vec<(String, String, f64, String)>> =
+        std::collections::HashMap::new();
+    for (topics, models) in &runs {
+        let refs: Vec<&NamedModel> = models.iter().collect();
+        let scored = score_topics(&refs, topics, progress, cancel)
+            .with_context(|| format!("scoring {source}"))?;
+        for (r, record) in scored.table.records.iter().enumerate() {
+            let lines = by_topic.entry(record.topic.clone()).or_default();
+            for (m, model) in models.iter().enumerate() {
+                lines.push((
+                    record.system.clone(),
+                    model.target.clone(),
+                    scored.scores[m][r],
+                    model.name.clone(),
+                ));
+            }
+        }
     }
-    if let Some(t) = topics.iter().find(|t| t.references.is_empty()) {
-        bail!(
-            "model {} uses features that need references, but topic '{}' has none; use a reference-free \
-             model instead (train one with --no-references, or a built-in `…-noref` model)",
-            model_path.display(),
-            t.topic
-        );
+    let sink = args.output.as_ref().map_or_else(
+        || "standard output".to_string(),
+        |p| p.display().to_string(),
+    );
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => Box::new(BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut written = Vec::new();
+    for topic in &order {
+        for (system, target, score, model) in by_topic.remove(topic).unwrap_or_default() {
+            let line = PredictionLine {
+                topic,
+                system: &system,
+                target: &target,
+                score,
+                model: Some(&model),
+            };
+            serde_json::to_writer(&mut out, &line)?;
+            out.write_all(b"\n")
+                .with_context(|| format!("writing {sink}"))?;
+            written.push((model, score));
+        }
     }
-    Ok(())
+    out.flush().with_context(|| format!("writing {sink}"))?;
+    Ok(written)
 }
 
 /// Protocol 1: out-of-fold predictions and the summary- and system-level τ.
@@ -317,19 +480,21 @@ pub fn cross_validate_command(
     options: &FeatureOptions,
     cancel: &AtomicBool,
 ) -> Result<CvReport> {
-    let topics = jsonl::read_set(&args.set)?;
-    let (classes, names) = feature_plan(&args.classes, args.no_references, options)?;
+    let learn = &args.learn;
+    let hyper = learn.hyper.fixed(learn.learner)?;
+    let topics = jsonl::read_set(&learn.set)?;
+    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     let table = extract(&topics, &classes, options, cancel)?;
-    let data = Dataset::from_table(&table, &topics, &args.target, &names)
-        .with_context(|| format!("{}", args.set.display()))?;
+    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
+        .with_context(|| format!("{}", learn.set.display()))?;
     let layout = Protocol1::new(
         &data.topics,
         &data.systems,
         args.topic_folds,
         args.system_folds,
-        args.seed,
+        learn.seed,
     )?;
-    let predictions = cross_validate(&data, args.learner, None, &layout, args.seed)?;
+    let predictions = cross_validate(&data, learn.learner, hyper, &layout, learn.seed)?;
 
     let file = std::fs::File::create(&args.output)
         .with_context(|| format!("creating {}", args.output.display()))?;
@@ -338,8 +503,9 @@ pub fn cross_validate_command(
         let line = PredictionLine {
             topic,
             system,
-            target: &args.target,
+            target: &learn.target,
             score,
+            model: None,
         };
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
@@ -349,15 +515,15 @@ pub fn cross_validate_command(
 
     let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
     let report = CvReport {
-        set: args.set.display().to_string(),
-        target: args.target.clone(),
-        learner: args.learner.name().to_string(),
+        set: learn.set.display().to_string(),
+        target: learn.target.clone(),
+        learner: learn.learner.name().to_string(),
         classes,
-        reference_free: args.no_references,
+        reference_free: learn.no_references,
         features: names.len(),
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
-        seed: args.seed,
+        seed: learn.seed,
         rows: data.len(),
         topics: distinct(&data.topics),
         systems: distinct(&data.systems),

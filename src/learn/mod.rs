@@ -5,11 +5,13 @@
 //! functions, and [`cv`] holds the fold logic of protocol 1 (EVALUATION.md).
 
 pub mod ablate;
+pub mod builtin;
 pub mod commands;
 pub mod cv;
 pub mod dataset;
 pub mod learners;
 pub mod model_file;
+pub mod scoring;
 
 pub use dataset::{Dataset, Scaler};
 pub use learners::{fit, Fitted, Hyper, LearnerKind};
