@@ -58,6 +58,7 @@ fn summeval_rank_svm_relevance_protocol1() {
         &TrainArgs {
             learn: LearnArgs::new(&set, "relevance"),
             output: model.clone(),
+            report: None,
         },
         &options,
         &cancel,

@@ -182,6 +182,10 @@ pub struct TrainArgs {
     /// Model file to write.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// An evaluation report (JSON, e.g. from `aesop evaluate --json` on this model's protocol-1
+    /// predictions) to store in the model file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
 }
 
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
@@ -350,6 +354,16 @@ pub fn train_command(
     let table = extract(&topics, &classes, options, cancel)?;
     let data = Dataset::from_table(&table, &topics, &learn.target, &names)
         .with_context(|| format!("{}", learn.set.display()))?;
+    let report = match &args.report {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading report {}", path.display()))?;
+            serde_json::from_str::<serde_json::Value>(&text)
+                .with_context(|| format!("{}: not JSON", path.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
     let model = train(&data, learn.learner, hyper, learn.seed)?;
     let file = ModelFile {
         target: learn.target.clone(),
@@ -368,7 +382,7 @@ pub fn train_command(
             summaries: table.records.len(),
             rows: data.len(),
         },
-        report: None,
+        report,
     };
     file.save(&args.output)?;
     eprintln!(
@@ -551,4 +565,72 @@ pub fn cross_validate_command(
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyper_flags_fix_the_learners_parameters_or_are_refused() {
+        let none = HyperArgs::default();
+        assert_eq!(none.fixed(LearnerKind::RankSvm).expect("ok"), None);
+        let c = HyperArgs {
+            c: Some(0.01),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            c.fixed(LearnerKind::RankSvm).expect("ok"),
+            Some(Hyper::RankSvm { c: 0.01 })
+        );
+        assert_eq!(
+            c.fixed(LearnerKind::SvrRbf).expect("ok"),
+            Some(Hyper::Svr {
+                c: 0.01,
+                epsilon: 0.1,
+                kernel: 0.5
+            })
+        );
+        let e = c.fixed(LearnerKind::Forest).expect_err("--c on a forest");
+        assert!(
+            e.to_string().contains("--c does not apply to the forest"),
+            "{e}"
+        );
+        let negative = HyperArgs {
+            c: Some(-1.0),
+            ..HyperArgs::default()
+        };
+        assert!(negative.fixed(LearnerKind::RankSvm).is_err());
+        let en = HyperArgs {
+            l1_ratio: Some(0.2),
+            ..HyperArgs::default()
+        };
+        assert!(
+            en.fixed(LearnerKind::ElasticNet).is_err(),
+            "needs --penalty"
+        );
+        let en = HyperArgs {
+            penalty: Some(0.1),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            en.fixed(LearnerKind::ElasticNet).expect("ok"),
+            Some(Hyper::ElasticNet {
+                penalty: 0.1,
+                l1_ratio: 0.5
+            })
+        );
+        let forest = HyperArgs {
+            max_depth: Some(4),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            forest.fixed(LearnerKind::Forest).expect("ok"),
+            Some(Hyper::Forest {
+                n_trees: 100,
+                max_depth: Some(4),
+                min_samples_leaf: 5
+            })
+        );
+    }
 }

@@ -206,46 +206,62 @@ pub fn analyze(text: &str) -> anyhow::Result<Analysis> {
     Ok(Pipeline::embedded()?.analyze(text))
 }
 
-/// Analyses of every text of a topic, in the order of `Topic::documents`, `references` and
-/// `summaries`.
+/// Analyses of the summaries of a topic, in the order of `Topic::summaries`. Inputs and
+/// references are analysed separately ([`input_analyses`]) because most classes judge the
+/// summary alone, and parsing eleven references per topic would triple the cost.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicAnalyses {
+    pub summaries: Vec<Analysis>,
+}
+
+/// Analyses of a topic's documents and references, in corpus order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputAnalyses {
     pub documents: Vec<Analysis>,
     pub references: Vec<Analysis>,
-    pub summaries: Vec<Analysis>,
 }
 
 /// Key under which [`topic_analyses`] caches its result in the topic context.
 pub const TOPIC_ANALYSES_KEY: &str = "nlp.analyses";
+/// Key under which [`input_analyses`] caches its result in the topic context.
+pub const INPUT_ANALYSES_KEY: &str = "nlp.input_analyses";
 
 #[cfg(test)]
 static TOPIC_ANALYSIS_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The topic's documents, references and summaries, analysed once per topic and shared by every
-/// feature class that asks (cached in the context under [`TOPIC_ANALYSES_KEY`]). Fails only if
-/// the embedded models cannot be decoded.
+/// The topic's summaries, analysed once per topic and shared by every feature class that asks
+/// (cached in the context under [`TOPIC_ANALYSES_KEY`]). Fails only if the embedded models
+/// cannot be decoded.
 pub fn topic_analyses(ctx: &crate::features::TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> {
     let pipeline = Pipeline::embedded()?;
     Ok(ctx.shared(TOPIC_ANALYSES_KEY, |topic| {
         #[cfg(test)]
         TOPIC_ANALYSIS_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         TopicAnalyses {
-            documents: topic
-                .documents
-                .iter()
-                .map(|d| pipeline.analyze(&d.text))
-                .collect(),
-            references: topic
-                .references
-                .iter()
-                .map(|r| pipeline.analyze(&r.text))
-                .collect(),
             summaries: topic
                 .summaries
                 .iter()
                 .map(|s| pipeline.analyze(&s.text))
                 .collect(),
         }
+    }))
+}
+
+/// The topic's documents and references, analysed once per topic (cached under
+/// [`INPUT_ANALYSES_KEY`]).
+pub fn input_analyses(ctx: &crate::features::TopicContext) -> anyhow::Result<Arc<InputAnalyses>> {
+    let pipeline = Pipeline::embedded()?;
+    Ok(ctx.shared(INPUT_ANALYSES_KEY, |topic| InputAnalyses {
+        documents: topic
+            .documents
+            .iter()
+            .map(|d| pipeline.analyze(&d.text))
+            .collect(),
+        references: topic
+            .references
+            .iter()
+            .map(|r| pipeline.analyze(&r.text))
+            .collect(),
     }))
 }
 
@@ -485,11 +501,13 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &second));
         // One analysis per text, in corpus order; the document has two sentences, the empty
         // summary none.
-        assert_eq!(first.documents.len(), 1);
-        assert_eq!(first.documents[0].sentences.len(), 2);
-        assert_eq!(first.documents[0].sentences[0].tokens[1].form, "cat");
-        assert_eq!(first.references.len(), 1);
-        assert_eq!(first.references[0].ntokens(), 4);
+        let inputs = input_analyses(&ctx).expect("embedded models load");
+        assert!(Arc::ptr_eq(&inputs, &input_analyses(&ctx).expect("cached")));
+        assert_eq!(inputs.documents.len(), 1);
+        assert_eq!(inputs.documents[0].sentences.len(), 2);
+        assert_eq!(inputs.documents[0].sentences[0].tokens[1].form, "cat");
+        assert_eq!(inputs.references.len(), 1);
+        assert_eq!(inputs.references[0].ntokens(), 4);
         assert_eq!(first.summaries.len(), 2);
         assert_eq!(first.summaries[1], Analysis::default());
         assert_eq!(first.summaries[0].sentences[0].tokens.len(), 8);

@@ -1,0 +1,161 @@
+//! The built-in models: they load, have real cards, and `score` picks the right variant per topic.
+
+use aesop::corpus::{Document, Reference, Summary, Topic};
+use aesop::learn::builtin::{self, BUILTINS};
+use aesop::learn::commands::{score_command, ScoreArgs};
+use aesop::learn::scoring::{default_model_names, NamedModel};
+use assert_cmd::Command;
+use std::sync::atomic::AtomicBool;
+
+#[test]
+fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
+    assert_eq!(BUILTINS.len(), 6);
+    for target in builtin::DEFAULT_TARGETS {
+        for noref in [false, true] {
+            let b = builtin::default_for(target, !noref).expect("variant exists");
+            assert_eq!(b.reference_free, noref, "{}", b.name);
+            let model = b.load().unwrap_or_else(|e| panic!("{}: {e:#}", b.name));
+            assert_eq!(model.reference_free, noref, "{}", b.name);
+            assert!(!model.feature_names.is_empty());
+            assert!(
+                b.card.contains("Protocol 1") && b.card.contains("summary-level Kendall"),
+                "{}: card without protocol-1 scores (run scripts/train-builtin)",
+                b.name
+            );
+            assert!(
+                model.report.is_some(),
+                "{}: no evaluation report stored",
+                b.name
+            );
+        }
+    }
+    assert!(builtin::find("nonexistent")
+        .unwrap_err()
+        .to_string()
+        .contains("pyramid-noref"));
+}
+
+fn topic(id: &str, with_reference: bool) -> Topic {
+    let mut t = Topic::new(id);
+    t.documents.push(Document::new(
+        "d1",
+        "The city council approved a new budget on Monday. The budget raises spending on schools \
+         and roads. Critics said the plan ignores rising debt. The mayor defended the plan.",
+    ));
+    if with_reference {
+        t.references.push(Reference::new(
+            "r1",
+            "The council approved a budget raising school and road spending; critics cite debt.",
+        ));
+    }
+    t.summaries.push(Summary::new(
+        "good",
+        "The council approved a budget that raises spending on schools and roads.",
+    ));
+    t.summaries.push(Summary::new(
+        "bad",
+        "Monday was a day. The mayor said things.",
+    ));
+    t
+}
+
+#[test]
+fn score_without_a_model_picks_the_variant_per_topic_and_keeps_set_order() {
+    assert_eq!(
+        default_model_names(&topic("a", true)),
+        ["pyramid", "responsiveness", "readability"]
+    );
+    assert_eq!(
+        default_model_names(&topic("b", false)),
+        ["pyramid-noref", "responsiveness-noref", "readability-noref"]
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    // without references first, so a partition by variant would reorder the output
+    let topics = vec![topic("no-refs", false), topic("refs", true)];
+    let file = std::fs::File::create(&set).expect("create");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
+    let out = dir.path().join("pred.jsonl");
+    let args = ScoreArgs {
+        set: Some(set.clone()),
+        model: Vec::new(),
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(out.clone()),
+    };
+    let written = score_command(&args, &AtomicBool::new(false)).expect("score");
+    assert_eq!(written.len(), 2 * 2 * 3);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .expect("read")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 12);
+    assert_eq!(lines[0]["topic"], "no-refs");
+    assert_eq!(lines[0]["model"], "pyramid-noref");
+    assert_eq!(lines[0]["target"], "pyramid");
+    assert_eq!(lines[6]["topic"], "refs");
+    assert_eq!(lines[6]["model"], "pyramid");
+    assert!(lines
+        .iter()
+        .all(|l| l["score"].as_f64().is_some_and(f64::is_finite)));
+
+    // The same scores as naming the models explicitly.
+    let named = NamedModel::from_spec("builtin:readability").expect("builtin");
+    assert_eq!(named.target, "readability");
+    let args = ScoreArgs {
+        model: vec!["builtin:readability".into()],
+        output: Some(dir.path().join("one.jsonl")),
+        set: Some(dir.path().join("refs-only.jsonl")),
+        ..args
+    };
+    let file = std::fs::File::create(args.set.as_ref().expect("set")).expect("create");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(file), &topics[1..]).expect("write");
+    let explicit = score_command(&args, &AtomicBool::new(false)).expect("score explicit");
+    let defaults: Vec<f64> = lines[6..]
+        .iter()
+        .filter(|l| l["model"] == "readability")
+        .map(|l| l["score"].as_f64().expect("score"))
+        .collect();
+    let explicit: Vec<f64> = explicit.iter().map(|(_, s)| *s).collect();
+    assert_eq!(defaults, explicit);
+}
+
+#[test]
+fn a_reference_based_builtin_on_a_topic_without_references_names_the_noref_variant() {
+    let model = NamedModel::from_spec("builtin:pyramid").expect("builtin");
+    let e = model
+        .check_references(&[topic("t", false)])
+        .expect_err("needs references")
+        .to_string();
+    assert!(e.contains("pyramid-noref") && e.contains("'t'"), "{e}");
+}
+
+#[test]
+fn models_verb_lists_the_builtins_and_prints_a_card() {
+    let out = Command::cargo_bin("aesop")
+        .expect("binary")
+        .arg("models")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for b in BUILTINS {
+        assert!(text.contains(b.name), "{text}");
+    }
+    let out = Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["models", "readability-noref"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("# Built-in model `readability-noref`"));
+    let out = Command::cargo_bin("aesop")
+        .expect("binary")
+        .args(["models", "nope"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no built-in model 'nope'"));
+}
