@@ -106,7 +106,7 @@ aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target
     Features {
         /// Judgment set (JSON Lines).
         set: PathBuf,
-        /// Comma-separated classes (default: all). Known: content, rouge, graph, tesla, consensus, surface.
+        /// Comma-separated classes (default: all). Known: content, rouge, graph, tesla, consensus, surface, entity, syntax.
         #[arg(long, value_delimiter = ',')]
         classes: Vec<String>,
         /// Output file: .csv or .jsonl (default: CSV on standard output).

@@ -9,10 +9,12 @@ pub mod background;
 pub mod consensus;
 pub mod content;
 pub mod distribution;
+pub mod entity;
 pub mod graph;
 pub mod rouge;
 pub mod run;
 pub mod surface;
+pub mod syntax;
 pub mod tesla;
 
 use crate::corpus::Topic;
@@ -109,11 +111,23 @@ pub struct FeatureOptions {
 }
 
 /// Every class this build can compute, in default output order.
-pub const ALL_CLASSES: &[&str] = &["content", "rouge", "graph", "tesla", "consensus", "surface"];
+pub const ALL_CLASSES: &[&str] = &[
+    "content",
+    "rouge",
+    "graph",
+    "tesla",
+    "consensus",
+    "surface",
+    "entity",
+    "syntax",
+];
 
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
-    matches!(name, "content" | "consensus" | "surface")
+    matches!(
+        name,
+        "content" | "consensus" | "surface" | "entity" | "syntax"
+    )
 }
 
 /// Build the named classes (all of them when `names` is empty), in the order given.
@@ -138,6 +152,8 @@ pub fn build_classes(
             "tesla" => Box::new(tesla::Tesla::new(opts.tesla.clone())),
             "consensus" => Box::new(consensus::Consensus::new(opts.consensus.clone())),
             "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
+            "entity" => Box::new(entity::EntityClass::new()),
+            "syntax" => Box::new(syntax::Syntax::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
