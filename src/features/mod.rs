@@ -6,10 +6,13 @@
 //! classes need are shared through [`TopicContext::shared`].
 
 pub mod background;
+pub mod cohmetrix;
 pub mod consensus;
 pub mod content;
 pub mod distribution;
 pub mod graph;
+pub mod npsyntax;
+pub mod redundancy;
 pub mod rouge;
 pub mod run;
 pub mod surface;
@@ -109,11 +112,24 @@ pub struct FeatureOptions {
 }
 
 /// Every class this build can compute, in default output order.
-pub const ALL_CLASSES: &[&str] = &["content", "rouge", "graph", "tesla", "consensus", "surface"];
+pub const ALL_CLASSES: &[&str] = &[
+    "content",
+    "rouge",
+    "graph",
+    "tesla",
+    "consensus",
+    "surface",
+    "cohmetrix",
+    "redundancy",
+    "npsyntax",
+];
 
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
-    matches!(name, "content" | "consensus" | "surface")
+    matches!(
+        name,
+        "content" | "consensus" | "surface" | "cohmetrix" | "redundancy" | "npsyntax"
+    )
 }
 
 /// Build the named classes (all of them when `names` is empty), in the order given.
@@ -138,6 +154,9 @@ pub fn build_classes(
             "tesla" => Box::new(tesla::Tesla::new(opts.tesla.clone())),
             "consensus" => Box::new(consensus::Consensus::new(opts.consensus.clone())),
             "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
+            "cohmetrix" => Box::new(cohmetrix::CohMetrix::new()),
+            "redundancy" => Box::new(redundancy::Redundancy::new()),
+            "npsyntax" => Box::new(npsyntax::NpSyntax::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
