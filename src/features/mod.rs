@@ -6,11 +6,14 @@
 //! classes need are shared through [`TopicContext::shared`].
 
 pub mod background;
+pub mod cohmetrix;
 pub mod consensus;
 pub mod content;
 pub mod distribution;
 pub mod entity;
 pub mod graph;
+pub mod npsyntax;
+pub mod redundancy;
 pub mod rouge;
 pub mod run;
 pub mod surface;
@@ -120,13 +123,23 @@ pub const ALL_CLASSES: &[&str] = &[
     "surface",
     "entity",
     "syntax",
+    "cohmetrix",
+    "redundancy",
+    "npsyntax",
 ];
 
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
     matches!(
         name,
-        "content" | "consensus" | "surface" | "entity" | "syntax"
+        "content"
+            | "consensus"
+            | "surface"
+            | "entity"
+            | "syntax"
+            | "cohmetrix"
+            | "redundancy"
+            | "npsyntax"
     )
 }
 
@@ -154,6 +167,9 @@ pub fn build_classes(
             "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
             "entity" => Box::new(entity::EntityClass::new()),
             "syntax" => Box::new(syntax::Syntax::new()),
+            "cohmetrix" => Box::new(cohmetrix::CohMetrix::new()),
+            "redundancy" => Box::new(redundancy::Redundancy::new()),
+            "npsyntax" => Box::new(npsyntax::NpSyntax::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
