@@ -8,6 +8,8 @@
 pub mod background;
 pub mod consensus;
 pub mod content;
+pub mod continuity;
+pub mod discourse;
 pub mod distribution;
 pub mod graph;
 pub mod rouge;
@@ -109,11 +111,23 @@ pub struct FeatureOptions {
 }
 
 /// Every class this build can compute, in default output order.
-pub const ALL_CLASSES: &[&str] = &["content", "rouge", "graph", "tesla", "consensus", "surface"];
+pub const ALL_CLASSES: &[&str] = &[
+    "content",
+    "rouge",
+    "graph",
+    "tesla",
+    "consensus",
+    "surface",
+    "discourse",
+    "continuity",
+];
 
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
-    matches!(name, "content" | "consensus" | "surface")
+    matches!(
+        name,
+        "content" | "consensus" | "surface" | "discourse" | "continuity"
+    )
 }
 
 /// Build the named classes (all of them when `names` is empty), in the order given.
@@ -138,6 +152,8 @@ pub fn build_classes(
             "tesla" => Box::new(tesla::Tesla::new(opts.tesla.clone())),
             "consensus" => Box::new(consensus::Consensus::new(opts.consensus.clone())),
             "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
+            "discourse" => Box::new(discourse::Discourse::new()),
+            "continuity" => Box::new(continuity::Continuity::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
