@@ -710,13 +710,10 @@ pub fn feature_names() -> Vec<String> {
     for s in sequence_names(&ARG_ROLES, 3) {
         names.push(format!("discourse.t3.{s}"));
     }
-    let k = SENSE_ROLES.len() - 1;
-    for a in 0..k {
-        for b in a + 1..k {
-            names.push(format!(
-                "discourse.cell.{}_{}",
-                SENSE_ROLES[a], SENSE_ROLES[b]
-            ));
+    let non_nil = &SENSE_ROLES[..SENSE_ROLES.len() - 1];
+    for (x, a) in non_nil.iter().enumerate() {
+        for b in &non_nil[x + 1..] {
+            names.push(format!("discourse.cell.{a}_{b}"));
         }
     }
     names.push("discourse.explicit_per_sentence".to_string());
