@@ -9,6 +9,8 @@ pub mod background;
 pub mod cohmetrix;
 pub mod consensus;
 pub mod content;
+pub mod continuity;
+pub mod discourse;
 pub mod distribution;
 pub mod entity;
 pub mod graph;
@@ -126,6 +128,8 @@ pub const ALL_CLASSES: &[&str] = &[
     "cohmetrix",
     "redundancy",
     "npsyntax",
+    "discourse",
+    "continuity",
 ];
 
 /// Classes that work without references.
@@ -140,6 +144,8 @@ pub fn is_reference_free(name: &str) -> bool {
             | "cohmetrix"
             | "redundancy"
             | "npsyntax"
+            | "discourse"
+            | "continuity"
     )
 }
 
@@ -170,6 +176,8 @@ pub fn build_classes(
             "cohmetrix" => Box::new(cohmetrix::CohMetrix::new()),
             "redundancy" => Box::new(redundancy::Redundancy::new()),
             "npsyntax" => Box::new(npsyntax::NpSyntax::new()),
+            "discourse" => Box::new(discourse::Discourse::new()),
+            "continuity" => Box::new(continuity::Continuity::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
