@@ -10,6 +10,7 @@ pub mod consensus;
 pub mod content;
 pub mod distribution;
 pub mod graph;
+pub mod lm;
 pub mod rouge;
 pub mod run;
 pub mod surface;
@@ -109,11 +110,19 @@ pub struct FeatureOptions {
 }
 
 /// Every class this build can compute, in default output order.
-pub const ALL_CLASSES: &[&str] = &["content", "rouge", "graph", "tesla", "consensus", "surface"];
+pub const ALL_CLASSES: &[&str] = &[
+    "content",
+    "rouge",
+    "graph",
+    "tesla",
+    "consensus",
+    "surface",
+    "lm",
+];
 
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
-    matches!(name, "content" | "consensus" | "surface")
+    matches!(name, "content" | "consensus" | "surface" | "lm")
 }
 
 /// Build the named classes (all of them when `names` is empty), in the order given.
@@ -138,6 +147,7 @@ pub fn build_classes(
             "tesla" => Box::new(tesla::Tesla::new(opts.tesla.clone())),
             "consensus" => Box::new(consensus::Consensus::new(opts.consensus.clone())),
             "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
+            "lm" => Box::new(lm::Lm::new()?),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
