@@ -217,10 +217,11 @@ pub struct LmCounts {
 /// Chen & Goodman's discounts D1, D2, D3+ from the counts of counts `n = [n1, n2, n3, n4]`.
 /// Each is clamped to [0, k] (a discount never exceeds the count it applies to). When some n_k
 /// is zero (tiny corpora) the formulas are undefined and absolute discounting is used instead:
-/// all three discounts equal Y = n1/(n1 + 2 n2) (0.5 when n1 = n2 = 0).
+/// all three discounts equal Y = n1/(n1 + 2 n2) if n1 and n2 are positive, else 0.5 (Y would be
+/// 0 or 1, and a zero discount leaves no mass for unseen words).
 pub fn estimate_discounts(n: [u64; 4]) -> [f64; 3] {
     let [n1, n2, n3, n4] = n.map(|x| x as f64);
-    let y = if n1 + n2 > 0.0 {
+    let y = if n1 > 0.0 && n2 > 0.0 {
         n1 / (n1 + 2.0 * n2)
     } else {
         0.5
@@ -1016,5 +1017,95 @@ impl FeatureClass for Lm {
             .iter()
             .map(|s| Some(self.model.features(&s.text)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn chen_goodman_discounts_by_hand() {
+        // n = (100, 40, 20, 10): Y = 100/(100 + 80) = 5/9;
+        // D1 = 1 − 2·(5/9)·40/100 = 5/9; D2 = 2 − 3·(5/9)·20/40 = 7/6;
+        // D3+ = 3 − 4·(5/9)·10/20 = 17/9.
+        let d = estimate_discounts([100, 40, 20, 10]);
+        assert!(close(d[0], 5.0 / 9.0), "{d:?}");
+        assert!(close(d[1], 7.0 / 6.0), "{d:?}");
+        assert!(close(d[2], 17.0 / 9.0), "{d:?}");
+        // n3 = 0: absolute discounting with Y = 3/(3 + 4) = 3/7.
+        assert_eq!(estimate_discounts([3, 2, 0, 0]), [3.0 / 7.0; 3]);
+        // n1 = 0: the fixed 0.5.
+        assert_eq!(estimate_discounts([0, 3, 0, 0]), [0.5; 3]);
+        // D2 = 2 − 3·Y·n3/n2 would be negative (Y = 1/3, n3/n2 = 10): clamped to 0.
+        assert_eq!(estimate_discounts([10, 10, 100, 1])[1], 0.0);
+    }
+
+    #[test]
+    fn percentile_interpolates_between_order_statistics() {
+        // Position 0.1·(5 − 1) = 0.4 between 1 and 2.
+        assert!(close(percentile(&[5.0, 3.0, 1.0, 4.0, 2.0], 0.1), 1.4));
+        assert_eq!(percentile(&[7.0], 0.1), 7.0);
+        assert!(percentile(&[], 0.1).is_nan());
+    }
+
+    #[test]
+    fn tokenization_lowercases_splits_clitics_and_drops_punctuation() {
+        let sentences = lm_sentences("He didn’t pay $1,250. Then 3 dogs ran!\n\n");
+        assert_eq!(
+            sentences,
+            vec![
+                vec!["he", "did", "n't", "pay", "0,000"],
+                vec!["then", "0", "dogs", "ran"]
+            ]
+        );
+        assert!(lm_sentences(" ... !! ").is_empty());
+    }
+
+    #[test]
+    fn file_round_trip_and_malformed_input() {
+        let sentences = vec![vec!["a", "b"], vec!["a", "b"], vec!["b", "a"], vec!["a"]];
+        let opts = TrainOptions {
+            min_word_count: 1,
+            ..TrainOptions::default()
+        };
+        let mut counts = LmCounts::train(sentences, &opts);
+        counts.set_metadata("note", "tiny".to_string());
+        let gz = counts.to_gzip().map_err(|e| e.to_string());
+        let back = gz.and_then(|g| LmCounts::from_gzip(&g).map_err(|e| e.to_string()));
+        assert_eq!(back.as_ref().ok(), Some(&counts));
+        assert_eq!(counts.metadata("note"), Some("tiny"));
+
+        let bytes = counts.to_bytes();
+        assert!(LmCounts::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(LmCounts::from_bytes(&extra).is_err());
+        assert!(LmCounts::from_bytes(b"AESOPLM\n\x02").is_err());
+        assert!(LmCounts::from_gzip(b"not gzip").is_err());
+    }
+
+    #[test]
+    fn shipped_model_loads_and_is_plausible() {
+        let model = LanguageModel::shipped().map_err(|e| e.to_string());
+        let model = model.as_ref().map_err(String::clone);
+        let Ok(model) = model else {
+            panic!("{model:?}");
+        };
+        assert!(model.vocabulary_size() > 20_000);
+        let tokens: u64 = model
+            .counts()
+            .metadata("training_tokens")
+            .map_or(0, |v| v.parse().unwrap_or(0));
+        assert!(tokens > 1_500_000, "{tokens}");
+        // Frequent function words are known and common; a made-up word is not.
+        assert!(model.word_id("the").is_some() && model.word_id("n't").is_some());
+        assert!(model.word_id("qqxqq").is_none());
+        assert!(model.unigram_ml_logprob("the") > (0.03f64).ln());
+        assert!(model.unigram_ml_logprob("qqxqq") < model.unigram_ml_logprob("economy"));
     }
 }
