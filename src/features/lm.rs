@@ -150,7 +150,7 @@ pub fn corpus_sentences<S: AsRef<str>>(
             // One paragraph per line.
             for line in body.lines().filter(|l| !l.trim().is_empty()) {
                 paragraph += 1;
-                let target = if holdout_every > 0 && paragraph % holdout_every == 0 {
+                let target = if holdout_every > 0 && paragraph.is_multiple_of(holdout_every) {
                     &mut heldout
                 } else {
                     &mut train
@@ -732,7 +732,7 @@ impl LanguageModel {
         SHIPPED
             .get_or_init(|| {
                 LmCounts::from_gzip(SHIPPED_GZ)
-                    .map(|c| LanguageModel::from_counts(c))
+                    .map(LanguageModel::from_counts)
                     .map_err(|e| format!("{e}; re-run scripts/build-lm"))
             })
             .as_ref()
