@@ -106,7 +106,9 @@ aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target
     Features {
         /// Judgment set (JSON Lines).
         set: PathBuf,
-        /// Comma-separated classes (default: all). Known: content, rouge, graph, tesla, consensus, surface, entity, syntax.
+        /// Comma-separated classes (default: all). Content: content, rouge, graph, tesla, consensus,
+        /// surface. Linguistic quality: entity, syntax, cohmetrix, redundancy, npsyntax, discourse,
+        /// continuity, lm.
         #[arg(long, value_delimiter = ',')]
         classes: Vec<String>,
         /// Output file: .csv or .jsonl (default: CSV on standard output).
@@ -283,9 +285,11 @@ fn dispatch(command: Command) -> Result<()> {
             output,
             options,
         } => {
+            // Installed first: reading a large set takes a while, and Ctrl-C then must still
+            // end with exit 130 and no output.
+            let cancel = interrupt_flag()?;
             let topics = jsonl::read_set(&set)?;
             let classes = features::build_classes(&classes, &options.to_options())?;
-            let cancel = interrupt_flag()?;
             let progress = options.progress || std::io::stderr().is_terminal();
             let table = run::extract_features(&topics, &classes, progress, &cancel)?;
             for skipped in &table.skipped {

@@ -16,6 +16,7 @@ pub mod entity;
 pub mod graph;
 pub mod npsyntax;
 pub mod redundancy;
+pub mod lm;
 pub mod rouge;
 pub mod run;
 pub mod surface;
@@ -130,6 +131,7 @@ pub const ALL_CLASSES: &[&str] = &[
     "npsyntax",
     "discourse",
     "continuity",
+    "lm",
 ];
 
 /// Classes that work without references.
@@ -146,6 +148,7 @@ pub fn is_reference_free(name: &str) -> bool {
             | "npsyntax"
             | "discourse"
             | "continuity"
+            | "lm"
     )
 }
 
@@ -178,6 +181,7 @@ pub fn build_classes(
             "npsyntax" => Box::new(npsyntax::NpSyntax::new()),
             "discourse" => Box::new(discourse::Discourse::new()),
             "continuity" => Box::new(continuity::Continuity::new()),
+            "lm" => Box::new(lm::Lm::new()?),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")
