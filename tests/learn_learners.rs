@@ -5,7 +5,9 @@ use aesop::eval::pearson;
 use aesop::features::run::{FeatureRecord, FeatureTable};
 use aesop::features::FeatureOptions;
 use aesop::learn::cv::{cross_validate, summary_level_tau, Protocol1};
-use aesop::learn::learners::{least_squares, rank_svm_dual_cd, Pair};
+use aesop::learn::learners::{
+    least_squares, rank_svm_dual_cd, within_group_pairs, Pair, RANK_SVM_TOLERANCE,
+};
 use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION};
 use aesop::learn::{train, Dataset, Hyper, LearnerKind, Rng};
 
@@ -437,5 +439,51 @@ fn ols_fits_duplicated_columns_and_short_data_through_train() {
         // is high (n < p and 3 rows are interpolated exactly).
         let r = pearson(&pred, &data.targets);
         assert!(r > 0.95, "{label}: r = {r}");
+    }
+}
+
+/// ½‖w‖² + C Σ hinge and Σα − ½‖w‖²: weak duality makes the gap non-negative, and it is 0
+/// exactly at the optimum.
+fn primal_dual(rows: &[Vec<f64>], pairs: &[Pair], c: f64, w: &[f64], alpha: &[f64]) -> (f64, f64) {
+    let dot = |i: usize| -> f64 { rows[i].iter().zip(w).map(|(x, v)| x * v).sum() };
+    let half_norm = 0.5 * w.iter().map(|v| v * v).sum::<f64>();
+    let hinge: f64 = pairs
+        .iter()
+        .map(|p| (1.0 - (dot(p.better) - dot(p.worse))).max(0.0))
+        .sum();
+    (half_norm + c * hinge, alpha.iter().sum::<f64>() - half_norm)
+}
+
+#[test]
+fn dual_coordinate_descent_closes_the_duality_gap_with_shrinking() {
+    let data = linear_problem(20, 8, 0.5, 31);
+    let groups = data.topic_groups();
+    let pairs = within_group_pairs(&data.targets, &groups);
+    for c in [0.01, 1.0, 100.0] {
+        let tight = rank_svm_dual_cd(&data.rows, &pairs, c, 1e-9, 100_000, 3);
+        assert!(tight.converged, "C={c}");
+        assert!(tight.alpha.iter().all(|&a| (0.0..=c).contains(&a)));
+        let (p, d) = primal_dual(&data.rows, &pairs, c, &tight.weights, &tight.alpha);
+        assert!(p - d >= -1e-9 * p && p - d < 1e-6 * p, "C={c}: P={p} D={d}");
+        // w is kept equal to Σ α_k z_k through the incremental updates.
+        for dim in 0..3 {
+            let rebuilt: f64 = pairs
+                .iter()
+                .zip(&tight.alpha)
+                .map(|(pr, a)| a * (data.rows[pr.better][dim] - data.rows[pr.worse][dim]))
+                .sum();
+            assert!((rebuilt - tight.weights[dim]).abs() < 1e-9 * (1.0 + rebuilt.abs()));
+        }
+        // The tolerance `fit` uses: primal within 1% of the optimum, same seed → same result.
+        let loose = rank_svm_dual_cd(&data.rows, &pairs, c, RANK_SVM_TOLERANCE, 1000, 3);
+        let (p_loose, _) = primal_dual(&data.rows, &pairs, c, &loose.weights, &loose.alpha);
+        assert!(
+            p_loose >= p * (1.0 - 1e-9) && p_loose < p * 1.01,
+            "C={c}: {p_loose} vs {p}"
+        );
+        assert_eq!(
+            loose,
+            rank_svm_dual_cd(&data.rows, &pairs, c, RANK_SVM_TOLERANCE, 1000, 3)
+        );
     }
 }
