@@ -55,18 +55,18 @@ impl LearnerKind {
         LearnerKind::Forest,
     ];
 
-    /// The small grid searched by inner cross-validation, ordered from the strongest
-    /// regularization (simplest model) to the weakest, because the inner search breaks ties
-    /// (and for the ranking SVM near-ties, `cv::one_standard_error_choice`) towards earlier grid
-    /// points: larger penalties and L1 shares first, smaller C first, wider RBF kernels and
-    /// lower degrees first, shallower trees and larger leaves first.
+    /// The small grid searched by inner cross-validation. The ranking SVM's is ordered from the
+    /// strongest regularization (smallest C) up, because its inner search breaks near-ties
+    /// towards earlier grid points (`cv::one_standard_error_choice`). The regressors take the
+    /// best inner τ, exact ties going to the earlier grid point, so their grids start with the
+    /// least shrinkage (τ cannot see shrinkage, but predicted scores are on the target's scale).
     pub fn grid(self) -> Vec<Hyper> {
         match self {
             LearnerKind::Ols => vec![Hyper::None],
-            LearnerKind::ElasticNet => [0.1, 0.01, 0.001]
+            LearnerKind::ElasticNet => [0.001, 0.01, 0.1]
                 .iter()
                 .flat_map(|&penalty| {
-                    [0.9, 0.5, 0.1].map(|l1_ratio| Hyper::ElasticNet { penalty, l1_ratio })
+                    [0.1, 0.5, 0.9].map(|l1_ratio| Hyper::ElasticNet { penalty, l1_ratio })
                 })
                 .collect(),
             // kernel parameter: RBF width ε in exp(-‖a-b‖²/ε) (multiples of the feature count
@@ -74,7 +74,7 @@ impl LearnerKind {
             LearnerKind::SvrRbf => [0.1, 1.0, 10.0]
                 .iter()
                 .flat_map(|&c| {
-                    [2.0, 0.5].map(|kernel| Hyper::Svr {
+                    [0.5, 2.0].map(|kernel| Hyper::Svr {
                         c,
                         epsilon: 0.1,
                         kernel,
@@ -104,7 +104,7 @@ impl LearnerKind {
             LearnerKind::Forest => [Some(6u16), None]
                 .iter()
                 .flat_map(|&max_depth| {
-                    [15usize, 5].map(|min_samples_leaf| Hyper::Forest {
+                    [5usize, 15].map(|min_samples_leaf| Hyper::Forest {
                         n_trees: 100,
                         max_depth,
                         min_samples_leaf,

@@ -37,7 +37,7 @@ impl Trained {
 }
 
 /// Standardize `data` with its own statistics, choose hyper-parameters by inner
-/// cross-validation over its topics (unless `hyper` is given), and fit.
+/// cross-validation over its topics and systems (unless `hyper` is given), and fit.
 pub fn train(
     data: &Dataset,
     learner: LearnerKind,
@@ -49,7 +49,10 @@ pub fn train(
     let groups = data.topic_groups();
     let hyper = match hyper {
         Some(h) => h,
-        None => cv::select_hyper(learner, &rows, &data.targets, &groups, seed)?,
+        None => {
+            let systems = dataset::group_ids(&data.systems);
+            cv::select_hyper(learner, &rows, &data.targets, &groups, &systems, seed)?
+        }
     };
     let fitted = fit(learner, hyper, &rows, &data.targets, &groups, seed)?;
     Ok(Trained {
