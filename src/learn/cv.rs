@@ -165,34 +165,19 @@ impl InnerScore {
     }
 }
 
-/// Out-of-fold within-topic τ of every grid point of `learner` on the (already standardized)
-/// training rows, with the held-out rule of protocol 1 in small: topics and systems are each
-/// dealt into `INNER_FOLDS` folds, and fold k is tested on its topics × its systems by a model
-/// trained on rows with neither a topic nor a system of fold k. Holding systems out matters: a
-/// model tested on systems it trained on (other topics of the same system) is rewarded for
-/// recognizing systems, which favoured weak regularization that did not carry over to the
-/// unseen systems of protocol 1. With fewer systems than folds only topics are held out. A grid
-/// point whose fit fails on a fold (e.g. no pairs in a tiny fold) has no τ for its topics.
+/// Out-of-fold within-topic τ of every grid point of `learner` over `INNER_FOLDS` topic folds
+/// of the (already standardized) training rows. A grid point whose fit fails on a fold (e.g. no
+/// pairs in a tiny fold) just has no τ for that fold's topics.
 pub fn inner_scores(
     learner: LearnerKind,
     rows: &[Vec<f64>],
     targets: &[f64],
     groups: &[usize],
-    systems: &[usize],
     seed: u64,
 ) -> Vec<InnerScore> {
     let group_labels: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
     let folds = assign_folds(&group_labels, INNER_FOLDS, seed.wrapping_add(1));
     let row_fold: Vec<usize> = group_labels.iter().map(|g| folds[g]).collect();
-    let system_labels: Vec<String> = systems.iter().map(|s| s.to_string()).collect();
-    let distinct_systems: std::collections::BTreeSet<&usize> = systems.iter().collect();
-    let row_system_fold: Option<Vec<usize>> =
-        (systems.len() == rows.len() && distinct_systems.len() >= INNER_FOLDS).then(|| {
-            let folds = assign_folds(&system_labels, INNER_FOLDS, seed.wrapping_add(2));
-            system_labels.iter().map(|s| folds[s]).collect()
-        });
-    let in_system_fold =
-        |i: usize, fold: usize| row_system_fold.as_ref().is_none_or(|f| f[i] == fold);
     let pick = |idx: &[usize]| -> Vec<Vec<f64>> { idx.iter().map(|&i| rows[i].clone()).collect() };
     learner
         .grid()
@@ -200,15 +185,8 @@ pub fn inner_scores(
         .map(|hyper| {
             let mut topic_taus = Vec::new();
             for fold in 0..INNER_FOLDS {
-                let train_idx: Vec<usize> = (0..rows.len())
-                    .filter(|&i| {
-                        row_fold[i] != fold
-                            && (row_system_fold.is_none() || !in_system_fold(i, fold))
-                    })
-                    .collect();
-                let test_idx: Vec<usize> = (0..rows.len())
-                    .filter(|&i| row_fold[i] == fold && in_system_fold(i, fold))
-                    .collect();
+                let (train_idx, test_idx): (Vec<usize>, Vec<usize>) =
+                    (0..rows.len()).partition(|&i| row_fold[i] != fold);
                 if train_idx.is_empty() || test_idx.is_empty() {
                     continue;
                 }
@@ -289,9 +267,8 @@ pub fn one_standard_error_choice(scores: &[InnerScore]) -> Option<Hyper> {
     Some(best.hyper)
 }
 
-/// Pick hyper-parameters for `learner` by inner cross-validation over topic and system folds
-/// of the (already standardized) training rows ([`inner_scores`]; `systems` gives each row's
-/// system id): each grid point is scored by the within-topic Kendall
+/// Pick hyper-parameters for `learner` by inner cross-validation over topic folds of the
+/// (already standardized) training rows: each grid point is scored by the within-topic Kendall
 /// τ of its out-of-fold predictions (the summary-level τ we report).
 ///
 /// For the ranking SVM, near-ties go to the more regularized grid point by
@@ -305,7 +282,6 @@ pub fn select_hyper(
     rows: &[Vec<f64>],
     targets: &[f64],
     groups: &[usize],
-    systems: &[usize],
     seed: u64,
 ) -> Result<Hyper> {
     let grid = learner.grid();
@@ -314,7 +290,7 @@ pub fn select_hyper(
         [only] => return Ok(*only),
         _ => {}
     }
-    let scores = inner_scores(learner, rows, targets, groups, systems, seed);
+    let scores = inner_scores(learner, rows, targets, groups, seed);
     // Nothing scored (e.g. too few topics for inner folds): the most regularized grid point.
     let choice = if learner == LearnerKind::RankSvm {
         one_standard_error_choice(&scores)

@@ -37,7 +37,7 @@ impl Trained {
 }
 
 /// Standardize `data` with its own statistics, choose hyper-parameters by inner
-/// cross-validation over its topics and systems (unless `hyper` is given), and fit.
+/// cross-validation over its topics (unless `hyper` is given), and fit.
 pub fn train(
     data: &Dataset,
     learner: LearnerKind,
@@ -49,10 +49,7 @@ pub fn train(
     let groups = data.topic_groups();
     let hyper = match hyper {
         Some(h) => h,
-        None => {
-            let systems = dataset::group_ids(&data.systems);
-            cv::select_hyper(learner, &rows, &data.targets, &groups, &systems, seed)?
-        }
+        None => cv::select_hyper(learner, &rows, &data.targets, &groups, seed)?,
     };
     let fitted = fit(learner, hyper, &rows, &data.targets, &groups, seed)?;
     Ok(Trained {
