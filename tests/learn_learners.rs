@@ -5,7 +5,9 @@ use aesop::eval::pearson;
 use aesop::features::run::{FeatureRecord, FeatureTable};
 use aesop::features::FeatureOptions;
 use aesop::learn::cv::{cross_validate, summary_level_tau, Protocol1};
-use aesop::learn::learners::{rank_svm_dual_cd, Pair};
+use aesop::learn::learners::{
+    least_squares, rank_svm_dual_cd, within_group_pairs, Pair, RANK_SVM_TOLERANCE,
+};
 use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION};
 use aesop::learn::{train, Dataset, Hyper, LearnerKind, Rng};
 
@@ -128,7 +130,9 @@ fn dual_coordinate_descent_matches_hand_solution() {
         (0.5, [0.5, 0.5], [0.5, 0.25]),
         (0.1, [0.1, 0.2], [0.1, 0.1]),
     ] {
-        let (w, alpha) = rank_svm_dual_cd(&rows, &pairs, c, 1e-10, 10_000, 1);
+        let fit = rank_svm_dual_cd(&rows, &pairs, c, 1e-10, 10_000, 1);
+        let (w, alpha) = (fit.weights, fit.alpha);
+        assert!(fit.converged, "C={c}");
         for d in 0..2 {
             assert!((w[d] - w_expected[d]).abs() < 1e-9, "C={c}: w = {w:?}");
             assert!(
@@ -347,4 +351,148 @@ fn protocol1_never_trains_on_the_test_cells_topic_or_system_folds() {
     let pred = cross_validate(&data, LearnerKind::Ols, None, &layout, 1).expect("cv");
     assert!(pred.iter().all(|p| p.is_finite()));
     assert!(pearson(&pred, &data.targets) > 0.95);
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol)
+}
+
+#[test]
+fn ols_matches_hand_solutions_on_regular_and_degenerate_designs() {
+    // Regular: points (0,1), (1,2), (2,4): slope Σ(x−1)(y−7/3)/Σ(x−1)² = 3/2, intercept 7/3 − 3/2.
+    let m = least_squares(&[vec![0.0], vec![1.0], vec![2.0]], &[1.0, 2.0, 4.0]).expect("fit");
+    assert!(close(&m.weights, &[1.5], 1e-7), "{m:?}");
+    assert!((m.intercept - (7.0 / 3.0 - 1.5)).abs() < 1e-7, "{m:?}");
+
+    // Duplicated column: y = 2a + b has solutions w = (t, 2 − t, 1); the minimum-norm one
+    // splits the weight of a equally, w = (1, 1, 1). A constant column gets weight 0.
+    let mut rng = Rng::new(4);
+    let (mut rows, mut ys) = (vec![], vec![]);
+    for _ in 0..20 {
+        let (a, b) = (uniform(&mut rng), uniform(&mut rng));
+        rows.push(vec![a, a, 5.0, b]);
+        ys.push(2.0 * a + b + 3.0);
+    }
+    let m = least_squares(&rows, &ys).expect("fit with a duplicated and a constant column");
+    assert!(close(&m.weights, &[1.0, 1.0, 0.0, 1.0], 1e-6), "{m:?}");
+    assert!((m.intercept - 3.0).abs() < 1e-6, "{m:?}");
+
+    // Fewer rows than features: x1 = e1, x2 = e2 in 3-d, y = (1, 3). Centred, the one equation
+    // is w·(½, −½, 0) = −1, whose minimum-norm solution is w = (−1, 1, 0); intercept 2 − w·x̄ = 2.
+    let m = least_squares(&[vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0]], &[1.0, 3.0]).expect("n < p");
+    assert!(close(&m.weights, &[-1.0, 1.0, 0.0], 1e-6), "{m:?}");
+    assert!((m.intercept - 2.0).abs() < 1e-6, "{m:?}");
+
+    // All columns constant: the mean.
+    let m = least_squares(&[vec![1.0], vec![1.0]], &[1.0, 2.0]).expect("constant");
+    assert_eq!((m.weights.clone(), m.intercept), (vec![0.0], 1.5));
+
+    let e = least_squares(&[vec![f64::NAN]], &[1.0]).expect_err("NaN");
+    assert!(e.to_string().contains("non-finite"), "{e}");
+}
+
+/// Degenerate training sets: a duplicated column plus a constant one, fewer rows than
+/// features, and a single topic of three rows.
+fn degenerate_sets() -> Vec<(&'static str, Dataset)> {
+    let base = linear_problem(6, 5, 0.1, 17);
+    let mut duplicated = base.clone();
+    duplicated.names = vec!["f.a".into(), "f.a2".into(), "f.k".into(), "f.b".into()];
+    for row in &mut duplicated.rows {
+        *row = vec![row[0], row[0], 1.0, row[1]];
+    }
+    let mut wide = linear_problem(2, 3, 0.1, 18);
+    wide.names = (0..8).map(|i| format!("f.x{i}")).collect();
+    let mut rng = Rng::new(5);
+    for row in &mut wide.rows {
+        let extra: Vec<f64> = (0..5).map(|_| uniform(&mut rng)).collect();
+        row.extend(extra);
+    }
+    let tiny = linear_problem(1, 3, 0.1, 19);
+    vec![
+        ("duplicated+constant", duplicated),
+        ("n<p", wide),
+        ("3 rows", tiny),
+    ]
+}
+
+#[test]
+fn every_learner_survives_degenerate_training_sets() {
+    for (label, data) in degenerate_sets() {
+        for kind in LearnerKind::ALL {
+            // Both the inner search and every grid point directly.
+            let mut runs: Vec<Option<Hyper>> = vec![None];
+            runs.extend(kind.grid().into_iter().map(Some));
+            for hyper in runs {
+                match train(&data, kind, hyper, 2) {
+                    Ok(model) => {
+                        let pred = model.predict(&data.rows).expect("predict");
+                        assert!(
+                            pred.iter().all(|p| p.is_finite()),
+                            "{label} {} {hyper:?}: {pred:?}",
+                            kind.name()
+                        );
+                    }
+                    Err(e) => panic!("{label} {} {hyper:?}: {e:#}", kind.name()),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ols_fits_duplicated_columns_and_short_data_through_train() {
+    for (label, data) in degenerate_sets() {
+        let model = train(&data, LearnerKind::Ols, None, 1).expect(label);
+        let pred = model.predict(&data.rows).expect("predict");
+        // Training fit of a least-squares model with an intercept: correlation with the target
+        // is high (n < p and 3 rows are interpolated exactly).
+        let r = pearson(&pred, &data.targets);
+        assert!(r > 0.95, "{label}: r = {r}");
+    }
+}
+
+/// ½‖w‖² + C Σ hinge and Σα − ½‖w‖²: weak duality makes the gap non-negative, and it is 0
+/// exactly at the optimum.
+fn primal_dual(rows: &[Vec<f64>], pairs: &[Pair], c: f64, w: &[f64], alpha: &[f64]) -> (f64, f64) {
+    let dot = |i: usize| -> f64 { rows[i].iter().zip(w).map(|(x, v)| x * v).sum() };
+    let half_norm = 0.5 * w.iter().map(|v| v * v).sum::<f64>();
+    let hinge: f64 = pairs
+        .iter()
+        .map(|p| (1.0 - (dot(p.better) - dot(p.worse))).max(0.0))
+        .sum();
+    (half_norm + c * hinge, alpha.iter().sum::<f64>() - half_norm)
+}
+
+#[test]
+fn dual_coordinate_descent_closes_the_duality_gap_with_shrinking() {
+    let data = linear_problem(20, 8, 0.5, 31);
+    let groups = data.topic_groups();
+    let pairs = within_group_pairs(&data.targets, &groups);
+    for c in [0.01, 1.0, 100.0] {
+        let tight = rank_svm_dual_cd(&data.rows, &pairs, c, 1e-9, 100_000, 3);
+        assert!(tight.converged, "C={c}");
+        assert!(tight.alpha.iter().all(|&a| (0.0..=c).contains(&a)));
+        let (p, d) = primal_dual(&data.rows, &pairs, c, &tight.weights, &tight.alpha);
+        assert!(p - d >= -1e-9 * p && p - d < 1e-6 * p, "C={c}: P={p} D={d}");
+        // w is kept equal to Σ α_k z_k through the incremental updates.
+        for dim in 0..3 {
+            let rebuilt: f64 = pairs
+                .iter()
+                .zip(&tight.alpha)
+                .map(|(pr, a)| a * (data.rows[pr.better][dim] - data.rows[pr.worse][dim]))
+                .sum();
+            assert!((rebuilt - tight.weights[dim]).abs() < 1e-9 * (1.0 + rebuilt.abs()));
+        }
+        // The tolerance `fit` uses: primal within 1% of the optimum, same seed → same result.
+        let loose = rank_svm_dual_cd(&data.rows, &pairs, c, RANK_SVM_TOLERANCE, 1000, 3);
+        let (p_loose, _) = primal_dual(&data.rows, &pairs, c, &loose.weights, &loose.alpha);
+        assert!(
+            p_loose >= p * (1.0 - 1e-9) && p_loose < p * 1.01,
+            "C={c}: {p_loose} vs {p}"
+        );
+        assert_eq!(
+            loose,
+            rank_svm_dual_cd(&data.rows, &pairs, c, RANK_SVM_TOLERANCE, 1000, 3)
+        );
+    }
 }

@@ -108,19 +108,24 @@ fn summeval_learner_comparison() {
                 .iter()
                 .map(|&k| (k.name().to_string(), k, None))
                 .collect();
-            for c in [0.01, 0.1, 1.0, 10.0] {
+            for c in [0.001, 0.01, 0.1, 1.0, 10.0] {
                 runs.push((
                     format!("rank-svm C={c}"),
                     LearnerKind::RankSvm,
                     Some(Hyper::RankSvm { c }),
                 ));
             }
-            // AESOP_CMP_LEARNERS=rank-svm,forest limits the runs (labels starting with a name).
+            // AESOP_CMP_LEARNERS=rank-svm,forest limits the runs (labels starting with a name;
+            // a name ending in '$' must match the whole label, e.g. 'rank-svm$' for inner CV only).
             let only: Vec<String> = std::env::var("AESOP_CMP_LEARNERS")
                 .map(|v| v.split(',').map(str::to_string).collect())
                 .unwrap_or_default();
             runs.retain(|(label, _, _)| {
-                only.is_empty() || only.iter().any(|o| label.starts_with(o.as_str()))
+                only.is_empty()
+                    || only.iter().any(|o| match o.strip_suffix('$') {
+                        Some(exact) => label == exact,
+                        None => label.starts_with(o.as_str()),
+                    })
             });
             for (label, kind, hyper) in runs {
                 let started = std::time::Instant::now();
