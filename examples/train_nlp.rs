@@ -1,7 +1,8 @@
 //! Train aesop's tagger and parser from UD English-EWT (run through scripts/train-nlp).
 //!
-//! Usage: train_nlp EWT_DIR OUT_DIR. With `AESOP_NLP_KEEP_TAGGER=1` the tagger in OUT_DIR is
-//! reused and only the parser is trained.
+//! Usage: train_nlp EWT_DIR OUT_DIR [GUM_DIR]. With `AESOP_NLP_KEEP_TAGGER=1` the tagger in OUT_DIR
+//! is reused and only the parser is trained. With GUM_DIR (the open-genre UD English-GUM subset),
+//! the parser trains on EWT train + GUM train; the tagger, dev selection and test stay EWT only.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -14,17 +15,27 @@ use aesop::nlp::{
 };
 
 fn read(dir: &Path, split: &str) -> anyhow::Result<Vec<conllu::Sentence>> {
-    let path = dir.join(format!("en_ewt-ud-{split}.conllu"));
+    read_file(&dir.join(format!("en_ewt-ud-{split}.conllu")))
+}
+
+fn read_file(path: &Path) -> anyhow::Result<Vec<conllu::Sentence>> {
     let text =
-        std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     Ok(conllu::parse(&text)?)
 }
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    anyhow::ensure!(args.len() == 3, "usage: train_nlp EWT_DIR OUT_DIR");
+    anyhow::ensure!(
+        args.len() == 3 || args.len() == 4,
+        "usage: train_nlp EWT_DIR OUT_DIR [GUM_DIR]"
+    );
     let ewt = PathBuf::from(&args[1]);
     let out = PathBuf::from(&args[2]);
+    let gum_train = match args.get(3) {
+        Some(gum) => read_file(&PathBuf::from(gum).join("en_gum-ud-train.open.conllu"))?,
+        None => Vec::new(),
+    };
     let train = read(&ewt, "train")?;
     let dev = read(&ewt, "dev")?;
     let test = read(&ewt, "test")?;
@@ -64,10 +75,18 @@ fn main() -> anyhow::Result<()> {
         max_iterations: 6,
         ..TaggerOptions::default()
     };
+    // GUM's genre mix (news, academic, conversation, ...) broadens what the parser has seen; its
+    // UD relations and PTB tags use the same inventory as EWT's.
+    let parser_train: Vec<conllu::Sentence> = train.iter().chain(&gum_train).cloned().collect();
+    eprintln!(
+        "parser training sentences: {} EWT + {} GUM",
+        train.len(),
+        gum_train.len()
+    );
     let train_parse = if std::env::var("AESOP_NLP_GOLD_TAGS").is_ok_and(|v| v == "1") {
-        parse_sentences(&train)
+        parse_sentences(&parser_train)
     } else {
-        jackknife_tags(&train, 4, jk_opts, |m| eprintln!("{m}"))
+        jackknife_tags(&parser_train, 4, jk_opts, |m| eprintln!("{m}"))
     };
     eprintln!(
         "parser training tags ready in {:.1}s",

@@ -38,8 +38,8 @@ fn ewt_test_accuracy_with_gold_tokens() {
     assert!(sc.words > 25_000);
     assert!(sc.upos >= 0.95, "UPOS {:.4}", sc.upos);
     assert!(sc.xpos >= 0.94, "XPOS {:.4}", sc.xpos);
-    // The project target is UAS >= 0.85; the shipped parser measures 0.8491, so this guards
-    // against regressions just below the target rather than asserting it (see NLP_MODEL_CARD.md).
-    assert!(sc.uas >= 0.845, "UAS {:.4}", sc.uas);
+    // Project target UAS >= 0.85. The shipped models measure UPOS 0.9537, XPOS 0.9478,
+    // UAS 0.8520, LAS 0.8206 (parser trained on EWT + open GUM; see NLP_MODEL_CARD.md).
+    assert!(sc.uas >= 0.85, "UAS {:.4}", sc.uas);
     assert!(sc.las >= 0.80, "LAS {:.4}", sc.las);
 }
