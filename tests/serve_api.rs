@@ -352,7 +352,9 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
         .expect("é in body");
     // A lone Latin-1 é (0xE9 followed by a quote) is not UTF-8.
     invalid_utf8.splice(e_acute..e_acute + 2, [0xE9u8]);
-    let cases: Vec<(&str, Vec<u8>, u16, &str, Option<&str>)> = vec![
+    // (what, body, status, code, field)
+    type Case<'a> = (&'a str, Vec<u8>, u16, &'a str, Option<&'a str>);
+    let cases: Vec<Case> = vec![
         (
             "malformed JSON",
             b"{\"topics\": [".to_vec(),

@@ -19,7 +19,6 @@ pub mod server;
 use anyhow::{bail, Context, Result};
 use axum::routing::{get, post};
 use axum::Router;
-use error::ApiError;
 use limits::Limits;
 use metrics::Metrics;
 use registry::{ModelSpec, Registry};
@@ -276,10 +275,4 @@ pub fn router(state: Arc<AppState>) -> Router {
             handlers::track,
         ))
         .with_state(state)
-}
-
-impl From<anyhow::Error> for ApiError {
-    fn from(e: anyhow::Error) -> ApiError {
-        ApiError::internal(format!("{e:#}"))
-    }
 }
