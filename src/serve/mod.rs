@@ -276,3 +276,56 @@ pub fn router(state: Arc<AppState>) -> Router {
         ))
         .with_state(state)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::extract::State;
+    use axum::http::StatusCode;
+
+    fn loopback() -> ServeArgs {
+        ServeArgs::new(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    #[tokio::test]
+    async fn ready_only_after_loading_and_until_draining() {
+        let state = Arc::new(AppState::new(&loopback()).expect("state"));
+        let answer = handlers::readyz(State(Arc::clone(&state))).await;
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            answer.headers().get("retry-after").map(|v| v.as_bytes()),
+            Some(&b"1"[..])
+        );
+        assert!(handlers::models(State(Arc::clone(&state))).await.is_err());
+        state.load().await.expect("built-ins load");
+        let answer = handlers::readyz(State(Arc::clone(&state))).await;
+        assert_eq!(answer.status(), StatusCode::OK);
+        state.start_draining();
+        let answer = handlers::readyz(State(Arc::clone(&state))).await;
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("token");
+        std::fs::write(&path, "abc123\n").expect("write");
+        let mut args = loopback();
+        args.token_file = Some(path.clone());
+        let state = AppState::new(&args).expect("state");
+        assert!(state.authorized(Some(b"Bearer abc123")));
+        for wrong in [
+            &b"Bearer abc12"[..],
+            b"Bearer abc1234",
+            b"bearer abc123",
+            b"abc123",
+        ] {
+            assert!(!state.authorized(Some(wrong)), "{wrong:?}");
+        }
+        assert!(!state.authorized(None));
+        std::fs::write(&path, "two words\n").expect("write");
+        assert!(AppState::new(&args).is_err());
+        std::fs::write(&path, "\n").expect("write");
+        assert!(AppState::new(&args).is_err());
+    }
+}
