@@ -9,6 +9,7 @@ pub mod features;
 pub mod learn;
 pub mod nlp;
 pub mod rng;
+pub mod serve;
 pub mod text;
 
 /// Directory holding the public data sets (`AESOP_DATA`, default `../shared/data`).

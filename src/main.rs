@@ -99,6 +99,13 @@ aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target
 --compare features.csv --compare-feature rouge.r2_f"
     )]
     Evaluate(aesop::eval::EvaluateArgs),
+    /// Serve the built-in and given models over HTTP (JSON API; see docs/SERVICE.md).
+    #[command(
+        after_help = "Examples:\n  aesop serve\n  aesop serve --addr 127.0.0.1:9000 --model relevance=relevance.aesop\n  \
+aesop serve --addr 0.0.0.0:8080 --token-file token.txt\n\n\
+SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C drains and stops."
+    )]
+    Serve(aesop::serve::ServeArgs),
     /// Compute feature classes for every summary of a judgment set.
     #[command(
         after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
@@ -267,6 +274,7 @@ fn dispatch(command: Command) -> Result<()> {
             aesop::learn::ablate::ablate_command(&args, &options.to_options(), &*interrupt_flag()?)
                 .map(|_| ())
         }
+        Command::Serve(args) => aesop::serve::run(args),
         Command::Score(args) => learn::score_command(&args, &*interrupt_flag()?).map(|_| ()),
         Command::Models { name, json } => {
             print!(

@@ -1,0 +1,252 @@
+//! Route handlers and the middleware every request passes (auth, metrics, logs).
+
+use super::api::parse_score_request;
+use super::error::{ApiError, ErrorCode};
+use super::score::score_request;
+use super::AppState;
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+type Shared = State<Arc<AppState>>;
+
+/// Routes answered without a token: probes must work without secrets.
+const PUBLIC: &[&str] = &["/healthz", "/readyz"];
+
+/// Auth, then the handler; then count, time and log the request.
+pub async fn track(State(state): Shared, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let _in_flight = state.metrics.start_request();
+    let id = state.request_id();
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let authorization = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|h| h.as_bytes().to_vec());
+    let mut response =
+        if PUBLIC.contains(&route.as_str()) || state.authorized(authorization.as_deref()) {
+            next.run(request).await
+        } else {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "this service needs a bearer token: send `Authorization: Bearer TOKEN`",
+            )
+            .into_response()
+        };
+    let elapsed = started.elapsed();
+    let status = response.status();
+    let code = response.extensions().get::<ErrorCode>().map(|c| c.0);
+    let code =
+        code.or_else(|| (status.is_client_error() || status.is_server_error()).then_some("other"));
+    state.metrics.record(&route, status.as_u16(), elapsed, code);
+    if let Ok(value) = HeaderValue::from_str(&id.to_string()) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    let latency_ms = elapsed.as_secs_f64() * 1000.0;
+    if status.is_server_error() {
+        tracing::warn!(request_id = id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
+    } else {
+        tracing::info!(request_id = id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
+    }
+    response
+}
+
+pub async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({"status": "ok"}))
+}
+
+pub async fn readyz(State(state): Shared) -> Response {
+    if state.is_ready() {
+        Json(json!({"status": "ready"})).into_response()
+    } else {
+        not_ready().into_response()
+    }
+}
+
+fn not_ready() -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "not_ready",
+        "the service is loading its models or shutting down",
+    )
+    .retry_after(1)
+}
+
+pub async fn metrics(State(state): Shared) -> Response {
+    let models = state.registry().map_or(0, |r| r.models().len());
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        state.metrics.render(models),
+    )
+        .into_response()
+}
+
+pub async fn openapi() -> Json<serde_json::Value> {
+    Json(super::openapi::document())
+}
+
+pub async fn models(State(state): Shared) -> Result<Json<serde_json::Value>, ApiError> {
+    let registry = state.registry().ok_or_else(not_ready)?;
+    Ok(Json(json!({"models": registry.cards()})))
+}
+
+pub async fn reload(State(state): Shared) -> Result<Json<serde_json::Value>, ApiError> {
+    match state.reload().await {
+        Ok(registry) => {
+            tracing::info!(models = registry.models().len(), "models reloaded");
+            Ok(Json(
+                json!({"reloaded": true, "models": model_refs(&registry)}),
+            ))
+        }
+        Err(e) => {
+            tracing::error!(
+                error = format!("{e:#}"),
+                "reload failed; the previous models keep serving"
+            );
+            Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "reload_failed",
+                format!("{e:#}; the previous models keep serving"),
+            ))
+        }
+    }
+}
+
+fn model_refs(registry: &super::registry::Registry) -> Vec<serde_json::Value> {
+    registry
+        .models()
+        .iter()
+        .map(|m| json!({"name": m.name, "version": m.version}))
+        .collect()
+}
+
+/// Sets its flag when dropped: a request that times out (or whose client goes away) tells the
+/// scoring thread to stop at its next checkpoint.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+pub async fn score(State(state): Shared, request: Request) -> Response {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let guard = CancelOnDrop(Arc::clone(&cancel));
+    let timeout = state.limits.timeout;
+    let (parts, body) = request.into_parts();
+    let answer = tokio::time::timeout(
+        timeout,
+        score_within_limits(&state, &parts.headers, body, cancel),
+    )
+    .await;
+    drop(guard);
+    match answer {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => error.into_response(),
+        Err(_) => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            format!(
+                "the request took longer than {} ms (--timeout-ms)",
+                timeout.as_millis()
+            ),
+        )
+        .retry_after(1)
+        .into_response(),
+    }
+}
+
+async fn score_within_limits(
+    state: &Arc<AppState>,
+    headers: &axum::http::HeaderMap,
+    body: Body,
+    cancel: Arc<AtomicBool>,
+) -> Result<Response, ApiError> {
+    let registry = state.registry().ok_or_else(not_ready)?;
+    // Admission first, before reading the body: an overloaded service turns requests away at
+    // once instead of queueing them without bound.
+    let _admitted = Arc::clone(&state.admission)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "overloaded",
+                "too many scoring requests in progress; retry later",
+            )
+            .retry_after(1)
+        })?;
+    let limit = state.limits.max_body_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(body_too_large(limit));
+    }
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| body_too_large(limit))?;
+    let request = parse_score_request(&bytes, &state.limits)?;
+    drop(bytes);
+    let worker = Arc::clone(&state.workers)
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("the worker pool is closed"))?;
+    let summaries: usize = request.topics.iter().map(|t| t.summaries.len()).sum();
+    // The worker permit moves into the blocking task: a request that times out keeps its
+    // worker busy until scoring notices the cancel flag, so the CPU stays bounded.
+    let answer = tokio::task::spawn_blocking(move || {
+        let _worker = worker;
+        score_request(&request, &registry, &cancel)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("scoring task failed: {e}")))??;
+    state.metrics.add_summaries(summaries);
+    Ok(Json(answer).into_response())
+}
+
+fn body_too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "body_too_large",
+        format!("the request body exceeds {limit} bytes (--max-body-bytes)"),
+    )
+    .at("")
+}
+
+pub async fn not_found(request: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no route {} (see /openapi.json)", request.uri().path()),
+    )
+}
+
+pub async fn method_not_allowed(request: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!(
+            "{} is not allowed on {} (see /openapi.json)",
+            request.method(),
+            request.uri().path()
+        ),
+    )
+}

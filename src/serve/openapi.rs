@@ -1,0 +1,211 @@
+//! The OpenAPI 3 description served at `/openapi.json`. Written by hand next to the code it
+//! describes; tests/serve_api.rs checks that its routes are the router's and that real answers
+//! match its schemas.
+
+use serde_json::{json, Value};
+
+fn error_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    })
+}
+
+fn json_response(description: &str, schema: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{schema}")}}}
+    })
+}
+
+/// The whole document.
+pub fn document() -> Value {
+    let text = json!({"type": "string"});
+    let number_or_null = json!({"type": "number", "nullable": true});
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "aesop prediction service",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "Predicts human judgments of summaries (pyramid, responsiveness, readability, or \
+                            user-trained targets). See docs/SERVICE.md."
+        },
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error"],
+                    "additionalProperties": false,
+                    "properties": {"error": {
+                        "type": "object",
+                        "required": ["code", "message"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "code": {"type": "string", "enum": [
+                                "malformed_json", "invalid_utf8", "wrong_type", "missing_field",
+                                "unknown_field", "invalid_value", "empty_summary", "unknown_model",
+                                "references_required", "body_too_large", "batch_too_large",
+                                "text_too_long", "overloaded", "timeout", "not_ready", "unauthorized",
+                                "not_found", "method_not_allowed", "reload_failed", "internal"
+                            ]},
+                            "message": text,
+                            "field": {"type": "string", "description": "The part of the request at fault, e.g. topics[0].summaries[2].text"}
+                        }
+                    }}
+                },
+                "Topic": {
+                    "type": "object",
+                    "description": "One judgment-set line (docs/JUDGMENT_SETS.md); scores are ignored, unknown fields kept.",
+                    "required": ["topic", "documents", "summaries"],
+                    "properties": {
+                        "topic": text,
+                        "query": {"type": "object", "properties": {"title": text, "narrative": text}},
+                        "documents": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Text"}},
+                        "references": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}},
+                        "summaries": {"type": "array", "minItems": 1, "items": {
+                            "type": "object",
+                            "required": ["system", "text"],
+                            "properties": {"system": text, "text": {"type": "string", "minLength": 1}}
+                        }}
+                    }
+                },
+                "Text": {
+                    "type": "object",
+                    "required": ["id", "text"],
+                    "properties": {"id": text, "text": text}
+                },
+                "ScoreRequest": {
+                    "type": "object",
+                    "required": ["topics"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "topics": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Topic"}},
+                        "models": {"type": "array", "minItems": 1, "items": text,
+                                   "description": "Model names (GET /v1/models). Default: per topic the built-in pyramid, \
+                                                   responsiveness and readability models, reference-based if the topic has \
+                                                   references, else the -noref ones."},
+                        "features": {"type": "boolean", "default": false}
+                    }
+                },
+                "ModelRef": {
+                    "type": "object",
+                    "required": ["name", "version"],
+                    "additionalProperties": false,
+                    "properties": {"name": text, "version": text}
+                },
+                "ScoreResponse": {
+                    "type": "object",
+                    "required": ["results", "models"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "results": {"type": "array", "items": {
+                            "type": "object",
+                            "required": ["topic", "system", "scores"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "topic": text,
+                                "system": text,
+                                "scores": {"type": "object", "additionalProperties": number_or_null},
+                                "features": {"type": "object", "additionalProperties": number_or_null}
+                            }
+                        }},
+                        "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}}
+                    }
+                },
+                "ModelCard": {
+                    "type": "object",
+                    "required": ["name", "target", "reference_free", "version", "builtin"],
+                    "properties": {
+                        "name": text, "target": text, "reference_free": {"type": "boolean"},
+                        "version": text, "builtin": {"type": "boolean"}, "summary": text, "card": text,
+                        "source": text, "classes": {"type": "array", "items": text},
+                        "features": {"type": "integer"}
+                    }
+                },
+                "ModelList": {
+                    "type": "object",
+                    "required": ["models"],
+                    "additionalProperties": false,
+                    "properties": {"models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelCard"}}}
+                },
+                "Reloaded": {
+                    "type": "object",
+                    "required": ["reloaded", "models"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "reloaded": {"type": "boolean"},
+                        "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}}
+                    }
+                },
+                "Status": {
+                    "type": "object",
+                    "required": ["status"],
+                    "additionalProperties": false,
+                    "properties": {"status": text}
+                }
+            }
+        },
+        "security": [{"bearer": []}],
+        "paths": {
+            "/healthz": {"get": {
+                "summary": "Liveness: the process answers.",
+                "security": [],
+                "responses": {"200": json_response("Alive", "Status")}
+            }},
+            "/readyz": {"get": {
+                "summary": "Readiness: models loaded and warmed, not shutting down.",
+                "security": [],
+                "responses": {
+                    "200": json_response("Ready", "Status"),
+                    "503": error_response("Loading or shutting down (not_ready)")
+                }
+            }},
+            "/metrics": {"get": {
+                "summary": "Prometheus metrics (text format 0.0.4).",
+                "responses": {"200": {"description": "Metrics", "content": {"text/plain": {"schema": text}}}}
+            }},
+            "/openapi.json": {"get": {
+                "summary": "This document.",
+                "responses": {"200": {"description": "OpenAPI 3 document", "content": {"application/json": {"schema": {"type": "object"}}}}}
+            }},
+            "/v1/models": {"get": {
+                "summary": "The models this service scores with: built-ins and user models.",
+                "responses": {
+                    "200": json_response("Model cards", "ModelList"),
+                    "503": error_response("Models still loading")
+                }
+            }},
+            "/v1/models/reload": {"post": {
+                "summary": "Read the user model files again; on any error the previous models keep serving.",
+                "responses": {
+                    "200": json_response("Reloaded", "Reloaded"),
+                    "500": error_response("A model file is missing or corrupt (reload_failed)")
+                }
+            }},
+            "/v1/score": {"post": {
+                "summary": "Score summaries.",
+                "requestBody": {"required": true, "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/ScoreRequest"},
+                    "example": {
+                        "topics": [{
+                            "topic": "t1",
+                            "documents": [{"id": "d1", "text": "The council approved the budget on Monday."}],
+                            "summaries": [{"system": "mine", "text": "The budget was approved."}]
+                        }],
+                        "models": ["pyramid-noref"]
+                    }
+                }}},
+                "responses": {
+                    "200": json_response("Predictions, one result per summary in request order", "ScoreResponse"),
+                    "400": error_response("Malformed JSON or invalid UTF-8"),
+                    "401": error_response("Missing or wrong bearer token"),
+                    "413": error_response("Body, batch or text over a limit"),
+                    "422": error_response("A field is invalid (the error names it), or an unknown model"),
+                    "429": error_response("Overloaded; see Retry-After"),
+                    "503": error_response("Not ready, or the request timed out; see Retry-After")
+                }
+            }}
+        }
+    })
+}

@@ -1,0 +1,224 @@
+//! Binding, signals and graceful shutdown: the `aesop serve` process ([`run`]) and an in-process
+//! server for tests and embedding ([`spawn`]).
+
+use super::{router, AppState, ServeArgs};
+use anyhow::{Context, Result};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+/// Serve until `shutdown` completes, then stop accepting connections and wait for the requests
+/// in flight to finish (each is bounded by the request timeout).
+async fn serve_until(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let drain_state = Arc::clone(&state);
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            drain_state.start_draining();
+            tracing::info!(
+                in_flight = drain_state.metrics.in_flight(),
+                "shutting down: finishing requests in flight"
+            );
+        })
+        .await
+        .context("serving HTTP")
+}
+
+/// JSON lines on standard error; `AESOP_LOG` filters (default `info`).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AESOP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second initialization (e.g. several servers in one process) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// `aesop serve`: listen, load and warm the models (ready afterwards), reload on SIGHUP, and
+/// shut down gracefully on SIGTERM or Ctrl-C.
+pub fn run(args: ServeArgs) -> Result<()> {
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let state = Arc::new(AppState::new(&args)?);
+        let listener = TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("binding {}", args.addr))?;
+        let addr = listener.local_addr()?;
+        tracing::info!(%addr, "listening on {addr}");
+        let stop = Arc::new(Notify::new());
+        let load_error: Arc<Mutex<Option<anyhow::Error>>> = Arc::default();
+        {
+            let (state, stop, load_error) = (
+                Arc::clone(&state),
+                Arc::clone(&stop),
+                Arc::clone(&load_error),
+            );
+            tokio::spawn(async move {
+                match state.load().await {
+                    Ok(()) => {
+                        let models = state.registry().map_or(0, |r| r.models().len());
+                        tracing::info!(models, "ready");
+                    }
+                    Err(e) => {
+                        tracing::error!(error = format!("{e:#}"), "loading models failed");
+                        if let Ok(mut slot) = load_error.lock() {
+                            *slot = Some(e);
+                        }
+                        stop.notify_one();
+                    }
+                }
+            });
+        }
+        tokio::spawn(handle_signals(Arc::clone(&state), Arc::clone(&stop)));
+        serve_until(listener, state, async move { stop.notified().await }).await?;
+        tracing::info!("stopped");
+        let failed = load_error.lock().ok().and_then(|mut slot| slot.take());
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    })
+}
+
+/// SIGHUP reloads the user models; SIGTERM and Ctrl-C start a graceful shutdown.
+#[cfg(unix)]
+async fn handle_signals(state: Arc<AppState>, stop: Arc<Notify>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (mut hangup, mut terminate) = match (
+        signal(SignalKind::hangup()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(h), Ok(t)) => (h, t),
+        _ => {
+            tracing::error!("cannot install signal handlers; stop the service with Ctrl-C");
+            let _ = tokio::signal::ctrl_c().await;
+            stop.notify_one();
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            _ = hangup.recv() => {
+                match state.reload().await {
+                    Ok(registry) => tracing::info!(models = registry.models().len(), "models reloaded (SIGHUP)"),
+                    Err(e) => tracing::error!(error = format!("{e:#}"), "reload failed (SIGHUP); the previous models keep serving"),
+                }
+            }
+            _ = terminate.recv() => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    stop.notify_one();
+}
+
+#[cfg(not(unix))]
+async fn handle_signals(_state: Arc<AppState>, stop: Arc<Notify>) {
+    let _ = tokio::signal::ctrl_c().await;
+    stop.notify_one();
+}
+
+/// A server running on its own thread and runtime, ready (models loaded) once [`spawn`]
+/// returns. Dropping it shuts it down gracefully.
+pub struct ServerHandle {
+    pub addr: SocketAddr,
+    pub state: Arc<AppState>,
+    stop: Arc<Notify>,
+    thread: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl ServerHandle {
+    /// Stop accepting connections, wait for the requests in flight, and join the thread.
+    pub fn shutdown(mut self) -> Result<()> {
+        self.stop_and_join()
+    }
+
+    /// Start the graceful shutdown without waiting for it.
+    pub fn begin_shutdown(&self) {
+        self.stop.notify_one();
+    }
+
+    fn stop_and_join(&mut self) -> Result<()> {
+        self.stop.notify_one();
+        match self.thread.take() {
+            Some(thread) => match thread.join() {
+                Ok(result) => result,
+                Err(_) => anyhow::bail!("the server thread panicked"),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        let _ = self.stop_and_join();
+    }
+}
+
+/// Start a server in this process (tests bind `127.0.0.1:0`); returns when it is ready.
+pub fn spawn(args: &ServeArgs) -> Result<ServerHandle> {
+    let state = Arc::new(AppState::new(args)?);
+    let stop = Arc::new(Notify::new());
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<SocketAddr>>();
+    let addr = args.addr;
+    let thread = {
+        let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
+        std::thread::Builder::new()
+            .name("aesop-serve".into())
+            .spawn(move || -> Result<()> {
+                let runtime = match tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e.into()));
+                        return Ok(());
+                    }
+                };
+                runtime.block_on(async move {
+                    let started = async {
+                        let listener = TcpListener::bind(addr)
+                            .await
+                            .with_context(|| format!("binding {addr}"))?;
+                        state.load().await?;
+                        Ok::<_, anyhow::Error>(listener)
+                    };
+                    let listener = match started.await {
+                        Ok(listener) => listener,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            return Ok(());
+                        }
+                    };
+                    let _ = ready_tx.send(listener.local_addr().map_err(Into::into));
+                    serve_until(listener, state, async move { stop.notified().await }).await
+                })
+            })
+            .context("starting the server thread")?
+    };
+    let addr = ready_rx
+        .recv()
+        .context("the server thread ended before it was ready")??;
+    Ok(ServerHandle {
+        addr,
+        state,
+        stop,
+        thread: Some(thread),
+    })
+}
