@@ -98,7 +98,7 @@ impl LearnerKind {
                     kernel: 0.0,
                 })
                 .to_vec(),
-            LearnerKind::RankSvm => [0.001, 0.01, 0.1, 1.0]
+            LearnerKind::RankSvm => [0.0001, 0.001, 0.01, 0.1, 1.0]
                 .map(|c| Hyper::RankSvm { c })
                 .to_vec(),
             LearnerKind::Forest => [Some(6u16), None]
