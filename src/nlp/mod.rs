@@ -226,8 +226,12 @@ pub const TOPIC_ANALYSES_KEY: &str = "nlp.analyses";
 /// Key under which [`input_analyses`] caches its result in the topic context.
 pub const INPUT_ANALYSES_KEY: &str = "nlp.input_analyses";
 
+// Per thread, so tests running in parallel (other classes analyse topics too) do not interfere;
+// the analysis runs on the calling thread.
 #[cfg(test)]
-static TOPIC_ANALYSIS_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+thread_local! {
+    static TOPIC_ANALYSIS_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// The topic's summaries, analysed once per topic and shared by every feature class that asks
 /// (cached in the context under [`TOPIC_ANALYSES_KEY`]). Fails only if the embedded models
@@ -236,7 +240,7 @@ pub fn topic_analyses(ctx: &crate::features::TopicContext) -> anyhow::Result<Arc
     let pipeline = Pipeline::embedded()?;
     Ok(ctx.shared(TOPIC_ANALYSES_KEY, |topic| {
         #[cfg(test)]
-        TOPIC_ANALYSIS_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        TOPIC_ANALYSIS_RUNS.with(|runs| runs.set(runs.get() + 1));
         TopicAnalyses {
             summaries: topic
                 .summaries
@@ -493,10 +497,10 @@ mod tests {
     fn topic_analyses_are_computed_once_and_shared() {
         let topic = topic();
         let ctx = TopicContext::new(&topic);
-        let before = TOPIC_ANALYSIS_RUNS.load(std::sync::atomic::Ordering::SeqCst);
+        let before = TOPIC_ANALYSIS_RUNS.with(std::cell::Cell::get);
         let first = topic_analyses(&ctx).expect("embedded models load");
         let second = topic_analyses(&ctx).expect("embedded models load");
-        let after = TOPIC_ANALYSIS_RUNS.load(std::sync::atomic::Ordering::SeqCst);
+        let after = TOPIC_ANALYSIS_RUNS.with(std::cell::Cell::get);
         assert_eq!(after - before, 1, "the topic was analysed more than once");
         assert!(Arc::ptr_eq(&first, &second));
         // One analysis per text, in corpus order; the document has two sentences, the empty
