@@ -847,6 +847,17 @@ fn overload_is_turned_away_with_429_and_retry_after() {
     // A client that has sent its headers but only half its body holds the one admission slot
     // (workers + queue = 1): admission comes before reading the body, which bounds memory.
     let body = request_with(|_| {});
+    // In-flight requests as /metrics reports them (the metrics request may count itself, so
+    // compare with the value seen while nothing else runs).
+    let in_flight = || -> i64 {
+        let reply = http(addr, "GET", "/metrics", &[], b"");
+        String::from_utf8_lossy(&reply.body)
+            .lines()
+            .find_map(|l| l.strip_prefix("aesop_http_requests_in_flight "))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("in-flight gauge")
+    };
+    let idle = in_flight();
     let mut slow = TcpStream::connect(addr).expect("connect");
     slow.set_read_timeout(Some(Duration::from_secs(60)))
         .expect("timeout");
@@ -857,6 +868,11 @@ fn overload_is_turned_away_with_429_and_retry_after() {
     slow.write_all(head.as_bytes()).expect("head");
     slow.write_all(&body[..body.len() / 2])
         .expect("half the body");
+    // Wait until the slow request holds the slot, so the requests below cannot take it first.
+    let waiting = Instant::now();
+    while in_flight() <= idle && waiting.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     // Another scoring request is refused at once, not queued.
     let started = Instant::now();
     let reply = loop {

@@ -37,7 +37,7 @@
 //! Undefined values are NaN: every per-word value for a summary without words (e.g. empty), and
 //! both adjacent-overlap values for a summary with fewer than two sentences. Nothing panics.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, Token};
 use crate::text::porter;
 use crate::text::stopwords::is_smart_common_word;
@@ -458,20 +458,6 @@ pub fn cohmetrix_values(analysis: &Analysis) -> CohMetrixValues {
     }
 }
 
-/// Rows of `None` for every summary of the topic, after saying why once (the analyser's models
-/// could not be loaded: nothing NLP-based can be computed). Shared by the analysis-based classes.
-pub(crate) fn unavailable_rows(
-    ctx: &TopicContext,
-    class: &str,
-    error: &anyhow::Error,
-) -> Vec<FeatureRow> {
-    eprintln!(
-        "{class}: no analyses for topic {}: {error:#}",
-        ctx.topic.topic
-    );
-    vec![None; ctx.topic.summaries.len()]
-}
-
 /// The `cohmetrix` feature class.
 #[derive(Debug, Clone, Default)]
 pub struct CohMetrix;
@@ -493,13 +479,6 @@ impl FeatureClass for CohMetrix {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match crate::nlp::topic_analyses(ctx) {
-            Ok(analyses) => analyses
-                .summaries
-                .iter()
-                .map(|a| Some(cohmetrix_values(a).to_row()))
-                .collect(),
-            Err(e) => unavailable_rows(ctx, self.name(), &e),
-        }
+        rows_from_summary_analyses(ctx, self.name(), |a| cohmetrix_values(a).to_row())
     }
 }

@@ -30,7 +30,7 @@
 use super::discourse::{
     connective_args, find_connectives, is_discourse_use, sentence_stems, Lexicon,
 };
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use std::collections::HashMap;
 
@@ -215,18 +215,7 @@ impl FeatureClass for Continuity {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let analyses = match crate::nlp::topic_analyses(ctx) {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("continuity: {e:#}");
-                return vec![None; ctx.topic.summaries.len()];
-            }
-        };
         let lexicon = Lexicon::embedded();
-        analyses
-            .summaries
-            .iter()
-            .map(|a| Some(continuity_features(a, lexicon)))
-            .collect()
+        rows_from_summary_analyses(ctx, self.name(), |a| continuity_features(a, lexicon))
     }
 }

@@ -55,7 +55,7 @@
 //! stem, cell bigrams without any non-nil cell, the per-sentence rates of an empty summary and
 //! the pair shares of a summary with fewer than two sentences.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, AnalyzedSentence, Token};
 use crate::text::{porter, stopwords};
 use anyhow::{bail, Context};
@@ -801,19 +801,8 @@ impl FeatureClass for Discourse {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let analyses = match crate::nlp::topic_analyses(ctx) {
-            Ok(a) => a,
-            Err(e) => {
-                eprintln!("discourse: {e:#}");
-                return vec![None; ctx.topic.summaries.len()];
-            }
-        };
         let lexicon = Lexicon::embedded();
-        analyses
-            .summaries
-            .iter()
-            .map(|a| Some(discourse_features(a, lexicon)))
-            .collect()
+        rows_from_summary_analyses(ctx, self.name(), |a| discourse_features(a, lexicon))
     }
 }
 

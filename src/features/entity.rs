@@ -43,7 +43,7 @@
 //! two-sentence one none of length 3) or when C is empty; `salient_share` without entities;
 //! `resolved_pronouns` without third-person pronouns.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use std::collections::HashMap;
 
@@ -421,12 +421,6 @@ impl FeatureClass for EntityClass {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        // Without the NLP models nothing can be computed: every row is missing.
-        let Ok(analyses) = crate::nlp::topic_analyses(ctx) else {
-            return vec![None; ctx.topic.summaries.len()];
-        };
-        (0..ctx.topic.summaries.len())
-            .map(|i| analyses.summaries.get(i).map(entity_features))
-            .collect()
+        rows_from_summary_analyses(ctx, self.name(), entity_features)
     }
 }

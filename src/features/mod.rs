@@ -105,6 +105,23 @@ impl<'a> TopicContext<'a> {
     }
 }
 
+/// One row per summary computed from its parse ([`crate::nlp::topic_analyses`], shared by every
+/// parse-based class). When the embedded NLP models cannot be loaded nothing parse-based can be
+/// computed: every row is missing, after a note on stderr naming the class and the topic.
+pub fn rows_from_summary_analyses(
+    ctx: &TopicContext,
+    class: &str,
+    row: impl Fn(&crate::nlp::Analysis) -> Vec<f64>,
+) -> Vec<FeatureRow> {
+    match crate::nlp::topic_analyses(ctx) {
+        Ok(analyses) => analyses.summaries.iter().map(|a| Some(row(a))).collect(),
+        Err(e) => {
+            eprintln!("{class}: no analyses for topic {}: {e:#}", ctx.topic.topic);
+            vec![None; ctx.topic.summaries.len()]
+        }
+    }
+}
+
 /// Options of every class, with the documented defaults.
 #[derive(Debug, Clone, Default)]
 pub struct FeatureOptions {

@@ -42,8 +42,7 @@
 //! denominator is empty (e.g. no multi-word entity, no later mention of a noun), the mean
 //! length without noun NPs. Malformed trees (heads out of range, cycles) never panic.
 
-use super::cohmetrix::unavailable_rows;
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use crate::text::porter;
 use std::collections::{HashMap, HashSet};
@@ -302,13 +301,6 @@ impl FeatureClass for NpSyntax {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match crate::nlp::topic_analyses(ctx) {
-            Ok(analyses) => analyses
-                .summaries
-                .iter()
-                .map(|a| Some(npsyntax_values(a).to_row()))
-                .collect(),
-            Err(e) => unavailable_rows(ctx, self.name(), &e),
-        }
+        rows_from_summary_analyses(ctx, self.name(), |a| npsyntax_values(a).to_row())
     }
 }

@@ -25,8 +25,8 @@
 //! order, `repeated_content_share` without content words. `longest_repeated_ngram` is 0 for an
 //! empty summary.
 
-use super::cohmetrix::{content_stem, is_word, unavailable_rows};
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::cohmetrix::{content_stem, is_word};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::Analysis;
 use std::collections::{HashMap, HashSet};
 
@@ -209,13 +209,6 @@ impl FeatureClass for Redundancy {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match crate::nlp::topic_analyses(ctx) {
-            Ok(analyses) => analyses
-                .summaries
-                .iter()
-                .map(|a| Some(redundancy_values(a).to_row()))
-                .collect(),
-            Err(e) => unavailable_rows(ctx, self.name(), &e),
-        }
+        rows_from_summary_analyses(ctx, self.name(), |a| redundancy_values(a).to_row())
     }
 }

@@ -28,7 +28,7 @@
 //! guard against malformed head chains (a cycle or an out-of-range head counts as reaching the
 //! root) so hand-built or CoNLL-U analyses cannot hang the extractor.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
 use crate::nlp::{Analysis, AnalyzedSentence};
 
 /// Base relations whose token shares are features, in output order.
@@ -228,12 +228,6 @@ impl FeatureClass for Syntax {
         false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        // Without the NLP models nothing can be computed: every row is missing.
-        let Ok(analyses) = crate::nlp::topic_analyses(ctx) else {
-            return vec![None; ctx.topic.summaries.len()];
-        };
-        (0..ctx.topic.summaries.len())
-            .map(|i| analyses.summaries.get(i).map(syntax_features))
-            .collect()
+        rows_from_summary_analyses(ctx, self.name(), syntax_features)
     }
 }
