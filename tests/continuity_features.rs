@@ -196,24 +196,11 @@ fn empty_summary_is_nan() {
 }
 
 fn topic_with(texts: &[&str]) -> Topic {
-    Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: Vec::new(),
-        references: Vec::new(),
-        summaries: texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Summary {
-                system: i.to_string(),
-                text: t.to_string(),
-                scores: Default::default(),
-                human: false,
-                extra: Default::default(),
-            })
-            .collect(),
-        extra: Default::default(),
+    let mut topic = Topic::new("t");
+    for (i, t) in texts.iter().enumerate() {
+        topic.summaries.push(Summary::new(i.to_string(), *t));
     }
+    topic
 }
 
 #[test]
