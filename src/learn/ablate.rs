@@ -131,6 +131,9 @@ pub fn ablate_command(
     cancel: &AtomicBool,
 ) -> Result<AblationReport> {
     let learn = &args.learn;
+    if !learn.stack.bases.is_empty() {
+        bail!("ablate does not take --stack: it ablates the feature classes of one model");
+    }
     let hyper = learn.hyper.fixed(learn.learner)?;
     let topics = jsonl::read_set(&learn.set)?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;

@@ -4,6 +4,7 @@ use super::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
 use super::scoring::{default_model_names, score_topics, NamedModel};
+use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
 use super::{train, Dataset};
 use crate::corpus::{jsonl, Topic};
 use crate::features::run::{extract_features, FeatureTable};
@@ -35,6 +36,8 @@ pub struct LearnArgs {
     pub seed: u64,
     #[command(flatten)]
     pub hyper: HyperArgs,
+    #[command(flatten)]
+    pub stack: StackArgs,
 }
 
 impl LearnArgs {
@@ -48,6 +51,78 @@ impl LearnArgs {
             no_references: false,
             seed: 1,
             hyper: HyperArgs::default(),
+            stack: StackArgs::default(),
+        }
+    }
+}
+
+/// A stacked (CREMER-style) model: base models trained on their own targets, and `--learner`
+/// (with the hyper-parameter flags) as the meta learner over their predictions.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StackArgs {
+    /// A base model of a stacked model; repeat for each. CLASSES: comma-separated or `all`;
+    /// C: fixed C (empty: inner cross-validation); LEARNER: default rank-svm. `--target` and
+    /// `--learner` are then the meta learner's, `--no-references` applies to every base, and
+    /// `--classes` is refused. Example: --stack content=relevance:content,rouge:0.001
+    /// --stack readability=coherence:all:0.0001 --learner svr-rbf
+    #[arg(long = "stack", value_name = "NAME=TARGET[:CLASSES[:C[:LEARNER]]]",
+          value_parser = stack::parse_stack_flag)]
+    pub bases: Vec<BaseSpec>,
+    /// Stacked model: topic folds of the inner split that gives the meta learner out-of-fold
+    /// base predictions.
+    #[arg(long, default_value_t = stack::DEFAULT_INNER_TOPIC_FOLDS)]
+    pub stack_topic_folds: usize,
+    /// Stacked model: system folds of that inner split.
+    #[arg(long, default_value_t = stack::DEFAULT_INNER_SYSTEM_FOLDS)]
+    pub stack_system_folds: usize,
+}
+
+impl Default for StackArgs {
+    fn default() -> StackArgs {
+        StackArgs {
+            bases: Vec::new(),
+            stack_topic_folds: stack::DEFAULT_INNER_TOPIC_FOLDS,
+            stack_system_folds: stack::DEFAULT_INNER_SYSTEM_FOLDS,
+        }
+    }
+}
+
+/// What a learning command computes: the classes, the model's columns, and for a stacked
+/// model the bases resolved against those columns.
+struct LearnPlan {
+    classes: Vec<String>,
+    names: Vec<String>,
+    stack: Option<StackPlan>,
+}
+
+impl LearnArgs {
+    fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
+        if self.stack.bases.is_empty() {
+            let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
+            return Ok(LearnPlan {
+                classes,
+                names,
+                stack: None,
+            });
+        }
+        if !self.classes.is_empty() {
+            bail!("--classes cannot be combined with --stack: each base model names its classes (NAME=TARGET:CLASSES)");
+        }
+        let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
+        Ok(LearnPlan {
+            classes: plan.classes.clone(),
+            names: plan.feature_names.clone(),
+            stack: Some(plan),
+        })
+    }
+
+    fn stack_settings(&self, meta_hyper: Option<Hyper>) -> StackSettings {
+        StackSettings {
+            meta_learner: self.learner,
+            meta_hyper,
+            inner_topic_folds: self.stack.stack_topic_folds,
+            inner_system_folds: self.stack.stack_system_folds,
+            seed: self.seed,
         }
     }
 }
@@ -288,6 +363,10 @@ pub struct CvReport {
     pub set: String,
     pub target: String,
     pub learner: String,
+    /// Base models of a stacked model (`NAME=TARGET:CLASSES:C:LEARNER`); `learner` is then the
+    /// meta learner. Empty for a plain model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
     pub classes: Vec<String>,
     pub reference_free: bool,
     pub features: usize,
@@ -350,10 +429,12 @@ pub fn train_command(
     let bytes =
         std::fs::read(&learn.set).with_context(|| format!("reading {}", learn.set.display()))?;
     let topics = jsonl::read_set(&learn.set)?;
-    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
+    let LearnPlan {
+        classes,
+        names,
+        stack,
+    } = learn.plan(options)?;
     let table = extract(&topics, &classes, options, cancel)?;
-    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
-        .with_context(|| format!("{}", learn.set.display()))?;
     let report = match &args.report {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -364,7 +445,20 @@ pub fn train_command(
         }
         None => None,
     };
-    let model = train(&data, learn.learner, hyper, learn.seed)?;
+    let (model, rows) = match &stack {
+        None => {
+            let data = Dataset::from_table(&table, &topics, &learn.target, &names)
+                .with_context(|| format!("{}", learn.set.display()))?;
+            (train(&data, learn.learner, hyper, learn.seed)?, data.len())
+        }
+        Some(plan) => {
+            let data = StackData::from_table(&table, &topics, &learn.target, plan)
+                .with_context(|| format!("{}", learn.set.display()))?;
+            let settings = learn.stack_settings(hyper);
+            let model = stack::train_stacked(&plan.bases, &data, &settings, cancel)?;
+            (model, data.len())
+        }
+    };
     let file = ModelFile {
         target: learn.target.clone(),
         classes,
@@ -380,15 +474,25 @@ pub fn train_command(
             content_hash: format!("{:016x}", fnv1a64(&bytes)),
             topics: topics.len(),
             summaries: table.records.len(),
-            rows: data.len(),
+            rows,
         },
         report,
     };
     file.save(&args.output)?;
+    for base in file.model.stack_bases().unwrap_or_default() {
+        eprintln!(
+            "base model {}: {} on {} ({} features, {:?})",
+            base.name,
+            base.model.learner.name(),
+            base.target,
+            base.feature_names.len(),
+            base.model.hyper
+        );
+    }
     eprintln!(
-        "trained {} on {} rows ({} features, {:?}); wrote {}",
+        "trained {}{} on {rows} rows ({} features, {:?}); wrote {}",
         learn.learner.name(),
-        data.len(),
+        if stack.is_some() { " (stacked)" } else { "" },
         file.feature_names.len(),
         file.model.hyper,
         args.output.display()
@@ -497,10 +601,24 @@ pub fn cross_validate_command(
     let learn = &args.learn;
     let hyper = learn.hyper.fixed(learn.learner)?;
     let topics = jsonl::read_set(&learn.set)?;
-    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
+    let LearnPlan {
+        classes,
+        names,
+        stack,
+    } = learn.plan(options)?;
     let table = extract(&topics, &classes, options, cancel)?;
-    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
-        .with_context(|| format!("{}", learn.set.display()))?;
+    let (data, stack_data) = match &stack {
+        None => (
+            Dataset::from_table(&table, &topics, &learn.target, &names)
+                .with_context(|| format!("{}", learn.set.display()))?,
+            None,
+        ),
+        Some(plan) => {
+            let sd = StackData::from_table(&table, &topics, &learn.target, plan)
+                .with_context(|| format!("{}", learn.set.display()))?;
+            (sd.data.clone(), Some(sd))
+        }
+    };
     let layout = Protocol1::new(
         &data.topics,
         &data.systems,
@@ -508,7 +626,13 @@ pub fn cross_validate_command(
         args.system_folds,
         learn.seed,
     )?;
-    let predictions = cross_validate(&data, learn.learner, hyper, &layout, learn.seed)?;
+    let predictions = match (&stack, &stack_data) {
+        (Some(plan), Some(sd)) => {
+            let settings = learn.stack_settings(hyper);
+            stack::cross_validate_stacked(&plan.bases, sd, &settings, &layout, cancel)?
+        }
+        _ => cross_validate(&data, learn.learner, hyper, &layout, learn.seed)?,
+    };
 
     let file = std::fs::File::create(&args.output)
         .with_context(|| format!("creating {}", args.output.display()))?;
@@ -532,6 +656,7 @@ pub fn cross_validate_command(
         set: learn.set.display().to_string(),
         target: learn.target.clone(),
         learner: learn.learner.name().to_string(),
+        stack: learn.stack.bases.iter().map(|b| b.to_string()).collect(),
         classes,
         reference_free: learn.no_references,
         features: names.len(),
@@ -545,12 +670,17 @@ pub fn cross_validate_command(
         system_kendall_tau: system_level_tau(&predictions, &data.targets, &data.systems),
     };
     println!(
-        "protocol 1 ({}×{} folds, seed {}): {} on {} ({} rows, {} topics, {} systems, {} features{})\n  \
+        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{})\n  \
          summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}",
         report.topic_folds,
         report.system_folds,
         report.seed,
         report.learner,
+        if report.stack.is_empty() {
+            String::new()
+        } else {
+            format!(" over [{}]", report.stack.join(" "))
+        },
         report.target,
         report.rows,
         report.topics,

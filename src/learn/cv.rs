@@ -85,7 +85,21 @@ pub fn cross_validate(
     layout: &Protocol1,
     seed: u64,
 ) -> Result<Vec<f64>> {
-    let mut predictions = vec![f64::NAN; data.len()];
+    out_of_fold(layout, |train_idx, test_idx| {
+        let model = train(&data.subset(train_idx), learner, hyper, seed)?;
+        let test_rows: Vec<Vec<f64>> = test_idx.iter().map(|&i| data.rows[i].clone()).collect();
+        model.predict(&test_rows)
+    })
+}
+
+/// The loop of protocol 1: for every non-empty cell (a, b), `predict_cell(train, test)` gets
+/// the cell's training and test row indices and returns one prediction per test row; the result
+/// holds every row's prediction from the cell where it was tested.
+pub fn out_of_fold(
+    layout: &Protocol1,
+    mut predict_cell: impl FnMut(&[usize], &[usize]) -> Result<Vec<f64>>,
+) -> Result<Vec<f64>> {
+    let mut predictions = vec![f64::NAN; layout.row_topic_fold.len()];
     for a in 0..layout.topic_folds {
         for b in 0..layout.system_folds {
             let test = layout.test_rows(a, b);
@@ -98,9 +112,15 @@ pub fn cross_validate(
                     "cell ({a}, {b}) has no training rows: too few topics or systems for the folds"
                 );
             }
-            let model = train(&data.subset(&train_idx), learner, hyper, seed)?;
-            let test_rows: Vec<Vec<f64>> = test.iter().map(|&i| data.rows[i].clone()).collect();
-            for (i, p) in test.into_iter().zip(model.predict(&test_rows)?) {
+            let cell = predict_cell(&train_idx, &test)?;
+            if cell.len() != test.len() {
+                bail!(
+                    "cell ({a}, {b}): {} predictions for {} test rows",
+                    cell.len(),
+                    test.len()
+                );
+            }
+            for (i, p) in test.into_iter().zip(cell) {
                 predictions[i] = p;
             }
         }

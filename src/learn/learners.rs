@@ -10,6 +10,7 @@
 //!   (LIBLINEAR's L1-loss hinge, no intercept): linfa-svm would build an n×n kernel matrix.
 //! * A random-forest regressor (smartcore 0.7, through its own dense matrix).
 
+use super::stack::BaseModel;
 use super::Rng;
 use anyhow::{anyhow, bail, Result};
 use linfa::traits::{Fit, Predict};
@@ -173,6 +174,13 @@ pub enum Fitted {
         target_std: f64,
     },
     Forest(Box<Forest>),
+    /// A stacked model's meta learner (`meta`, on standardized base predictions) with the base
+    /// models that produce its inputs (see `stack`). Appended last: bincode numbers variants,
+    /// so files without it decode as before.
+    Stacked {
+        bases: Vec<BaseModel>,
+        meta: Box<Fitted>,
+    },
 }
 
 impl Fitted {
@@ -200,6 +208,9 @@ impl Fitted {
                     .predict(&x)
                     .map_err(|e| anyhow!("forest prediction: {e}"))
             }
+            // `rows` are the meta learner's standardized inputs (`Trained::predict` computes
+            // them from the bases).
+            Fitted::Stacked { meta, .. } => meta.predict(rows),
         }
     }
 }

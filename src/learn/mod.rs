@@ -2,7 +2,8 @@
 //!
 //! [`dataset`] builds the training matrix and scaler, [`learners`] fits and predicts,
 //! [`model_file`] saves and loads trained models, [`commands`] are the CLI verbs as library
-//! functions, and [`cv`] holds the fold logic of protocol 1 (EVALUATION.md).
+//! functions, [`cv`] holds the fold logic of protocol 1 (EVALUATION.md), and [`stack`] the
+//! CREMER-style stacked models (base models per human score, a meta learner over them).
 
 pub mod ablate;
 pub mod builtin;
@@ -12,6 +13,7 @@ pub mod dataset;
 pub mod learners;
 pub mod model_file;
 pub mod scoring;
+pub mod stack;
 
 pub use dataset::{Dataset, Scaler};
 pub use learners::{fit, Fitted, Hyper, LearnerKind};
@@ -32,9 +34,24 @@ pub struct Trained {
 }
 
 impl Trained {
-    /// Predictions for raw (unstandardized, possibly missing) rows.
+    /// Predictions for raw (unstandardized, possibly missing) rows. A stacked model first turns
+    /// them into its base models' predictions, which its scaler and meta learner then take.
     pub fn predict(&self, rows: &[Vec<f64>]) -> Result<Vec<f64>> {
-        self.fitted.predict(&self.scaler.transform(rows))
+        match &self.fitted {
+            Fitted::Stacked { bases, .. } => {
+                let inputs = stack::base_predictions(bases, rows)?;
+                self.fitted.predict(&self.scaler.transform(&inputs))
+            }
+            fitted => fitted.predict(&self.scaler.transform(rows)),
+        }
+    }
+
+    /// The base models when this is a stacked model.
+    pub fn stack_bases(&self) -> Option<&[stack::BaseModel]> {
+        match &self.fitted {
+            Fitted::Stacked { bases, .. } => Some(bases),
+            _ => None,
+        }
     }
 }
 

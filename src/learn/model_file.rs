@@ -15,8 +15,13 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"AESOPMDL";
-/// Bump when the payload layout changes; older readers then refuse newer files.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build reads and writes. Bump when the payload layout changes;
+/// older readers then refuse newer files. Version 2 added stacked models (`Fitted::Stacked`, an
+/// appended enum variant): a version-1 payload decodes unchanged, so one reader serves both.
+pub const FORMAT_VERSION: u32 = 2;
+/// The version written for models that are not stacked: their payload is a valid version-1
+/// payload, so aesop builds from before stacking still read them.
+pub const FORMAT_VERSION_PLAIN: u32 = 1;
 
 /// Why a model file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +78,7 @@ impl ModelFile {
         let version = env!("CARGO_PKG_VERSION").as_bytes();
         let mut out = Vec::with_capacity(payload.len() + 64);
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.format_version().to_le_bytes());
         out.extend_from_slice(&(version.len() as u16).to_le_bytes());
         out.extend_from_slice(version);
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
@@ -123,6 +128,15 @@ impl ModelFile {
             return Err(corrupt(file, "payload longer than the model"));
         }
         Ok(model)
+    }
+
+    /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
+    pub fn format_version(&self) -> u32 {
+        if self.model.stack_bases().is_some() {
+            FORMAT_VERSION
+        } else {
+            FORMAT_VERSION_PLAIN
+        }
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
