@@ -46,7 +46,10 @@ aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
     Analyze(aesop::nlp::AnalyzeArgs),
     /// Train a predictor of a human score from feature classes and save it as a model file.
     #[command(
-        after_help = "Example:\n  aesop train summeval.jsonl --target relevance --learner rank-svm -o relevance.aesop"
+        after_help = "Examples:\n  aesop train summeval.jsonl --target relevance --learner rank-svm -o relevance.aesop\n  \
+aesop train summeval.jsonl --target relevance --learner svr-rbf \\\n    \
+--stack content=relevance:content,rouge,graph,tesla,consensus,surface:0.001 \\\n    \
+--stack readability=coherence:all:0.0001 -o cremer.aesop      (stacked, CREMER-style)"
     )]
     Train {
         #[command(flatten)]
