@@ -55,15 +55,16 @@ impl Trained {
     }
 }
 
-/// Standardize `data` with its own statistics, choose hyper-parameters by inner
-/// cross-validation over its topics (unless `hyper` is given), and fit.
+/// Standardize `data` with its own statistics, weighing feature classes equally
+/// ([`Scaler::fit_class_balanced`]), choose hyper-parameters by inner cross-validation over
+/// its topics (unless `hyper` is given), and fit.
 pub fn train(
     data: &Dataset,
     learner: LearnerKind,
     hyper: Option<Hyper>,
     seed: u64,
 ) -> Result<Trained> {
-    let scaler = Scaler::fit(&data.rows);
+    let scaler = Scaler::fit_class_balanced(&data.rows, &data.names);
     let rows = scaler.transform(&data.rows);
     let groups = data.topic_groups();
     let hyper = match hyper {
