@@ -1,8 +1,9 @@
 //! Learners on synthetic problems, the ranking SVM's dual solver by hand, model files
 //! (round trip for every learner, and every kind of broken file), and protocol-1 folds.
 
+mod common;
+
 use aesop::eval::pearson;
-use aesop::features::run::{FeatureRecord, FeatureTable};
 use aesop::features::FeatureOptions;
 use aesop::learn::cv::{cross_validate, summary_level_tau, Protocol1};
 use aesop::learn::learners::{
@@ -162,34 +163,12 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
     }
 }
 
-fn table_of(data: &Dataset, names: Vec<String>) -> FeatureTable {
-    FeatureTable {
-        names,
-        records: data
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| FeatureRecord {
-                topic: data.topics[i].clone(),
-                system: data.systems[i].clone(),
-                // one missing value per row pattern exercises imputation after reload too
-                values: r
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &v)| (i % 7 != c).then_some(v))
-                    .collect(),
-            })
-            .collect(),
-        skipped: vec![],
-    }
-}
-
 #[test]
 fn every_learner_predicts_identically_after_reload() {
     let data = linear_problem(12, 10, 0.1, 21);
     let dir = tempfile::tempdir().expect("tempdir");
     // Columns in a different order in the table: the model must pick its own by name.
-    let table = table_of(&data, data.names.clone());
+    let table = common::table_with_gaps(&data, data.names.clone(), 7);
     let mut shuffled = table.clone();
     shuffled.names.reverse();
     for r in &mut shuffled.records {
@@ -262,7 +241,8 @@ fn broken_model_files_give_clear_errors() {
 fn feature_mismatch_lists_the_missing_features() {
     let data = linear_problem(6, 6, 0.1, 3);
     let model = model_file(LearnerKind::RankSvm, &data);
-    let mut table = table_of(&data, vec!["f.a".into(), "f.x".into(), "f.y".into()]);
+    let mut table =
+        common::table_with_gaps(&data, vec!["f.a".into(), "f.x".into(), "f.y".into()], 7);
     table.records.truncate(3);
     let e = format!("{:#}", model.predict_table(&table).expect_err("must fail"));
     assert!(

@@ -5,11 +5,9 @@
 mod common;
 
 use aesop::corpus::{jsonl, Summary, Topic};
-use aesop::features::run::{FeatureRecord, FeatureTable};
 use aesop::features::FeatureOptions;
 use aesop::learn::commands::{
-    cross_validate_command, score_command, train_command, CrossValidateArgs, LearnArgs, ScoreArgs,
-    TrainArgs,
+    cross_validate_command, train_command, CrossValidateArgs, LearnArgs, TrainArgs,
 };
 use aesop::learn::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
 use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION, FORMAT_VERSION_PLAIN};
@@ -262,14 +260,19 @@ fn the_meta_learner_sees_only_out_of_fold_base_predictions() {
 
     // The trained model's meta scaler was fit on exactly those predictions. In-sample base
     // predictions would have mean 0 and sd 1 (each base's output is standardized by its own
-    // training predictions), so the scaler tells the two apart.
+    // training predictions), so the scaler tells the two apart. The `stack.*` columns form one
+    // feature class, so the class-balanced scaler divides each by √(number of bases) too.
     let model = train_stacked(&bases, &data, &settings, &cancel).expect("train");
     let n = oof.len() as f64;
+    let class_root = (bases.len() as f64).sqrt();
     for k in 0..bases.len() {
         let mean = oof.iter().map(|r| r[k]).sum::<f64>() / n;
         let sd = (oof.iter().map(|r| (r[k] - mean).powi(2)).sum::<f64>() / n).sqrt();
         assert!((model.scaler.means[k] - mean).abs() < 1e-12, "base {k}");
-        assert!((model.scaler.stds[k] - sd).abs() < 1e-12, "base {k}");
+        assert!(
+            (model.scaler.stds[k] - sd * class_root).abs() < 1e-12,
+            "base {k}"
+        );
         assert!(
             mean.abs() > 1e-6 || (sd - 1.0).abs() > 1e-6,
             "base {k}: out-of-fold predictions look in-sample ({mean}, {sd})"
@@ -336,28 +339,6 @@ fn stacking_two_bases_beats_each_base_on_a_nonlinear_target() {
     assert!(s > l + 0.03, "{s} vs {l}");
 }
 
-fn table_of(data: &Dataset) -> FeatureTable {
-    FeatureTable {
-        names: data.names.clone(),
-        records: data
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| FeatureRecord {
-                topic: data.topics[i].clone(),
-                system: data.systems[i].clone(),
-                // a missing value now and then: imputed by each base's scaler, also after reload
-                values: r
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &v)| (i % 5 != c).then_some(v))
-                    .collect(),
-            })
-            .collect(),
-        skipped: vec![],
-    }
-}
-
 fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
     ModelFile {
         target: "overall".into(),
@@ -393,7 +374,7 @@ fn stacked_model_files_round_trip_and_old_files_still_load() {
     );
     let loaded = ModelFile::load(&path).expect("load");
     // Columns in another order in the table: picked by name.
-    let table = table_of(&data.data);
+    let table = common::table_with_gaps(&data.data, data.data.names.clone(), 5);
     let mut reversed = table.clone();
     reversed.names.reverse();
     for r in &mut reversed.records {
@@ -551,18 +532,7 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
     // Score through the library API, as `aesop score --model FILE` and the service do.
     let named = NamedModel::from_file(&model_path, None).expect("load");
     assert_eq!(named.target, "relevance");
-    let scores = score_command(
-        &ScoreArgs {
-            set: Some(set.clone()),
-            model: vec![model_path.display().to_string()],
-            documents: Vec::new(),
-            summary: Vec::new(),
-            reference: Vec::new(),
-            output: Some(dir.path().join("pred.jsonl")),
-        },
-        &cancel,
-    )
-    .expect("score");
+    let scores = common::score_set(&set, &model_path, &dir.path().join("pred.jsonl"));
     assert_eq!(scores.len(), 24 * 16);
     assert!(scores.iter().all(|(m, s)| m == "cremer" && s.is_finite()));
     let by_topic = aesop::learn::scoring::score_topics(&[&named], &topics, false, &cancel)

@@ -6,8 +6,7 @@ mod common;
 
 use aesop::features::FeatureOptions;
 use aesop::learn::commands::{
-    cross_validate_command, score_command, train_command, CrossValidateArgs, LearnArgs, ScoreArgs,
-    TrainArgs,
+    cross_validate_command, train_command, CrossValidateArgs, LearnArgs, TrainArgs,
 };
 use aesop::learn::LearnerKind;
 use std::sync::atomic::AtomicBool;
@@ -64,18 +63,7 @@ fn summeval_rank_svm_relevance_protocol1() {
         &cancel,
     )
     .expect("train");
-    let scores = score_command(
-        &ScoreArgs {
-            set: Some(set),
-            model: vec![model.display().to_string()],
-            documents: Vec::new(),
-            summary: Vec::new(),
-            reference: Vec::new(),
-            output: Some(dir.path().join("pred.jsonl")),
-        },
-        &cancel,
-    )
-    .expect("score");
+    let scores = common::score_set(&set, &model, &dir.path().join("pred.jsonl"));
     assert_eq!(scores.len(), 1600);
     assert!(scores.iter().all(|(_, s)| s.is_finite()));
 }

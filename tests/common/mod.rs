@@ -33,3 +33,49 @@ pub fn load_summeval(path: &std::path::Path) -> Vec<aesop::corpus::Topic> {
 pub fn spearman(x: &[f64], y: &[f64]) -> f64 {
     aesop::eval::spearman(x, y)
 }
+
+/// A feature table holding `data`'s rows under the column names `names`, with the value in
+/// column `i % missing_every` of row `i` left out, so that scoring exercises imputation.
+pub fn table_with_gaps(
+    data: &aesop::learn::Dataset,
+    names: Vec<String>,
+    missing_every: usize,
+) -> aesop::features::run::FeatureTable {
+    use aesop::features::run::{FeatureRecord, FeatureTable};
+    FeatureTable {
+        names,
+        records: data
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| FeatureRecord {
+                topic: data.topics[i].clone(),
+                system: data.systems[i].clone(),
+                values: r
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &v)| (i % missing_every != c).then_some(v))
+                    .collect(),
+            })
+            .collect(),
+        skipped: vec![],
+    }
+}
+
+/// `aesop score SET --model MODEL -o OUTPUT` through the library; the (model, score) lines.
+pub fn score_set(
+    set: &std::path::Path,
+    model: &std::path::Path,
+    output: &std::path::Path,
+) -> Vec<(String, f64)> {
+    use aesop::learn::commands::{score_command, ScoreArgs};
+    let args = ScoreArgs {
+        set: Some(set.to_path_buf()),
+        model: vec![model.display().to_string()],
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(output.to_path_buf()),
+    };
+    score_command(&args, &std::sync::atomic::AtomicBool::new(false)).expect("score")
+}
