@@ -80,7 +80,8 @@ print(f"- Target column: `{column}` (aesop target `{target}`); {rows} training r
 print(f"- Features: {features} columns from classes {', '.join(cvs[0]['classes'])}"
       + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free else "."))
 print(f"- Learner: `{learner}`, hyper-parameters {hyper} (chosen by inner cross-validation over the training "
-      "topics unless fixed); features standardized with the training statistics.")
+      "topics unless fixed); features standardized with the training statistics, each column divided by "
+      "the square root of its class size so that every feature class weighs the same.")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
       f"by `scripts/train-builtin {name}`.\n")
 print("## Protocol 1 (EVALUATION.md: 5 topic folds x 4 system folds, out-of-fold predictions)\n")
