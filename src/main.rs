@@ -118,7 +118,7 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         set: PathBuf,
         /// Comma-separated classes (default: all). Content: content, rouge, graph, tesla, consensus,
         /// surface. Linguistic quality: entity, syntax, cohmetrix, redundancy, npsyntax, discourse,
-        /// continuity, lm.
+        /// continuity, lm, alignment.
         #[arg(long, value_delimiter = ',')]
         classes: Vec<String>,
         /// Output file: .csv or .jsonl (default: CSV on standard output).

@@ -5,6 +5,7 @@
 //! signatures, reference n-grams, the peer pool) is done once per topic. Analyses that several
 //! classes need are shared through [`TopicContext::shared`].
 
+pub mod alignment;
 pub mod background;
 pub mod cohmetrix;
 pub mod consensus;
@@ -149,6 +150,7 @@ pub const ALL_CLASSES: &[&str] = &[
     "discourse",
     "continuity",
     "lm",
+    "alignment",
 ];
 
 /// Classes that work without references.
@@ -166,6 +168,7 @@ pub fn is_reference_free(name: &str) -> bool {
             | "discourse"
             | "continuity"
             | "lm"
+            | "alignment"
     )
 }
 
@@ -199,6 +202,7 @@ pub fn build_classes(
             "discourse" => Box::new(discourse::Discourse::new()),
             "continuity" => Box::new(continuity::Continuity::new()),
             "lm" => Box::new(lm::Lm::new()?),
+            "alignment" => Box::new(alignment::Alignment::new()),
             other => bail!(
                 "unknown feature class '{other}'; known classes: {}",
                 ALL_CLASSES.join(", ")

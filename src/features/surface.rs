@@ -80,16 +80,30 @@ const SEPARATOR: u32 = u32::MAX;
 pub struct ArticleIndex {
     tokens: Vec<u32>,
     positions: HashMap<u32, Vec<usize>>,
+    /// Offset of each document's first token in `tokens`.
+    document_starts: Vec<usize>,
+}
+
+/// Where one greedy fragment lies: its first token in the summary, the input document and the
+/// first token within that document (the earliest of equally long matches), and its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FragmentPosition {
+    pub summary_start: usize,
+    pub document: usize,
+    pub input_start: usize,
+    pub len: usize,
 }
 
 impl ArticleIndex {
     /// Index the documents' token-id sequences.
     pub fn new(documents: &[Vec<u32>]) -> ArticleIndex {
         let mut tokens = Vec::new();
+        let mut document_starts = Vec::with_capacity(documents.len());
         for (k, doc) in documents.iter().enumerate() {
             if k > 0 {
                 tokens.push(SEPARATOR);
             }
+            document_starts.push(tokens.len());
             tokens.extend_from_slice(doc);
         }
         let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -98,16 +112,30 @@ impl ArticleIndex {
                 positions.entry(t).or_default().push(p);
             }
         }
-        ArticleIndex { tokens, positions }
+        ArticleIndex {
+            tokens,
+            positions,
+            document_starts,
+        }
     }
 
     /// The same fragments as [`greedy_fragments`] over the concatenated article: the scan only
     /// stops at positions holding the summary token, skipping those inside the last match.
     pub fn fragments(&self, summary: &[u32]) -> Vec<usize> {
+        self.fragments_with_positions(summary)
+            .iter()
+            .map(|f| f.len)
+            .collect()
+    }
+
+    /// The fragments of [`ArticleIndex::fragments`] with their positions in the summary and
+    /// the input.
+    pub fn fragments_with_positions(&self, summary: &[u32]) -> Vec<FragmentPosition> {
         let mut fragments = Vec::new();
         let mut i = 0;
         while i < summary.len() {
             let mut best = 0;
+            let mut best_start = 0;
             let mut resume = 0;
             if let Some(starts) = self.positions.get(&summary[i]) {
                 for &j in starts {
@@ -115,12 +143,26 @@ impl ArticleIndex {
                         continue;
                     }
                     let len = match_length(&self.tokens, summary, j, i);
-                    best = best.max(len);
+                    // Strictly longer only: the earliest of equally long matches is kept.
+                    if len > best {
+                        best = len;
+                        best_start = j;
+                    }
                     resume = j + len;
                 }
             }
             if best > 0 {
-                fragments.push(best);
+                // Every position holding a word lies in some document, so this is ≥ 1.
+                let document = self
+                    .document_starts
+                    .partition_point(|&s| s <= best_start)
+                    .saturating_sub(1);
+                fragments.push(FragmentPosition {
+                    summary_start: i,
+                    document,
+                    input_start: best_start - self.document_starts[document],
+                    len: best,
+                });
             }
             i += best.max(1);
         }
