@@ -8,6 +8,7 @@ pub mod eval;
 pub mod features;
 pub mod learn;
 pub mod nlp;
+pub mod output;
 pub mod rng;
 pub mod serve;
 pub mod text;

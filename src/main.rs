@@ -3,10 +3,11 @@
 use aesop::corpus::{import, jsonl};
 use aesop::features::{self, run};
 use aesop::learn::commands as learn;
+use aesop::output::OutputFile;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -259,7 +260,7 @@ fn dispatch(command: Command) -> Result<()> {
             output,
         } => {
             let topics = import::import(&format, &path)?;
-            write_atomically(&output, |file| jsonl::write_set(file, &topics))?;
+            OutputFile::write_with(&output, &[&path], |file| jsonl::write_set(file, &topics))?;
             let summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
             eprintln!(
                 "wrote {} topics, {summaries} summaries to {}",
@@ -316,7 +317,9 @@ fn dispatch(command: Command) -> Result<()> {
             match output {
                 Some(path) => {
                     let format = run::TableFormat::from_path(&path);
-                    write_atomically(&path, |file| run::write_table(&table, format, file))
+                    OutputFile::write_with(&path, &[&set], |file| {
+                        run::write_table(&table, format, file)
+                    })
                 }
                 None => run::write_table(&table, run::TableFormat::Csv, std::io::stdout().lock()),
             }
@@ -336,25 +339,4 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     })
     .context("installing the Ctrl-C handler")?;
     Ok(flag)
-}
-
-/// Write `path` through a temporary file in the same directory, renamed into place only when
-/// `write` succeeds: an error or interruption never leaves a truncated output behind.
-fn write_atomically(path: &Path, write: impl FnOnce(std::fs::File) -> Result<()>) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .context("output path has no file name")?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-    if let Err(err) = write(file) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err.context(format!("writing {}", path.display())));
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
 }

@@ -117,14 +117,14 @@ pub struct Comparison {
 pub fn evaluate_command(args: EvaluateArgs) -> Result<()> {
     let report = build_report(&args)?;
     print!("{}", render_text(&report));
+    let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
+    inputs.extend(args.compare.as_deref());
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::OutputFile::write_all_to(path, &inputs, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, scatter_svg(&report))
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::OutputFile::write_all_to(path, &inputs, scatter_svg(&report).as_bytes())?;
     }
     Ok(())
 }

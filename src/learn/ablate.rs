@@ -162,15 +162,13 @@ pub fn ablate_command(
     report.reference_free = learn.no_references;
 
     let markdown = render_markdown(&report);
-    std::fs::write(&args.output, &markdown)
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    let inputs: [&std::path::Path; 1] = [&learn.set];
+    crate::output::OutputFile::write_all_to(&args.output, &inputs, markdown.as_bytes())?;
     if let Some(path) = &args.csv {
-        std::fs::write(path, render_csv(&report)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        crate::output::OutputFile::write_all_to(path, &inputs, render_csv(&report)?.as_bytes())?;
     }
     if let Some(path) = &args.chart {
-        std::fs::write(path, render_chart(&report))
-            .with_context(|| format!("writing {}", path.display()))?;
+        crate::output::OutputFile::write_all_to(path, &inputs, render_chart(&report).as_bytes())?;
     }
     print!("{markdown}");
     Ok(report)

@@ -290,6 +290,23 @@ pub struct ScoreArgs {
 }
 
 impl ScoreArgs {
+    /// Every file this run reads (the output may be none of them).
+    fn input_paths(&self) -> Vec<&std::path::Path> {
+        let models = self
+            .model
+            .iter()
+            .map(std::path::Path::new)
+            .filter(|p| p.exists());
+        self.set
+            .iter()
+            .chain(&self.documents)
+            .chain(&self.summary)
+            .chain(&self.reference)
+            .map(PathBuf::as_path)
+            .chain(models)
+            .collect()
+    }
+
     /// The topics to score: the judgment set, or one topic built from the plain-text files.
     fn topics(&self) -> Result<(Vec<Topic>, String)> {
         if let Some(set) = &self.set {
@@ -478,7 +495,7 @@ pub fn train_command(
         },
         report,
     };
-    file.save(&args.output)?;
+    file.save_checked(&args.output, &[&learn.set])?;
     for base in file.model.stack_bases().unwrap_or_default() {
         eprintln!(
             "base model {}: {} on {} ({} features, {:?})",
@@ -566,10 +583,15 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
         || "standard output".to_string(),
         |p| p.display().to_string(),
     );
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
+    let mut file_out = match &args.output {
+        Some(path) => Some(crate::output::OutputFile::create(
+            path,
+            &args.input_paths(),
+        )?),
+        None => None,
+    };
+    let mut out: Box<dyn Write + '_> = match file_out.as_mut() {
+        Some(file) => Box::new(file),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let mut written = Vec::new();
@@ -589,6 +611,10 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
         }
     }
     out.flush().with_context(|| format!("writing {sink}"))?;
+    drop(out);
+    if let Some(file) = file_out {
+        file.commit()?;
+    }
     Ok(written)
 }
 
@@ -634,9 +660,11 @@ pub fn cross_validate_command(
         _ => cross_validate(&data, learn.learner, hyper, &layout, learn.seed)?,
     };
 
-    let file = std::fs::File::create(&args.output)
-        .with_context(|| format!("creating {}", args.output.display()))?;
-    let mut out = BufWriter::new(file);
+    // Ctrl-C during the folds: exit 130 with no output (run::Interrupted), not a full file.
+    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(crate::features::run::Interrupted.into());
+    }
+    let mut out = crate::output::OutputFile::create(&args.output, &[&learn.set])?;
     for ((topic, system), &score) in data.topics.iter().zip(&data.systems).zip(&predictions) {
         let line = PredictionLine {
             topic,
@@ -648,8 +676,7 @@ pub fn cross_validate_command(
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
     }
-    out.flush()
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    out.commit()?;
 
     let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
     let report = CvReport {
@@ -691,8 +718,8 @@ pub fn cross_validate_command(
         report.system_kendall_tau
     );
     if let Some(path) = &args.report {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)
-            .with_context(|| format!("writing {}", path.display()))?;
+        let json = serde_json::to_string_pretty(&report)?;
+        crate::output::OutputFile::write_all_to(path, &[&learn.set], json.as_bytes())?;
     }
     Ok(report)
 }

@@ -140,8 +140,14 @@ impl ModelFile {
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
+        self.save_checked(path, &[])
+    }
+
+    /// Save through [`crate::output::OutputFile`], refusing to overwrite any of `inputs`.
+    pub fn save_checked(&self, path: &Path, inputs: &[&Path]) -> Result<()> {
         let bytes = self.to_bytes()?;
-        std::fs::write(path, bytes).with_context(|| format!("writing model {}", path.display()))
+        crate::output::OutputFile::write_all_to(path, inputs, &bytes)
+            .with_context(|| format!("writing model {}", path.display()))
     }
 
     pub fn load(path: &Path) -> Result<ModelFile> {

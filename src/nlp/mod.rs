@@ -361,7 +361,15 @@ pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
         conllu::write(&analysis_to_conllu(&text, &pipeline.analyze(&text)))
     };
     match &args.output {
-        Some(p) => std::fs::write(p, out).with_context(|| format!("writing {}", p.display()))?,
+        Some(p) => {
+            let inputs: Vec<&std::path::Path> = args
+                .input
+                .iter()
+                .chain(&args.conllu)
+                .map(|i| i.as_path())
+                .collect();
+            crate::output::OutputFile::write_all_to(p, &inputs, out.as_bytes())?
+        }
         None => {
             let stdout = std::io::stdout();
             let mut lock = stdout.lock();

@@ -1,0 +1,256 @@
+//! Safe output files: the one way every verb writes a file.
+//!
+//! Why: a verb's output used to be written with `File::create`/`fs::write`, so `score set.jsonl
+//! -o set.jsonl` destroyed its own input, `-o` onto a symlink replaced the link, a read-only file
+//! or a device file was replaced, and a full disk left a truncated file behind with an error that
+//! did not name it. [`OutputFile`] checks the destination before anything is written, writes to a
+//! temporary file in the destination's directory, and only a successful [`OutputFile::commit`]
+//! (flush, fsync, atomic rename) puts it in place. Dropping it uncommitted removes the temporary
+//! file: there is never a partial output.
+
+use anyhow::{bail, Context, Result};
+use std::fs::Permissions;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// How many symbolic links are followed before giving up (as the kernel's `ELOOP` limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// An output being written; see the module documentation.
+pub struct OutputFile {
+    /// The path the user named (for messages).
+    shown: PathBuf,
+    /// The file that is replaced (`shown` with its symbolic links resolved).
+    dest: PathBuf,
+    /// Permissions of the existing destination, kept on the new file.
+    keep_permissions: Option<Permissions>,
+    temp: Option<BufWriter<NamedTempFile>>,
+}
+
+impl OutputFile {
+    /// Checks `path` (refused: the same file as any of `inputs`, also via another path, a hard
+    /// link or a symbolic link — device and inode are compared; an existing file that is not a
+    /// regular file; a read-only file), resolves symbolic links (the output is written through
+    /// them), and opens a temporary file in the destination's directory.
+    pub fn create(path: &Path, inputs: &[&Path]) -> Result<OutputFile> {
+        let dest = resolve_links(path)?;
+        let shown = path.to_path_buf();
+        let mut keep_permissions = None;
+        match std::fs::metadata(&dest) {
+            Ok(meta) => {
+                if !meta.is_file() {
+                    bail!(
+                        "{}: not a regular file; refusing to replace it with output",
+                        shown.display()
+                    );
+                }
+                if meta.permissions().readonly() {
+                    bail!(
+                        "{}: the file is read-only; refusing to replace it (remove it or make it writable)",
+                        shown.display()
+                    );
+                }
+                for input in inputs {
+                    if let Ok(input_meta) = std::fs::metadata(input) {
+                        if same_file(&meta, &input_meta) {
+                            bail!(
+                                "{}: the output is the input {} (the same file); refusing to overwrite it",
+                                shown.display(),
+                                input.display()
+                            );
+                        }
+                    }
+                }
+                keep_permissions = Some(meta.permissions());
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("{}: cannot check output", shown.display()))
+            }
+        }
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest
+            .file_name()
+            .with_context(|| format!("{}: output path has no file name", shown.display()))?
+            .to_string_lossy()
+            .into_owned();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        #[cfg(unix)]
+        {
+            // A new output gets the usual 0666 less the umask, not the temporary file's 0600.
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(Permissions::from_mode(0o666));
+        }
+        let temp = builder.tempfile_in(&dir).with_context(|| {
+            format!(
+                "{}: cannot create a temporary file in {}",
+                shown.display(),
+                dir.display()
+            )
+        })?;
+        Ok(OutputFile {
+            shown,
+            dest,
+            keep_permissions,
+            temp: Some(BufWriter::with_capacity(1 << 16, temp)),
+        })
+    }
+
+    /// The path as the user gave it.
+    pub fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    /// Flush, fsync and atomically rename onto the destination (keeping its permissions).
+    /// Errors name the file.
+    pub fn commit(mut self) -> Result<()> {
+        let shown = self.shown.display().to_string();
+        let writer = self.temp.take().context("output already committed")?;
+        let temp = writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("{shown}: cannot write"))?;
+        if let Some(perms) = &self.keep_permissions {
+            std::fs::set_permissions(temp.path(), perms.clone())
+                .with_context(|| format!("{shown}: cannot set permissions"))?;
+        }
+        temp.as_file()
+            .sync_all()
+            .with_context(|| format!("{shown}: cannot write (sync)"))?;
+        temp.persist(&self.dest)
+            .map_err(|e| e.error)
+            .with_context(|| format!("{shown}: cannot move the finished output into place"))?;
+        Ok(())
+    }
+
+    /// Write the whole output with `write` and commit it; on any error nothing is left behind.
+    pub fn write_with(
+        path: &Path,
+        inputs: &[&Path],
+        write: impl FnOnce(&mut OutputFile) -> Result<()>,
+    ) -> Result<()> {
+        let mut out = OutputFile::create(path, inputs)?;
+        write(&mut out).with_context(|| format!("writing {}", path.display()))?;
+        out.commit()
+    }
+
+    /// Write `bytes` as the whole output (the safe replacement of `std::fs::write`).
+    pub fn write_all_to(path: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<()> {
+        Self::write_with(path, inputs, |out| {
+            out.write_all(bytes)?;
+            Ok(())
+        })
+    }
+
+    fn writer(&mut self) -> std::io::Result<&mut BufWriter<NamedTempFile>> {
+        self.temp
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("output already committed"))
+    }
+
+    fn name_error(&self, err: std::io::Error) -> std::io::Error {
+        std::io::Error::new(err.kind(), format!("{}: {err}", self.shown.display()))
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.writer().and_then(|w| w.write(buf));
+        result.map_err(|e| self.name_error(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        let result = self.writer().and_then(|w| w.write_all(buf));
+        result.map_err(|e| self.name_error(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.writer().and_then(|w| w.flush());
+        result.map_err(|e| self.name_error(e))
+    }
+}
+
+/// `path` with every symbolic link in its last component resolved (a dangling link resolves to
+/// where it points, so the output is created there).
+fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_SYMLINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)
+                    .with_context(|| format!("{}: cannot read the link", path.display()))?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    bail!("{}: too many levels of symbolic links", path.display())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len()
+        && a.modified().ok() == b.modified().ok()
+        && a.created().ok() == b.created().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_without_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        {
+            let mut out = OutputFile::create(&path, &[]).unwrap();
+            out.write_all(b"partial").unwrap();
+        }
+        assert!(!path.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn commit_replaces_and_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, Permissions::from_mode(0o640)).unwrap();
+        OutputFile::write_all_to(&path, &[], b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn failing_writer_leaves_no_file_and_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        let err = OutputFile::write_with(&path, &[], |out| {
+            out.write_all(b"half")?;
+            anyhow::bail!("disk full (injected)")
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("out.txt"), "{err:#}");
+        assert!(!path.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

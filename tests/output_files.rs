@@ -1,0 +1,174 @@
+//! Safe output files end to end (src/output.rs): an output that is the input (by any path) is
+//! refused and the input survives; symbolic links are written through; read-only and non-regular
+//! files are never replaced; a write error leaves no partial file and names the file.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+const ARTICLE: &str =
+    "The city council approved a new budget on Monday. The budget raises spending \
+on schools and parks. Critics argued that the tax increase would hurt small businesses.";
+
+fn write_set(dir: &Path) -> PathBuf {
+    let line = serde_json::json!({
+        "topic": "t1",
+        "documents": [{"id": "d1", "text": ARTICLE}],
+        "references": [{"id": "A", "text": "The council approved a budget that raises school spending."}],
+        "summaries": [
+            {"system": "s1", "text": "The council approved a new budget.", "scores": {"relevance": 3.0}},
+            {"system": "s2", "text": "Critics said taxes hurt businesses.", "scores": {"relevance": 2.0}}
+        ]
+    });
+    let path = dir.join("set.jsonl");
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    path
+}
+
+fn aesop() -> Command {
+    Command::cargo_bin("aesop").unwrap()
+}
+
+fn features(set: &Path, output: &Path) -> std::process::Output {
+    aesop()
+        .arg("features")
+        .arg(set)
+        .args(["--classes", "surface", "-o"])
+        .arg(output)
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn output_onto_its_input_is_refused_and_the_input_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let before = std::fs::read(&set).unwrap();
+    for verb in [["features", "--classes"], ["score", "--model"]] {
+        let value = if verb[0] == "features" {
+            "surface"
+        } else {
+            "builtin:readability-noref"
+        };
+        let out = aesop()
+            .arg(verb[0])
+            .arg(&set)
+            .args([verb[1], value, "-o"])
+            .arg(&set)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{verb:?} onto its input succeeded");
+        assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read(&set).unwrap(),
+            before,
+            "{verb:?} changed its input"
+        );
+    }
+}
+
+#[test]
+fn output_onto_a_hard_link_or_symlink_of_the_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let before = std::fs::read(&set).unwrap();
+    let hard = dir.path().join("hard.jsonl");
+    std::fs::hard_link(&set, &hard).unwrap();
+    let soft = dir.path().join("soft.jsonl");
+    std::os::unix::fs::symlink(&set, &soft).unwrap();
+    let dotted = dir.path().join(".").join("set.jsonl");
+    for output in [&hard, &soft, &dotted] {
+        let out = features(&set, output);
+        assert!(!out.status.success(), "{} accepted", output.display());
+        assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
+    }
+    // The other direction: the input given through the link, the output by its real name.
+    let out = features(&soft, &set);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(&set).unwrap(), before);
+}
+
+#[test]
+fn symlinks_are_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let target = dir.path().join("real.csv");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("real.csv", &link).unwrap();
+    let out = features(&set, &link);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with("topic,"), "{written}");
+}
+
+#[test]
+fn read_only_and_non_regular_outputs_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let locked = dir.path().join("locked.csv");
+    std::fs::write(&locked, "keep\n").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = features(&set, &locked);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "keep\n");
+    let mode = std::fs::metadata(&locked).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o444);
+
+    let sub = dir.path().join("a-directory");
+    std::fs::create_dir(&sub).unwrap();
+    let out = features(&set, &sub);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(sub.is_dir());
+}
+
+/// A file-size limit (`ulimit -f`, with SIGXFSZ ignored) makes writes fail with EFBIG, as a full
+/// disk does with ENOSPC: the run fails, the error names the output, and nothing is left behind.
+#[test]
+fn a_write_error_leaves_no_partial_file_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    // Make the output large: many topics.
+    let line = std::fs::read_to_string(&set).unwrap();
+    let mut big = String::new();
+    for i in 0..400 {
+        big.push_str(&line.replacen("\"t1\"", &format!("\"t{i}\""), 1));
+    }
+    let big_set = dir.path().join("big.jsonl");
+    std::fs::write(&big_set, big).unwrap();
+    let output = dir.path().join("out.csv");
+    let bin = assert_cmd::cargo::cargo_bin("aesop");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 8; exec '{}' features '{}' --classes surface -o '{}'",
+        bin.display(),
+        big_set.display(),
+        output.display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a 4 KiB limit did not stop the run");
+    assert!(stderr(&out).contains("out.csv"), "{}", stderr(&out));
+    assert!(!output.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
