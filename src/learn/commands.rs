@@ -567,6 +567,9 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
         let refs: Vec<&NamedModel> = models.iter().collect();
         let scored = score_topics(&refs, topics, progress, cancel)
             .with_context(|| format!("scoring {source}"))?;
+        for warning in scored.degenerate_warnings() {
+            eprintln!("warning: {warning}");
+        }
         for (r, record) in scored.table.records.iter().enumerate() {
             let lines = by_topic.entry(record.topic.clone()).or_default();
             for (m, model) in models.iter().enumerate() {

@@ -155,6 +155,11 @@ pub fn column_indices(available: &[String], wanted: &[String]) -> Result<Vec<usi
     Ok(indices)
 }
 
+/// The largest magnitude a scaled feature value may have at prediction time: 6 training standard
+/// deviations for a one-column class (less, in units of σ, for wider classes, whose columns are
+/// divided by √k). Beyond this a model would extrapolate.
+pub const PREDICTION_CLIP: f64 = 6.0;
+
 /// Per-column centre and divisor of the training rows (missing values ignored).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scaler {
@@ -218,6 +223,23 @@ impl Scaler {
 
     pub fn transform(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
         rows.iter().map(|r| self.transform_row(r)).collect()
+    }
+
+    /// [`Scaler::transform_row`] with every value clipped to ±[`PREDICTION_CLIP`] (in scaled
+    /// units), used when predicting: a feature far outside anything seen in training (a
+    /// one-million-character summary's length) then cannot move a linear model's prediction
+    /// without bound. Training rows are not clipped. The bound needs nothing stored in the
+    /// model file, so every existing model file gets it.
+    pub fn transform_row_clipped(&self, row: &[f64]) -> Vec<f64> {
+        let mut out = self.transform_row(row);
+        for v in &mut out {
+            *v = v.clamp(-PREDICTION_CLIP, PREDICTION_CLIP);
+        }
+        out
+    }
+
+    pub fn transform_clipped(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        rows.iter().map(|r| self.transform_row_clipped(r)).collect()
     }
 }
 

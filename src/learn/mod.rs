@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod commands;
 pub mod cv;
 pub mod dataset;
+pub mod degenerate;
 pub mod learners;
 pub mod model_file;
 pub mod scoring;
@@ -40,9 +41,9 @@ impl Trained {
         match &self.fitted {
             Fitted::Stacked { bases, .. } => {
                 let inputs = stack::base_predictions(bases, rows)?;
-                self.fitted.predict(&self.scaler.transform(&inputs))
+                self.fitted.predict(&self.scaler.transform_clipped(&inputs))
             }
-            fitted => fitted.predict(&self.scaler.transform(rows)),
+            fitted => fitted.predict(&self.scaler.transform_clipped(rows)),
         }
     }
 

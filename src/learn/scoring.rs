@@ -2,6 +2,7 @@
 //! service. Features are extracted once per topic for all models that share feature options.
 
 use super::builtin::{self, Builtin};
+use super::degenerate::{self, Degenerate};
 use super::model_file::{fnv1a64, ModelFile};
 use crate::corpus::Topic;
 use crate::features::run::{extract_features, FeatureTable};
@@ -109,8 +110,31 @@ pub fn default_model_names(topic: &Topic) -> Vec<&'static str> {
 pub struct Scored {
     /// The features of every summary (all classes any model uses), in set order.
     pub table: FeatureTable,
-    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table`.
+    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table` (NaN, written as `null`,
+    /// for a degenerate summary).
     pub scores: Vec<Vec<f64>>,
+    /// `degenerate[r]`: why record `r` was not scored (see [`super::degenerate`]).
+    pub degenerate: Vec<Option<Degenerate>>,
+}
+
+impl Scored {
+    /// One line per kind of degenerate summary, for a warning on output.
+    pub fn degenerate_warnings(&self) -> Vec<String> {
+        let mut counts: Vec<(Degenerate, usize, String)> = Vec::new();
+        for (record, kind) in self.table.records.iter().zip(&self.degenerate) {
+            let Some(kind) = kind else { continue };
+            match counts.iter_mut().find(|(k, _, _)| k == kind) {
+                Some(entry) => entry.1 += 1,
+                None => counts.push((*kind, 1, format!("{}/{}", record.topic, record.system))),
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(kind, n, example)| {
+                format!("{n} summaries not scored (score null): {kind} (e.g. {example})")
+            })
+            .collect()
+    }
 }
 
 /// Score `topics` with every model in `models`. Features are computed once for the union of the
@@ -160,7 +184,15 @@ pub fn score_topics(
             first.source
         )
     })?;
-    let table = extract_features(topics, &built, show_progress, cancel)?;
+    // Degenerate summaries are not scored, so their features are not computed either (a
+    // 10 MB one would cost minutes): their text is emptied for extraction.
+    let cleaned = without_degenerate_text(topics);
+    let table = extract_features(
+        cleaned.as_deref().unwrap_or(topics),
+        &built,
+        show_progress,
+        cancel,
+    )?;
     let scores = models
         .iter()
         .map(|m| {
@@ -169,5 +201,57 @@ pub fn score_topics(
                 .with_context(|| format!("scoring with {}", m.source))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(Scored { table, scores })
+    Ok(mark_degenerate(topics, table, scores))
+}
+
+/// `topics` with the text of every degenerate summary emptied, or `None` when there is none.
+fn without_degenerate_text(topics: &[Topic]) -> Option<Vec<Topic>> {
+    let any = topics.iter().any(|t| {
+        t.summaries
+            .iter()
+            .any(|s| degenerate::detect(&s.text).is_some())
+    });
+    if !any {
+        return None;
+    }
+    let mut cleaned = topics.to_vec();
+    for summary in cleaned.iter_mut().flat_map(|t| t.summaries.iter_mut()) {
+        if degenerate::detect(&summary.text).is_some() {
+            summary.text.clear();
+        }
+    }
+    Some(cleaned)
+}
+
+/// Null the scores of degenerate summaries (the one call site of [`degenerate::detect`]).
+fn mark_degenerate(topics: &[Topic], table: FeatureTable, mut scores: Vec<Vec<f64>>) -> Scored {
+    let texts: std::collections::HashMap<(&str, &str), &str> = topics
+        .iter()
+        .flat_map(|t| {
+            t.summaries
+                .iter()
+                .map(move |s| ((t.topic.as_str(), s.system.as_str()), s.text.as_str()))
+        })
+        .collect();
+    let degenerate: Vec<Option<Degenerate>> = table
+        .records
+        .iter()
+        .map(|r| {
+            texts
+                .get(&(r.topic.as_str(), r.system.as_str()))
+                .and_then(|text| degenerate::detect(text))
+        })
+        .collect();
+    for model_scores in &mut scores {
+        for (score, kind) in model_scores.iter_mut().zip(&degenerate) {
+            if kind.is_some() {
+                *score = f64::NAN;
+            }
+        }
+    }
+    Scored {
+        table,
+        scores,
+        degenerate,
+    }
 }

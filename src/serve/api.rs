@@ -26,6 +26,9 @@ pub struct ScoreResult {
     pub system: String,
     /// Model name -> prediction (`null` if a model could not predict a finite number).
     pub scores: BTreeMap<String, Option<f64>>,
+    /// Why the summary was not scored (empty, non-linguistic, too long): every score is then `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub features: Option<BTreeMap<String, Option<f64>>>,
 }

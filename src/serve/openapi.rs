@@ -107,6 +107,7 @@ pub fn document() -> Value {
                                 "topic": text,
                                 "system": text,
                                 "scores": {"type": "object", "additionalProperties": number_or_null},
+                                "warning": text,
                                 "features": {"type": "object", "additionalProperties": number_or_null}
                             }
                         }},

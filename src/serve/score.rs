@@ -83,6 +83,7 @@ pub fn score_request(
                         topic: record.topic.clone(),
                         system: record.system.clone(),
                         scores: BTreeMap::new(),
+                        warning: None,
                         features: request.features.then(BTreeMap::new),
                     });
                     slots.push((t, results[t].len() - 1));
@@ -98,6 +99,9 @@ pub fn score_request(
                     }
                 };
                 let result = &mut results[slot.0][slot.1];
+                if let Some(kind) = scored.degenerate[r] {
+                    result.warning = Some(format!("not scored: {kind}"));
+                }
                 for (m, model) in group.iter().enumerate() {
                     let score = scored.scores[m][r];
                     result
