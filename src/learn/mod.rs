@@ -12,6 +12,7 @@ pub mod cv;
 pub mod dataset;
 pub mod learners;
 pub mod model_file;
+pub mod score_stream;
 pub mod scoring;
 pub mod stack;
 
