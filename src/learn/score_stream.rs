@@ -57,15 +57,27 @@ struct PredictionLine<'a> {
     model: Option<&'a str>,
 }
 
-/// The models of a run: the named ones, or the default built-ins in two variants (topics with
-/// references, topics without), each group with its feature classes built once.
-struct ModelGroups {
+/// The models of a run: the named ones, or (no names) the default built-ins in two variants,
+/// for topics with references and topics without. Also the library entry point for scoring
+/// in-memory topics (the Python package).
+pub struct ModelGroups {
     groups: Vec<Vec<NamedModel>>,
     defaults: bool,
 }
 
+/// One prediction: what one JSON line of `aesop score` holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub topic: String,
+    pub system: String,
+    pub target: String,
+    pub score: f64,
+    pub model: String,
+}
+
 impl ModelGroups {
-    fn load(specs: &[String]) -> Result<ModelGroups> {
+    /// `builtin:NAME` specs or model file paths; none: the default built-ins.
+    pub fn load(specs: &[String]) -> Result<ModelGroups> {
         if specs.is_empty() {
             let group = |with_references: bool| -> Result<Vec<NamedModel>> {
                 DEFAULT_TARGETS
@@ -86,6 +98,51 @@ impl ModelGroups {
             groups: vec![models],
             defaults: false,
         })
+    }
+
+    /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
+    /// them: per topic, per summary, per model.
+    pub fn predict(&self, topics: &[Topic], cancel: &AtomicBool) -> Result<Vec<Prediction>> {
+        use rayon::prelude::*;
+        let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
+        let scorers = refs
+            .iter()
+            .map(|g| Scorer::new(g))
+            .collect::<Result<Vec<_>>>()?;
+        let per_topic = topics
+            .par_iter()
+            .map(|topic| {
+                let group = self.pick(topic);
+                let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
+                let models = &self.groups[group];
+                let mut out = Vec::with_capacity(topic.summaries.len() * models.len());
+                for (r, summary) in topic.summaries.iter().enumerate() {
+                    for (m, model) in models.iter().enumerate() {
+                        out.push(Prediction {
+                            topic: topic.topic.clone(),
+                            system: summary.system.clone(),
+                            target: model.target.clone(),
+                            score: scored.scores[m][r],
+                            model: model.name.clone(),
+                        });
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Vec<Result<Vec<Prediction>>>>();
+        let mut all = Vec::new();
+        for p in per_topic {
+            all.extend(p?);
+        }
+        Ok(all)
+    }
+
+    /// The model names, per group (one group, or the reference-based and `-noref` defaults).
+    pub fn names(&self) -> Vec<Vec<String>> {
+        self.groups
+            .iter()
+            .map(|g| g.iter().map(|m| m.name.clone()).collect())
+            .collect()
     }
 
     /// The group that scores `topic`.
