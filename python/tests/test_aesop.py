@@ -50,7 +50,7 @@ def summeval(tmp_path_factory):
 
 
 def cli_score(path, models=()):
-    args = [str(BIN), "score", str(path), "-o", "/dev/stdout"]
+    args = [str(BIN), "score", str(path)]
     for m in models:
         args += ["--model", m]
     result = subprocess.run(args, check=True, capture_output=True, text=True)
@@ -135,8 +135,10 @@ def test_wrong_types_raise_type_errors():
 
 def test_missing_keys_and_bad_values_raise_value_errors_with_the_cli_messages():
     scorer = aesop.Scorer(models=["pyramid-noref"])
-    with pytest.raises(ValueError, match="topic 0: .*summaries"):
-        scorer.score_sets([{"topic": "t", "documents": [{"id": "d", "text": "x"}]}])
+    with pytest.raises(ValueError, match="topic 0: topic: missing required field"):
+        scorer.score_sets([{"documents": [{"id": "d", "text": "x"}], "summaries": []}])
+    with pytest.raises(ValueError, match=r"topic 0: documents\[0\]\.text: missing required field"):
+        scorer.score_sets([{"topic": "t", "documents": [{"id": "d"}], "summaries": []}])
     with pytest.raises(ValueError, match="duplicate topic id"):
         t = {"topic": "t", "documents": [{"id": "d", "text": "x"}], "summaries": [{"system": "s", "text": "y"}]}
         scorer.score_sets([t, t])

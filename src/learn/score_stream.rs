@@ -300,6 +300,8 @@ pub fn system_table(report: &ScoreReport, max_rows: usize) -> String {
 /// [`Output::commit`] renames into place (dropped uncommitted, it is deleted).
 enum Output {
     Stdout,
+    /// A device or pipe (`/dev/stdout`, a FIFO): written in place, there is nothing to rename.
+    Special(std::fs::File),
     File {
         tmp: tempfile::NamedTempFile,
         path: std::path::PathBuf,
@@ -311,6 +313,13 @@ impl Output {
         let Some(path) = path else {
             return Ok(Output::Stdout);
         };
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("{}: cannot open", path.display()))?;
+            return Ok(Output::Special(file));
+        }
         let dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -330,6 +339,7 @@ impl Output {
     fn writer(&mut self) -> Box<dyn Write + '_> {
         match self {
             Output::Stdout => Box::new(BufWriter::new(std::io::stdout().lock())),
+            Output::Special(file) => Box::new(BufWriter::new(file)),
             Output::File { tmp, .. } => {
                 Box::new(BufWriter::with_capacity(1 << 16, tmp.as_file_mut()))
             }
@@ -338,7 +348,7 @@ impl Output {
 
     fn commit(self) -> Result<()> {
         match self {
-            Output::Stdout => Ok(()),
+            Output::Stdout | Output::Special(_) => Ok(()),
             Output::File { tmp, path } => {
                 tmp.persist(&path)
                     .map_err(|e| e.error)
