@@ -279,7 +279,10 @@ fn dispatch(command: Command) -> Result<()> {
                 .map(|_| ())
         }
         Command::Serve(args) => aesop::serve::run(args),
-        Command::Score(args) => learn::score_command(&args, &*interrupt_flag()?).map(|_| ()),
+        Command::Score(args) => {
+            aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())
+                .map(|_| ())
+        }
         Command::Models { name, json } => {
             print!(
                 "{}",
@@ -300,11 +303,32 @@ fn dispatch(command: Command) -> Result<()> {
             // Installed first: reading a large set takes a while, and Ctrl-C then must still
             // end with exit 130 and no output.
             let cancel = interrupt_flag()?;
-            let topics = jsonl::read_set(&set)?;
             let classes = features::build_classes(&classes, &options.to_options())?;
             let progress = options.progress || std::io::stderr().is_terminal();
-            let table = run::extract_features(&topics, &classes, progress, &cancel)?;
-            for skipped in &table.skipped {
+            // Streamed: topics are read, extracted and written a window at a time.
+            let topics = jsonl::open_set(&set)?;
+            let streamed = match output {
+                Some(path) => {
+                    let format = run::TableFormat::from_path(&path);
+                    let mut streamed = None;
+                    OutputFile::write_with(&path, &[&set], |file| {
+                        streamed = Some(run::stream_features(
+                            topics, &classes, format, file, progress, &cancel,
+                        )?);
+                        Ok(())
+                    })?;
+                    streamed.context("no features were written")?
+                }
+                None => run::stream_features(
+                    topics,
+                    &classes,
+                    run::TableFormat::Csv,
+                    std::io::stdout().lock(),
+                    progress,
+                    &cancel,
+                )?,
+            };
+            for skipped in &streamed.skipped {
                 eprintln!(
                     "note: class {} has no values for {} summaries in {} topic(s) (e.g. {}): no references to \
                      compare with (a human summary is never compared with itself); those cells are left empty",
@@ -314,15 +338,7 @@ fn dispatch(command: Command) -> Result<()> {
                     skipped.topics[0]
                 );
             }
-            match output {
-                Some(path) => {
-                    let format = run::TableFormat::from_path(&path);
-                    OutputFile::write_with(&path, &[&set], |file| {
-                        run::write_table(&table, format, file)
-                    })
-                }
-                None => run::write_table(&table, run::TableFormat::Csv, std::io::stdout().lock()),
-            }
+            Ok(())
         }
     }
 }

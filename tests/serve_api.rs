@@ -194,6 +194,7 @@ fn cli_scores(
         summary: Vec::new(),
         reference: Vec::new(),
         output: Some(output.clone()),
+        format: None,
     };
     score_command(&args, &AtomicBool::new(false)).expect("aesop score");
     std::fs::read_to_string(&output)

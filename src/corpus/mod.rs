@@ -4,6 +4,7 @@
 
 pub mod import;
 pub mod jsonl;
+pub mod stream;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

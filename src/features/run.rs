@@ -203,13 +203,42 @@ impl TableFormat {
 /// Write the table: CSV with `topic,system,<features…>` (empty cell = missing), or JSON Lines
 /// with one object per summary (`null` = missing).
 pub fn write_table<W: Write>(table: &FeatureTable, format: TableFormat, out: W) -> Result<()> {
-    match format {
-        TableFormat::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            let mut header = vec!["topic".to_string(), "system".to_string()];
-            header.extend(table.names.iter().cloned());
-            w.write_record(&header)?;
-            for r in &table.records {
+    let mut w = TableWriter::new(format, &table.names, out)?;
+    for r in &table.records {
+        w.write(r)?;
+    }
+    w.finish()
+}
+
+/// Writes feature records one at a time, in either table format (the header first for CSV).
+pub enum TableWriter<'n, W: Write> {
+    Csv(csv::Writer<W>),
+    Jsonl {
+        out: std::io::BufWriter<W>,
+        names: &'n [String],
+    },
+}
+
+impl<'n, W: Write> TableWriter<'n, W> {
+    pub fn new(format: TableFormat, names: &'n [String], out: W) -> Result<TableWriter<'n, W>> {
+        Ok(match format {
+            TableFormat::Csv => {
+                let mut w = csv::Writer::from_writer(out);
+                let mut header = vec!["topic".to_string(), "system".to_string()];
+                header.extend(names.iter().cloned());
+                w.write_record(&header)?;
+                TableWriter::Csv(w)
+            }
+            TableFormat::Jsonl => TableWriter::Jsonl {
+                out: std::io::BufWriter::new(out),
+                names,
+            },
+        })
+    }
+
+    pub fn write(&mut self, r: &FeatureRecord) -> Result<()> {
+        match self {
+            TableWriter::Csv(w) => {
                 let mut row = vec![r.topic.clone(), r.system.clone()];
                 row.extend(
                     r.values
@@ -218,26 +247,86 @@ pub fn write_table<W: Write>(table: &FeatureTable, format: TableFormat, out: W) 
                 );
                 w.write_record(&row)?;
             }
-            w.flush().context("writing CSV")?;
-        }
-        TableFormat::Jsonl => {
-            let mut out = std::io::BufWriter::new(out);
-            for r in &table.records {
+            TableWriter::Jsonl { out, names } => {
                 let mut obj = serde_json::Map::new();
                 obj.insert("topic".into(), r.topic.clone().into());
                 obj.insert("system".into(), r.system.clone().into());
-                for (name, v) in table.names.iter().zip(&r.values) {
+                for (name, v) in names.iter().zip(&r.values) {
                     obj.insert(
                         name.clone(),
                         v.map(serde_json::Value::from)
                             .unwrap_or(serde_json::Value::Null),
                     );
                 }
-                serde_json::to_writer(&mut out, &obj)?;
+                serde_json::to_writer(&mut *out, &obj)?;
                 out.write_all(b"\n")?;
             }
-            out.flush()?;
         }
+        Ok(())
     }
-    Ok(())
+
+    pub fn finish(self) -> Result<()> {
+        match self {
+            TableWriter::Csv(mut w) => w.flush().context("writing CSV")?,
+            TableWriter::Jsonl { mut out, .. } => out.flush()?,
+        }
+        Ok(())
+    }
+}
+
+/// What [`stream_features`] went through, and the classes left without values somewhere.
+#[derive(Debug, Clone)]
+pub struct StreamedFeatures {
+    pub stats: crate::corpus::stream::StreamStats,
+    pub skipped: Vec<Skipped>,
+}
+
+/// `aesop features` at scale: extract `classes` topic by topic from a stream of topics (a
+/// window of topics in parallel) and write each record as it comes, in input order, so memory
+/// depends on the largest topic and not on the set. The output equals [`write_table`] of
+/// [`extract_features`] over the whole set.
+pub fn stream_features<I, W>(
+    topics: I,
+    classes: &[Box<dyn FeatureClass>],
+    format: TableFormat,
+    out: W,
+    show_progress: bool,
+    cancel: &AtomicBool,
+) -> Result<StreamedFeatures>
+where
+    I: Iterator<Item = Result<Topic>> + Send,
+    W: Write,
+{
+    let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
+    let mut writer = TableWriter::new(format, &names, out)?;
+    let mut skipped: Vec<Skipped> = classes
+        .iter()
+        .map(|c| Skipped {
+            class: c.name().to_string(),
+            topics: Vec::new(),
+            summaries: 0,
+        })
+        .collect();
+    let stats = crate::corpus::stream::for_each_topic(
+        topics,
+        crate::corpus::stream::Window::default(),
+        show_progress,
+        cancel,
+        |topic| Ok(extract_topic(topic, classes)),
+        |topic, (records, class_missing)| {
+            for r in &records {
+                writer.write(r)?;
+            }
+            for (slot, missing) in skipped.iter_mut().zip(class_missing) {
+                if missing > 0 {
+                    slot.topics.push(topic.topic.clone());
+                    slot.summaries += missing;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    writer.finish()?;
+    skipped.retain(|s| s.summaries > 0);
+    Ok(StreamedFeatures { stats, skipped })
 }

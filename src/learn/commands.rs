@@ -3,7 +3,6 @@
 use super::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
-use super::scoring::{default_model_names, score_topics, NamedModel};
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
 use super::{train, Dataset};
 use crate::corpus::{jsonl, Topic};
@@ -11,7 +10,7 @@ use crate::features::run::{extract_features, FeatureTable};
 use crate::features::{self, build_classes, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -287,11 +286,15 @@ pub struct ScoreArgs {
     /// Predictions to write (JSON Lines); standard output when omitted.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
+    /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
+    #[arg(long, value_enum)]
+    pub format: Option<super::score_stream::ScoreFormat>,
 }
 
 impl ScoreArgs {
     /// Every file this run reads (the output may be none of them).
-    fn input_paths(&self) -> Vec<&std::path::Path> {
+    pub(crate) fn input_paths(&self) -> Vec<&std::path::Path> {
         let models = self
             .model
             .iter()
@@ -307,11 +310,8 @@ impl ScoreArgs {
             .collect()
     }
 
-    /// The topics to score: the judgment set, or one topic built from the plain-text files.
-    fn topics(&self) -> Result<(Vec<Topic>, String)> {
-        if let Some(set) = &self.set {
-            return Ok((jsonl::read_set(set)?, set.display().to_string()));
-        }
+    /// The one topic built from the plain-text files (when no judgment set is given).
+    pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
         let read = |path: &PathBuf| -> Result<(String, String)> {
             let bytes =
                 std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
@@ -530,94 +530,15 @@ struct PredictionLine<'a> {
 }
 
 /// Score a set (or plain-text files) with the named models, or with the default built-in
-/// models chosen per topic. Returns the prediction lines written, as (model name, score), in
-/// output order. Fails before extracting anything when a model needs references that a topic
-/// lacks.
+/// models chosen per topic, streaming (see [`super::score_stream`]). Returns the prediction
+/// lines written, as (model name, score), in output order: for library callers and tests on
+/// small sets; `aesop score` itself calls [`super::score_stream::score_streaming`], which keeps
+/// nothing per summary.
 pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(String, f64)>> {
-    use std::io::IsTerminal;
-    let (topics, source) = args.topics()?;
-    let progress = std::io::stderr().is_terminal();
-    let order: Vec<String> = topics.iter().map(|t| t.topic.clone()).collect();
-    // Runs of (topics, models): one run with the named models, or with the defaults one run
-    // per variant set (topics with references, topics without).
-    let mut runs: Vec<(Vec<Topic>, Vec<NamedModel>)> = Vec::new();
-    if args.model.is_empty() {
-        let (with, without): (Vec<Topic>, Vec<Topic>) =
-            topics.into_iter().partition(|t| !t.references.is_empty());
-        for part in [with, without] {
-            let Some(first) = part.first() else { continue };
-            let models = default_model_names(first)
-                .into_iter()
-                .map(|name| NamedModel::from_spec(&format!("builtin:{name}")))
-                .collect::<Result<Vec<_>>>()?;
-            runs.push((part, models));
-        }
-    } else {
-        let models = args
-            .model
-            .iter()
-            .map(|spec| NamedModel::from_spec(spec))
-            .collect::<Result<Vec<_>>>()?;
-        runs.push((topics, models));
-    }
-    // Score every run, then write in the set's order (topic ids are unique within a set).
-    let mut by_topic: std::collections::HashMap<String, Vec<(String, String, f64, String)>> =
-        std::collections::HashMap::new();
-    for (topics, models) in &runs {
-        let refs: Vec<&NamedModel> = models.iter().collect();
-        let scored = score_topics(&refs, topics, progress, cancel)
-            .with_context(|| format!("scoring {source}"))?;
-        for warning in scored.degenerate_warnings() {
-            eprintln!("warning: {warning}");
-        }
-        for (r, record) in scored.table.records.iter().enumerate() {
-            let lines = by_topic.entry(record.topic.clone()).or_default();
-            for (m, model) in models.iter().enumerate() {
-                lines.push((
-                    record.system.clone(),
-                    model.target.clone(),
-                    scored.scores[m][r],
-                    model.name.clone(),
-                ));
-            }
-        }
-    }
-    let sink = args.output.as_ref().map_or_else(
-        || "standard output".to_string(),
-        |p| p.display().to_string(),
-    );
-    let mut file_out = match &args.output {
-        Some(path) => Some(crate::output::OutputFile::create(
-            path,
-            &args.input_paths(),
-        )?),
-        None => None,
-    };
-    let mut out: Box<dyn Write + '_> = match file_out.as_mut() {
-        Some(file) => Box::new(file),
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
     let mut written = Vec::new();
-    for topic in &order {
-        for (system, target, score, model) in by_topic.remove(topic).unwrap_or_default() {
-            let line = PredictionLine {
-                topic,
-                system: &system,
-                target: &target,
-                score,
-                model: Some(&model),
-            };
-            serde_json::to_writer(&mut out, &line)?;
-            out.write_all(b"\n")
-                .with_context(|| format!("writing {sink}"))?;
-            written.push((model, score));
-        }
-    }
-    out.flush().with_context(|| format!("writing {sink}"))?;
-    drop(out);
-    if let Some(file) = file_out {
-        file.commit()?;
-    }
+    super::score_stream::score_streaming(args, cancel, |model, score| {
+        written.push((model.to_string(), score))
+    })?;
     Ok(written)
 }
 

@@ -13,6 +13,7 @@ pub mod dataset;
 pub mod degenerate;
 pub mod learners;
 pub mod model_file;
+pub mod score_stream;
 pub mod scoring;
 pub mod stack;
 

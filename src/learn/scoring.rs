@@ -6,7 +6,7 @@ use super::degenerate::{self, Degenerate};
 use super::model_file::{fnv1a64, ModelFile};
 use crate::corpus::Topic;
 use crate::features::run::{extract_features, FeatureTable};
-use crate::features::{build_classes, FeatureOptions, ALL_CLASSES};
+use crate::features::{build_classes, FeatureClass, FeatureOptions, ALL_CLASSES};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -146,62 +146,97 @@ pub fn score_topics(
     show_progress: bool,
     cancel: &AtomicBool,
 ) -> Result<Scored> {
-    let Some(first) = models.first() else {
-        bail!("no model to score with");
-    };
-    for m in models {
-        m.check_references(topics)?;
-        if m.model.feature_options != first.model.feature_options {
-            bail!(
-                "models {} and {} were trained with different feature options; score them in separate runs",
-                first.source,
-                m.source
-            );
-        }
-    }
-    // The union of classes in the registry's order, then any unknown ones (which fail in
-    // build_classes with the list of known classes).
-    let mut classes: Vec<String> = ALL_CLASSES
-        .iter()
-        .filter(|c| {
-            models
-                .iter()
-                .any(|m| m.model.classes.iter().any(|x| x == *c))
-        })
-        .map(|c| c.to_string())
-        .collect();
-    for m in models {
-        for c in &m.model.classes {
-            if !classes.contains(c) {
-                classes.push(c.clone());
+    Scorer::new(models)?.score(topics, show_progress, cancel)
+}
+
+/// Models that score together, with their feature classes built once: the reusable core of
+/// [`score_topics`] for callers that score many batches (streaming `aesop score`, Python).
+pub struct Scorer<'m> {
+    models: Vec<&'m NamedModel>,
+    classes: Vec<Box<dyn FeatureClass>>,
+}
+
+impl<'m> Scorer<'m> {
+    /// Check that the models share feature options and build the union of their classes.
+    pub fn new(models: &[&'m NamedModel]) -> Result<Scorer<'m>> {
+        let Some(first) = models.first() else {
+            bail!("no model to score with");
+        };
+        for m in models {
+            if m.model.feature_options != first.model.feature_options {
+                bail!(
+                    "models {} and {} were trained with different feature options; score them in separate runs",
+                    first.source,
+                    m.source
+                );
             }
         }
-    }
-    let options: FeatureOptions = (&first.model.feature_options).into();
-    let built = build_classes(&classes, &options).with_context(|| {
-        format!(
-            "model {} needs a feature class this build lacks",
-            first.source
-        )
-    })?;
-    // Degenerate summaries are not scored, so their features are not computed either (a
-    // 10 MB one would cost minutes): their text is emptied for extraction.
-    let cleaned = without_degenerate_text(topics);
-    let table = extract_features(
-        cleaned.as_deref().unwrap_or(topics),
-        &built,
-        show_progress,
-        cancel,
-    )?;
-    let scores = models
-        .iter()
-        .map(|m| {
-            m.model
-                .predict_table(&table)
-                .with_context(|| format!("scoring with {}", m.source))
+        // The union of classes in the registry's order, then any unknown ones (which fail in
+        // build_classes with the list of known classes).
+        let mut classes: Vec<String> = ALL_CLASSES
+            .iter()
+            .filter(|c| {
+                models
+                    .iter()
+                    .any(|m| m.model.classes.iter().any(|x| x == *c))
+            })
+            .map(|c| c.to_string())
+            .collect();
+        for m in models {
+            for c in &m.model.classes {
+                if !classes.contains(c) {
+                    classes.push(c.clone());
+                }
+            }
+        }
+        let options: FeatureOptions = (&first.model.feature_options).into();
+        let classes = build_classes(&classes, &options).with_context(|| {
+            format!(
+                "model {} needs a feature class this build lacks",
+                first.source
+            )
+        })?;
+        Ok(Scorer {
+            models: models.to_vec(),
+            classes,
         })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(mark_degenerate(topics, table, scores))
+    }
+
+    /// The models, in score order.
+    pub fn models(&self) -> &[&'m NamedModel] {
+        &self.models
+    }
+
+    /// Score `topics` with every model; fails when a model needs references a topic lacks.
+    pub fn score(
+        &self,
+        topics: &[Topic],
+        show_progress: bool,
+        cancel: &AtomicBool,
+    ) -> Result<Scored> {
+        for m in &self.models {
+            m.check_references(topics)?;
+        }
+        // Degenerate summaries are not scored, so their features are not computed either (a
+        // 10 MB one would cost minutes): their text is emptied for extraction.
+        let cleaned = without_degenerate_text(topics);
+        let table = extract_features(
+            cleaned.as_deref().unwrap_or(topics),
+            &self.classes,
+            show_progress,
+            cancel,
+        )?;
+        let scores = self
+            .models
+            .iter()
+            .map(|m| {
+                m.model
+                    .predict_table(&table)
+                    .with_context(|| format!("scoring with {}", m.source))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(mark_degenerate(topics, table, scores))
+    }
 }
 
 /// `topics` with the text of every degenerate summary emptied, or `None` when there is none.

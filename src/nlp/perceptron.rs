@@ -207,11 +207,30 @@ impl Trainer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub nclasses: usize,
-    index: FeatureMap<(u32, u32)>,
+    index: FeatureMap<Row>,
     entries: Vec<(u16, f32)>,
+    /// Rows with many classes again as dense runs of `nclasses` weights (0 where absent), which
+    /// [`Model::scores`] adds with vector instructions instead of scattering pairs: the parser's
+    /// frequent features have weights for most of its transitions. Each class still receives
+    /// its weights in feature order, so scores are bit for bit those of the sparse rows.
+    dense: Vec<f32>,
     /// Weights are multiples of this (the file stores integers).
     pub scale: f32,
 }
+
+/// Where one feature's weights are: `entries[start..start + len]`, and `dense[dense..dense +
+/// nclasses]` when the row is also kept dense (`NO_DENSE` otherwise).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Row {
+    start: u32,
+    len: u32,
+    dense: u32,
+}
+
+const NO_DENSE: u32 = u32::MAX;
+
+/// Rows with at least this share of the classes are also stored dense.
+const DENSE_SHARE: usize = 4;
 
 /// Quantization levels: weights are stored as integers in ±QUANT_LEVELS·scale.
 const QUANT_LEVELS: f32 = 32767.0;
@@ -223,15 +242,37 @@ impl Model {
         rows.sort_by_key(|r| r.0);
         let mut index = FeatureMap::default();
         let mut entries = Vec::new();
+        let mut dense = Vec::new();
         for (key, mut row) in rows {
             row.sort_by_key(|e| e.0);
-            index.insert(key, (entries.len() as u32, row.len() as u32));
+            let dense_start = if nclasses >= 8
+                && row.len() * DENSE_SHARE >= nclasses
+                && row.iter().all(|&(c, _)| usize::from(c) < nclasses)
+            {
+                let at = dense.len();
+                dense.resize(at + nclasses, 0.0f32);
+                for &(c, w) in &row {
+                    dense[at + usize::from(c)] = w;
+                }
+                at as u32
+            } else {
+                NO_DENSE
+            };
+            index.insert(
+                key,
+                Row {
+                    start: entries.len() as u32,
+                    len: row.len() as u32,
+                    dense: dense_start,
+                },
+            );
             entries.extend(row);
         }
         Model {
             nclasses,
             index,
             entries,
+            dense,
             scale: 1.0,
         }
     }
@@ -269,10 +310,14 @@ impl Model {
 
     /// Rows sorted by feature key.
     pub fn rows(&self) -> impl Iterator<Item = (u32, &[(u16, f32)])> {
-        let mut keys: Vec<(&u32, &(u32, u32))> = self.index.iter().collect();
+        let mut keys: Vec<(&u32, &Row)> = self.index.iter().collect();
         keys.sort_by_key(|k| *k.0);
-        keys.into_iter()
-            .map(|(&k, &(start, len))| (k, &self.entries[start as usize..(start + len) as usize]))
+        keys.into_iter().map(|(&k, r)| {
+            (
+                k,
+                &self.entries[r.start as usize..(r.start + r.len) as usize],
+            )
+        })
     }
 
     pub fn nfeatures(&self) -> usize {
@@ -286,9 +331,17 @@ impl Model {
     /// Class scores for a feature set, written into `out` (length `nclasses`).
     pub fn scores(&self, feats: &[u32], out: &mut [f32]) {
         out.iter_mut().for_each(|s| *s = 0.0);
+        let n = self.nclasses.min(out.len());
         for f in feats {
-            if let Some(&(start, len)) = self.index.get(f) {
-                for &(class, w) in &self.entries[start as usize..(start + len) as usize] {
+            if let Some(r) = self.index.get(f) {
+                if r.dense != NO_DENSE && n == self.nclasses {
+                    let row = &self.dense[r.dense as usize..r.dense as usize + n];
+                    for (s, &w) in out[..n].iter_mut().zip(row) {
+                        *s += w;
+                    }
+                    continue;
+                }
+                for &(class, w) in &self.entries[r.start as usize..(r.start + r.len) as usize] {
                     if let Some(s) = out.get_mut(usize::from(class)) {
                         *s += w;
                     }
@@ -329,6 +382,44 @@ mod tests {
         m.scores(&[7], &mut s);
         assert!((s[0] - 0.75).abs() < 1e-3, "{s:?}");
         assert!((s[1] + 0.75).abs() < 1e-3, "{s:?}");
+    }
+
+    #[test]
+    fn dense_rows_score_bit_for_bit_like_sparse_pairs() {
+        // 20 classes; rows from 1 to 20 classes, so some are stored dense and some are not.
+        let mut rng = XorShift::new(7);
+        let rows: Vec<(u32, Vec<(u16, f32)>)> = (0..200u32)
+            .map(|key| {
+                let len = 1 + (rng.next_u64() % 20) as usize;
+                let mut classes: Vec<u16> = (0..20).collect();
+                rng.shuffle(&mut classes);
+                let row = classes[..len]
+                    .iter()
+                    .map(|&c| (c, (rng.next_f64() as f32 - 0.5) * 3.0))
+                    .collect();
+                (key, row)
+            })
+            .collect();
+        let model = Model::from_rows(20, rows.clone());
+        assert!(!model.dense.is_empty(), "some rows are dense");
+        let by_key: HashMap<u32, Vec<(u16, f32)>> = rows.into_iter().collect();
+        for trial in 0..50u64 {
+            let feats: Vec<u32> = (0..40)
+                .map(|i| ((i * 37 + trial * 11) % 230) as u32)
+                .collect();
+            let mut expected = vec![0.0f32; 20];
+            for f in &feats {
+                let mut row = by_key.get(f).cloned().unwrap_or_default();
+                row.sort_by_key(|e| e.0);
+                for (c, w) in row {
+                    expected[usize::from(c)] += w;
+                }
+            }
+            let mut got = vec![0.0f32; 20];
+            model.scores(&feats, &mut got);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&expected));
+        }
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub fn score_set(
         summary: Vec::new(),
         reference: Vec::new(),
         output: Some(output.to_path_buf()),
+        format: None,
     };
     score_command(&args, &std::sync::atomic::AtomicBool::new(false)).expect("score")
 }

@@ -1,0 +1,153 @@
+"""aesop from Python: predict human judgments of summaries with aesop's built-in or trained models.
+
+The scoring is aesop's own Rust code (the one ``aesop score`` runs), so results equal the CLI's
+bit for bit. The GIL is released while scoring; a :class:`Scorer` is thread-safe and pickles
+(the models are loaded again on the other side), so Ray and Spark can ship it to workers.
+
+Example::
+
+    >>> import aesop
+    >>> scorer = aesop.Scorer()                      # pyramid, responsiveness, readability
+    >>> scores = scorer.score(["The cat sat on the mat."], ["A cat sat on a mat all day."])
+    >>> sorted(scores)
+    ['pyramid-noref', 'readability-noref', 'responsiveness-noref']
+"""
+
+import json as _json
+
+from . import _aesop
+
+__version__ = _aesop.__version__
+__all__ = ["Scorer", "features", "builtin_models", "__version__"]
+
+
+def builtin_models():
+    """Names of the built-in models (``aesop models`` lists them with their cards).
+
+    >>> "pyramid" in aesop.builtin_models()
+    True
+    """
+    return _aesop.builtin_models()
+
+
+def _dumps(topic, index):
+    if not isinstance(topic, dict):
+        raise TypeError(f"topic {index}: expected a dict (one judgment-set line), got {type(topic).__name__}")
+    try:
+        return _json.dumps(topic, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"topic {index}: {e}") from None
+
+
+def _topics_json(topics):
+    if isinstance(topics, dict):
+        topics = [topics]
+    if isinstance(topics, (str, bytes)):
+        raise TypeError("topics: expected a list of topic dicts, got a string")
+    return [_dumps(t, i) for i, t in enumerate(topics)]
+
+
+def _check_texts(name, texts, optional=False):
+    if texts is None and optional:
+        return None
+    if isinstance(texts, str):
+        texts = [texts]
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(f"{name}: expected a list of str, got {type(texts).__name__}")
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"{name}[{i}]: expected str, got {type(t).__name__}")
+    return list(texts)
+
+
+def _frame(columns, pandas):
+    if not pandas:
+        return columns
+    import pandas as pd  # noqa: PLC0415 (optional dependency)
+
+    return pd.DataFrame(columns)
+
+
+class Scorer:
+    """Models loaded once, for scoring many summaries.
+
+    ``models``: built-in names (``"pyramid"``, ``"readability-noref"``, or ``"builtin:NAME"``) or
+    paths of model files written by ``aesop train``. ``None`` (the default) uses what
+    ``aesop score`` uses: the pyramid, responsiveness and readability built-ins, each in its
+    reference-based variant when a topic has references and ``-noref`` otherwise.
+
+    >>> scorer = aesop.Scorer(models=["pyramid-noref"])
+    >>> scorer.score(["A summary."], ["The document the summary is about."])
+    {'pyramid-noref': [...]}
+    """
+
+    def __init__(self, models=None):
+        if isinstance(models, str):
+            models = [models]
+        if models is not None:
+            models = _check_texts("models", models)
+        self._inner = _aesop.Scorer(models)
+
+    def __reduce__(self):
+        specs = self._inner.specs
+        return (Scorer, (specs or None,))
+
+    def __repr__(self):
+        return f"aesop.Scorer(models={self._inner.specs or None!r})"
+
+    @property
+    def model_names(self):
+        """Model names per group (one group, or the reference-based and ``-noref`` defaults)."""
+        return self._inner.model_names
+
+    def score(self, summaries, documents, references=None, pandas=False):
+        """Score ``summaries`` of one topic: the input ``documents`` they summarize and optional
+        human ``references``. Returns ``{model name: [score per summary]}`` (a DataFrame with
+        one column per model when ``pandas=True``).
+
+        >>> aesop.Scorer().score(["Cats sit."], ["The cat sat on the mat."], ["A cat sat."])
+        {'pyramid': [...], 'responsiveness': [...], 'readability': [...]}
+        """
+        summaries = _check_texts("summaries", summaries)
+        documents = _check_texts("documents", documents)
+        references = _check_texts("references", references, optional=True)
+        out = {}
+        for model, _target, scores in self._inner.score_texts(summaries, documents, references):
+            out[model] = scores
+        return _frame(out, pandas)
+
+    def score_sets(self, topics, pandas=False):
+        """Score judgment-set topics: dicts with ``topic``, ``documents``, ``summaries`` and
+        optional ``references`` (the JSON Lines format of ``aesop score``; see
+        docs/FORMATS.md). Returns one dict per prediction, exactly the lines ``aesop score``
+        writes: ``{"topic", "system", "target", "score", "model"}`` (a DataFrame with those
+        columns when ``pandas=True``).
+
+        >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
+        ...                             "summaries": [{"system": "s1", "text": "..."}]}])
+        """
+        rows = self._inner.score_json(_topics_json(topics))
+        keys = ("topic", "system", "target", "score", "model")
+        if pandas:
+            return _frame({k: [r[i] for r in rows] for i, k in enumerate(keys)}, True)
+        return [dict(zip(keys, r)) for r in rows]
+
+
+def features(topics, classes=None, pandas=False):
+    """Feature columns for every summary of ``topics`` (judgment-set dicts): ``{"topic": [...],
+    "system": [...], "rouge.r1_f": [...], ...}``; ``None`` marks a value that could not be
+    computed. ``classes``: names as in ``aesop features --classes`` (default: all).
+
+    >>> cols = aesop.features(topics, classes=["rouge"])
+    >>> cols["rouge.r1_f"][:2]
+    [0.41, 0.37]
+    """
+    if isinstance(classes, str):
+        classes = [c for c in classes.split(",") if c]
+    if classes is not None:
+        classes = _check_texts("classes", classes)
+    names, topic_col, system_col, rows = _aesop.features_json(_topics_json(topics), classes)
+    cols = {"topic": topic_col, "system": system_col}
+    for j, name in enumerate(names):
+        cols[name] = [r[j] for r in rows]
+    return _frame(cols, pandas)

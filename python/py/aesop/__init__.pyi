@@ -1,0 +1,32 @@
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+__version__: str
+
+Topic = Dict[str, Any]
+"""One judgment-set line: {"topic", "documents", "summaries", optional "references"}."""
+
+def builtin_models() -> List[str]: ...
+
+class Scorer:
+    """Models loaded once (built-in names or model files); thread-safe; pickles by model names."""
+
+    def __init__(self, models: Optional[Union[str, Sequence[str]]] = None) -> None: ...
+    @property
+    def model_names(self) -> List[List[str]]: ...
+    def score(
+        self,
+        summaries: Union[str, Sequence[str]],
+        documents: Union[str, Sequence[str]],
+        references: Optional[Union[str, Sequence[str]]] = None,
+        pandas: bool = False,
+    ) -> Any:
+        """{model name: [score per summary]}, or a DataFrame when pandas=True."""
+    def score_sets(self, topics: Union[Topic, Sequence[Topic]], pandas: bool = False) -> Any:
+        """One dict per prediction ({"topic","system","target","score","model"}), as `aesop score` writes."""
+
+def features(
+    topics: Union[Topic, Sequence[Topic]],
+    classes: Optional[Union[str, Sequence[str]]] = None,
+    pandas: bool = False,
+) -> Any:
+    """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""

@@ -1,0 +1,7 @@
+from typing import Any, Optional, Sequence
+
+class AesopScorer:
+    """Callable class for `ray.data.Dataset.map_batches`: topics in, prediction rows out."""
+
+    def __init__(self, models: Optional[Sequence[str]] = None) -> None: ...
+    def __call__(self, batch: Any) -> Any: ...

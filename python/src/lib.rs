@@ -1,0 +1,197 @@
+//! The compiled half of the Python package `aesop` (module `aesop._aesop`). It stays thin: the
+//! judgment-set parsing, model loading and scoring are the library's own (the code `aesop
+//! score` runs), so Python results equal the CLI's bit for bit. Inputs arrive as JSON strings
+//! (the Python side serializes topic dicts), errors become `ValueError`s with the CLI's
+//! messages, and the GIL is released while scoring.
+
+use aesop::corpus::jsonl::topic_from_value;
+use aesop::corpus::{Document, Reference, Summary, Topic};
+use aesop::features::{build_classes, run::extract_features, FeatureOptions};
+use aesop::learn::score_stream::ModelGroups;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
+
+fn value_error(e: anyhow::Error) -> PyErr {
+    PyValueError::new_err(format!("{e:#}"))
+}
+
+/// `pyramid` and `builtin:pyramid` name the built-in; anything else is a model file path.
+fn model_spec(name: &str) -> String {
+    if name.starts_with("builtin:") || std::path::Path::new(name).exists() {
+        return name.to_string();
+    }
+    match aesop::learn::builtin::find(name) {
+        Ok(_) => format!("builtin:{name}"),
+        Err(_) => name.to_string(),
+    }
+}
+
+/// Topic dicts (as JSON text) to topics, with the judgment-set reader's checks and messages.
+fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(topics.len());
+    for (i, text) in topics.iter().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("topic {i}: malformed JSON: {e}"))?;
+        let topic = topic_from_value(value).map_err(|e| anyhow::anyhow!("topic {i}: {e}"))?;
+        if !seen.insert(topic.topic.clone()) {
+            anyhow::bail!("topic {i}: topic: duplicate topic id {:?}", topic.topic);
+        }
+        out.push(topic);
+    }
+    Ok(out)
+}
+
+/// Models loaded once; scores topics. Python wraps it as `aesop.Scorer`.
+#[pyclass(frozen, module = "aesop._aesop")]
+struct Scorer {
+    specs: Vec<String>,
+    groups: ModelGroups,
+}
+
+#[pymethods]
+impl Scorer {
+    #[new]
+    #[pyo3(signature = (models=None))]
+    fn new(py: Python<'_>, models: Option<Vec<String>>) -> PyResult<Scorer> {
+        let specs: Vec<String> = models
+            .unwrap_or_default()
+            .iter()
+            .map(|m| model_spec(m))
+            .collect();
+        let groups = py
+            .allow_threads(|| ModelGroups::load(&specs))
+            .map_err(value_error)?;
+        Ok(Scorer { specs, groups })
+    }
+
+    /// Pickles as the model names: the other side loads them again.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyType>, (Option<Vec<String>>,))> {
+        let specs = &slf.get().specs;
+        Ok((
+            slf.get_type(),
+            ((!specs.is_empty()).then(|| specs.clone()),),
+        ))
+    }
+
+    /// The model specs given (empty: the default built-ins).
+    #[getter]
+    fn specs(&self) -> Vec<String> {
+        self.specs.clone()
+    }
+
+    /// Model names per group: one group, or the reference-based and `-noref` defaults.
+    #[getter]
+    fn model_names(&self) -> Vec<Vec<String>> {
+        self.groups.names()
+    }
+
+    /// Score topics given as JSON text (one judgment-set line each). Returns
+    /// (topic, system, target, score, model) tuples in the CLI's output order.
+    fn score_json(
+        &self,
+        py: Python<'_>,
+        topics: Vec<String>,
+    ) -> PyResult<Vec<(String, String, String, f64, String)>> {
+        let predictions = py
+            .allow_threads(|| {
+                let topics = parse_topics(&topics)?;
+                self.groups.predict(&topics, &AtomicBool::new(false))
+            })
+            .map_err(value_error)?;
+        Ok(predictions
+            .into_iter()
+            .map(|p| (p.topic, p.system, p.target, p.score, p.model))
+            .collect())
+    }
+
+    /// Score summaries of one topic; returns (model, target, scores) per model.
+    #[pyo3(signature = (summaries, documents, references=None))]
+    fn score_texts(
+        &self,
+        py: Python<'_>,
+        summaries: Vec<String>,
+        documents: Vec<String>,
+        references: Option<Vec<String>>,
+    ) -> PyResult<Vec<(String, String, Vec<f64>)>> {
+        let mut topic = Topic::new("input");
+        for (i, d) in documents.into_iter().enumerate() {
+            topic.documents.push(Document::new(format!("d{i}"), d));
+        }
+        for (i, r) in references.unwrap_or_default().into_iter().enumerate() {
+            topic.references.push(Reference::new(format!("r{i}"), r));
+        }
+        let n = summaries.len();
+        for (i, s) in summaries.into_iter().enumerate() {
+            topic.summaries.push(Summary::new(format!("{i}"), s));
+        }
+        let predictions = py
+            .allow_threads(|| {
+                self.groups
+                    .predict(std::slice::from_ref(&topic), &AtomicBool::new(false))
+            })
+            .map_err(value_error)?;
+        // Per summary, per model: regroup per model.
+        let per_summary = if n == 0 { 0 } else { predictions.len() / n };
+        let mut out: Vec<(String, String, Vec<f64>)> = predictions
+            .iter()
+            .take(per_summary)
+            .map(|p| (p.model.clone(), p.target.clone(), Vec::with_capacity(n)))
+            .collect();
+        for (i, p) in predictions.into_iter().enumerate() {
+            out[i % per_summary.max(1)].2.push(p.score);
+        }
+        Ok(out)
+    }
+}
+
+/// Feature columns for topics given as JSON text: (names, topics, systems, rows of values).
+#[pyfunction]
+#[pyo3(signature = (topics, classes=None))]
+#[allow(clippy::type_complexity)]
+fn features_json(
+    py: Python<'_>,
+    topics: Vec<String>,
+    classes: Option<Vec<String>>,
+) -> PyResult<(Vec<String>, Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>)> {
+    let table = py
+        .allow_threads(|| {
+            let topics = parse_topics(&topics)?;
+            let built = build_classes(&classes.unwrap_or_default(), &FeatureOptions::default())?;
+            extract_features(&topics, &built, false, &AtomicBool::new(false))
+        })
+        .map_err(value_error)?;
+    let mut topic_col = Vec::with_capacity(table.records.len());
+    let mut system_col = Vec::with_capacity(table.records.len());
+    let mut rows = Vec::with_capacity(table.records.len());
+    for r in table.records {
+        topic_col.push(r.topic);
+        system_col.push(r.system);
+        rows.push(r.values);
+    }
+    Ok((table.names, topic_col, system_col, rows))
+}
+
+/// The built-in model names.
+#[pyfunction]
+fn builtin_models() -> Vec<String> {
+    aesop::learn::builtin::BUILTINS
+        .iter()
+        .map(|b| b.name.to_string())
+        .collect()
+}
+
+#[pymodule]
+fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Scorer>()?;
+    m.add_function(wrap_pyfunction!(features_json, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_models, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

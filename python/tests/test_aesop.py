@@ -1,0 +1,180 @@
+"""The Python package against the CLI: the same predictions bit for bit on SummEval topics,
+clean exceptions on bad input, pickling, threads, and the Ray Data recipe.
+
+Needs the `aesop` binary (AESOP_BIN, default target/release/aesop) and the data (AESOP_DATA,
+default ../shared/data); without them the data tests skip, unless AESOP_REQUIRE_DATA=1.
+"""
+
+import concurrent.futures
+import json
+import os
+import pickle
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import aesop
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("AESOP_DATA", ROOT.parent / "shared" / "data"))
+BIN = Path(os.environ.get("AESOP_BIN", ROOT / "target" / "release" / "aesop"))
+
+
+def _need(path, what):
+    if path.exists():
+        return path
+    message = f"{what} not found at {path}"
+    if os.environ.get("AESOP_REQUIRE_DATA") == "1":
+        pytest.fail(message + " (AESOP_REQUIRE_DATA=1)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def summeval(tmp_path_factory):
+    """The first 12 SummEval topics (192 summaries), as a judgment-set file and as dicts."""
+    raw = _need(DATA / "summeval" / "summeval.jsonl", "SummEval")
+    binary = _need(BIN, "the aesop binary")
+    out = tmp_path_factory.mktemp("summeval")
+    full = out / "full.jsonl"
+    subprocess.run([str(binary), "import", "summeval", str(raw), "-o", str(full)], check=True,
+                   capture_output=True)
+    lines = full.read_text(encoding="utf-8").splitlines()[:12]
+    topics = [json.loads(line) for line in lines]
+    # Half without references, so both default variants are exercised.
+    for t in topics[6:]:
+        t.pop("references", None)
+    path = out / "set.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in topics), encoding="utf-8")
+    return path, topics
+
+
+def cli_score(path, models=()):
+    args = [str(BIN), "score", str(path)]
+    for m in models:
+        args += ["--model", m]
+    result = subprocess.run(args, check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_score_sets_equals_the_cli_bit_for_bit(summeval):
+    path, topics = summeval
+    expected = cli_score(path)
+    got = aesop.Scorer().score_sets(topics)
+    assert len(got) == 12 * 16 * 3
+    assert got == expected
+    models = {row["model"] for row in got}
+    assert "pyramid" in models and "pyramid-noref" in models
+
+
+def test_named_models_equal_the_cli(summeval):
+    path, topics = summeval
+    models = ["builtin:pyramid-noref", "readability-noref"]
+    expected = cli_score(path, ["builtin:pyramid-noref", "builtin:readability-noref"])
+    assert aesop.Scorer(models=models).score_sets(topics) == expected
+
+
+def test_score_of_texts_equals_score_sets(summeval):
+    _, topics = summeval
+    t = topics[0]
+    scores = aesop.Scorer().score(
+        [s["text"] for s in t["summaries"]],
+        [d["text"] for d in t["documents"]],
+        [r["text"] for r in t["references"]],
+    )
+    rows = aesop.Scorer().score_sets([t])
+    for model, values in scores.items():
+        assert values == [r["score"] for r in rows if r["model"] == model]
+    assert sorted(scores) == ["pyramid", "readability", "responsiveness"]
+
+
+def test_features_equal_the_cli(summeval, tmp_path):
+    path, topics = summeval
+    out = tmp_path / "f.jsonl"
+    subprocess.run([str(BIN), "features", str(path), "--classes", "rouge,surface", "-o", str(out)],
+                   check=True, capture_output=True)
+    expected = [json.loads(line) for line in out.read_text().splitlines()]
+    cols = aesop.features(topics, classes="rouge,surface")
+    assert list(cols)[:2] == ["topic", "system"]
+    assert len(cols["topic"]) == len(expected) == 192
+    for i, row in enumerate(expected):
+        for name, value in row.items():
+            assert cols[name][i] == value, (name, i)
+
+
+def test_pickled_scorer_reloads_and_scores_the_same(summeval):
+    _, topics = summeval
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    clone = pickle.loads(pickle.dumps(scorer))
+    assert clone.model_names == scorer.model_names
+    assert clone.score_sets(topics[:2]) == scorer.score_sets(topics[:2])
+
+
+def test_threads_share_one_scorer(summeval):
+    _, topics = summeval
+    scorer = aesop.Scorer()
+    alone = [scorer.score_sets([t]) for t in topics[:4]]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda t: scorer.score_sets([t]), topics[:4]))
+    assert together == alone
+
+
+def test_wrong_types_raise_type_errors():
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    with pytest.raises(TypeError, match="summaries"):
+        scorer.score(5, ["doc"])
+    with pytest.raises(TypeError, match=r"summaries\[1\]: expected str, got int"):
+        scorer.score(["ok", 3], ["doc"])
+    with pytest.raises(TypeError, match=r"documents\[0\]: expected str, got bytes"):
+        scorer.score(["ok"], [b"\xff\xfe not utf-8"])
+    with pytest.raises(TypeError, match="topic 0: expected a dict"):
+        scorer.score_sets(["not a dict"])
+    with pytest.raises(TypeError, match="topic 0"):
+        scorer.score_sets([{"topic": "t", "documents": [{"id": "d", "text": b"\xff"}], "summaries": []}])
+
+
+def test_missing_keys_and_bad_values_raise_value_errors_with_the_cli_messages():
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    with pytest.raises(ValueError, match="topic 0: topic: missing required field"):
+        scorer.score_sets([{"documents": [{"id": "d", "text": "x"}], "summaries": []}])
+    with pytest.raises(ValueError, match=r"topic 0: documents\[0\]\.text: missing required field"):
+        scorer.score_sets([{"topic": "t", "documents": [{"id": "d"}], "summaries": []}])
+    with pytest.raises(ValueError, match="duplicate topic id"):
+        t = {"topic": "t", "documents": [{"id": "d", "text": "x"}], "summaries": [{"system": "s", "text": "y"}]}
+        scorer.score_sets([t, t])
+    # A reference-based model on a topic without references: the CLI's message.
+    with pytest.raises(ValueError, match="needs references|need references"):
+        aesop.Scorer(models=["pyramid"]).score(["a summary"], ["a document"])
+
+
+def test_non_utf8_text_raises_a_unicode_error():
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    bad = b"caf\xe9".decode("utf-8", errors="surrogateescape")
+    with pytest.raises(UnicodeError):
+        scorer.score([bad], ["doc"])
+
+
+def test_corrupt_and_missing_model_paths_raise_value_errors(tmp_path):
+    corrupt = tmp_path / "broken.aesop"
+    corrupt.write_bytes(b"\x00not a model file at all")
+    with pytest.raises(ValueError, match="broken.aesop"):
+        aesop.Scorer(models=[str(corrupt)])
+    with pytest.raises(ValueError, match="no-such-model"):
+        aesop.Scorer(models=["no-such-model"])
+
+
+def test_ray_data_recipe_equals_the_cli(summeval, tmp_path):
+    ray = pytest.importorskip("ray")
+    import aesop.ray
+
+    path, _ = summeval
+    expected = cli_score(path)
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True)
+    try:
+        ds = ray.data.read_text(str(path))
+        preds = ds.map_batches(aesop.ray.AesopScorer, batch_format="pandas", concurrency=1, batch_size=4)
+        got = preds.to_pandas().to_dict("records")
+    finally:
+        ray.shutdown()
+    key = lambda r: (r["topic"], r["system"], r["model"])  # noqa: E731
+    assert sorted(got, key=key) == sorted(expected, key=key)

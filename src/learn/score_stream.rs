@@ -1,0 +1,451 @@
+//! `aesop score` at scale: the judgment set is read topic by topic, a window of topics is
+//! scored in parallel, and predictions are written in set order as they come, so memory
+//! depends on the largest topic and not on the set. The output goes to a temporary file beside
+//! the destination that is renamed into place only when every topic was scored: an error or an
+//! interruption never leaves a partial file. At the end a per-system table of mean predictions
+//! and a "wrote N predictions" line go to standard error.
+
+use super::builtin::{self, DEFAULT_TARGETS};
+use super::commands::ScoreArgs;
+use super::scoring::{NamedModel, Scorer};
+use crate::corpus::stream::{for_each_topic, StreamStats, Window};
+use crate::corpus::{jsonl, Topic};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// Output formats of `aesop score`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoreFormat {
+    /// One line per (summary, model): `{"topic","system","target","score","model"}`.
+    Jsonl,
+    /// One row per summary, one column per model (per target for the default built-ins).
+    Csv,
+}
+
+impl ScoreFormat {
+    /// `--format` when given, else CSV for a `.csv` output and JSON Lines otherwise.
+    pub fn resolve(format: Option<ScoreFormat>, output: Option<&Path>) -> ScoreFormat {
+        format.unwrap_or_else(|| match output.and_then(|p| p.extension()) {
+            Some(ext) if ext.eq_ignore_ascii_case("csv") => ScoreFormat::Csv,
+            _ => ScoreFormat::Jsonl,
+        })
+    }
+}
+
+/// What a scoring run wrote.
+#[derive(Debug, Clone)]
+pub struct ScoreReport {
+    pub predictions: usize,
+    pub stats: StreamStats,
+    /// Per system, per column: (sum, count) of the predictions.
+    pub systems: BTreeMap<String, Vec<(f64, usize)>>,
+    /// Column names of `systems` (model names, or targets for the default built-ins).
+    pub columns: Vec<String>,
+}
+
+/// One prediction line.
+#[derive(Debug, Serialize)]
+struct PredictionLine<'a> {
+    topic: &'a str,
+    system: &'a str,
+    target: &'a str,
+    score: f64,
+    model: Option<&'a str>,
+}
+
+/// The models of a run: the named ones, or (no names) the default built-ins in two variants,
+/// for topics with references and topics without. Also the library entry point for scoring
+/// in-memory topics (the Python package).
+pub struct ModelGroups {
+    groups: Vec<Vec<NamedModel>>,
+    defaults: bool,
+}
+
+/// One prediction: what one JSON line of `aesop score` holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub topic: String,
+    pub system: String,
+    pub target: String,
+    pub score: f64,
+    pub model: String,
+}
+
+impl ModelGroups {
+    /// `builtin:NAME` specs or model file paths; none: the default built-ins.
+    pub fn load(specs: &[String]) -> Result<ModelGroups> {
+        if specs.is_empty() {
+            let group = |with_references: bool| -> Result<Vec<NamedModel>> {
+                DEFAULT_TARGETS
+                    .iter()
+                    .map(|t| NamedModel::from_builtin(builtin::default_for(t, with_references)?))
+                    .collect()
+            };
+            return Ok(ModelGroups {
+                groups: vec![group(true)?, group(false)?],
+                defaults: true,
+            });
+        }
+        let models = specs
+            .iter()
+            .map(|spec| NamedModel::from_spec(spec))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ModelGroups {
+            groups: vec![models],
+            defaults: false,
+        })
+    }
+
+    /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
+    /// them: per topic, per summary, per model.
+    pub fn predict(&self, topics: &[Topic], cancel: &AtomicBool) -> Result<Vec<Prediction>> {
+        use rayon::prelude::*;
+        let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
+        let scorers = refs
+            .iter()
+            .map(|g| Scorer::new(g))
+            .collect::<Result<Vec<_>>>()?;
+        let per_topic = topics
+            .par_iter()
+            .map(|topic| {
+                let group = self.pick(topic);
+                let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
+                let models = &self.groups[group];
+                let mut out = Vec::with_capacity(topic.summaries.len() * models.len());
+                for (r, summary) in topic.summaries.iter().enumerate() {
+                    for (m, model) in models.iter().enumerate() {
+                        out.push(Prediction {
+                            topic: topic.topic.clone(),
+                            system: summary.system.clone(),
+                            target: model.target.clone(),
+                            score: scored.scores[m][r],
+                            model: model.name.clone(),
+                        });
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Vec<Result<Vec<Prediction>>>>();
+        let mut all = Vec::new();
+        for p in per_topic {
+            all.extend(p?);
+        }
+        Ok(all)
+    }
+
+    /// The model names, per group (one group, or the reference-based and `-noref` defaults).
+    pub fn names(&self) -> Vec<Vec<String>> {
+        self.groups
+            .iter()
+            .map(|g| g.iter().map(|m| m.name.clone()).collect())
+            .collect()
+    }
+
+    /// The group that scores `topic`.
+    fn pick(&self, topic: &Topic) -> usize {
+        usize::from(self.defaults && topic.references.is_empty())
+    }
+
+    /// Output columns: one per target for the defaults (both variants share them), else one per
+    /// model.
+    fn columns(&self) -> Vec<String> {
+        if self.defaults {
+            DEFAULT_TARGETS.iter().map(|t| t.to_string()).collect()
+        } else {
+            self.groups[0].iter().map(|m| m.name.clone()).collect()
+        }
+    }
+}
+
+/// The predictions for one topic: the group that scored it and, per summary, one score per model.
+struct TopicScores {
+    group: usize,
+    rows: Vec<Vec<f64>>,
+    /// Per summary: why it was not scored (see [`super::degenerate`]).
+    degenerate: Vec<Option<super::degenerate::Degenerate>>,
+}
+
+/// Score the set (or the plain-text files) of `args`, streaming; `on_prediction` sees every
+/// prediction written, as (model name, score), in output order.
+pub fn score_streaming(
+    args: &ScoreArgs,
+    cancel: &AtomicBool,
+    mut on_prediction: impl FnMut(&str, f64),
+) -> Result<ScoreReport> {
+    let groups = ModelGroups::load(&args.model)?;
+    let refs: Vec<Vec<&NamedModel>> = groups.groups.iter().map(|g| g.iter().collect()).collect();
+    let scorers = refs
+        .iter()
+        .map(|g| Scorer::new(g))
+        .collect::<Result<Vec<_>>>()?;
+    let format = ScoreFormat::resolve(args.format, args.output.as_deref());
+    let columns = groups.columns();
+    let sink_name = args.output.as_ref().map_or_else(
+        || "standard output".to_string(),
+        |p| p.display().to_string(),
+    );
+    let (topics, source): (Box<dyn Iterator<Item = Result<Topic>> + Send>, String) = match &args.set
+    {
+        Some(set) => (Box::new(jsonl::open_set(set)?), set.display().to_string()),
+        None => {
+            let (topics, source) = args.plain_text_topics()?;
+            (Box::new(topics.into_iter().map(Ok)), source)
+        }
+    };
+
+    let mut output = Output::create(args.output.as_deref(), &args.input_paths())?;
+    let mut writer = PredictionWriter::new(format, &columns, groups.defaults, output.writer())?;
+    let mut systems: BTreeMap<String, Vec<(f64, usize)>> = BTreeMap::new();
+    let mut predictions = 0;
+    // Degenerate summaries seen: (kind, count, an example), for one warning per kind.
+    let mut degenerate: Vec<(super::degenerate::Degenerate, usize, String)> = Vec::new();
+    let progress = std::io::stderr().is_terminal();
+    let stats = for_each_topic(
+        topics,
+        Window::default(),
+        progress,
+        cancel,
+        |topic| {
+            let group = groups.pick(topic);
+            let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
+            let rows = (0..scored.table.records.len())
+                .map(|r| scored.scores.iter().map(|s| s[r]).collect())
+                .collect();
+            Ok(TopicScores {
+                group,
+                rows,
+                degenerate: scored.degenerate,
+            })
+        },
+        |topic, scores| {
+            let models = &groups.groups[scores.group];
+            for ((summary, row), kind) in topic
+                .summaries
+                .iter()
+                .zip(&scores.rows)
+                .zip(&scores.degenerate)
+            {
+                if let Some(kind) = kind {
+                    match degenerate.iter_mut().find(|(k, _, _)| k == kind) {
+                        Some(entry) => entry.1 += 1,
+                        None => degenerate.push((
+                            *kind,
+                            1,
+                            format!("{}/{}", topic.topic, summary.system),
+                        )),
+                    }
+                }
+                writer
+                    .write(topic, &summary.system, models, row)
+                    .with_context(|| format!("writing {sink_name}"))?;
+                let sums = systems
+                    .entry(summary.system.clone())
+                    .or_insert_with(|| vec![(0.0, 0); columns.len()]);
+                for ((model, &score), slot) in models.iter().zip(row).zip(sums.iter_mut()) {
+                    on_prediction(&model.name, score);
+                    if score.is_finite() {
+                        slot.0 += score;
+                        slot.1 += 1;
+                    }
+                    predictions += 1;
+                }
+            }
+            Ok(())
+        },
+    )
+    .with_context(|| format!("scoring {source}"))?;
+    writer
+        .finish()
+        .with_context(|| format!("writing {sink_name}"))?;
+    output.commit()?;
+    let report = ScoreReport {
+        predictions,
+        stats,
+        systems,
+        columns,
+    };
+    for (kind, n, example) in &degenerate {
+        eprintln!("warning: {n} summaries not scored (score null): {kind} (e.g. {example})");
+    }
+    eprint!("{}", system_table(&report, 40));
+    eprintln!(
+        "wrote {} predictions for {} summaries ({} topics, {:.0} summaries/s) to {sink_name}",
+        report.predictions,
+        report.stats.summaries,
+        report.stats.topics,
+        report.stats.summaries_per_second()
+    );
+    Ok(report)
+}
+
+/// The per-system table of mean predictions (at most `max_rows` systems, then a count).
+pub fn system_table(report: &ScoreReport, max_rows: usize) -> String {
+    let mut out = String::new();
+    if report.systems.is_empty() {
+        return out;
+    }
+    let width = report
+        .systems
+        .keys()
+        .take(max_rows)
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    out.push_str(&format!("{:<width$} {:>9}", "system", "summaries"));
+    for c in &report.columns {
+        out.push_str(&format!(" {:>14}", c));
+    }
+    out.push('\n');
+    for (system, sums) in report.systems.iter().take(max_rows) {
+        let n = sums.iter().map(|s| s.1).max().unwrap_or(0);
+        out.push_str(&format!("{system:<width$} {n:>9}"));
+        for &(sum, count) in sums {
+            if count == 0 {
+                out.push_str(&format!(" {:>14}", "-"));
+            } else {
+                out.push_str(&format!(" {:>14.4}", sum / count as f64));
+            }
+        }
+        out.push('\n');
+    }
+    if report.systems.len() > max_rows {
+        out.push_str(&format!(
+            "… and {} more systems\n",
+            report.systems.len() - max_rows
+        ));
+    }
+    out
+}
+
+/// Where predictions go: standard output, a device or pipe written in place, or an
+/// [`crate::output::OutputFile`] that [`Output::commit`] renames into place (dropped
+/// uncommitted, it is deleted).
+enum Output {
+    Stdout,
+    /// A device or pipe (`/dev/stdout`, a FIFO): written in place, there is nothing to rename.
+    Special(std::fs::File),
+    /// The project's safe writer: refuses inputs and read-only files, never leaves a partial file.
+    File(crate::output::OutputFile),
+}
+
+impl Output {
+    fn create(path: Option<&Path>, inputs: &[&Path]) -> Result<Output> {
+        let Some(path) = path else {
+            return Ok(Output::Stdout);
+        };
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("{}: cannot open", path.display()))?;
+            return Ok(Output::Special(file));
+        }
+        Ok(Output::File(crate::output::OutputFile::create(
+            path, inputs,
+        )?))
+    }
+
+    fn writer(&mut self) -> Box<dyn Write + '_> {
+        match self {
+            Output::Stdout => Box::new(BufWriter::new(std::io::stdout().lock())),
+            Output::Special(file) => Box::new(BufWriter::new(file)),
+            Output::File(file) => Box::new(BufWriter::with_capacity(1 << 16, file)),
+        }
+    }
+
+    fn commit(self) -> Result<()> {
+        match self {
+            Output::Stdout | Output::Special(_) => Ok(()),
+            Output::File(file) => file.commit(),
+        }
+    }
+}
+
+/// Writes predictions as JSON Lines or CSV.
+enum PredictionWriter<'w> {
+    Jsonl(Box<dyn Write + 'w>),
+    Csv {
+        w: csv::Writer<Box<dyn Write + 'w>>,
+        /// The default built-ins: a last column names the variant used for the row.
+        models_column: bool,
+    },
+}
+
+impl<'w> PredictionWriter<'w> {
+    fn new(
+        format: ScoreFormat,
+        columns: &[String],
+        defaults: bool,
+        out: Box<dyn Write + 'w>,
+    ) -> Result<PredictionWriter<'w>> {
+        Ok(match format {
+            ScoreFormat::Jsonl => PredictionWriter::Jsonl(out),
+            ScoreFormat::Csv => {
+                let mut w = csv::Writer::from_writer(out);
+                let mut header = vec!["topic", "system"];
+                header.extend(columns.iter().map(String::as_str));
+                if defaults {
+                    header.push("models");
+                }
+                w.write_record(&header)?;
+                PredictionWriter::Csv {
+                    w,
+                    models_column: defaults,
+                }
+            }
+        })
+    }
+
+    fn write(
+        &mut self,
+        topic: &Topic,
+        system: &str,
+        models: &[NamedModel],
+        scores: &[f64],
+    ) -> Result<()> {
+        match self {
+            PredictionWriter::Jsonl(out) => {
+                for (model, &score) in models.iter().zip(scores) {
+                    let line = PredictionLine {
+                        topic: &topic.topic,
+                        system,
+                        target: &model.target,
+                        score,
+                        model: Some(&model.name),
+                    };
+                    serde_json::to_writer(&mut *out, &line)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+            PredictionWriter::Csv { w, models_column } => {
+                let mut row = vec![topic.topic.clone(), system.to_string()];
+                row.extend(scores.iter().map(|s| {
+                    if s.is_finite() {
+                        s.to_string()
+                    } else {
+                        String::new()
+                    }
+                }));
+                if *models_column {
+                    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+                    row.push(names.join(" "));
+                }
+                w.write_record(&row)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            PredictionWriter::Jsonl(mut out) => out.flush()?,
+            PredictionWriter::Csv { mut w, .. } => w.flush()?,
+        }
+        Ok(())
+    }
+}

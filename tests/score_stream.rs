@@ -1,0 +1,182 @@
+//! Streaming `score` and `features`: the same output as the whole-set code, CSV predictions,
+//! and no output at all when a line deep in the set is broken.
+
+use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
+use aesop::features::run::{self, TableFormat};
+use aesop::features::{build_classes, FeatureOptions};
+use aesop::learn::commands::{score_command, ScoreArgs};
+use aesop::learn::score_stream::ScoreFormat;
+use std::sync::atomic::AtomicBool;
+
+fn topic(id: usize, with_reference: bool) -> Topic {
+    let mut t = Topic::new(format!("topic-{id}"));
+    t.documents.push(Document::new(
+        "d1",
+        "The city council approved a new budget on Monday. The budget raises school funding \
+         by ten percent. Critics said the plan cuts road repairs. The mayor will sign it next week.",
+    ));
+    if with_reference {
+        t.references.push(Reference::new(
+            "r1",
+            "The council passed a budget that raises school funding and cuts road repairs.",
+        ));
+    }
+    for (s, text) in [
+        "The council approved a budget raising school funding by ten percent.",
+        "Road repairs are cut. The mayor signs next week.",
+        "A budget was approved on Monday by the city council.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        t.summaries
+            .push(Summary::new(format!("sys{s}"), format!("{text} ({id})")));
+    }
+    t
+}
+
+fn write_set(path: &std::path::Path, topics: &[Topic]) {
+    let file = std::fs::File::create(path).expect("create set");
+    jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
+}
+
+fn args(set: &std::path::Path, out: &std::path::Path, format: Option<ScoreFormat>) -> ScoreArgs {
+    ScoreArgs {
+        set: Some(set.to_path_buf()),
+        model: Vec::new(),
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(out.to_path_buf()),
+        format,
+    }
+}
+
+#[test]
+fn streamed_features_equal_the_whole_set_table_in_both_formats() {
+    // More topics than one window holds, so order across windows is exercised.
+    let topics: Vec<Topic> = (0..70).map(|i| topic(i, i % 3 != 0)).collect();
+    let classes = build_classes(
+        &["surface".into(), "rouge".into()],
+        &FeatureOptions::default(),
+    )
+    .expect("classes");
+    let cancel = AtomicBool::new(false);
+    let table = run::extract_features(&topics, &classes, false, &cancel).expect("extract");
+    for format in [TableFormat::Csv, TableFormat::Jsonl] {
+        let mut whole = Vec::new();
+        run::write_table(&table, format, &mut whole).expect("write");
+        let mut streamed = Vec::new();
+        let report = run::stream_features(
+            topics.iter().cloned().map(Ok),
+            &classes,
+            format,
+            &mut streamed,
+            false,
+            &cancel,
+        )
+        .expect("stream");
+        assert_eq!(
+            String::from_utf8(streamed).expect("utf8"),
+            String::from_utf8(whole).expect("utf8")
+        );
+        assert_eq!(report.stats.topics, 70);
+        assert_eq!(report.stats.summaries, 210);
+        assert_eq!(report.skipped, table.skipped);
+        assert!(
+            !report.skipped.is_empty(),
+            "rouge has no references in some topics"
+        );
+    }
+}
+
+#[test]
+fn csv_predictions_hold_the_jsonl_scores_one_row_per_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let topics: Vec<Topic> = (0..4).map(|i| topic(i, i % 2 == 0)).collect();
+    write_set(&set, &topics);
+    let jsonl_out = dir.path().join("pred.jsonl");
+    let lines =
+        score_command(&args(&set, &jsonl_out, None), &AtomicBool::new(false)).expect("score jsonl");
+    let csv_out = dir.path().join("pred.csv");
+    let csv_lines =
+        score_command(&args(&set, &csv_out, None), &AtomicBool::new(false)).expect("score csv");
+    assert_eq!(lines, csv_lines);
+
+    let mut reader = csv::Reader::from_path(&csv_out).expect("csv");
+    let header: Vec<String> = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "topic",
+            "system",
+            "pyramid",
+            "responsiveness",
+            "readability",
+            "models"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 12);
+    assert_eq!(
+        &rows[3][5],
+        "pyramid-noref responsiveness-noref readability-noref"
+    );
+    assert_eq!(&rows[0][5], "pyramid responsiveness readability");
+    let json: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl_out)
+        .expect("read")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    for (r, row) in rows.iter().enumerate() {
+        for m in 0..3 {
+            let line = &json[r * 3 + m];
+            assert_eq!(line["topic"], row[0].to_string());
+            assert_eq!(line["system"], row[1].to_string());
+            let csv_score: f64 = row[2 + m].parse().expect("number");
+            assert_eq!(
+                csv_score.to_bits(),
+                line["score"].as_f64().expect("score").to_bits()
+            );
+        }
+    }
+    // --format overrides the extension.
+    let forced = dir.path().join("pred.txt");
+    score_command(
+        &args(&set, &forced, Some(ScoreFormat::Csv)),
+        &AtomicBool::new(false),
+    )
+    .expect("forced csv");
+    assert_eq!(
+        std::fs::read(&forced).expect("forced"),
+        std::fs::read(&csv_out).expect("csv")
+    );
+}
+
+#[test]
+fn a_broken_line_after_many_topics_leaves_no_output_and_no_temporary_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let topics: Vec<Topic> = (0..40).map(|i| topic(i, true)).collect();
+    write_set(&set, &topics);
+    let mut text = std::fs::read_to_string(&set).expect("read");
+    text.push_str("{\"topic\": \"broken\", \"summaries\": 5}\n");
+    std::fs::write(&set, text).expect("write");
+    let out = dir.path().join("pred.jsonl");
+    let err = score_command(&args(&set, &out, None), &AtomicBool::new(false))
+        .expect_err("line 41 is invalid");
+    let message = format!("{err:#}");
+    assert!(message.contains("set.jsonl:41"), "{message}");
+    assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("set.jsonl")]);
+}
