@@ -12,8 +12,10 @@ pub mod cv;
 pub mod dataset;
 pub mod learners;
 pub mod model_file;
+pub mod multiset;
 pub mod scoring;
 pub mod stack;
+pub mod transfer;
 
 pub use dataset::{Dataset, Scaler};
 pub use learners::{fit, Fitted, Hyper, LearnerKind};

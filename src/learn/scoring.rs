@@ -109,8 +109,18 @@ pub fn default_model_names(topic: &Topic) -> Vec<&'static str> {
 pub struct Scored {
     /// The features of every summary (all classes any model uses), in set order.
     pub table: FeatureTable,
-    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table`.
+    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table` (calibrated to the
+    /// target's scale when the model has a calibration).
     pub scores: Vec<Vec<f64>>,
+    /// `raw[m][r]`: model `m`'s raw output; empty for a model without a calibration.
+    pub raw: Vec<Vec<f64>>,
+}
+
+impl Scored {
+    /// Model `m`'s raw output for record `r`, when it differs from its score (calibrated).
+    pub fn raw_of(&self, m: usize, r: usize) -> Option<f64> {
+        self.raw.get(m).and_then(|v| v.get(r)).copied()
+    }
 }
 
 /// Score `topics` with every model in `models`. Features are computed once for the union of the
@@ -161,13 +171,19 @@ pub fn score_topics(
         )
     })?;
     let table = extract_features(topics, &built, show_progress, cancel)?;
-    let scores = models
-        .iter()
-        .map(|m| {
-            m.model
-                .predict_table(&table)
-                .with_context(|| format!("scoring with {}", m.source))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Scored { table, scores })
+    let mut scores = Vec::new();
+    let mut raw = Vec::new();
+    for m in models {
+        let (score, model_raw) = m
+            .model
+            .predict_table_calibrated(&table)
+            .with_context(|| format!("scoring with {}", m.source))?;
+        scores.push(score);
+        raw.push(if m.model.transfer.calibration.is_some() {
+            model_raw
+        } else {
+            Vec::new()
+        });
+    }
+    Ok(Scored { table, scores, raw })
 }
