@@ -20,9 +20,10 @@ fn write_set(path: &Path, topics: usize, scale: f64) {
     let mut set = Vec::new();
     for t in 0..topics {
         let mut topic = Topic::new(format!("t{t}"));
-        topic
-            .documents
-            .push(Document::new("d", format!("{words}. {words} again in topic {t}.")));
+        topic.documents.push(Document::new(
+            "d",
+            format!("{words}. {words} again in topic {t}."),
+        ));
         topic.references.push(Reference::new("r", words));
         for s in 0..5 {
             let text: Vec<&str> = words.split(' ').take(3 + 2 * s + t % 2).collect();
@@ -99,7 +100,12 @@ fn set_flags_parse_and_a_missing_column_names_file_and_column() {
 #[test]
 fn pooled_pairs_never_cross_topics_or_sets() {
     // Both sets use the topic names t1 and t2.
-    let a = set_data("a.jsonl", "y", &["t1", "t1", "t2", "t2"], &[1.0, 2.0, 3.0, 4.0]);
+    let a = set_data(
+        "a.jsonl",
+        "y",
+        &["t1", "t1", "t2", "t2"],
+        &[1.0, 2.0, 3.0, 4.0],
+    );
     let b = set_data("b.jsonl", "y", &["t1", "t1", "t2"], &[0.1, 0.5, 0.9]);
     let pooled = pool(&[a.clone(), b.clone()], &[0, 1], PoolOptions::default()).expect("pool");
     let original = |i: usize| {
@@ -184,8 +190,13 @@ fn within_topic_normalization_matches_hand_computed_values() {
 
 #[test]
 fn calibration_is_monotone_and_within_the_targets_range() {
-    let raw: Vec<f64> = (0..50).map(|i| ((i * 37) % 50) as f64 / 7.0 - 3.0).collect();
-    let targets: Vec<f64> = raw.iter().map(|r| (3.0 + 0.4 * r).clamp(1.0, 5.0)).collect();
+    let raw: Vec<f64> = (0..50)
+        .map(|i| ((i * 37) % 50) as f64 / 7.0 - 3.0)
+        .collect();
+    let targets: Vec<f64> = raw
+        .iter()
+        .map(|r| (3.0 + 0.4 * r).clamp(1.0, 5.0))
+        .collect();
     let c = Calibration::fit(&raw, &targets).expect("fit");
     let (lo, hi) = (
         targets.iter().copied().fold(f64::INFINITY, f64::min),
@@ -261,7 +272,10 @@ fn a_model_file_from_before_calibration_still_loads_and_scores_raw() {
     let copy = dir.path().join("copy.aesop");
     model.save(&copy).expect("save");
     let again = std::fs::read(&copy).expect("read");
-    assert_eq!(u32::from_le_bytes(again[8..12].try_into().expect("4")), version);
+    assert_eq!(
+        u32::from_le_bytes(again[8..12].try_into().expect("4")),
+        version
+    );
     // A truncated transfer trailer of a format-3 file is an error, not a silent default.
     let mut file = ModelFile::load(&path).expect("load");
     file.transfer.calibration = Some(Calibration {

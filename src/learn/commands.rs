@@ -3,10 +3,12 @@
 use super::cv::{summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
+use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
 use super::scoring::{default_model_names, score_topics, NamedModel};
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
-use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
-use super::transfer::{self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo};
+use super::transfer::{
+    self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo,
+};
 use super::Dataset;
 use crate::corpus::{jsonl, Topic};
 use crate::features::run::{extract_features, FeatureTable};
@@ -692,8 +694,10 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
         runs.push((topics, models));
     }
     // Score every run, then write in the set's order (topic ids are unique within a set).
-    let mut by_topic: std::collections::HashMap<String, Vec<(String, String, f64, Option<f64>, String)>> =
-        std::collections::HashMap::new();
+    let mut by_topic: std::collections::HashMap<
+        String,
+        Vec<(String, String, f64, Option<f64>, String)>,
+    > = std::collections::HashMap::new();
     for (topics, models) in &runs {
         let refs: Vec<&NamedModel> = models.iter().collect();
         let scored = score_topics(&refs, topics, progress, cancel)
@@ -796,7 +800,13 @@ pub fn cross_validate_command(
             .zip(&data.systems)
             .map(|(t, s)| (None, t.as_str(), s.as_str()))
             .collect();
-        write_out_of_fold(&args.output, &rows, &spec.column, &predictions, &predictions)?;
+        write_out_of_fold(
+            &args.output,
+            &rows,
+            &spec.column,
+            &predictions,
+            &predictions,
+        )?;
         let mut report = cv_report(args, &target, &classes, names.len(), data, &predictions);
         report.sets = vec![spec.to_string()];
         return finish_cv_report(args, report);

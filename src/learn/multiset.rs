@@ -98,7 +98,12 @@ pub struct Recipe<'a> {
 /// on other scales, e.g. a 0-1 pyramid column pooled with 1-5 Likert columns, would otherwise
 /// mix scales).
 pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Calibration)> {
-    let model = train(&pooled.for_training(), recipe.learner, recipe.hyper, recipe.seed)?;
+    let model = train(
+        &pooled.for_training(),
+        recipe.learner,
+        recipe.hyper,
+        recipe.seed,
+    )?;
     let idx = pooled.rows_on_scale_of(recipe.target);
     let rows: Vec<Vec<f64>> = idx.iter().map(|&i| pooled.data.rows[i].clone()).collect();
     let targets: Vec<f64> = idx.iter().map(|&i| pooled.original_targets[i]).collect();
@@ -225,12 +230,8 @@ pub fn leave_one_set_out(
         let feature_aligned = aligned(data, &feature_values)?;
         let seed = settings.recipe.seed;
         let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
-        let comparison = compare_metrics(
-            &model_aligned,
-            &feature_aligned,
-            settings.bootstrap,
-            seed,
-        )?;
+        let comparison =
+            compare_metrics(&model_aligned, &feature_aligned, settings.bootstrap, seed)?;
         let summary = comparison
             .iter()
             .find(|c| c.name == "summary.kendall")
@@ -284,21 +285,18 @@ fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
 fn held_out_stats(data: &Aligned, samples: usize, seed: u64) -> HeldOutStats {
     let estimates = bootstrap_intervals(data, samples, Resample::Both, seed, 0.95);
     let get = |name: &str| {
-        estimates
-            .iter()
-            .find(|e| e.name == name)
-            .map_or(
-                Stat {
-                    value: f64::NAN,
-                    lower: f64::NAN,
-                    upper: f64::NAN,
-                },
-                |e| Stat {
-                    value: e.value,
-                    lower: e.interval.lower,
-                    upper: e.interval.upper,
-                },
-            )
+        estimates.iter().find(|e| e.name == name).map_or(
+            Stat {
+                value: f64::NAN,
+                lower: f64::NAN,
+                upper: f64::NAN,
+            },
+            |e| Stat {
+                value: e.value,
+                lower: e.interval.lower,
+                upper: e.interval.upper,
+            },
+        )
     };
     HeldOutStats {
         summary_kendall: get("summary.kendall"),
@@ -332,7 +330,11 @@ pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Ve
             continue;
         }
         let (tau, label, values) = if tau < 0.0 {
-            (-tau, format!("-{name}"), values.iter().map(|v| -v).collect())
+            (
+                -tau,
+                format!("-{name}"),
+                values.iter().map(|v| -v).collect(),
+            )
         } else {
             (tau, name.clone(), values)
         };
@@ -356,8 +358,16 @@ pub fn per_set_taus(pooled: &Pooled, raw: &[f64], sets: usize) -> Vec<(f64, f64)
             let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
             let pick_s = |v: &[String]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
             (
-                summary_level_tau(&pick(raw), &pick(&pooled.data.targets), &pick_s(&pooled.data.topics)),
-                system_level_tau(&pick(raw), &pick(&pooled.data.targets), &pick_s(&pooled.data.systems)),
+                summary_level_tau(
+                    &pick(raw),
+                    &pick(&pooled.data.targets),
+                    &pick_s(&pooled.data.topics),
+                ),
+                system_level_tau(
+                    &pick(raw),
+                    &pick(&pooled.data.targets),
+                    &pick_s(&pooled.data.systems),
+                ),
             )
         })
         .collect()
