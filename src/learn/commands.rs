@@ -694,10 +694,10 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
         runs.push((topics, models));
     }
     // Score every run, then write in the set's order (topic ids are unique within a set).
-    let mut by_topic: std::collections::HashMap<
-        String,
-        Vec<(String, String, f64, Option<f64>, String)>,
-    > = std::collections::HashMap::new();
+    // (system, target, score, raw, model name) of one prediction line.
+    type Line = (String, String, f64, Option<f64>, String);
+    let mut by_topic: std::collections::HashMap<String, Vec<Line>> =
+        std::collections::HashMap::new();
     for (topics, models) in &runs {
         let refs: Vec<&NamedModel> = models.iter().collect();
         let scored = score_topics(&refs, topics, progress, cancel)

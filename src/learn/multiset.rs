@@ -210,11 +210,14 @@ pub fn held_out_predictions(
     Ok((raw, calibrated))
 }
 
+/// Per held-out set, (raw, calibrated) for each of its rows.
+pub type HeldOutPredictions = Vec<Vec<(f64, f64)>>;
+
 /// Protocol 2 over `loaded`: for each set, train on the others and score it.
 pub fn leave_one_set_out(
     loaded: &[LoadedSet],
     settings: &LosoSettings,
-) -> Result<(Vec<HeldOut>, Vec<Vec<(f64, f64)>>)> {
+) -> Result<(Vec<HeldOut>, HeldOutPredictions)> {
     if loaded.len() < 2 {
         bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
     }

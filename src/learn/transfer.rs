@@ -386,21 +386,20 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
         };
         // The position makes labels unique when one file is pooled twice (two columns).
         let label = format!("{s}:{}", set.spec.name());
-        for i in 0..set.data.len() {
-            let tag = |l: &str| {
-                if several {
-                    format!("{label}/{l}")
-                } else {
-                    l.to_string()
-                }
-            };
-            out.data.rows.push(set.data.rows[i].clone());
-            out.data.targets.push(scaled[i]);
-            out.data.topics.push(tag(&set.data.topics[i]));
-            out.data.systems.push(tag(&set.data.systems[i]));
-            out.set_of_row.push(s);
-            out.original_targets.push(set.data.targets[i]);
-        }
+        let tag = |l: &str| {
+            if several {
+                format!("{label}/{l}")
+            } else {
+                l.to_string()
+            }
+        };
+        let d = &set.data;
+        out.data.rows.extend(d.rows.iter().cloned());
+        out.data.targets.extend(scaled);
+        out.data.topics.extend(d.topics.iter().map(|t| tag(t)));
+        out.data.systems.extend(d.systems.iter().map(|t| tag(t)));
+        out.set_of_row.extend(std::iter::repeat_n(s, d.len()));
+        out.original_targets.extend(d.targets.iter().copied());
     }
     out.equal_set_weights = options.equal_set_weights && several;
     Ok(out)
