@@ -854,7 +854,15 @@ pub fn cross_validate_command(
         report.topic_folds = 0;
         report.system_folds = 0;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
-        report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
+        // Over the held-out sets whose error is defined (on the target's scale, with that
+        // scale taught by another set), weighted by rows.
+        let (sum, n) = held_out
+            .iter()
+            .filter(|h| h.calibrated_mae.is_finite())
+            .fold((0.0, 0usize), |(s, n), h| {
+                (s + h.calibrated_mae * h.rows as f64, n + h.rows)
+            });
+        report.calibrated_mae = if n > 0 { sum / n as f64 } else { f64::NAN };
         report.seconds = started.elapsed().as_secs_f64();
         print!("{}", render_loso(&report, &held_out));
         report.leave_one_set_out = held_out;

@@ -255,8 +255,14 @@ pub fn leave_one_set_out(
             summary_difference: summary.as_ref().map_or(f64::NAN, |c| c.difference),
             bootstrap_model_wins: summary.as_ref().map_or(f64::NAN, |c| c.bootstrap_a_wins),
             permutation_p: summary.as_ref().map_or(f64::NAN, |c| c.permutation_p),
-            // Only meaningful when the held-out column is on the calibrated scale.
-            calibrated_mae: if held.record.column == settings.recipe.target {
+            // Only meaningful when the held-out column is on the calibrated scale and some
+            // training set taught that scale.
+            calibrated_mae: if held.record.column == settings.recipe.target
+                && loaded
+                    .iter()
+                    .enumerate()
+                    .any(|(s, l)| s != h && l.record.column == settings.recipe.target)
+            {
                 mean_absolute_error(&calibrated, &data.targets)
             } else {
                 f64::NAN
