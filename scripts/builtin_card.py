@@ -1,6 +1,6 @@
 """Render a built-in model's card (Markdown) from the files scripts/train-builtin wrote.
 
-Usage: builtin_card.py NAME TARGET SET COLUMN NOREF LEARNER WORKDIR "SEEDS" COMMIT
+Usage: builtin_card.py NAME TARGET NOREF WORKDIR "SEEDS" "SET:COLUMN ..." COMMIT
 """
 import json
 import os
@@ -8,103 +8,96 @@ import re
 import statistics
 import sys
 
-name, target, set_name, column, noref, learner, work, seeds, commit = sys.argv[1:10]
+name, target, noref, work, seeds, sets, commit = sys.argv[1:8]
 seeds = seeds.split()
+sets = [s.split(":", 1) for s in sets.split()]
 reference_free = noref == "yes"
 
-# Anchors of ../shared/docs/EVALUATION.md (summary-level tau / system-level tau).
-ANCHORS = {
-    ("realsumm", "litepyramid_recall"): [
-        ("best single reference-free feature (JS)", ".253 / .594"),
-        ("best single feature with references (ROUGE-1 R)", ".409 / .754"),
-        ("learned SVR-RBF anchor (S3-like)", ".339 / .667"),
-        ("learned pairwise linear ranker anchor", ".385 / .790"),
-    ],
-    ("summeval", "relevance"): [
-        ("best single reference-free feature (JS)", ".246 / .417"),
-        ("best single feature with references (ROUGE-1 F)", ".253 / .583"),
-        ("learned SVR-RBF anchor (S3-like)", ".185 / .233"),
-        ("learned pairwise linear ranker anchor", ".303 / .417"),
-    ],
-    ("summeval", "coherence"): [
-        ("best single reference-free feature (JS)", ".125 / .217"),
-        ("best single feature with references (ROUGE-L F)", ".151 / .417"),
-        ("learned SVR-RBF anchor (S3-like)", ".124 / .217"),
-        ("learned pairwise linear ranker anchor", ".174 / .300"),
-    ],
-}
 SETS = {
-    "realsumm": "REALSumm (Bhandari et al. 2020; CNN/DM, 100 topics, 24 systems after dropping the duplicated "
-    "`bart_out`, 1 reference each)",
-    "summeval": "SummEval (Fabbri et al. 2021; CNN/DM, 100 topics, 16 systems, 11 references each, expert scores)",
+    "realsumm": "REALSumm (CNN/DM, 100 topics, 24 systems, 1 reference)",
+    "summeval": "SummEval (CNN/DM, 100 topics, 16 systems, 11 references, expert scores)",
+    "newsroom": "Newsroom (60 topics, 7 systems, 1 reference)",
+    "dialsummeval": "DialSummEval (SAMSum dialogues, 100 topics, 14 systems, 1 reference)",
+    "summeval-op": "SummEval-OP (opinion summaries, 32 topics, 13 systems, no references)",
 }
 PURPOSE = {
     "pyramid": "content selection against human references (TAC modified pyramid)",
     "responsiveness": "overall responsiveness (content and form together)",
     "readability": "readability / linguistic quality (coherence)",
 }
+SCALE = {
+    "pyramid": "REALSumm `litepyramid_recall`, in [0, 1]",
+    "responsiveness": "the 1-5 Likert scale of the `responsiveness` columns",
+    "readability": "the 1-5 Likert scale of the `readability` columns",
+}
 
 
 def fmt(v):
+    if v is None or v != v:
+        return "n/a"
     return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"-{-v:.3f}".replace("0.", ".", 1)
 
 
-def estimate(report, key):
-    for e in report["estimates"]:
-        if e["name"] == key:
-            i = e.get("interval")
-            if i:
-                return f"{fmt(e['value'])} [{fmt(i['lower'])}, {fmt(i['upper'])}]"
-            return fmt(e["value"])
-    return "n/a"
+def stat(s):
+    return f"{fmt(s['value'])} [{fmt(s['lower'])}, {fmt(s['upper'])}]"
 
 
-ev = json.load(open(f"{work}/{name}.eval.json"))
-cvs = [json.load(open(f"{work}/{name}.cv.{s}.json")) for s in seeds]
+loso = json.load(open(f"{work}/{name}.loso.json"))
+seconds = open(f"{work}/{name}.loso.seconds").read().strip()
 log = open(f"{work}/{name}.train.log").read()
 m = re.search(r"trained (\S+) on (\d+) rows \((\d+) features, (.*)\); wrote", log)
 rows, features, hyper = (m.group(2), m.group(3), m.group(4)) if m else ("?", "?", "?")
 size = os.path.getsize(f"models/builtin/{name}.aesop")
-summary_taus = [c["summary_kendall_tau"] for c in cvs]
-system_taus = [c["system_kendall_tau"] for c in cvs]
+held = loso["leave_one_set_out"]
+means = statistics.mean(h["model"]["summary_kendall"]["value"] for h in held)
 refs = "no references (reference-free features only)" if reference_free else "the human references"
 
 print(f"# Built-in model `{name}`\n")
-print(
-    f"Predicts `{target}` ({PURPOSE[target]}) using {refs}; {learner} on {set_name} `{column}`, "
-    f"protocol-1 summary τ {fmt(statistics.mean(summary_taus))}, system τ {fmt(statistics.mean(system_taus))}.\n"
-)
+print(f"Predicts `{target}` ({PURPOSE[target]}) using {refs}; rank-svm trained on {len(sets)} judgment sets; "
+      f"leave-one-set-out summary τ {fmt(means)} (mean over held-out sets).\n")
 print("## Data\n")
-print(f"- Training set: {SETS[set_name]}, from ../shared/data (see its SOURCES.md for licences).")
-print(f"- Target column: `{column}` (aesop target `{target}`); {rows} training rows.")
-print(f"- Features: {features} columns from classes {', '.join(cvs[0]['classes'])}"
-      + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free else "."))
-print(f"- Learner: `{learner}`, hyper-parameters {hyper} (chosen by inner cross-validation over the training "
-      "topics unless fixed); features standardized with the training statistics, each column divided by "
-      "the square root of its class size so that every feature class weighs the same.")
+for s, col in sets:
+    print(f"- {SETS.get(s, s)}: column `{col}`.")
+print(f"- {rows} training rows in all. Ranking pairs stay within a topic of one set; sets are not weighted.")
+print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}"
+      + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free else ".")
+      + " No batch-dependent class (`consensus`) and no within-topic normalization: a summary's score"
+      " depends on that summary (and its inputs and references) alone.")
+print(f"- Learner: `rank-svm`, {hyper}, classes and C chosen by leave-one-set-out results "
+      "(docs/RESULTS.md, \"Models that transfer\").")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
       f"by `scripts/train-builtin {name}`.\n")
-print("## Protocol 1 (EVALUATION.md: 5 topic folds x 4 system folds, out-of-fold predictions)\n")
-print(f"Seed {seeds[0]}, with 95% percentile-bootstrap intervals ({ev['bootstrap_samples']} samples "
-      f"resampling {ev['resample']}):\n")
-print("| statistic | value [95% CI] |\n|---|---|")
-for label, key in [
-    ("summary-level Kendall τ-b", "summary.kendall"),
-    ("system-level Kendall τ-b", "system.kendall"),
-    ("system-level Pearson r", "system.pearson"),
-    ("system-level pairwise accuracy", "system.pairwise_accuracy"),
-    ("input-level pairwise accuracy", "input.pairwise_accuracy"),
-    ("global Kendall τ-b", "global.kendall"),
-]:
-    print(f"| {label} | {estimate(ev, key)} |")
-print(f"\nAcross fold seeds {', '.join(seeds)}: summary τ "
-      + ", ".join(fmt(t) for t in summary_taus) + f" (mean {fmt(statistics.mean(summary_taus))}); system τ "
-      + ", ".join(fmt(t) for t in system_taus) + f" (mean {fmt(statistics.mean(system_taus))}).\n")
-print("Anchors on the same data (EVALUATION.md, summary τ / system τ):\n")
-for label, value in ANCHORS[(set_name, column)]:
-    print(f"- {label}: {value}")
+print("## Scale\n")
+# Held-out calibration error: only where the held-out column is the target and another set taught that scale.
+on_scale = [h for h in held if h["column"] == target and h["calibrated_mae"] is not None
+            and h["calibrated_mae"] == h["calibrated_mae"] and sum(1 for _, c in sets if c == target) > 1]
+if on_scale:
+    mae = sum(h["calibrated_mae"] * h["rows"] for h in on_scale) / sum(h["rows"] for h in on_scale)
+    mae_text = (f"{fmt(mae)} (leave-one-set-out, " + ", ".join(f"{h['set']} {fmt(h['calibrated_mae'])}" for h in on_scale) + ")")
+else:
+    mae_text = ("not measurable by leaving a set out: only one visible set is on this scale, so a model trained "
+                "without it has no scale to learn; protocol 1 on that set gives it below")
+print(f"Scores are calibrated to {SCALE[target]}: a linear map of the ranker's raw output fitted by least squares "
+      "on the training rows of the sets whose column is the target, clamped to their range; `raw` keeps the ranker's "
+      f"output. Mean absolute error of the calibrated scores on held-out data: {mae_text}.\n")
+print(f"## Protocol 2: leave one set out ({seconds} s for all folds)\n")
+print("Each row: a model of this recipe trained on every other set, scoring the held-out set; the best single "
+      "feature of the same classes on that set is chosen in hindsight (sign included); 95% bootstrap intervals "
+      f"resampling topics and systems; paired test on summary τ (Koehn bootstrap share of wins, permutation p).\n")
+print("| held-out set | summary τ | system τ | system pairwise acc. | best single feature | its summary τ | Δ | wins | p |")
+print("|---|---|---|---|---|---|---|---|---|")
+for h in held:
+    print(f"| {h['set']} `{h['column']}` | {stat(h['model']['summary_kendall'])} | {stat(h['model']['system_kendall'])} "
+          f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
+          f"| {stat(h['best_feature_stats']['summary_kendall'])} | {h['summary_difference']:+.3f} "
+          f"| {h['bootstrap_model_wins']:.2f} | {h['permutation_p']:.3f} |")
+print("\n## Protocol 1 on each set alone (5 topic folds x 4 system folds)\n")
+print("| set | fold seeds | summary τ | system τ | calibrated MAE |\n|---|---|---|---|---|")
+for s, col in sets:
+    cvs = [json.load(open(f"{work}/{name}.p1.{s}.{seed}.json")) for seed in seeds]
+    print(f"| {s} `{col}` | {', '.join(seeds)} | {fmt(statistics.mean(c['summary_kendall_tau'] for c in cvs))} "
+          f"| {fmt(statistics.mean(c['system_kendall_tau'] for c in cvs))} "
+          f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
 print(f"`aesop score SET --model builtin:{name}`; `aesop score` without `--model` uses it for topics "
       + ("without references." if reference_free else "with references."))
-print("Scores are on the learner's scale (a ranking SVM gives w·x): compare summaries of the same input, "
-      "or systems by their means; they are not on the human scale.")

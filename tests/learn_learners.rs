@@ -160,6 +160,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
             rows: data.len(),
         },
         report: Some("{}".into()),
+        transfer: Default::default(),
     }
 }
 

@@ -10,7 +10,9 @@ use aesop::learn::commands::{
     cross_validate_command, train_command, CrossValidateArgs, LearnArgs, TrainArgs,
 };
 use aesop::learn::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
-use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION, FORMAT_VERSION_PLAIN};
+use aesop::learn::model_file::{
+    ModelFile, TrainingSet, FORMAT_VERSION_PLAIN, FORMAT_VERSION_STACKED,
+};
 use aesop::learn::scoring::NamedModel;
 use aesop::learn::stack::{
     self, cross_validate_stacked, fit_base, inner_layout, out_of_fold_base_predictions,
@@ -355,6 +357,7 @@ fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
             rows: data.len(),
         },
         report: None,
+        transfer: Default::default(),
     }
 }
 
@@ -370,7 +373,7 @@ fn stacked_model_files_round_trip_and_old_files_still_load() {
     let bytes = std::fs::read(&path).expect("read");
     assert_eq!(
         u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")),
-        FORMAT_VERSION
+        FORMAT_VERSION_STACKED
     );
     let loaded = ModelFile::load(&path).expect("load");
     // Columns in another order in the table: picked by name.
@@ -582,6 +585,8 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
             system_folds: 2,
             output: dir.path().join("oof.jsonl"),
             report: None,
+            leave_one_set_out: false,
+            bootstrap: 1000,
         },
         &options,
         &cancel,

@@ -34,6 +34,8 @@ fn summeval_rank_svm_relevance_protocol1() {
         system_folds: 4,
         output: dir.path().join("oof.jsonl"),
         report: None,
+        leave_one_set_out: false,
+        bootstrap: 1000,
     };
     let report = cross_validate_command(&args, &options, &cancel).expect("cross-validate");
     eprintln!(

@@ -11,13 +11,13 @@ use super::commands::{feature_plan, LearnArgs};
 use super::cv::{cross_validate, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
+use super::multiset::{load_sets, set_data};
+use super::transfer::{pool, PoolOptions};
 use super::Dataset;
-use crate::corpus::jsonl;
 use crate::eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use crate::eval::levels::{Aligned, ScoreRow};
 use crate::eval::report::xml_escape;
-use crate::features::run::extract_features;
-use crate::features::{build_classes, FeatureOptions};
+use crate::features::FeatureOptions;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -135,7 +135,8 @@ pub fn ablate_command(
         bail!("ablate does not take --stack: it ablates the feature classes of one model");
     }
     let hyper = learn.hyper.fixed(learn.learner)?;
-    let topics = jsonl::read_set(&learn.set)?;
+    let specs = learn.set_specs()?;
+    let target = learn.model_target()?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     if classes.len() < 2 {
         bail!(
@@ -143,11 +144,19 @@ pub fn ablate_command(
             classes.join(", ")
         );
     }
-    use std::io::IsTerminal;
-    let built = build_classes(&classes, options)?;
-    let table = extract_features(&topics, &built, std::io::stderr().is_terminal(), cancel)?;
-    let data = Dataset::from_table(&table, &topics, &learn.target, &names)
-        .with_context(|| format!("{}", learn.set.display()))?;
+    // Several sets are pooled as for `train` (topics unique per set, targets standardized per
+    // set); ablation has no set weights.
+    let loaded = load_sets(
+        &specs,
+        &classes,
+        &names,
+        options,
+        learn.transfer.normalize,
+        cancel,
+    )?;
+    let sets = set_data(&loaded);
+    let all: Vec<usize> = (0..sets.len()).collect();
+    let data = pool(&sets, &all, PoolOptions::default())?.data;
     let settings = AblationSettings {
         learner: learn.learner,
         hyper,
@@ -157,12 +166,17 @@ pub fn ablate_command(
         bootstrap: args.bootstrap,
     };
     let mut report = ablate_dataset(&data, &classes, &settings, cancel)?;
-    report.set = learn.set.display().to_string();
-    report.target = learn.target.clone();
+    report.set = specs
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    report.target = target;
     report.reference_free = learn.no_references;
 
     let markdown = render_markdown(&report);
-    let inputs: [&std::path::Path; 1] = [&learn.set];
+    let inputs = learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
     crate::output::OutputFile::write_all_to(&args.output, &inputs, markdown.as_bytes())?;
     if let Some(path) = &args.csv {
         crate::output::OutputFile::write_all_to(path, &inputs, render_csv(&report)?.as_bytes())?;

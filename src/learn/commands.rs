@@ -1,10 +1,14 @@
 //! `train`, `score` and `cross-validate` as library functions (src/main.rs wires them).
 
-use super::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
+use super::cv::{summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
+use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
-use super::{train, Dataset};
+use super::transfer::{
+    self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo,
+};
+use super::Dataset;
 use crate::corpus::{jsonl, Topic};
 use crate::features::run::{extract_features, FeatureTable};
 use crate::features::{self, build_classes, FeatureOptions};
@@ -17,11 +21,15 @@ use std::sync::atomic::AtomicBool;
 /// What to learn and from what: shared by `train`, `cross-validate` and `ablate`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LearnArgs {
-    /// Judgment set (JSON Lines) with human scores.
-    pub set: PathBuf,
-    /// Score to learn (e.g. pyramid, responsiveness, relevance).
+    /// Judgment set (JSON Lines) with human scores (or give each set with --set).
+    #[arg(required_unless_present = "sets")]
+    pub set: Option<PathBuf>,
+    /// Score to learn (e.g. pyramid, responsiveness, relevance). With --set only: the name of
+    /// the model's target (default: the sets' column when they all name the same one).
     #[arg(long)]
-    pub target: String,
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub transfer: TransferArgs,
     #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
     pub learner: LearnerKind,
     /// Comma-separated feature classes (default: all).
@@ -43,14 +51,97 @@ impl LearnArgs {
     /// Learn `target` from `set` with the defaults: rank-svm, all classes, seed 1, inner CV.
     pub fn new(set: impl Into<PathBuf>, target: &str) -> LearnArgs {
         LearnArgs {
-            set: set.into(),
-            target: target.to_string(),
+            set: Some(set.into()),
+            target: Some(target.to_string()),
+            transfer: TransferArgs::default(),
             learner: LearnerKind::RankSvm,
             classes: Vec::new(),
             no_references: false,
             seed: 1,
             hyper: HyperArgs::default(),
             stack: StackArgs::default(),
+        }
+    }
+}
+
+/// Several judgment sets and how they are pooled (issue 13; see `transfer`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TransferArgs {
+    /// A judgment set and the column to learn from it; repeat for several sets. COLUMN is an
+    /// original score name (relevance) or a mapped one (responsiveness, readability, pyramid).
+    /// Ranking pairs stay within a topic of a set; regression targets are standardized per set.
+    #[arg(long = "set", value_name = "PATH:COLUMN", value_parser = transfer::parse_set_spec)]
+    pub sets: Vec<SetSpec>,
+    /// Weigh every set equally whatever its number of summaries.
+    #[arg(long)]
+    pub equal_set_weights: bool,
+    /// Normalize each feature within its topic before learning (stored in the model, applied
+    /// when scoring). topic-z and topic-rank make a summary's score depend on the other
+    /// summaries of its topic in the same batch.
+    #[arg(long, value_enum, default_value_t = Normalization::None)]
+    pub normalize: Normalization,
+}
+
+impl LearnArgs {
+    /// Every set to learn from: the positional set with --target, then each --set.
+    /// Every judgment set this run reads (an output may be none of them).
+    pub fn input_paths(&self) -> Vec<PathBuf> {
+        self.set_specs()
+            .map(|specs| specs.into_iter().map(|s| s.path).collect())
+            .unwrap_or_else(|_| self.set.iter().cloned().collect())
+    }
+
+    pub fn set_specs(&self) -> Result<Vec<SetSpec>> {
+        let mut specs = Vec::new();
+        if let Some(set) = &self.set {
+            let Some(target) = &self.target else {
+                bail!(
+                    "{}: give the score to learn with --target (or use --set PATH:COLUMN)",
+                    set.display()
+                );
+            };
+            specs.push(SetSpec::new(set, target));
+        }
+        specs.extend(self.transfer.sets.iter().cloned());
+        if specs.is_empty() {
+            bail!("no judgment set: give SET --target COLUMN or --set PATH:COLUMN");
+        }
+        Ok(specs)
+    }
+
+    /// The model's target: --target, else the column every set names.
+    pub fn model_target(&self) -> Result<String> {
+        if let Some(t) = &self.target {
+            return Ok(t.clone());
+        }
+        let specs = self.set_specs()?;
+        let first = &specs[0].column;
+        if specs.iter().all(|s| &s.column == first) {
+            Ok(first.clone())
+        } else {
+            bail!("the sets name different columns; name the model's target with --target (e.g. --target responsiveness)")
+        }
+    }
+
+    /// The single set of commands that take one (stacked models).
+    fn single_set(&self) -> Result<SetSpec> {
+        let specs = self.set_specs()?;
+        if specs.len() > 1 || self.transfer.normalize != Normalization::None {
+            bail!("stacked models take one judgment set and no --normalize");
+        }
+        Ok(specs.into_iter().next().expect("one set"))
+    }
+
+    fn recipe<'a>(&self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
+        Recipe {
+            target,
+            learner: self.learner,
+            hyper,
+            seed: self.seed,
+            pool: PoolOptions {
+                standardize_per_set: false,
+                equal_set_weights: self.transfer.equal_set_weights,
+            },
         }
     }
 }
@@ -372,6 +463,21 @@ pub struct CrossValidateArgs {
     /// Also write the report as JSON here.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Protocol 2: for each --set, train on all the others and score it; report each held-out
+    /// set next to the best single feature of the same classes on it, with a paired test.
+    #[arg(long)]
+    pub leave_one_set_out: bool,
+    /// Bootstrap (and permutation) samples of the --leave-one-set-out statistics.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+}
+
+/// Summary- and system-level τ of one set of a pooled protocol-1 run.
+#[derive(Debug, Clone, Serialize)]
+pub struct PerSetTau {
+    pub set: String,
+    pub summary_kendall_tau: f64,
+    pub system_kendall_tau: f64,
 }
 
 /// The report of a protocol-1 run.
@@ -397,6 +503,21 @@ pub struct CvReport {
     pub summary_kendall_tau: f64,
     /// Kendall τ-b of system means.
     pub system_kendall_tau: f64,
+    /// Every set with its column (`PATH:COLUMN`).
+    pub sets: Vec<String>,
+    /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
+    pub normalize: String,
+    pub equal_set_weights: bool,
+    /// Mean absolute error of the calibrated out-of-fold predictions (target's own scale).
+    pub calibrated_mae: f64,
+    /// Wall-clock seconds of the cross-validation (features excluded).
+    pub seconds: f64,
+    /// Per set, when several sets are pooled (protocol 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_set: Vec<PerSetTau>,
+    /// Protocol 2: one entry per held-out set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leave_one_set_out: Vec<multiset::HeldOut>,
 }
 
 /// The classes to compute and the model's columns. With `reference_free`, classes needing
@@ -443,15 +564,12 @@ pub fn train_command(
 ) -> Result<ModelFile> {
     let learn = &args.learn;
     let hyper = learn.hyper.fixed(learn.learner)?;
-    let bytes =
-        std::fs::read(&learn.set).with_context(|| format!("reading {}", learn.set.display()))?;
-    let topics = jsonl::read_set(&learn.set)?;
+    let target = learn.model_target()?;
     let LearnPlan {
         classes,
         names,
         stack,
     } = learn.plan(options)?;
-    let table = extract(&topics, &classes, options, cancel)?;
     let report = match &args.report {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -462,40 +580,77 @@ pub fn train_command(
         }
         None => None,
     };
-    let (model, rows) = match &stack {
+    let (model, training, transfer) = match &stack {
         None => {
-            let data = Dataset::from_table(&table, &topics, &learn.target, &names)
-                .with_context(|| format!("{}", learn.set.display()))?;
-            (train(&data, learn.learner, hyper, learn.seed)?, data.len())
+            let specs = learn.set_specs()?;
+            let loaded = load_sets(
+                &specs,
+                &classes,
+                &names,
+                options,
+                learn.transfer.normalize,
+                cancel,
+            )?;
+            let sets = multiset::set_data(&loaded);
+            let all: Vec<usize> = (0..sets.len()).collect();
+            let recipe = learn.recipe(hyper, &target);
+            let pooled = transfer::pool(&sets, &all, recipe.pool)?;
+            let (model, calibration) = train_calibrated(&pooled, &recipe)?;
+            let first = &loaded[0];
+            let training = TrainingSet {
+                name: first.record.name.clone(),
+                content_hash: first.record.content_hash.clone(),
+                topics: loaded.iter().map(|l| l.topics).sum(),
+                summaries: loaded.iter().map(|l| l.summaries).sum(),
+                rows: pooled.data.len(),
+            };
+            let held_out_mae = report
+                .as_deref()
+                .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+                .and_then(|v| v.get("calibrated_mae").and_then(|m| m.as_f64()));
+            let transfer = TransferInfo {
+                normalization: learn.transfer.normalize,
+                calibration: Some(calibration),
+                sets: loaded.iter().map(|l| l.record.clone()).collect(),
+                held_out_mae,
+            };
+            (model, training, transfer)
         }
         Some(plan) => {
-            let data = StackData::from_table(&table, &topics, &learn.target, plan)
-                .with_context(|| format!("{}", learn.set.display()))?;
+            let spec = learn.single_set()?;
+            let bytes = std::fs::read(&spec.path)
+                .with_context(|| format!("reading {}", spec.path.display()))?;
+            let topics = jsonl::read_set(&spec.path)?;
+            let table = extract(&topics, &classes, options, cancel)?;
+            let data = StackData::from_table(&table, &topics, &spec.column, plan)
+                .with_context(|| format!("{}", spec.path.display()))?;
             let settings = learn.stack_settings(hyper);
             let model = stack::train_stacked(&plan.bases, &data, &settings, cancel)?;
-            (model, data.len())
+            let training = TrainingSet {
+                name: spec.name(),
+                content_hash: format!("{:016x}", fnv1a64(&bytes)),
+                topics: topics.len(),
+                summaries: table.records.len(),
+                rows: data.len(),
+            };
+            (model, training, TransferInfo::default())
         }
     };
+    let rows = training.rows;
     let file = ModelFile {
-        target: learn.target.clone(),
+        target,
         classes,
         feature_names: names,
         feature_options: options.into(),
         reference_free: learn.no_references,
         model,
-        training: TrainingSet {
-            name: learn.set.file_name().map_or_else(
-                || learn.set.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
-            content_hash: format!("{:016x}", fnv1a64(&bytes)),
-            topics: topics.len(),
-            summaries: table.records.len(),
-            rows,
-        },
+        training,
         report,
+        transfer,
     };
-    file.save_checked(&args.output, &[&learn.set])?;
+    let inputs = learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    file.save_checked(&args.output, &inputs)?;
     for base in file.model.stack_bases().unwrap_or_default() {
         eprintln!(
             "base model {}: {} on {} ({} features, {:?})",
@@ -517,18 +672,6 @@ pub fn train_command(
     Ok(file)
 }
 
-/// One prediction line.
-#[derive(Debug, Serialize)]
-struct PredictionLine<'a> {
-    topic: &'a str,
-    system: &'a str,
-    target: &'a str,
-    score: f64,
-    /// The model's name (`pyramid-noref`, a model file's stem); absent in out-of-fold files.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<&'a str>,
-}
-
 /// Score a set (or plain-text files) with the named models, or with the default built-in
 /// models chosen per topic, streaming (see [`super::score_stream`]). Returns the prediction
 /// lines written, as (model name, score), in output order: for library callers and tests on
@@ -542,7 +685,21 @@ pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(Strin
     Ok(written)
 }
 
-/// Protocol 1: out-of-fold predictions and the summary- and system-level τ.
+/// One out-of-fold prediction line: the calibrated score and the model's raw output.
+#[derive(Debug, Serialize)]
+struct OutOfFoldLine<'a> {
+    /// The judgment set's file name, when several sets are pooled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    set: Option<&'a str>,
+    topic: &'a str,
+    system: &'a str,
+    target: &'a str,
+    score: f64,
+    raw: f64,
+}
+
+/// Protocol 1 (or with --leave-one-set-out protocol 2): out-of-fold predictions and the
+/// summary- and system-level τ.
 pub fn cross_validate_command(
     args: &CrossValidateArgs,
     options: &FeatureOptions,
@@ -550,79 +707,224 @@ pub fn cross_validate_command(
 ) -> Result<CvReport> {
     let learn = &args.learn;
     let hyper = learn.hyper.fixed(learn.learner)?;
-    let topics = jsonl::read_set(&learn.set)?;
+    let target = learn.model_target()?;
     let LearnPlan {
         classes,
         names,
         stack,
     } = learn.plan(options)?;
-    let table = extract(&topics, &classes, options, cancel)?;
-    let (data, stack_data) = match &stack {
-        None => (
-            Dataset::from_table(&table, &topics, &learn.target, &names)
-                .with_context(|| format!("{}", learn.set.display()))?,
-            None,
-        ),
-        Some(plan) => {
-            let sd = StackData::from_table(&table, &topics, &learn.target, plan)
-                .with_context(|| format!("{}", learn.set.display()))?;
-            (sd.data.clone(), Some(sd))
+    if let Some(plan) = &stack {
+        if args.leave_one_set_out {
+            bail!("--leave-one-set-out does not take --stack");
         }
-    };
+        let spec = learn.single_set()?;
+        let topics = jsonl::read_set(&spec.path)?;
+        let table = extract(&topics, &classes, options, cancel)?;
+        let sd = StackData::from_table(&table, &topics, &spec.column, plan)
+            .with_context(|| format!("{}", spec.path.display()))?;
+        let layout = Protocol1::new(
+            &sd.data.topics,
+            &sd.data.systems,
+            args.topic_folds,
+            args.system_folds,
+            learn.seed,
+        )?;
+        let settings = learn.stack_settings(hyper);
+        let predictions =
+            stack::cross_validate_stacked(&plan.bases, &sd, &settings, &layout, cancel)?;
+        let data = &sd.data;
+        let rows: Vec<(Option<&str>, &str, &str)> = data
+            .topics
+            .iter()
+            .zip(&data.systems)
+            .map(|(t, s)| (None, t.as_str(), s.as_str()))
+            .collect();
+        write_out_of_fold(
+            args,
+            cancel,
+            &rows,
+            &spec.column,
+            &predictions,
+            &predictions,
+        )?;
+        let mut report = cv_report(args, &target, &classes, names.len(), data, &predictions);
+        report.sets = vec![spec.to_string()];
+        return finish_cv_report(args, report);
+    }
+
+    let specs = learn.set_specs()?;
+    let loaded = load_sets(
+        &specs,
+        &classes,
+        &names,
+        options,
+        learn.transfer.normalize,
+        cancel,
+    )?;
+    let recipe = learn.recipe(hyper, &target);
+    // Original labels of every pooled row, in pooling order.
+    let several = loaded.len() > 1;
+    let rows: Vec<(Option<&str>, &str, &str)> = loaded
+        .iter()
+        .flat_map(|l| {
+            let set = several.then_some(l.record.name.as_str());
+            l.set
+                .data
+                .topics
+                .iter()
+                .zip(&l.set.data.systems)
+                .map(move |(t, s)| (set, t.as_str(), s.as_str()))
+        })
+        .collect();
+    let sets = multiset::set_data(&loaded);
+    let all: Vec<usize> = (0..sets.len()).collect();
+    let pooled = transfer::pool(&sets, &all, recipe.pool)?;
+
+    if args.leave_one_set_out {
+        let started = std::time::Instant::now();
+        let settings = multiset::LosoSettings {
+            recipe,
+            bootstrap: args.bootstrap,
+        };
+        let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings)?;
+        let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
+        let calibrated: Vec<f64> = predictions.iter().flatten().map(|p| p.1).collect();
+        write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+        let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+        report.topic_folds = 0;
+        report.system_folds = 0;
+        report.sets = specs.iter().map(|s| s.to_string()).collect();
+        // Over the held-out sets whose error is defined (on the target's scale, with that
+        // scale taught by another set), weighted by rows.
+        let (sum, n) = held_out
+            .iter()
+            .filter(|h| h.calibrated_mae.is_finite())
+            .fold((0.0, 0usize), |(s, n), h| {
+                (s + h.calibrated_mae * h.rows as f64, n + h.rows)
+            });
+        report.calibrated_mae = if n > 0 { sum / n as f64 } else { f64::NAN };
+        report.seconds = started.elapsed().as_secs_f64();
+        print!("{}", render_loso(&report, &held_out));
+        report.leave_one_set_out = held_out;
+        if let Some(path) = &args.report {
+            let inputs = learn.input_paths();
+            let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+            let json = serde_json::to_string_pretty(&report)?;
+            crate::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
+        }
+        return Ok(report);
+    }
+
+    let started = std::time::Instant::now();
     let layout = Protocol1::new(
-        &data.topics,
-        &data.systems,
+        &pooled.data.topics,
+        &pooled.data.systems,
         args.topic_folds,
         args.system_folds,
         learn.seed,
     )?;
-    let predictions = match (&stack, &stack_data) {
-        (Some(plan), Some(sd)) => {
-            let settings = learn.stack_settings(hyper);
-            stack::cross_validate_stacked(&plan.bases, sd, &settings, &layout, cancel)?
-        }
-        _ => cross_validate(&data, learn.learner, hyper, &layout, learn.seed)?,
-    };
+    let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout)?;
+    write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+    let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+    report.sets = specs.iter().map(|s| s.to_string()).collect();
+    report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
+    report.seconds = started.elapsed().as_secs_f64();
+    if several {
+        report.per_set = multiset::per_set_taus(&pooled, &raw, loaded.len())
+            .into_iter()
+            .zip(&specs)
+            .map(|((summary, system), spec)| PerSetTau {
+                set: spec.to_string(),
+                summary_kendall_tau: summary,
+                system_kendall_tau: system,
+            })
+            .collect();
+    }
+    finish_cv_report(args, report)
+}
 
-    // Ctrl-C during the folds: exit 130 with no output (run::Interrupted), not a full file.
+/// MAE of calibrated predictions on the rows whose set's column is the model's target.
+fn mae_on_scale(pooled: &transfer::Pooled, target: &str, calibrated: &[f64]) -> f64 {
+    let idx = pooled.rows_on_scale_of(target);
+    let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+    mean_absolute_error(&pick(calibrated), &pick(&pooled.original_targets))
+}
+
+/// Write the out-of-fold predictions through [`crate::output::OutputFile`]; after Ctrl-C
+/// during the folds nothing is written (exit 130, run::Interrupted), never a full-looking file.
+fn write_out_of_fold(
+    args: &CrossValidateArgs,
+    cancel: &AtomicBool,
+    rows: &[(Option<&str>, &str, &str)],
+    target: &str,
+    raw: &[f64],
+    calibrated: &[f64],
+) -> Result<()> {
     if cancel.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(crate::features::run::Interrupted.into());
     }
-    let mut out = crate::output::OutputFile::create(&args.output, &[&learn.set])?;
-    for ((topic, system), &score) in data.topics.iter().zip(&data.systems).zip(&predictions) {
-        let line = PredictionLine {
+    let inputs = args.learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let mut out = crate::output::OutputFile::create(&args.output, &inputs)?;
+    for ((&(set, topic, system), &raw), &score) in rows.iter().zip(raw).zip(calibrated) {
+        let line = OutOfFoldLine {
+            set,
             topic,
             system,
-            target: &learn.target,
+            target,
             score,
-            model: None,
+            raw,
         };
         serde_json::to_writer(&mut out, &line)?;
         out.write_all(b"\n")?;
     }
-    out.commit()?;
+    out.commit()
+}
 
+fn cv_report(
+    args: &CrossValidateArgs,
+    target: &str,
+    classes: &[String],
+    features: usize,
+    data: &Dataset,
+    predictions: &[f64],
+) -> CvReport {
+    let learn = &args.learn;
     let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
-    let report = CvReport {
-        set: learn.set.display().to_string(),
-        target: learn.target.clone(),
+    CvReport {
+        set: learn
+            .set_specs()
+            .ok()
+            .and_then(|s| s.first().map(|s| s.path.display().to_string()))
+            .unwrap_or_default(),
+        target: target.to_string(),
         learner: learn.learner.name().to_string(),
         stack: learn.stack.bases.iter().map(|b| b.to_string()).collect(),
-        classes,
+        classes: classes.to_vec(),
         reference_free: learn.no_references,
-        features: names.len(),
+        features,
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
         seed: learn.seed,
         rows: data.len(),
         topics: distinct(&data.topics),
         systems: distinct(&data.systems),
-        summary_kendall_tau: summary_level_tau(&predictions, &data.targets, &data.topics),
-        system_kendall_tau: system_level_tau(&predictions, &data.targets, &data.systems),
-    };
+        summary_kendall_tau: summary_level_tau(predictions, &data.targets, &data.topics),
+        system_kendall_tau: system_level_tau(predictions, &data.targets, &data.systems),
+        sets: Vec::new(),
+        normalize: learn.transfer.normalize.name().to_string(),
+        equal_set_weights: learn.transfer.equal_set_weights,
+        calibrated_mae: f64::NAN,
+        seconds: 0.0,
+        per_set: Vec::new(),
+        leave_one_set_out: Vec::new(),
+    }
+}
+
+fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvReport> {
     println!(
-        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{})\n  \
-         summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}",
+        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{}{})\n  \
+         summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}\n  calibrated MAE {:.3}",
         report.topic_folds,
         report.system_folds,
         report.seed,
@@ -638,14 +940,63 @@ pub fn cross_validate_command(
         report.systems,
         report.features,
         if report.reference_free { ", reference-free" } else { "" },
+        if report.normalize == "none" {
+            String::new()
+        } else {
+            format!(", normalized {}", report.normalize)
+        },
         report.summary_kendall_tau,
-        report.system_kendall_tau
+        report.system_kendall_tau,
+        report.calibrated_mae
     );
+    for p in &report.per_set {
+        println!(
+            "  {}: summary τ {:.3}, system τ {:.3}",
+            p.set, p.summary_kendall_tau, p.system_kendall_tau
+        );
+    }
     if let Some(path) = &args.report {
         let json = serde_json::to_string_pretty(&report)?;
-        crate::output::OutputFile::write_all_to(path, &[&learn.set], json.as_bytes())?;
+        let inputs = args.learn.input_paths();
+        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
     }
     Ok(report)
+}
+
+/// The protocol-2 table printed by `cross-validate --leave-one-set-out`.
+fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
+    let mut out = format!(
+        "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s\n\
+         | held-out set | rows | summary τ | system τ | system pairwise acc. | best single feature (hindsight) | its summary τ | Δ summary τ | bootstrap wins | permutation p | calibrated MAE |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        report.seed,
+        report.learner,
+        report.target,
+        report.features,
+        if report.reference_free { ", reference-free" } else { "" },
+        report.normalize,
+        if report.equal_set_weights { ", equal set weights" } else { "" },
+        report.seconds
+    );
+    for h in held_out {
+        out.push_str(&format!(
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {:+.3} | {:.2} | {:.3} | {:.3} |\n",
+            h.set,
+            h.column,
+            h.rows,
+            h.model.summary_kendall,
+            h.model.system_kendall,
+            h.model.system_pairwise_accuracy,
+            h.best_feature,
+            h.best_feature_stats.summary_kendall,
+            h.summary_difference,
+            h.bootstrap_model_wins,
+            h.permutation_p,
+            h.calibrated_mae
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -13,9 +13,11 @@ pub mod dataset;
 pub mod degenerate;
 pub mod learners;
 pub mod model_file;
+pub mod multiset;
 pub mod score_stream;
 pub mod scoring;
 pub mod stack;
+pub mod transfer;
 
 pub use dataset::{Dataset, Scaler};
 pub use learners::{fit, Fitted, Hyper, LearnerKind};

@@ -5,6 +5,7 @@
 //! corrupt payload an error instead of a model that silently predicts something else.
 
 use super::dataset::column_indices;
+use super::transfer::{normalize_table, TransferInfo};
 use super::Trained;
 use crate::features::run::FeatureTable;
 use crate::features::{
@@ -18,7 +19,13 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// The newest format version this build reads and writes. Bump when the payload layout changes;
 /// older readers then refuse newer files. Version 2 added stacked models (`Fitted::Stacked`, an
 /// appended enum variant): a version-1 payload decodes unchanged, so one reader serves both.
-pub const FORMAT_VERSION: u32 = 2;
+///
+/// Version 3 (issue 13) appends a second bincode value after the version-2 payload, a
+/// [`TransferInfo`] (normalization, calibration, training sets): the main value decodes as
+/// before, so files of versions 1 and 2 load with the defaults (no normalization, raw scores).
+pub const FORMAT_VERSION: u32 = 3;
+/// The version of stacked models without transfer information.
+pub const FORMAT_VERSION_STACKED: u32 = 2;
 /// The version written for models that are not stacked: their payload is a valid version-1
 /// payload, so aesop builds from before stacking still read them.
 pub const FORMAT_VERSION_PLAIN: u32 = 1;
@@ -69,6 +76,10 @@ pub struct ModelFile {
     pub training: TrainingSet,
     /// Evaluation report (JSON), e.g. protocol-1 scores.
     pub report: Option<String>,
+    /// Normalization, calibration and training sets (format version 3). Not part of the main
+    /// bincode value: written after it, so older files decode unchanged.
+    #[serde(skip)]
+    pub transfer: TransferInfo,
 }
 
 impl ModelFile {
@@ -81,6 +92,13 @@ impl ModelFile {
         out.extend_from_slice(&self.format_version().to_le_bytes());
         out.extend_from_slice(&(version.len() as u16).to_le_bytes());
         out.extend_from_slice(version);
+        let mut payload = payload;
+        if !self.transfer.is_default() {
+            let trailer =
+                bincode::serde::encode_to_vec(&self.transfer, bincode::config::standard())
+                    .context("encoding the model's transfer information")?;
+            payload.extend_from_slice(&trailer);
+        }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
@@ -121,19 +139,32 @@ impl ModelFile {
         if fnv1a64(payload) != checksum {
             return Err(corrupt(file, "checksum mismatch"));
         }
-        let (model, used) =
+        let (mut model, used) =
             bincode::serde::decode_from_slice::<ModelFile, _>(payload, bincode::config::standard())
                 .map_err(|e| corrupt(file, &format!("payload does not decode: {e}")))?;
         if used != payload.len() {
-            return Err(corrupt(file, "payload longer than the model"));
+            if version < 3 {
+                return Err(corrupt(file, "payload longer than the model"));
+            }
+            let (transfer, extra) = bincode::serde::decode_from_slice::<TransferInfo, _>(
+                &payload[used..],
+                bincode::config::standard(),
+            )
+            .map_err(|e| corrupt(file, &format!("transfer information does not decode: {e}")))?;
+            if used + extra != payload.len() {
+                return Err(corrupt(file, "payload longer than the model"));
+            }
+            model.transfer = transfer;
         }
         Ok(model)
     }
 
     /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
     pub fn format_version(&self) -> u32 {
-        if self.model.stack_bases().is_some() {
+        if !self.transfer.is_default() {
             FORMAT_VERSION
+        } else if self.model.stack_bases().is_some() {
+            FORMAT_VERSION_STACKED
         } else {
             FORMAT_VERSION_PLAIN
         }
@@ -161,8 +192,33 @@ impl ModelFile {
         !self.reference_free
     }
 
-    /// Predictions for every record of `table` (whose columns must include the model's).
+    /// Predictions for every record of `table` (whose columns must include the model's): the
+    /// calibrated score where the model has a calibration, else the raw output.
     pub fn predict_table(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        Ok(self.predict_table_calibrated(table)?.0)
+    }
+
+    /// (score, raw) for every record of `table`: the model's raw output, and that output mapped
+    /// to the target's scale by the model's calibration (equal to raw without one). The
+    /// model's within-topic normalization, if any, is applied to `table` first.
+    pub fn predict_table_calibrated(&self, table: &FeatureTable) -> Result<(Vec<f64>, Vec<f64>)> {
+        let raw = self.predict_raw(table)?;
+        let score = match &self.transfer.calibration {
+            Some(c) => raw.iter().map(|&r| c.apply(r)).collect(),
+            None => raw.clone(),
+        };
+        Ok((score, raw))
+    }
+
+    /// The model's raw output for every record of `table`.
+    pub fn predict_raw(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        let normalized;
+        let table = if self.transfer.normalization.batch_dependent() {
+            normalized = normalize_table(table, self.transfer.normalization);
+            &normalized
+        } else {
+            table
+        };
         let columns = column_indices(&table.names, &self.feature_names)?;
         let rows: Vec<Vec<f64>> = table
             .records

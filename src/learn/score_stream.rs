@@ -54,6 +54,10 @@ struct PredictionLine<'a> {
     system: &'a str,
     target: &'a str,
     score: f64,
+    /// The model's raw output (`score` is it mapped to the target's scale); absent for models
+    /// without a calibration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<f64>,
     model: Option<&'a str>,
 }
 
@@ -72,6 +76,8 @@ pub struct Prediction {
     pub system: String,
     pub target: String,
     pub score: f64,
+    /// The raw model output when the model maps it to the target's scale (calibrated).
+    pub raw: Option<f64>,
     pub model: String,
 }
 
@@ -123,6 +129,7 @@ impl ModelGroups {
                             system: summary.system.clone(),
                             target: model.target.clone(),
                             score: scored.scores[m][r],
+                            raw: scored.raw_of(m, r),
                             model: model.name.clone(),
                         });
                     }
@@ -165,6 +172,8 @@ impl ModelGroups {
 struct TopicScores {
     group: usize,
     rows: Vec<Vec<f64>>,
+    /// Per summary, per model: the raw output of calibrated models.
+    raw: Vec<Vec<Option<f64>>>,
     /// Per summary: why it was not scored (see [`super::degenerate`]).
     degenerate: Vec<Option<super::degenerate::Degenerate>>,
 }
@@ -215,18 +224,27 @@ pub fn score_streaming(
             let rows = (0..scored.table.records.len())
                 .map(|r| scored.scores.iter().map(|s| s[r]).collect())
                 .collect();
+            let raw = (0..scored.table.records.len())
+                .map(|r| {
+                    (0..scored.scores.len())
+                        .map(|m| scored.raw_of(m, r))
+                        .collect()
+                })
+                .collect();
             Ok(TopicScores {
                 group,
                 rows,
+                raw,
                 degenerate: scored.degenerate,
             })
         },
         |topic, scores| {
             let models = &groups.groups[scores.group];
-            for ((summary, row), kind) in topic
+            for (((summary, row), raw), kind) in topic
                 .summaries
                 .iter()
                 .zip(&scores.rows)
+                .zip(&scores.raw)
                 .zip(&scores.degenerate)
             {
                 if let Some(kind) = kind {
@@ -240,7 +258,7 @@ pub fn score_streaming(
                     }
                 }
                 writer
-                    .write(topic, &summary.system, models, row)
+                    .write(topic, &summary.system, models, row, raw)
                     .with_context(|| format!("writing {sink_name}"))?;
                 let sums = systems
                     .entry(summary.system.clone())
@@ -407,15 +425,17 @@ impl<'w> PredictionWriter<'w> {
         system: &str,
         models: &[NamedModel],
         scores: &[f64],
+        raw: &[Option<f64>],
     ) -> Result<()> {
         match self {
             PredictionWriter::Jsonl(out) => {
-                for (model, &score) in models.iter().zip(scores) {
+                for ((model, &score), &raw) in models.iter().zip(scores).zip(raw) {
                     let line = PredictionLine {
                         topic: &topic.topic,
                         system,
                         target: &model.target,
                         score,
+                        raw,
                         model: Some(&model.name),
                     };
                     serde_json::to_writer(&mut *out, &line)?;

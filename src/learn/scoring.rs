@@ -110,14 +110,22 @@ pub fn default_model_names(topic: &Topic) -> Vec<&'static str> {
 pub struct Scored {
     /// The features of every summary (all classes any model uses), in set order.
     pub table: FeatureTable,
-    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table` (NaN, written as `null`,
-    /// for a degenerate summary).
+    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table` (calibrated to the
+    /// target's scale when the model has a calibration; NaN, written as `null`, for a
+    /// degenerate summary).
     pub scores: Vec<Vec<f64>>,
+    /// `raw[m][r]`: model `m`'s raw output; empty for a model without a calibration.
+    pub raw: Vec<Vec<f64>>,
     /// `degenerate[r]`: why record `r` was not scored (see [`super::degenerate`]).
     pub degenerate: Vec<Option<Degenerate>>,
 }
 
 impl Scored {
+    /// Model `m`'s raw output for record `r`, when it differs from its score (calibrated).
+    pub fn raw_of(&self, m: usize, r: usize) -> Option<f64> {
+        self.raw.get(m).and_then(|v| v.get(r)).copied()
+    }
+
     /// One line per kind of degenerate summary, for a warning on output.
     pub fn degenerate_warnings(&self) -> Vec<String> {
         let mut counts: Vec<(Degenerate, usize, String)> = Vec::new();
@@ -226,16 +234,21 @@ impl<'m> Scorer<'m> {
             show_progress,
             cancel,
         )?;
-        let scores = self
-            .models
-            .iter()
-            .map(|m| {
-                m.model
-                    .predict_table(&table)
-                    .with_context(|| format!("scoring with {}", m.source))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(mark_degenerate(topics, table, scores))
+        let mut scores = Vec::new();
+        let mut raw = Vec::new();
+        for m in &self.models {
+            let (score, model_raw) = m
+                .model
+                .predict_table_calibrated(&table)
+                .with_context(|| format!("scoring with {}", m.source))?;
+            scores.push(score);
+            raw.push(if m.model.transfer.calibration.is_some() {
+                model_raw
+            } else {
+                Vec::new()
+            });
+        }
+        Ok(mark_degenerate(topics, table, scores, raw))
     }
 }
 
@@ -259,7 +272,12 @@ fn without_degenerate_text(topics: &[Topic]) -> Option<Vec<Topic>> {
 }
 
 /// Null the scores of degenerate summaries (the one call site of [`degenerate::detect`]).
-fn mark_degenerate(topics: &[Topic], table: FeatureTable, mut scores: Vec<Vec<f64>>) -> Scored {
+fn mark_degenerate(
+    topics: &[Topic],
+    table: FeatureTable,
+    mut scores: Vec<Vec<f64>>,
+    mut raw: Vec<Vec<f64>>,
+) -> Scored {
     let texts: std::collections::HashMap<(&str, &str), &str> = topics
         .iter()
         .flat_map(|t| {
@@ -277,7 +295,7 @@ fn mark_degenerate(topics: &[Topic], table: FeatureTable, mut scores: Vec<Vec<f6
                 .and_then(|text| degenerate::detect(text))
         })
         .collect();
-    for model_scores in &mut scores {
+    for model_scores in scores.iter_mut().chain(raw.iter_mut()) {
         for (score, kind) in model_scores.iter_mut().zip(&degenerate) {
             if kind.is_some() {
                 *score = f64::NAN;
@@ -287,6 +305,7 @@ fn mark_degenerate(topics: &[Topic], table: FeatureTable, mut scores: Vec<Vec<f6
     Scored {
         table,
         scores,
+        raw,
         degenerate,
     }
 }

@@ -1,0 +1,298 @@
+//! Issue 13: several judgment sets in one training, within-topic normalization, calibrated
+//! scores, and model files from before these changes.
+
+use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
+use aesop::features::FeatureOptions;
+use aesop::learn::commands::{train_command, LearnArgs, TrainArgs};
+use aesop::learn::learners::within_group_pairs;
+use aesop::learn::model_file::ModelFile;
+use aesop::learn::transfer::{
+    normalize_column, parse_set_spec, pool, Calibration, Normalization, PoolOptions, SetData,
+    SetSpec,
+};
+use aesop::learn::Dataset;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// A small judgment set: `topics` topics of 5 summaries whose `quality` grows with their length.
+fn write_set(path: &Path, topics: usize, scale: f64) {
+    let words = "the council approved the new budget for schools and roads after a long debate";
+    let mut set = Vec::new();
+    for t in 0..topics {
+        let mut topic = Topic::new(format!("t{t}"));
+        topic.documents.push(Document::new(
+            "d",
+            format!("{words}. {words} again in topic {t}."),
+        ));
+        topic.references.push(Reference::new("r", words));
+        for s in 0..5 {
+            let text: Vec<&str> = words.split(' ').take(3 + 2 * s + t % 2).collect();
+            let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
+            summary
+                .scores
+                .insert("quality".into(), scale * (s as f64 + 1.0) + t as f64 * 0.1);
+            topic.summaries.push(summary);
+        }
+        set.push(topic);
+    }
+    let file = std::fs::File::create(path).expect("create set");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
+}
+
+fn set_data(name: &str, column: &str, topics: &[&str], targets: &[f64]) -> SetData {
+    SetData {
+        spec: SetSpec::new(name, column),
+        data: Dataset {
+            names: vec!["f.x".into()],
+            rows: targets.iter().map(|&t| vec![t]).collect(),
+            targets: targets.to_vec(),
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            systems: (0..targets.len()).map(|i| format!("s{i}")).collect(),
+        },
+    }
+}
+
+#[test]
+fn set_flags_parse_and_a_missing_column_names_file_and_column() {
+    assert_eq!(
+        parse_set_spec("data/summeval.jsonl:relevance"),
+        Ok(SetSpec::new("data/summeval.jsonl", "relevance"))
+    );
+    let e = parse_set_spec("summeval.jsonl").expect_err("no column");
+    assert!(e.contains("PATH:COLUMN"), "{e}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    write_set(&a, 4, 1.0);
+    write_set(&b, 4, 0.1);
+    let mut learn = LearnArgs::new(&a, "quality");
+    learn.classes = vec!["surface".into()];
+    learn.transfer.sets = vec![SetSpec::new(&b, "informativeness")];
+    let err = train_command(
+        &TrainArgs {
+            learn,
+            output: dir.path().join("m.aesop"),
+            report: None,
+        },
+        &FeatureOptions::default(),
+        &AtomicBool::new(false),
+    )
+    .expect_err("b has no informativeness");
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("b.jsonl") && text.contains("informativeness"),
+        "{text}"
+    );
+
+    // Through the command line: a --set without a column is refused by name.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aesop"))
+        .args(["train", "--set"])
+        .arg(&a)
+        .args(["-o"])
+        .arg(dir.path().join("m.aesop"))
+        .output()
+        .expect("run aesop");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PATH:COLUMN"));
+}
+
+#[test]
+fn pooled_pairs_never_cross_topics_or_sets() {
+    // Both sets use the topic names t1 and t2.
+    let a = set_data(
+        "a.jsonl",
+        "y",
+        &["t1", "t1", "t2", "t2"],
+        &[1.0, 2.0, 3.0, 4.0],
+    );
+    let b = set_data("b.jsonl", "y", &["t1", "t1", "t2"], &[0.1, 0.5, 0.9]);
+    let pooled = pool(&[a.clone(), b.clone()], &[0, 1], PoolOptions::default()).expect("pool");
+    let original = |i: usize| {
+        if pooled.set_of_row[i] == 0 {
+            a.data.topics[i].clone()
+        } else {
+            b.data.topics[i - 4].clone()
+        }
+    };
+    let pairs = within_group_pairs(&pooled.data.targets, &pooled.data.topic_groups());
+    assert_eq!(pairs.len(), 3, "t1 and t2 of a, t1 of b");
+    for p in &pairs {
+        assert_eq!(pooled.set_of_row[p.better], pooled.set_of_row[p.worse]);
+        assert_eq!(original(p.better), original(p.worse));
+    }
+    // With equal set weights the smaller set is repeated as new topics: still no crossing.
+    let weighted = pool(
+        &[a, b],
+        &[0, 1],
+        PoolOptions {
+            equal_set_weights: true,
+            ..PoolOptions::default()
+        },
+    )
+    .expect("pool");
+    let training = weighted.for_training();
+    assert!(training.len() >= 7);
+    let sets_of: Vec<&str> = training
+        .topics
+        .iter()
+        .map(|t| t.split('/').next().unwrap_or(""))
+        .collect();
+    for p in within_group_pairs(&training.targets, &training.topic_groups()) {
+        assert_eq!(sets_of[p.better], sets_of[p.worse]);
+    }
+}
+
+#[test]
+fn targets_are_standardized_per_set_when_sets_are_pooled() {
+    let a = set_data("a.jsonl", "y", &["t", "t", "t"], &[1.0, 3.0, 5.0]);
+    let b = set_data("b.jsonl", "y", &["t", "t"], &[0.2, 0.4]);
+    let pooled = pool(&[a.clone(), b], &[0, 1], PoolOptions::default()).expect("pool");
+    let root = (1.5f64).sqrt(); // population sd of 1, 3, 5 is √(8/3); z = ±2/√(8/3) = ±√1.5
+    let expected = [-root, 0.0, root, -1.0, 1.0];
+    for (got, want) in pooled.data.targets.iter().zip(expected) {
+        assert!((got - want).abs() < 1e-12, "{:?}", pooled.data.targets);
+    }
+    assert_eq!(pooled.original_targets, vec![1.0, 3.0, 5.0, 0.2, 0.4]);
+    // One set alone keeps its scale (the behaviour before several sets).
+    let alone = pool(&[a], &[0], PoolOptions::default()).expect("pool");
+    assert_eq!(alone.data.targets, vec![1.0, 3.0, 5.0]);
+    assert_eq!(alone.data.topics, vec!["t", "t", "t"]);
+}
+
+#[test]
+fn within_topic_normalization_matches_hand_computed_values() {
+    let values = [Some(2.0), None, Some(4.0), Some(6.0), Some(4.0)];
+    // mean 4, population sd √2.
+    let z = normalize_column(&values, Normalization::TopicZ);
+    let s = 2f64.sqrt();
+    let want = [Some(-2.0 / s), None, Some(0.0), Some(2.0 / s), Some(0.0)];
+    for (g, w) in z.iter().zip(want) {
+        match (g, w) {
+            (Some(g), Some(w)) => assert!((g - w).abs() < 1e-12, "{z:?}"),
+            (None, None) => {}
+            _ => panic!("{z:?}"),
+        }
+    }
+    // ranks 1, 2.5, 4, 2.5 among 4 values → (r − 1) / 3.
+    let r = normalize_column(&values, Normalization::TopicRank);
+    assert_eq!(r, vec![Some(0.0), None, Some(0.5), Some(1.0), Some(0.5)]);
+    // A constant column and a single summary.
+    assert_eq!(
+        normalize_column(&[Some(3.0), Some(3.0)], Normalization::TopicZ),
+        vec![Some(0.0), Some(0.0)]
+    );
+    assert_eq!(
+        normalize_column(&[Some(3.0)], Normalization::TopicRank),
+        vec![Some(0.5)]
+    );
+}
+
+#[test]
+fn calibration_is_monotone_and_within_the_targets_range() {
+    let raw: Vec<f64> = (0..50)
+        .map(|i| ((i * 37) % 50) as f64 / 7.0 - 3.0)
+        .collect();
+    let targets: Vec<f64> = raw
+        .iter()
+        .map(|r| (3.0 + 0.4 * r).clamp(1.0, 5.0))
+        .collect();
+    let c = Calibration::fit(&raw, &targets).expect("fit");
+    let (lo, hi) = (
+        targets.iter().copied().fold(f64::INFINITY, f64::min),
+        targets.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let mut previous = f64::NEG_INFINITY;
+    for i in -100..100 {
+        let v = c.apply(i as f64 / 5.0);
+        assert!(v >= previous && (lo..=hi).contains(&v), "{v}");
+        previous = v;
+    }
+
+    // End to end: a trained model's scores lie in the training targets' range, raw kept.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("s.jsonl");
+    write_set(&set, 6, 1.0);
+    let mut learn = LearnArgs::new(&set, "quality");
+    learn.classes = vec!["surface".into()];
+    let model = dir.path().join("m.aesop");
+    let file = train_command(
+        &TrainArgs {
+            learn,
+            output: model.clone(),
+            report: None,
+        },
+        &FeatureOptions::default(),
+        &AtomicBool::new(false),
+    )
+    .expect("train");
+    let cal = file.transfer.calibration.expect("calibrated");
+    assert!(cal.slope >= 0.0 && cal.min >= 1.0 && cal.max <= 5.5 + 1e-9);
+    let loaded = ModelFile::load(&model).expect("load");
+    assert_eq!(loaded.transfer, file.transfer);
+    let bytes = std::fs::read(&model).expect("read");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 3);
+    let out = dir.path().join("pred.jsonl");
+    let scored = common_score(&set, &model, &out);
+    assert_eq!(scored.len(), 30);
+    for line in std::fs::read_to_string(&out).expect("read").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let score = v["score"].as_f64().expect("score");
+        let raw = v["raw"].as_f64().expect("raw kept");
+        assert!((cal.min..=cal.max).contains(&score), "{line}");
+        assert!((cal.apply(raw) - score).abs() < 1e-9, "{line}");
+    }
+}
+
+fn common_score(set: &Path, model: &Path, out: &Path) -> Vec<(String, f64)> {
+    use aesop::learn::commands::{score_command, ScoreArgs};
+    let args = ScoreArgs {
+        set: Some(set.to_path_buf()),
+        model: vec![model.display().to_string()],
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(out.to_path_buf()),
+        format: None,
+    };
+    score_command(&args, &AtomicBool::new(false)).expect("score")
+}
+
+#[test]
+fn a_model_file_from_before_calibration_still_loads_and_scores_raw() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/learn/responsiveness-noref-format1.aesop");
+    let bytes = std::fs::read(&path).expect("fixture");
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4"));
+    assert!(version <= 2, "the fixture predates format 3");
+    let model = ModelFile::load(&path).expect("old model loads");
+    assert_eq!(model.transfer.normalization, Normalization::None);
+    assert!(model.transfer.calibration.is_none() && model.transfer.sets.is_empty());
+    // Re-saved unchanged it stays in its old format version (older aesop builds can read it).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copy = dir.path().join("copy.aesop");
+    model.save(&copy).expect("save");
+    let again = std::fs::read(&copy).expect("read");
+    assert_eq!(
+        u32::from_le_bytes(again[8..12].try_into().expect("4")),
+        version
+    );
+    // A truncated transfer trailer of a format-3 file is an error, not a silent default.
+    let mut file = ModelFile::load(&path).expect("load");
+    file.transfer.calibration = Some(Calibration {
+        slope: 1.0,
+        intercept: 0.0,
+        min: 1.0,
+        max: 5.0,
+    });
+    let mut v3 = file.to_bytes().expect("encode");
+    let len_at = 8 + 4 + 2 + u16::from_le_bytes([v3[12], v3[13]]) as usize;
+    let len = u64::from_le_bytes(v3[len_at..len_at + 8].try_into().expect("8"));
+    v3.truncate(v3.len() - 3);
+    v3[len_at..len_at + 8].copy_from_slice(&(len - 3).to_le_bytes());
+    let payload_start = len_at + 16;
+    let checksum = aesop::learn::model_file::fnv1a64(&v3[payload_start..]);
+    v3[len_at + 8..len_at + 16].copy_from_slice(&checksum.to_le_bytes());
+    let err = ModelFile::from_bytes(&v3, "v3.aesop").expect_err("truncated trailer");
+    assert!(err.to_string().contains("v3.aesop"), "{err}");
+}
