@@ -957,7 +957,7 @@ fn health_checks_stay_fast_while_scoring_saturates_the_workers() {
 fn a_token_is_required_when_configured() {
     let dir = tempfile::tempdir().expect("tempdir");
     let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "s3cret-token\n").expect("token");
+    std::fs::write(&token_file, "s3cret-token-0123456\n").expect("token");
     let mut args = local_args();
     args.token_file = Some(token_file.clone());
     let server = start(&args);
@@ -979,7 +979,7 @@ fn a_token_is_required_when_configured() {
         addr,
         "POST",
         "/v1/score",
-        &[("Authorization", "Bearer s3cret-token")],
+        &[("Authorization", "Bearer s3cret-token-0123456")],
         &body,
     );
     assert_eq!(right.status, 200);

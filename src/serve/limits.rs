@@ -20,6 +20,12 @@ pub struct Limits {
     /// Scoring requests that may wait for a worker; beyond `workers + queue` requests are
     /// turned away at once with 429 `overloaded`, so nothing queues without bound.
     pub queue: usize,
+    /// Open connections at once; a connection beyond the cap is closed at once
+    /// (src/serve/connections.rs).
+    pub max_connections: usize,
+    /// Time a connection has to send a request's head (request line and headers), from its
+    /// start or from the end of the previous response; then it is closed.
+    pub header_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -32,6 +38,8 @@ impl Default for Limits {
             timeout: Duration::from_secs(30),
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             queue: 32,
+            max_connections: 256,
+            header_timeout: Duration::from_secs(10),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! the shared state and the router.
 
 pub mod api;
+pub mod connections;
 pub mod error;
 mod handlers;
 pub mod limits;
@@ -31,11 +32,15 @@ use tokio::sync::Semaphore;
 
 pub use server::{run, spawn, ServerHandle};
 
+/// The shortest bearer token accepted: 16 bytes (128 bits when random).
+pub const MIN_TOKEN_BYTES: usize = 16;
+
 /// `aesop serve [--addr IP:PORT] [--model NAME=PATH …] [--token-file FILE] [limits…]`
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Address to listen on (port 0 picks a free port; the bound address is logged).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on, IP:PORT or HOST:PORT (`localhost:8080`; port 0 picks a free port;
+    /// the bound address is logged).
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_addr)]
     pub addr: SocketAddr,
     /// A model file to serve under NAME, besides the built-ins; repeat for several. Reloaded on
     /// SIGHUP or POST /v1/models/reload.
@@ -66,6 +71,26 @@ pub struct ServeArgs {
     /// Time limit per request in milliseconds, waiting for a worker included.
     #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_ms: u64,
+    /// Most connections open at once; more are closed at once.
+    #[arg(long, default_value_t = Limits::default().max_connections, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: usize,
+    /// Seconds a connection has to send a request's headers; then it is closed.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+}
+
+/// `--addr`: an IP address and port, or a host name and port resolved once (the first address).
+fn parse_addr(text: &str) -> std::result::Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let mut addrs = text
+        .to_socket_addrs()
+        .map_err(|e| format!("{text}: not IP:PORT or HOST:PORT ({e})"))?;
+    addrs
+        .next()
+        .ok_or_else(|| format!("{text}: the host name has no address"))
 }
 
 impl ServeArgs {
@@ -83,6 +108,8 @@ impl ServeArgs {
             max_summaries: limits.max_summaries,
             max_text_bytes: limits.max_text_bytes,
             timeout_ms: 30_000,
+            max_connections: limits.max_connections,
+            header_timeout_secs: limits.header_timeout.as_secs(),
         }
     }
 
@@ -96,6 +123,8 @@ impl ServeArgs {
             timeout: Duration::from_millis(self.timeout_ms),
             workers: self.workers.map_or(defaults.workers, |w| w as usize),
             queue: self.queue,
+            max_connections: self.max_connections,
+            header_timeout: Duration::from_secs(self.header_timeout_secs),
         }
     }
 
@@ -117,6 +146,13 @@ impl ServeArgs {
         let token = text.trim();
         if token.is_empty() {
             bail!("--token-file {} is empty", path.display());
+        }
+        if token.len() < MIN_TOKEN_BYTES {
+            bail!(
+                "--token-file {}: the token has {} bytes; use at least {MIN_TOKEN_BYTES} (e.g. `openssl rand -hex 16`)",
+                path.display(),
+                token.len()
+            );
         }
         if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
             bail!(
@@ -233,7 +269,10 @@ impl AppState {
         let Some(token) = &self.token else {
             return true;
         };
-        let Some(given) = header.and_then(|h| h.strip_prefix(b"Bearer ")) else {
+        // The scheme is case-insensitive (RFC 7235 §2.1): `Bearer`, `bearer`, `BEARER`.
+        let Some(given) = header.and_then(|h| {
+            (h.len() > 7 && h[..7].eq_ignore_ascii_case(b"bearer ")).then(|| &h[7..])
+        }) else {
             return false;
         };
         // Compare in time independent of where the first difference is.
@@ -309,22 +348,30 @@ mod tests {
     fn tokens_compare_whole() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("token");
-        std::fs::write(&path, "abc123\n").expect("write");
+        std::fs::write(&path, "abc123abc123abc123\n").expect("write");
         let mut args = loopback();
         args.token_file = Some(path.clone());
         let state = AppState::new(&args).expect("state");
-        assert!(state.authorized(Some(b"Bearer abc123")));
+        assert!(state.authorized(Some(b"Bearer abc123abc123abc123")));
+        assert!(state.authorized(Some(b"bearer abc123abc123abc123")));
+        assert!(state.authorized(Some(b"BEARER abc123abc123abc123")));
         for wrong in [
-            &b"Bearer abc12"[..],
-            b"Bearer abc1234",
-            b"bearer abc123",
-            b"abc123",
+            &b"Bearer abc123abc123abc12"[..],
+            b"Bearer abc123abc123abc1234",
+            b"Basic abc123abc123abc123",
+            b"abc123abc123abc123",
+            b"Bearer",
         ] {
             assert!(!state.authorized(Some(wrong)), "{wrong:?}");
         }
         assert!(!state.authorized(None));
         std::fs::write(&path, "two words\n").expect("write");
         assert!(AppState::new(&args).is_err());
+        std::fs::write(&path, "ab\n").expect("write");
+        let short = AppState::new(&args)
+            .err()
+            .expect("a 2-byte token is refused");
+        assert!(format!("{short:#}").contains("at least 16"), "{short:#}");
         std::fs::write(&path, "\n").expect("write");
         assert!(AppState::new(&args).is_err());
     }

@@ -17,6 +17,11 @@ async fn serve_until(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
     let drain_state = Arc::clone(&state);
+    let listener = super::connections::GuardedListener::new(
+        listener,
+        state.limits.max_connections,
+        state.limits.header_timeout,
+    );
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async move {
             shutdown.await;

@@ -1,0 +1,198 @@
+//! Property-based fuzz tests (proptest) for the three readers of untrusted input: the judgment-set
+//! reader, the model-file reader and the HTTP score-request parser. Each must return `Ok` or an
+//! error for any input, never panic. `cargo test` runs proptest's default number of cases
+//! (256 per property, or `PROPTEST_CASES`); `scripts/fuzz` runs over a million.
+
+use aesop::corpus::jsonl::SetReader;
+use aesop::learn::model_file::{fnv1a64, ModelFile};
+use aesop::serve::api::parse_score_request;
+use aesop::serve::limits::Limits;
+use proptest::prelude::*;
+
+const VALID_TOPIC: &str = r#"{"topic": "t1", "documents": [{"id": "d1", "text": "The council approved the budget."}], "references": [{"id": "A", "text": "Budget approved."}], "summaries": [{"system": "s1", "text": "The budget passed.", "scores": {"relevance": 3.5}}]}"#;
+
+/// Fragments that JSON-ish fuzz input is built from: structure, keys the readers look for, and
+/// awkward values (BOM, NaN, huge numbers, escapes, duplicate keys).
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just(",".to_string()),
+        Just(":".to_string()),
+        Just("\n".to_string()),
+        Just("\u{feff}".to_string()),
+        Just("\"topic\"".to_string()),
+        Just("\"topics\"".to_string()),
+        Just("\"documents\"".to_string()),
+        Just("\"references\"".to_string()),
+        Just("\"summaries\"".to_string()),
+        Just("\"system\"".to_string()),
+        Just("\"text\"".to_string()),
+        Just("\"id\"".to_string()),
+        Just("\"scores\"".to_string()),
+        Just("\"models\"".to_string()),
+        Just("\"features\"".to_string()),
+        Just("NaN".to_string()),
+        Just("1e999".to_string()),
+        Just("-0".to_string()),
+        Just("null".to_string()),
+        Just("true".to_string()),
+        Just("\"\\ud800\"".to_string()),
+        "\"[^\"\\\\]{0,12}\"".prop_map(|s| s),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|x| x.to_string()),
+        ".{0,8}".prop_map(|s| s),
+    ]
+}
+
+fn json_like() -> impl Strategy<Value = String> {
+    prop::collection::vec(fragment(), 0..40).prop_map(|v| v.concat())
+}
+
+/// A valid topic with a few characters replaced, inserted or deleted.
+fn mutated(base: &'static str) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..8).prop_map(
+        move |edits| {
+            let mut bytes = base.as_bytes().to_vec();
+            for (at, byte, kind) in edits {
+                if bytes.is_empty() {
+                    bytes.push(byte);
+                    continue;
+                }
+                let i = at.index(bytes.len());
+                match kind {
+                    0 => bytes[i] = byte,
+                    1 => bytes.insert(i, byte),
+                    _ => {
+                        bytes.remove(i);
+                    }
+                }
+            }
+            bytes
+        },
+    )
+}
+
+fn read_set(bytes: &[u8]) {
+    for topic in SetReader::new(std::io::Cursor::new(bytes), "fuzz.jsonl") {
+        let _ = topic.map(|t| t.summaries.len());
+    }
+}
+
+fn model_bytes() -> &'static [u8] {
+    include_bytes!("../models/builtin/readability-noref.aesop")
+}
+
+fn small_limits() -> Limits {
+    Limits {
+        max_text_bytes: 1000,
+        max_topics: 4,
+        max_summaries: 8,
+        ..Limits::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::default())]
+
+    #[test]
+    fn set_reader_never_panics_on_json_like_text(text in json_like()) {
+        read_set(text.as_bytes());
+    }
+
+    #[test]
+    fn set_reader_never_panics_on_mutated_topics(bytes in mutated(VALID_TOPIC)) {
+        read_set(&bytes);
+    }
+
+    #[test]
+    fn set_reader_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        read_set(&bytes);
+    }
+
+    #[test]
+    fn model_reader_never_panics_on_mutated_files(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<prop::sample::Index>(),
+        truncate in any::<bool>(),
+    ) {
+        let mut bytes = model_bytes().to_vec();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        if truncate {
+            bytes.truncate(cut.index(bytes.len()));
+        }
+        let _ = ModelFile::from_bytes(&bytes, "fuzz.aesop");
+    }
+
+    #[test]
+    fn model_reader_never_panics_on_header_mutations(
+        edits in prop::collection::vec((0usize..64, any::<u8>()), 1..6),
+    ) {
+        // The header and the start of the payload, where lengths and versions live.
+        let mut bytes = model_bytes().to_vec();
+        for (i, byte) in edits {
+            let last = bytes.len() - 1;
+            bytes[i.min(last)] = byte;
+        }
+        let _ = ModelFile::from_bytes(&bytes, "fuzz.aesop");
+    }
+
+    #[test]
+    fn model_reader_never_panics_on_payload_mutations_with_a_valid_checksum(
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let mut bytes = model_bytes().to_vec();
+        let writer_len = u16::from_le_bytes([bytes[12], bytes[13]]) as usize;
+        let payload_at = 14 + writer_len + 16;
+        let checksum_at = payload_at - 8;
+        for (at, byte) in edits {
+            let i = payload_at + at.index(bytes.len() - payload_at);
+            bytes[i] = byte;
+        }
+        let sum = fnv1a64(&bytes[payload_at..]).to_le_bytes();
+        bytes[checksum_at..payload_at].copy_from_slice(&sum);
+        let _ = ModelFile::from_bytes(&bytes, "fuzz.aesop");
+    }
+
+    #[test]
+    fn model_reader_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        let mut with_magic = b"AESOPMDL".to_vec();
+        with_magic.extend_from_slice(&bytes);
+        let _ = ModelFile::from_bytes(&with_magic, "fuzz.aesop");
+        let _ = ModelFile::from_bytes(&bytes, "fuzz.aesop");
+    }
+
+    #[test]
+    fn request_parser_never_panics_on_json_like_text(text in json_like()) {
+        let _ = parse_score_request(text.as_bytes(), &small_limits());
+    }
+
+    #[test]
+    fn request_parser_never_panics_on_mutated_requests(
+        bytes in mutated(r#"{"topics": [{"topic": "t1", "documents": [{"id": "d1", "text": "The council approved the budget."}], "summaries": [{"system": "s1", "text": "The budget passed."}]}], "models": ["pyramid-noref"], "features": true}"#),
+    ) {
+        let _ = parse_score_request(&bytes, &small_limits());
+    }
+}
+
+/// The valid inputs the mutations start from are accepted (so the fuzzing starts from the
+/// parsers' interesting paths, not from an early rejection).
+#[test]
+fn seeds_are_valid() {
+    let topics: Vec<_> = SetReader::new(std::io::Cursor::new(VALID_TOPIC.as_bytes()), "seed")
+        .collect::<Result<_, _>>()
+        .expect("valid topic");
+    assert_eq!(topics.len(), 1);
+    let bytes = model_bytes();
+    ModelFile::from_bytes(bytes, "seed").expect("valid model");
+    // The layout the payload mutations assume.
+    let writer_len = u16::from_le_bytes([bytes[12], bytes[13]]) as usize;
+    let payload_at = 14 + writer_len + 16;
+    let stored = u64::from_le_bytes(bytes[payload_at - 8..payload_at].try_into().unwrap());
+    assert_eq!(stored, fnv1a64(&bytes[payload_at..]));
+}
