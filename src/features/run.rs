@@ -212,7 +212,7 @@ pub fn write_table<W: Write>(table: &FeatureTable, format: TableFormat, out: W) 
 
 /// Writes feature records one at a time, in either table format (the header first for CSV).
 pub enum TableWriter<'n, W: Write> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     Jsonl {
         out: std::io::BufWriter<W>,
         names: &'n [String],
@@ -227,7 +227,7 @@ impl<'n, W: Write> TableWriter<'n, W> {
                 let mut header = vec!["topic".to_string(), "system".to_string()];
                 header.extend(names.iter().cloned());
                 w.write_record(&header)?;
-                TableWriter::Csv(w)
+                TableWriter::Csv(Box::new(w))
             }
             TableFormat::Jsonl => TableWriter::Jsonl {
                 out: std::io::BufWriter::new(out),

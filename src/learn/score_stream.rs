@@ -388,7 +388,7 @@ impl Output {
 enum PredictionWriter<'w> {
     Jsonl(Box<dyn Write + 'w>),
     Csv {
-        w: csv::Writer<Box<dyn Write + 'w>>,
+        w: Box<csv::Writer<Box<dyn Write + 'w>>>,
         /// The default built-ins: a last column names the variant used for the row.
         models_column: bool,
     },
@@ -412,7 +412,7 @@ impl<'w> PredictionWriter<'w> {
                 }
                 w.write_record(&header)?;
                 PredictionWriter::Csv {
-                    w,
+                    w: Box::new(w),
                     models_column: defaults,
                 }
             }
