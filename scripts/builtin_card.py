@@ -92,7 +92,7 @@ for h in held:
           f"| {stat(h['best_feature_stats']['summary_kendall'])} | {h['summary_difference']:+.3f} "
           f"| {h['bootstrap_model_wins']:.2f} | {h['permutation_p']:.3f} |")
 print("\n## Protocol 1 on each set alone (5 topic folds x 4 system folds)\n")
-print("| set | fold seeds | summary τ | system τ | calibrated MAE |\n|---|---|---|---|---|")
+print("| set | fold seeds | summary-level Kendall τ-b | system-level Kendall τ-b | calibrated MAE |\n|---|---|---|---|---|")
 for s, col in sets:
     cvs = [json.load(open(f"{work}/{name}.p1.{s}.{seed}.json")) for seed in seeds]
     print(f"| {s} `{col}` | {', '.join(seeds)} | {fmt(statistics.mean(c['summary_kendall_tau'] for c in cvs))} "

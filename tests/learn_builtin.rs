@@ -27,6 +27,17 @@ fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
                 "{}: no evaluation report stored",
                 b.name
             );
+            // Issue 13: trained on several sets, calibrated, judged by leave-one-set-out; and
+            // batch-independent (no consensus class, no within-topic normalization; issue 14).
+            assert!(
+                b.card.contains("Protocol 2") && model.transfer.sets.len() >= 3,
+                "{}: not a multi-set model with a protocol-2 card",
+                b.name
+            );
+            let calibration = model.transfer.calibration.expect("calibrated");
+            assert!(calibration.slope >= 0.0 && calibration.min <= calibration.max);
+            assert!(!model.classes.iter().any(|c| c == "consensus"), "{}", b.name);
+            assert!(!model.transfer.normalization.batch_dependent(), "{}", b.name);
         }
     }
     assert!(builtin::find("nonexistent")
