@@ -36,8 +36,16 @@ fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
             );
             let calibration = model.transfer.calibration.expect("calibrated");
             assert!(calibration.slope >= 0.0 && calibration.min <= calibration.max);
-            assert!(!model.classes.iter().any(|c| c == "consensus"), "{}", b.name);
-            assert!(!model.transfer.normalization.batch_dependent(), "{}", b.name);
+            assert!(
+                !model.classes.iter().any(|c| c == "consensus"),
+                "{}",
+                b.name
+            );
+            assert!(
+                !model.transfer.normalization.batch_dependent(),
+                "{}",
+                b.name
+            );
         }
     }
     assert!(builtin::find("nonexistent")
