@@ -45,6 +45,9 @@ fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
     Ok(out)
 }
 
+/// (topic, system, target, score, model): one line of `aesop score`.
+type PredictionTuple = (String, String, String, f64, String);
+
 /// Models loaded once; scores topics. Python wraps it as `aesop.Scorer`.
 #[pyclass(frozen, module = "aesop._aesop")]
 struct Scorer {
@@ -94,11 +97,7 @@ impl Scorer {
 
     /// Score topics given as JSON text (one judgment-set line each). Returns
     /// (topic, system, target, score, model) tuples in the CLI's output order.
-    fn score_json(
-        &self,
-        py: Python<'_>,
-        topics: Vec<String>,
-    ) -> PyResult<Vec<(String, String, String, f64, String)>> {
+    fn score_json(&self, py: Python<'_>, topics: Vec<String>) -> PyResult<Vec<PredictionTuple>> {
         let predictions = py
             .allow_threads(|| {
                 let topics = parse_topics(&topics)?;
@@ -138,7 +137,7 @@ impl Scorer {
             })
             .map_err(value_error)?;
         // Per summary, per model: regroup per model.
-        let per_summary = if n == 0 { 0 } else { predictions.len() / n };
+        let per_summary = predictions.len().checked_div(n).unwrap_or(0);
         let mut out: Vec<(String, String, Vec<f64>)> = predictions
             .iter()
             .take(per_summary)
