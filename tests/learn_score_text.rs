@@ -111,6 +111,8 @@ fn non_utf8_summary_file_is_a_clear_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.txt");
     std::fs::write(&bad, b"caf\xe9").expect("write");
+    let doc = dir.path().join("doc.txt");
+    std::fs::write(&doc, "The council approved the budget.\n").expect("write");
     let model = dir.path().join("missing.aesop");
     // The model is read first; give a real one so the text error is the one reported.
     let set = dir.path().join("set.jsonl");
@@ -141,6 +143,8 @@ fn non_utf8_summary_file_is_a_clear_error() {
         .arg("score")
         .arg("--model")
         .arg(&model)
+        .arg("--documents")
+        .arg(&doc)
         .arg("--summary")
         .arg(&bad)
         .assert()

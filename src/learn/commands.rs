@@ -356,9 +356,11 @@ pub struct TrainArgs {
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
 /// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"])))]
 pub struct ScoreArgs {
-    /// Judgment set (JSON Lines); human scores are not needed.
-    #[arg(required_unless_present = "summary", conflicts_with_all = ["documents", "summary", "reference"])]
+    /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
+    /// FILE… --summary FILE… [--reference FILE…].
+    #[arg(conflicts_with_all = ["documents", "summary", "reference"])]
     pub set: Option<PathBuf>,
     /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
     /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
@@ -368,8 +370,9 @@ pub struct ScoreArgs {
     /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
     #[arg(long, num_args = 1.., requires = "summary")]
     pub documents: Vec<PathBuf>,
-    /// Plain-text summaries to score (one file each; the system name is the file name).
-    #[arg(long, num_args = 1..)]
+    /// Plain-text summaries to score (one file each; the system name is the file name); needs
+    /// --documents (as the HTTP service, which refuses a topic without documents).
+    #[arg(long, num_args = 1.., requires = "documents")]
     pub summary: Vec<PathBuf>,
     /// Plain-text human reference summaries (optional).
     #[arg(long, num_args = 1..)]

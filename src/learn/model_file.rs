@@ -30,6 +30,10 @@ pub const FORMAT_VERSION_STACKED: u32 = 2;
 /// payload, so aesop builds from before stacking still read them.
 pub const FORMAT_VERSION_PLAIN: u32 = 1;
 
+/// The most memory a model's payload may claim while decoding (256 MiB; the built-ins are
+/// under 40 KiB).
+pub const MAX_DECODED_BYTES: usize = 256 << 20;
+
 /// Why a model file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
@@ -139,17 +143,18 @@ impl ModelFile {
         if fnv1a64(payload) != checksum {
             return Err(corrupt(file, "checksum mismatch"));
         }
-        let (mut model, used) =
-            bincode::serde::decode_from_slice::<ModelFile, _>(payload, bincode::config::standard())
-                .map_err(|e| corrupt(file, &format!("payload does not decode: {e}")))?;
+        // The limit bounds what a length field may claim: without it a corrupt (or crafted) file
+        // with a valid checksum made the decoder allocate 7 exabytes and abort (found by
+        // tests/fuzz_inputs.rs).
+        let config = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
+        let (mut model, used) = bincode::serde::decode_from_slice::<ModelFile, _>(payload, config)
+            .map_err(|e| corrupt(file, &format!("payload does not decode: {e}")))?;
         if used != payload.len() {
             if version < 3 {
                 return Err(corrupt(file, "payload longer than the model"));
             }
-            let (transfer, extra) = bincode::serde::decode_from_slice::<TransferInfo, _>(
-                &payload[used..],
-                bincode::config::standard(),
-            )
+            let (transfer, extra) =
+                bincode::serde::decode_from_slice::<TransferInfo, _>(&payload[used..], config)
             .map_err(|e| corrupt(file, &format!("transfer information does not decode: {e}")))?;
             if used + extra != payload.len() {
                 return Err(corrupt(file, "payload longer than the model"));
