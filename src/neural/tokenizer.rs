@@ -8,7 +8,7 @@
 //! Special tokens in the text are not parsed (they are plain text, as llama.cpp does without
 //! `parse_special`). Checked against llama.cpp's tokenizer in tests/neural_fixture.rs.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use std::sync::Mutex;
@@ -16,7 +16,8 @@ use std::sync::Mutex;
 /// A byte-level BPE vocabulary with its merge ranks.
 pub struct Tokenizer {
     tokens: Vec<String>,
-    /// Token id of each byte's printable stand-in.
+    /// Token id of each byte's printable stand-in; [`NO_TOKEN`] where the vocabulary has
+    /// none (SmolLM2 lacks a few control bytes: they are dropped, as the HF tokenizer does).
     byte_ids: [u32; 256],
     /// (left id, right id) -> (rank, merged id).
     merges: FxHashMap<(u32, u32), (u32, u32)>,
@@ -25,6 +26,8 @@ pub struct Tokenizer {
     /// Word -> ids, since the same words recur across a corpus.
     cache: Mutex<FxHashMap<String, Vec<u32>>>,
 }
+
+const NO_TOKEN: u32 = u32::MAX;
 
 /// GPT-2's table from bytes to printable characters.
 fn bytes_to_unicode() -> [char; 256] {
@@ -52,11 +55,14 @@ impl Tokenizer {
             .map(|(i, t)| (t.as_str(), i as u32))
             .collect();
         let table = bytes_to_unicode();
-        let mut byte_ids = [0u32; 256];
+        let mut byte_ids = [NO_TOKEN; 256];
         for (b, c) in table.iter().enumerate() {
-            byte_ids[b] = *index
-                .get(c.to_string().as_str())
-                .ok_or_else(|| anyhow!("tokenizer vocabulary lacks the byte token for {b:#04x}"))?;
+            if let Some(&id) = index.get(c.to_string().as_str()) {
+                byte_ids[b] = id;
+            }
+        }
+        if byte_ids.iter().filter(|&&id| id == NO_TOKEN).count() > 64 {
+            bail!("tokenizer vocabulary lacks most byte tokens: not a byte-level BPE vocabulary");
         }
         let mut merge_map = FxHashMap::default();
         for (rank, line) in merges.iter().enumerate() {
@@ -162,7 +168,11 @@ impl Tokenizer {
             ids.extend_from_slice(hit);
             return;
         }
-        let mut symbols: Vec<u32> = word.bytes().map(|b| self.byte_ids[b as usize]).collect();
+        let mut symbols: Vec<u32> = word
+            .bytes()
+            .map(|b| self.byte_ids[b as usize])
+            .filter(|&id| id != NO_TOKEN)
+            .collect();
         loop {
             let best = symbols
                 .windows(2)
