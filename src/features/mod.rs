@@ -16,6 +16,7 @@ pub mod distribution;
 pub mod entity;
 pub mod graph;
 pub mod lm;
+pub mod neural;
 pub mod npsyntax;
 pub mod redundancy;
 pub mod rouge;
@@ -132,6 +133,7 @@ pub struct FeatureOptions {
     pub tesla: tesla::TeslaOptions,
     pub consensus: consensus::ConsensusOptions,
     pub surface: surface::SurfaceOptions,
+    pub neural: neural::NeuralOptions,
 }
 
 /// Every class this build can compute, in default output order.
@@ -153,6 +155,10 @@ pub const ALL_CLASSES: &[&str] = &[
     "alignment",
 ];
 
+/// Classes this build can compute on request only (not in the default set): `neural` needs a
+/// downloaded model (`aesop models fetch smollm2`).
+pub const OPTIONAL_CLASSES: &[&str] = &["neural"];
+
 /// Classes that work without references.
 pub fn is_reference_free(name: &str) -> bool {
     matches!(
@@ -169,6 +175,7 @@ pub fn is_reference_free(name: &str) -> bool {
             | "continuity"
             | "lm"
             | "alignment"
+            | "neural"
     )
 }
 
@@ -203,9 +210,11 @@ pub fn build_classes(
             "continuity" => Box::new(continuity::Continuity::new()),
             "lm" => Box::new(lm::Lm::new()?),
             "alignment" => Box::new(alignment::Alignment::new()),
+            "neural" => Box::new(neural::Neural::new(opts.neural.clone())?),
             other => bail!(
-                "unknown feature class '{other}'; known classes: {}",
-                ALL_CLASSES.join(", ")
+                "unknown feature class '{other}'; known classes: {}, {}",
+                ALL_CLASSES.join(", "),
+                OPTIONAL_CLASSES.join(", ")
             ),
         };
         classes.push(class);

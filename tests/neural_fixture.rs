@@ -1,0 +1,115 @@
+//! The Rust SmolLM2 (tokenizer and forward pass) against llama.cpp on the same GGUF:
+//! tests/fixtures/neural_llamacpp.json was written once by scripts/neural-fixture.py.
+//! Needs the downloaded model: skipped with a notice when it is absent, a failure under
+//! AESOP_REQUIRE_MODELS=1 (set by .ci/run after `aesop models fetch smollm2`).
+
+use aesop::neural::model::{self, SMOLLM2};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Scored {
+    text: String,
+    ids: Vec<u32>,
+    logprobs: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+struct TokOnly {
+    text: String,
+    ids: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+struct Fixture {
+    model_sha256: String,
+    scored: Vec<Scored>,
+    tokenize_only: Vec<TokOnly>,
+}
+
+fn fixture() -> Fixture {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/neural_llamacpp.json"
+    );
+    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
+        .expect("fixture JSON");
+    assert_eq!(
+        f.model_sha256, SMOLLM2.sha256,
+        "fixture made from another model file"
+    );
+    f
+}
+
+/// The loaded model, or None (skip) when it is not installed.
+fn model_or_skip(test: &str) -> Option<std::sync::Arc<aesop::neural::llama::Llama>> {
+    if !model::is_present(&SMOLLM2) {
+        if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
+            panic!(
+                "{test}: AESOP_REQUIRE_MODELS=1 but {} is absent",
+                model::model_path(&SMOLLM2).display()
+            );
+        }
+        eprintln!("SKIPPED {test}: model absent (run `aesop models fetch smollm2`)");
+        return None;
+    }
+    Some(model::smollm2().expect("load model"))
+}
+
+#[test]
+fn tokenizer_matches_llama_cpp() {
+    let Some(lm) = model_or_skip("tokenizer_matches_llama_cpp") else {
+        return;
+    };
+    let f = fixture();
+    let texts = f
+        .scored
+        .iter()
+        .map(|s| (&s.text, &s.ids))
+        .chain(f.tokenize_only.iter().map(|t| (&t.text, &t.ids)));
+    for (text, ids) in texts {
+        assert_eq!(&lm.tokenizer.encode(text), ids, "token ids of {text:?}");
+        assert_eq!(&lm.tokenizer.decode(ids), text, "round trip of {text:?}");
+    }
+}
+
+#[test]
+fn log_probs_match_llama_cpp() {
+    let Some(lm) = model_or_skip("log_probs_match_llama_cpp") else {
+        return;
+    };
+    let f = fixture();
+    let (mut abs_sum, mut n) = (0.0, 0usize);
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for s in &f.scored {
+        let got = lm.score_text(&s.ids).expect("score");
+        assert_eq!(got.len(), s.logprobs.len(), "{:?}", s.text);
+        for (a, b) in got.iter().zip(&s.logprobs) {
+            abs_sum += (f64::from(*a) - b).abs();
+            n += 1;
+        }
+        ours.push(got.iter().map(|&v| f64::from(v)).sum::<f64>() / got.len() as f64);
+        theirs.push(s.logprobs.iter().sum::<f64>() / s.logprobs.len() as f64);
+    }
+    let mad = abs_sum / n as f64;
+    eprintln!("mean |delta log-prob| over {n} tokens: {mad:.4} nats; per-text means ours {ours:?} llama.cpp {theirs:?}");
+    assert!(mad <= 0.1, "mean |delta log-prob| {mad} > 0.1 nats");
+    let r = aesop::eval::pearson(&ours, &theirs);
+    assert!(r >= 0.99, "per-text mean log-prob correlation {r} < 0.99");
+}
+
+#[test]
+fn cached_prefix_gives_the_same_log_probs() {
+    let Some(lm) = model_or_skip("cached_prefix_gives_the_same_log_probs") else {
+        return;
+    };
+    let f = fixture();
+    let s = &f.scored[1];
+    let whole = lm.score_text(&s.ids).expect("score");
+    let k = s.ids.len() / 2;
+    let prefix = lm.prefix(&s.ids[..k]).expect("prefix");
+    let tail = lm.score(&prefix, &s.ids[k..]).expect("score");
+    assert_eq!(tail.len(), s.ids.len() - k);
+    for (a, b) in tail.iter().zip(&whole[k - 1..]) {
+        assert!((a - b).abs() < 1e-3, "cached {a} vs whole {b}");
+    }
+}
