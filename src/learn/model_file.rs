@@ -155,7 +155,9 @@ impl ModelFile {
             }
             let (transfer, extra) =
                 bincode::serde::decode_from_slice::<TransferInfo, _>(&payload[used..], config)
-            .map_err(|e| corrupt(file, &format!("transfer information does not decode: {e}")))?;
+                    .map_err(|e| {
+                        corrupt(file, &format!("transfer information does not decode: {e}"))
+                    })?;
             if used + extra != payload.len() {
                 return Err(corrupt(file, "payload longer than the model"));
             }
