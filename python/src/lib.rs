@@ -46,7 +46,7 @@ fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
 }
 
 /// (topic, system, target, score, model): one line of `aesop score`.
-type PredictionTuple = (String, String, String, f64, String);
+type PredictionTuple = (String, String, String, f64, Option<f64>, String);
 
 /// Models loaded once; scores topics. Python wraps it as `aesop.Scorer`.
 #[pyclass(frozen, module = "aesop._aesop")]
@@ -96,7 +96,8 @@ impl Scorer {
     }
 
     /// Score topics given as JSON text (one judgment-set line each). Returns
-    /// (topic, system, target, score, model) tuples in the CLI's output order.
+    /// (topic, system, target, score, raw, model) tuples in the CLI's output order (`raw`: the
+    /// model's output before calibration, `None` for a model without a calibration).
     fn score_json(&self, py: Python<'_>, topics: Vec<String>) -> PyResult<Vec<PredictionTuple>> {
         let predictions = py
             .allow_threads(|| {
@@ -106,7 +107,7 @@ impl Scorer {
             .map_err(value_error)?;
         Ok(predictions
             .into_iter()
-            .map(|p| (p.topic, p.system, p.target, p.score, p.model))
+            .map(|p| (p.topic, p.system, p.target, p.score, p.raw, p.model))
             .collect())
     }
 

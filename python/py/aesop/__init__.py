@@ -120,17 +120,19 @@ class Scorer:
         """Score judgment-set topics: dicts with ``topic``, ``documents``, ``summaries`` and
         optional ``references`` (the JSON Lines format of ``aesop score``; see
         docs/FORMATS.md). Returns one dict per prediction, exactly the lines ``aesop score``
-        writes: ``{"topic", "system", "target", "score", "model"}`` (a DataFrame with those
-        columns when ``pandas=True``).
+        writes: ``{"topic", "system", "target", "score", "raw", "model"}``, ``score`` on the
+        target's scale and ``raw`` the model's output before calibration, absent for a model
+        without one (a DataFrame with those columns when ``pandas=True``).
 
         >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
         ...                             "summaries": [{"system": "s1", "text": "..."}]}])
         """
         rows = self._inner.score_json(_topics_json(topics))
-        keys = ("topic", "system", "target", "score", "model")
+        keys = ("topic", "system", "target", "score", "raw", "model")
         if pandas:
             return _frame({k: [r[i] for r in rows] for i, k in enumerate(keys)}, True)
-        return [dict(zip(keys, r)) for r in rows]
+        # As the CLI's lines: `raw` (the output before calibration) only where the model has one.
+        return [{k: v for k, v in zip(keys, r) if k != "raw" or v is not None} for r in rows]
 
 
 def features(topics, classes=None, pandas=False):

@@ -22,7 +22,7 @@ class Scorer:
     ) -> Any:
         """{model name: [score per summary]}, or a DataFrame when pandas=True."""
     def score_sets(self, topics: Union[Topic, Sequence[Topic]], pandas: bool = False) -> Any:
-        """One dict per prediction ({"topic","system","target","score","model"}), as `aesop score` writes."""
+        """One dict per prediction ({"topic","system","target","score","raw","model"}; `raw` only for calibrated models), as `aesop score` writes."""
 
 def features(
     topics: Union[Topic, Sequence[Topic]],

@@ -17,7 +17,7 @@ import math
 
 from . import Scorer
 
-_COLUMNS = ("topic", "system", "target", "score", "model")
+_COLUMNS = ("topic", "system", "target", "score", "raw", "model")
 
 
 def _plain(value):
@@ -39,7 +39,8 @@ def _missing(v):
 
 class AesopScorer:
     """Callable class for ``map_batches``: a batch of topics in, one row per prediction out
-    (columns ``topic, system, target, score, model``, the lines of ``aesop score``).
+    (columns ``topic, system, target, score, raw, model``, the lines of ``aesop score``;
+    ``raw`` is None for a model without a calibration).
 
     ``models``: as for :class:`aesop.Scorer` (default: the three default built-ins).
     """
