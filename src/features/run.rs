@@ -33,6 +33,20 @@ pub struct Skipped {
     pub summaries: usize,
 }
 
+impl Skipped {
+    /// One empty entry per class, in the classes' order.
+    fn none_for(classes: &[Box<dyn FeatureClass>]) -> Vec<Skipped> {
+        classes
+            .iter()
+            .map(|c| Skipped {
+                class: c.name().to_string(),
+                topics: Vec::new(),
+                summaries: 0,
+            })
+            .collect()
+    }
+}
+
 /// The features of one summary. `None` marks a value that could not be computed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeatureRecord {
@@ -78,14 +92,7 @@ pub fn extract_features(
     bar.finish_and_clear();
 
     let mut records = Vec::new();
-    let mut skipped: Vec<Skipped> = classes
-        .iter()
-        .map(|c| Skipped {
-            class: c.name().to_string(),
-            topics: Vec::new(),
-            summaries: 0,
-        })
-        .collect();
+    let mut skipped = Skipped::none_for(classes);
     for (topic, result) in topics.iter().zip(per_topic) {
         let (topic_records, class_missing) = result?;
         records.extend(topic_records);
@@ -299,14 +306,7 @@ where
 {
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let mut writer = TableWriter::new(format, &names, out)?;
-    let mut skipped: Vec<Skipped> = classes
-        .iter()
-        .map(|c| Skipped {
-            class: c.name().to_string(),
-            topics: Vec::new(),
-            summaries: 0,
-        })
-        .collect();
+    let mut skipped = Skipped::none_for(classes);
     let stats = crate::corpus::stream::for_each_topic(
         topics,
         crate::corpus::stream::Window::default(),
