@@ -24,11 +24,13 @@ PURPOSE = {
     "pyramid": "content selection against human references (TAC modified pyramid)",
     "responsiveness": "overall responsiveness (content and form together)",
     "readability": "readability / linguistic quality (coherence)",
+    "faithfulness": "faithfulness to the source (factual consistency)",
 }
 SCALE = {
     "pyramid": "REALSumm `litepyramid_recall`, in [0, 1]",
     "responsiveness": "the 1-5 Likert scale of the `responsiveness` columns",
     "readability": "the 1-5 Likert scale of the `readability` columns",
+    "faithfulness": "the 1-5 Likert scale of SummEval `consistency`",
 }
 
 
@@ -63,6 +65,11 @@ print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}
       + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free else ".")
       + " No batch-dependent class (`consensus`) and no within-topic normalization: a summary's score"
       " depends on that summary (and its inputs and references) alone.")
+if "neural" in loso["classes"]:
+    print("- The `neural` class scores every summary with SmolLM2-135M (Apache-2.0, SmolLM2 by Hugging Face; "
+          "models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, source budget "
+          "1,400 tokens; the options are stored in the model file). Scoring needs `aesop models fetch smollm2` "
+          "once; docs/NEURAL.md gives the cost.")
 print(f"- Learner: `rank-svm`, {hyper}, classes and C chosen by leave-one-set-out results "
       "(docs/RESULTS.md, \"Models that transfer\").")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
@@ -99,5 +106,6 @@ for s, col in sets:
           f"| {fmt(statistics.mean(c['system_kendall_tau'] for c in cvs))} "
           f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
-print(f"`aesop score SET --model builtin:{name}`; `aesop score` without `--model` uses it for topics "
+default = "`aesop score --neural`" if "neural" in loso["classes"] else "`aesop score`"
+print(f"`aesop score SET --model builtin:{name}`; {default} without `--model` uses it for topics "
       + ("without references." if reference_free else "with references."))

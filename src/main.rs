@@ -275,6 +275,7 @@ fn non_negative(text: &str) -> std::result::Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    aesop::neural::configure_cpu_threads();
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,

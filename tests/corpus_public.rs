@@ -70,6 +70,10 @@ fn summeval() {
         score(first, "M11", "readability"),
         score(first, "M11", "coherence")
     );
+    assert_eq!(
+        score(first, "M11", "faithfulness"),
+        score(first, "M11", "consistency")
+    );
     assert_eq!(score(first, "M11", "fluency"), 3.0);
     assert_round_trip(&topics);
 }
@@ -163,6 +167,10 @@ fn summeval_op() {
     assert_eq!(score(first, "gpt-4", "Relevance"), 4.33);
     assert_eq!(score(first, "gpt-4", "responsiveness"), 4.33);
     assert_eq!(score(first, "gpt-4", "readability"), 5.0);
+    assert_eq!(
+        score(first, "gpt-4", "faithfulness"),
+        score(first, "gpt-4", "Faithfulness")
+    );
     assert_eq!(score(first, "gpt-4", "Aspect Coverage"), 5.0);
     assert_round_trip(&topics);
 }

@@ -9,7 +9,16 @@ use std::sync::atomic::AtomicBool;
 
 #[test]
 fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
-    assert_eq!(BUILTINS.len(), 6);
+    assert_eq!(BUILTINS.iter().filter(|b| !b.neural).count(), 6);
+    // Issue 15: four more that use the neural LM class (tests/neural_builtins.rs); they have the
+    // same kind of card and calibration.
+    assert_eq!(BUILTINS.len(), 10);
+    for b in BUILTINS.iter().filter(|b| b.neural) {
+        let model = b.load().unwrap_or_else(|e| panic!("{}: {e:#}", b.name));
+        assert_eq!(model.reference_free, b.reference_free, "{}", b.name);
+        assert!(b.card.contains("Protocol 1") && b.card.contains("Protocol 2"));
+        assert!(model.transfer.sets.len() >= 3 && model.transfer.calibration.is_some());
+    }
     for target in builtin::DEFAULT_TARGETS {
         for noref in [false, true] {
             let b = builtin::default_for(target, !noref).expect("variant exists");
@@ -98,6 +107,7 @@ fn score_without_a_model_picks_the_variant_per_topic_and_keeps_set_order() {
     let args = ScoreArgs {
         set: Some(set.clone()),
         model: Vec::new(),
+        neural: false,
         documents: Vec::new(),
         summary: Vec::new(),
         reference: Vec::new(),
@@ -126,6 +136,7 @@ fn score_without_a_model_picks_the_variant_per_topic_and_keeps_set_order() {
     assert_eq!(named.target, "readability");
     let args = ScoreArgs {
         model: vec!["builtin:readability".into()],
+        neural: false,
         output: Some(dir.path().join("one.jsonl")),
         set: Some(dir.path().join("refs-only.jsonl")),
         ..args

@@ -161,6 +161,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         },
         report: Some("{}".into()),
         transfer: Default::default(),
+        neural: None,
     }
 }
 

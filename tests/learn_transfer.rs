@@ -249,6 +249,7 @@ fn common_score(set: &Path, model: &Path, out: &Path) -> Vec<(String, f64)> {
     let args = ScoreArgs {
         set: Some(set.to_path_buf()),
         model: vec![model.display().to_string()],
+        neural: false,
         documents: Vec::new(),
         summary: Vec::new(),
         reference: Vec::new(),
@@ -295,4 +296,49 @@ fn a_model_file_from_before_calibration_still_loads_and_scores_raw() {
     v3[len_at + 8..len_at + 16].copy_from_slice(&checksum.to_le_bytes());
     let err = ModelFile::from_bytes(&v3, "v3.aesop").expect_err("truncated trailer");
     assert!(err.to_string().contains("v3.aesop"), "{err}");
+}
+
+/// Re-seal `bytes` (a model file) after its payload was changed: length and checksum.
+fn reseal(bytes: &mut Vec<u8>, payload: Vec<u8>) {
+    let len_at = 8 + 4 + 2 + u16::from_le_bytes([bytes[12], bytes[13]]) as usize;
+    bytes.truncate(len_at);
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&aesop::learn::model_file::fnv1a64(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+}
+
+#[test]
+fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
+    use aesop::learn::model_file::NeuralRecord;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/learn/responsiveness-noref-format1.aesop");
+    let mut model = ModelFile::load(&path).expect("old model loads");
+    assert!(
+        model.neural.is_none(),
+        "files before format 4 have no neural options"
+    );
+    let record = NeuralRecord {
+        source_tokens: 700,
+        max_references: 0,
+        max_scored_tokens: 256,
+    };
+    model.neural = Some(record.clone());
+    let bytes = model.to_bytes().expect("encode");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 4);
+    let back = ModelFile::from_bytes(&bytes, "v4.aesop").expect("decode");
+    assert_eq!(back.neural, Some(record));
+    // Without calibration the (default) transfer information is still written before it.
+    assert_eq!(back.transfer, model.transfer);
+    // A file that claims format 3 may not carry a third value.
+    let mut v3 = bytes.clone();
+    v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let err = ModelFile::from_bytes(&v3, "claims-v3.aesop").expect_err("extra value");
+    assert!(err.to_string().contains("claims-v3.aesop"), "{err}");
+    // A truncated neural record is an error naming the file.
+    let len_at = 8 + 4 + 2 + u16::from_le_bytes([bytes[12], bytes[13]]) as usize;
+    let payload = bytes[len_at + 16..bytes.len() - 1].to_vec();
+    let mut cut = bytes.clone();
+    reseal(&mut cut, payload);
+    let err = ModelFile::from_bytes(&cut, "cut.aesop").expect_err("truncated");
+    assert!(err.to_string().contains("cut.aesop"), "{err}");
 }

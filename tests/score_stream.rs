@@ -44,6 +44,7 @@ fn args(set: &std::path::Path, out: &std::path::Path, format: Option<ScoreFormat
     ScoreArgs {
         set: Some(set.to_path_buf()),
         model: Vec::new(),
+        neural: false,
         documents: Vec::new(),
         summary: Vec::new(),
         reference: Vec::new(),

@@ -7,7 +7,7 @@
 //! bootstrap intervals for summary- and system-level Kendall τ-b and, against the full model,
 //! the Koehn paired bootstrap over topics and the paired permutation test (src/eval).
 
-use super::commands::{feature_plan, LearnArgs};
+use super::commands::{feature_plan, select_features, LearnArgs};
 use super::cv::{cross_validate, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
@@ -138,6 +138,7 @@ pub fn ablate_command(
     let specs = learn.set_specs()?;
     let target = learn.model_target()?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
+    let names = select_features(names, &learn.features)?;
     if classes.len() < 2 {
         bail!(
             "ablation needs at least two feature classes (got {})",

@@ -14,6 +14,9 @@ pub struct Builtin {
     pub target: &'static str,
     /// Needs no references.
     pub reference_free: bool,
+    /// Uses the `neural` class, so it needs `aesop models fetch smollm2`; `score --neural`
+    /// picks these.
+    pub neural: bool,
     /// The model card (Markdown): data, features, learner, protocol-1 scores.
     pub card: &'static str,
     bytes: &'static [u8],
@@ -21,10 +24,14 @@ pub struct Builtin {
 
 macro_rules! builtin {
     ($name:literal, $target:literal, $noref:literal) => {
+        builtin!($name, $target, $noref, false)
+    };
+    ($name:literal, $target:literal, $noref:literal, $neural:literal) => {
         Builtin {
             name: $name,
             target: $target,
             reference_free: $noref,
+            neural: $neural,
             card: include_str!(concat!("../../models/builtin/", $name, ".md")),
             bytes: include_bytes!(concat!("../../models/builtin/", $name, ".aesop")),
         }
@@ -39,10 +46,41 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("responsiveness-noref", "responsiveness", true),
     builtin!("readability", "readability", false),
     builtin!("readability-noref", "readability", true),
+    builtin!("readability-lm", "readability", false, true),
+    builtin!("readability-lm-noref", "readability", true, true),
+    builtin!("responsiveness-lm", "responsiveness", false, true),
+    builtin!("faithfulness", "faithfulness", true, true),
 ];
 
 /// The targets `score` predicts when no model is named.
 pub const DEFAULT_TARGETS: &[&str] = &["pyramid", "responsiveness", "readability"];
+
+/// The targets `score --neural` predicts.
+pub const NEURAL_TARGETS: &[&str] = &["pyramid", "responsiveness", "readability", "faithfulness"];
+
+/// Which built-ins `score` and `serve` use when no model is named: the classic ones (no
+/// download needed, the default) or the variants with the neural LM class where one exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Family {
+    #[default]
+    Classic,
+    Neural,
+}
+
+impl Family {
+    /// The targets predicted by default.
+    pub fn targets(self) -> &'static [&'static str] {
+        match self {
+            Family::Classic => DEFAULT_TARGETS,
+            Family::Neural => NEURAL_TARGETS,
+        }
+    }
+
+    /// Whether the family's built-ins include `b`.
+    pub fn includes(self, b: &Builtin) -> bool {
+        self == Family::Neural || !b.neural
+    }
+}
 
 impl Builtin {
     /// Decode the embedded model file.
@@ -87,14 +125,28 @@ pub fn find(name: &str) -> Result<&'static Builtin> {
     }
 }
 
-/// The variant of `target`'s built-in model for a topic with or without references.
+/// The variant of `target`'s classic built-in model for a topic with or without references.
 pub fn default_for(target: &str, has_references: bool) -> Result<&'static Builtin> {
-    let name = if has_references {
-        target.to_string()
-    } else {
-        format!("{target}-noref")
-    };
-    find(&name)
+    default_of(target, has_references, Family::Classic)
+}
+
+/// [`default_for`] in `family`: for the neural family `TARGET-lm[-noref]` where it exists, else
+/// the classic model. A target whose only model is reference-free (`faithfulness`) uses it with
+/// and without references.
+pub fn default_of(target: &str, has_references: bool, family: Family) -> Result<&'static Builtin> {
+    let suffix = if has_references { "" } else { "-noref" };
+    if family == Family::Neural {
+        if let Ok(b) = find(&format!("{target}-lm{suffix}")) {
+            return Ok(b);
+        }
+    }
+    match find(&format!("{target}{suffix}")) {
+        Err(_) if !has_references => match find(target) {
+            Ok(b) if b.reference_free => Ok(b),
+            _ => find(&format!("{target}{suffix}")),
+        },
+        found => found,
+    }
 }
 
 /// What `aesop models` prints: a table of the built-ins (or JSON), or one model's full card.
@@ -136,6 +188,7 @@ pub fn card_json(b: &Builtin) -> serde_json::Value {
         "name": b.name,
         "target": b.target,
         "reference_free": b.reference_free,
+        "neural": b.neural,
         "version": b.version(),
         "summary": b.summary(),
         "card": b.card,

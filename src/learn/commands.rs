@@ -38,6 +38,10 @@ pub struct LearnArgs {
     /// Use only features that need no references (content, consensus, surface, graph.input_*).
     #[arg(long)]
     pub no_references: bool,
+    /// Keep only these features of the classes: comma-separated names, or prefixes ending in
+    /// `*` (e.g. `neural.src_mean,neural.pmi_*`). Each must match a feature. Default: all.
+    #[arg(long = "features", value_delimiter = ',', value_name = "NAME")]
+    pub features: Vec<String>,
     /// Seed of the folds, the solvers and every resampling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -57,6 +61,7 @@ impl LearnArgs {
             learner: LearnerKind::RankSvm,
             classes: Vec::new(),
             no_references: false,
+            features: Vec::new(),
             seed: 1,
             hyper: HyperArgs::default(),
             stack: StackArgs::default(),
@@ -189,6 +194,7 @@ impl LearnArgs {
     fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
         if self.stack.bases.is_empty() {
             let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
+            let names = select_features(names, &self.features)?;
             return Ok(LearnPlan {
                 classes,
                 names,
@@ -197,6 +203,9 @@ impl LearnArgs {
         }
         if !self.classes.is_empty() {
             bail!("--classes cannot be combined with --stack: each base model names its classes (NAME=TARGET:CLASSES)");
+        }
+        if !self.features.is_empty() {
+            bail!("--features cannot be combined with --stack: each base model uses all features of its classes");
         }
         let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
         Ok(LearnPlan {
@@ -367,6 +376,10 @@ pub struct ScoreArgs {
     /// reference-based variant for topics with references and `…-noref` for topics without.
     #[arg(long)]
     pub model: Vec<String>,
+    /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
+    /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
+    #[arg(long, conflicts_with = "model")]
+    pub neural: bool,
     /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
     #[arg(long, num_args = 1.., requires = "summary")]
     pub documents: Vec<PathBuf>,
@@ -544,8 +557,35 @@ pub fn feature_plan(
         .iter()
         .flat_map(|c| c.feature_names())
         .filter(|n| !reference_free || !n.starts_with("graph.") || n.starts_with("graph.input_"))
+        // The neural class's BARTScore-style features score against the references.
+        .filter(|n| !reference_free || !n.starts_with("neural.ref_"))
         .collect();
     Ok((kept.iter().map(|c| c.name().to_string()).collect(), names))
+}
+
+/// The features of `names` that `patterns` select (all when there are none): a pattern is a
+/// feature name, or a prefix ending in `*`. A pattern that matches nothing is an error (a typo
+/// would otherwise train a different model silently), as is selecting nothing.
+pub fn select_features(names: Vec<String>, patterns: &[String]) -> Result<Vec<String>> {
+    if patterns.is_empty() {
+        return Ok(names);
+    }
+    let matches = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    };
+    for pattern in patterns {
+        if !names.iter().any(|n| matches(pattern, n)) {
+            bail!(
+                "--features {pattern}: no feature of the chosen classes matches (e.g. {})",
+                names.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    Ok(names
+        .into_iter()
+        .filter(|n| patterns.iter().any(|p| matches(p, n)))
+        .collect())
 }
 
 fn extract(
@@ -640,6 +680,7 @@ pub fn train_command(
         }
     };
     let rows = training.rows;
+    let classes_use_neural = classes.iter().any(|c| c == "neural");
     let file = ModelFile {
         target,
         classes,
@@ -650,6 +691,7 @@ pub fn train_command(
         training,
         report,
         transfer,
+        neural: classes_use_neural.then(|| (&options.neural).into()),
     };
     let inputs = learn.input_paths();
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();

@@ -7,6 +7,7 @@
 use super::dataset::column_indices;
 use super::transfer::{normalize_table, TransferInfo};
 use super::Trained;
+use crate::features::neural::NeuralOptions;
 use crate::features::run::FeatureTable;
 use crate::features::{
     consensus, content, distribution, graph, rouge, surface, tesla, FeatureOptions,
@@ -23,7 +24,14 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// Version 3 (issue 13) appends a second bincode value after the version-2 payload, a
 /// [`TransferInfo`] (normalization, calibration, training sets): the main value decodes as
 /// before, so files of versions 1 and 2 load with the defaults (no normalization, raw scores).
-pub const FORMAT_VERSION: u32 = 3;
+///
+/// Version 4 (issue 15) appends a third value after those two, the options of the `neural`
+/// class ([`NeuralRecord`]), for models that use it: the source budget and the number of
+/// references change the features, so a model must be scored with the options it was trained
+/// with. Version-4 files always carry the [`TransferInfo`] value before it (default if unused).
+pub const FORMAT_VERSION: u32 = 4;
+/// The version of models with transfer information and no neural options.
+pub const FORMAT_VERSION_TRANSFER: u32 = 3;
 /// The version of stacked models without transfer information.
 pub const FORMAT_VERSION_STACKED: u32 = 2;
 /// The version written for models that are not stacked: their payload is a valid version-1
@@ -84,6 +92,44 @@ pub struct ModelFile {
     /// bincode value: written after it, so older files decode unchanged.
     #[serde(skip)]
     pub transfer: TransferInfo,
+    /// Options of the `neural` class, for models that use it (format version 4; written after
+    /// the transfer information). `None` for models without the class and older files, which
+    /// score with the class's defaults.
+    #[serde(skip)]
+    pub neural: Option<NeuralRecord>,
+}
+
+/// The options of the `neural` class a model was trained with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeuralRecord {
+    pub source_tokens: usize,
+    pub max_references: usize,
+    pub max_scored_tokens: usize,
+}
+
+impl From<&NeuralOptions> for NeuralRecord {
+    fn from(o: &NeuralOptions) -> NeuralRecord {
+        let NeuralOptions {
+            source_tokens,
+            max_references,
+            max_scored_tokens,
+        } = o.clone();
+        NeuralRecord {
+            source_tokens,
+            max_references,
+            max_scored_tokens,
+        }
+    }
+}
+
+impl From<&NeuralRecord> for NeuralOptions {
+    fn from(r: &NeuralRecord) -> NeuralOptions {
+        NeuralOptions {
+            source_tokens: r.source_tokens,
+            max_references: r.max_references,
+            max_scored_tokens: r.max_scored_tokens,
+        }
+    }
 }
 
 impl ModelFile {
@@ -97,10 +143,15 @@ impl ModelFile {
         out.extend_from_slice(&(version.len() as u16).to_le_bytes());
         out.extend_from_slice(version);
         let mut payload = payload;
-        if !self.transfer.is_default() {
+        if !self.transfer.is_default() || self.neural.is_some() {
             let trailer =
                 bincode::serde::encode_to_vec(&self.transfer, bincode::config::standard())
                     .context("encoding the model's transfer information")?;
+            payload.extend_from_slice(&trailer);
+        }
+        if let Some(neural) = &self.neural {
+            let trailer = bincode::serde::encode_to_vec(neural, bincode::config::standard())
+                .context("encoding the model's neural options")?;
             payload.extend_from_slice(&trailer);
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
@@ -158,18 +209,32 @@ impl ModelFile {
                     .map_err(|e| {
                         corrupt(file, &format!("transfer information does not decode: {e}"))
                     })?;
-            if used + extra != payload.len() {
-                return Err(corrupt(file, "payload longer than the model"));
-            }
             model.transfer = transfer;
+            let used = used + extra;
+            if used != payload.len() {
+                if version < 4 {
+                    return Err(corrupt(file, "payload longer than the model"));
+                }
+                let (neural, extra) =
+                    bincode::serde::decode_from_slice::<NeuralRecord, _>(&payload[used..], config)
+                        .map_err(|e| {
+                            corrupt(file, &format!("neural options do not decode: {e}"))
+                        })?;
+                if used + extra != payload.len() {
+                    return Err(corrupt(file, "payload longer than the model"));
+                }
+                model.neural = Some(neural);
+            }
         }
         Ok(model)
     }
 
     /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
     pub fn format_version(&self) -> u32 {
-        if !self.transfer.is_default() {
+        if self.neural.is_some() {
             FORMAT_VERSION
+        } else if !self.transfer.is_default() {
+            FORMAT_VERSION_TRANSFER
         } else if self.model.stack_bases().is_some() {
             FORMAT_VERSION_STACKED
         } else {

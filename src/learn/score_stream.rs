@@ -5,12 +5,12 @@
 //! interruption never leaves a partial file. At the end a per-system table of mean predictions
 //! and a "wrote N predictions" line go to standard error.
 
-use super::builtin::{self, DEFAULT_TARGETS};
+use super::builtin::{self, Family};
 use super::commands::ScoreArgs;
 use super::scoring::{NamedModel, Scorer};
 use crate::corpus::stream::{for_each_topic, StreamStats, Window};
 use crate::corpus::{jsonl, Topic};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -66,7 +66,8 @@ struct PredictionLine<'a> {
 /// in-memory topics (the Python package).
 pub struct ModelGroups {
     groups: Vec<Vec<NamedModel>>,
-    defaults: bool,
+    /// The family of default built-ins, when no model was named.
+    defaults: Option<Family>,
 }
 
 /// One prediction: what one JSON line of `aesop score` holds.
@@ -82,19 +83,32 @@ pub struct Prediction {
 }
 
 impl ModelGroups {
-    /// `builtin:NAME` specs or model file paths; none: the default built-ins.
+    /// `builtin:NAME` specs or model file paths; none: the default (classic) built-ins.
     pub fn load(specs: &[String]) -> Result<ModelGroups> {
+        Self::load_family(specs, None)
+    }
+
+    /// As [`ModelGroups::load`]; `family` picks the default built-ins and may only be given
+    /// when no model is named.
+    pub fn load_family(specs: &[String], family: Option<Family>) -> Result<ModelGroups> {
         if specs.is_empty() {
+            let family = family.unwrap_or_default();
             let group = |with_references: bool| -> Result<Vec<NamedModel>> {
-                DEFAULT_TARGETS
+                family
+                    .targets()
                     .iter()
-                    .map(|t| NamedModel::from_builtin(builtin::default_for(t, with_references)?))
+                    .map(|t| {
+                        NamedModel::from_builtin(builtin::default_of(t, with_references, family)?)
+                    })
                     .collect()
             };
             return Ok(ModelGroups {
                 groups: vec![group(true)?, group(false)?],
-                defaults: true,
+                defaults: Some(family),
             });
+        }
+        if family.is_some() {
+            bail!("--neural picks the default built-ins; it cannot be combined with --model (name the neural built-ins, e.g. --model builtin:readability-lm, instead)");
         }
         let models = specs
             .iter()
@@ -102,7 +116,7 @@ impl ModelGroups {
             .collect::<Result<Vec<_>>>()?;
         Ok(ModelGroups {
             groups: vec![models],
-            defaults: false,
+            defaults: None,
         })
     }
 
@@ -154,14 +168,14 @@ impl ModelGroups {
 
     /// The group that scores `topic`.
     fn pick(&self, topic: &Topic) -> usize {
-        usize::from(self.defaults && topic.references.is_empty())
+        usize::from(self.defaults.is_some() && topic.references.is_empty())
     }
 
     /// Output columns: one per target for the defaults (both variants share them), else one per
     /// model.
     fn columns(&self) -> Vec<String> {
-        if self.defaults {
-            DEFAULT_TARGETS.iter().map(|t| t.to_string()).collect()
+        if let Some(family) = self.defaults {
+            family.targets().iter().map(|t| t.to_string()).collect()
         } else {
             self.groups[0].iter().map(|m| m.name.clone()).collect()
         }
@@ -185,7 +199,7 @@ pub fn score_streaming(
     cancel: &AtomicBool,
     mut on_prediction: impl FnMut(&str, f64),
 ) -> Result<ScoreReport> {
-    let groups = ModelGroups::load(&args.model)?;
+    let groups = ModelGroups::load_family(&args.model, args.neural.then_some(Family::Neural))?;
     let refs: Vec<Vec<&NamedModel>> = groups.groups.iter().map(|g| g.iter().collect()).collect();
     let scorers = refs
         .iter()
@@ -207,7 +221,8 @@ pub fn score_streaming(
     };
 
     let mut output = Output::create(args.output.as_deref(), &args.input_paths())?;
-    let mut writer = PredictionWriter::new(format, &columns, groups.defaults, output.writer())?;
+    let mut writer =
+        PredictionWriter::new(format, &columns, groups.defaults.is_some(), output.writer())?;
     let mut systems: BTreeMap<String, Vec<(f64, usize)>> = BTreeMap::new();
     let mut predictions = 0;
     // Degenerate summaries seen: (kind, count, an example), for one warning per kind.

@@ -1,9 +1,9 @@
 //! Scoring topics with one or more models: the library side of `aesop score` and of the HTTP
 //! service. Features are extracted once per topic for all models that share feature options.
 
-use super::builtin::{self, Builtin};
+use super::builtin::{self, Builtin, Family};
 use super::degenerate::{self, Degenerate};
-use super::model_file::{fnv1a64, ModelFile};
+use super::model_file::{fnv1a64, ModelFile, NeuralRecord};
 use crate::corpus::Topic;
 use crate::features::run::{extract_features, FeatureTable};
 use crate::features::{build_classes, FeatureClass, FeatureOptions, ALL_CLASSES};
@@ -87,10 +87,16 @@ impl NamedModel {
     }
 }
 
-/// Every built-in model, loaded.
+/// Every classic built-in model, loaded.
 pub fn load_builtins() -> Result<Vec<NamedModel>> {
+    load_builtins_of(Family::Classic)
+}
+
+/// Every built-in model of `family`, loaded (the neural family includes the classic ones).
+pub fn load_builtins_of(family: Family) -> Result<Vec<NamedModel>> {
     builtin::BUILTINS
         .iter()
+        .filter(|b| family.includes(b))
         .map(NamedModel::from_builtin)
         .collect()
 }
@@ -98,9 +104,15 @@ pub fn load_builtins() -> Result<Vec<NamedModel>> {
 /// The built-in models `score` uses for a topic when none is named: for each default target the
 /// reference-based variant if the topic has references, else the reference-free one.
 pub fn default_model_names(topic: &Topic) -> Vec<&'static str> {
-    builtin::DEFAULT_TARGETS
+    default_model_names_of(topic, Family::Classic)
+}
+
+/// [`default_model_names`] for the built-ins of `family`.
+pub fn default_model_names_of(topic: &Topic, family: Family) -> Vec<&'static str> {
+    family
+        .targets()
         .iter()
-        .filter_map(|t| builtin::default_for(t, !topic.references.is_empty()).ok())
+        .filter_map(|t| builtin::default_of(t, !topic.references.is_empty(), family).ok())
         .map(|b| b.name)
         .collect()
 }
@@ -197,7 +209,26 @@ impl<'m> Scorer<'m> {
                 }
             }
         }
-        let options: FeatureOptions = (&first.model.feature_options).into();
+        let mut options: FeatureOptions = (&first.model.feature_options).into();
+        // The neural class's options: those of the models that use it, which must agree.
+        let neural_users = models
+            .iter()
+            .filter(|m| m.model.classes.iter().any(|c| c == "neural"));
+        let mut neural: Option<(&NamedModel, Option<&NeuralRecord>)> = None;
+        for m in neural_users {
+            match neural {
+                None => neural = Some((m, m.model.neural.as_ref())),
+                Some((other, record)) if record != m.model.neural.as_ref() => bail!(
+                    "models {} and {} were trained with different neural options; score them in separate runs",
+                    other.source,
+                    m.source
+                ),
+                Some(_) => {}
+            }
+        }
+        if let Some((_, Some(record))) = neural {
+            options.neural = record.into();
+        }
         let classes = build_classes(&classes, &options).with_context(|| {
             format!(
                 "model {} needs a feature class this build lacks",

@@ -16,6 +16,9 @@ use std::path::Path;
 
 use super::tokenizer::Tokenizer;
 
+/// Rows of hidden states sent through the LM head at a time (64 x 49,152 logits: 12 MiB).
+const HEAD_ROWS: usize = 64;
+
 /// Hyper-parameters read from the GGUF metadata.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -115,11 +118,90 @@ fn rms_norm(x: &Tensor, w: &Tensor, eps: f64) -> Result<Tensor> {
     Ok(x.broadcast_mul(&inv)?.broadcast_mul(w)?)
 }
 
-fn softmax_last(x: &Tensor) -> Result<Tensor> {
-    let max = x.max_keepdim(D::Minus1)?;
-    let e = x.broadcast_sub(&max)?.exp()?;
-    let s = e.sum_keepdim(D::Minus1)?;
-    Ok(e.broadcast_div(&s)?)
+/// e^x for x <= 0 (larger x is not needed here), relative error below 2e-7: range reduction
+/// to r in [-ln2/2, ln2/2] and a degree-6 polynomial. Written so that the loops using it
+/// vectorize; libm's `expf` on every attention score and vocabulary entry was a visible share
+/// of the profile.
+#[inline(always)]
+fn exp_nonpositive(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer.
+    const ROUND: f32 = 12_582_912.0;
+    let x = x.max(-87.0);
+    let n = (x * LOG2E + ROUND) - ROUND;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (0.5
+                + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    // 2^n by building the exponent bits; n is in [-126, 0].
+    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+/// Sum of e^(x - max) over `xs`, in 16 lanes so that it vectorizes.
+fn sum_exp_shifted(xs: &[f32], max: f32) -> f32 {
+    let mut lanes = [0f32; 16];
+    let mut chunks = xs.chunks_exact(16);
+    for c in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(c) {
+            *l += exp_nonpositive(v - max);
+        }
+    }
+    let tail: f32 = chunks
+        .remainder()
+        .iter()
+        .map(|&v| exp_nonpositive(v - max))
+        .sum();
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// log sum_i e^(x_i), stable.
+fn log_sum_exp(xs: &[f32]) -> f32 {
+    let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if !max.is_finite() {
+        return max;
+    }
+    max + sum_exp_shifted(xs, max).ln()
+}
+
+/// Softmax of each row of `scores` (rows of `cols`) times `scale`, in place, where row `r`
+/// may see only its first `visible(r)` columns (the causal mask): the rest become 0. One pass
+/// instead of candle's mask-add, max, subtract, exp, sum and divide, each a new tensor.
+fn masked_softmax_rows(
+    scores: &mut [f32],
+    cols: usize,
+    scale: f32,
+    visible: impl Fn(usize) -> usize,
+) {
+    for (r, row) in scores.chunks_exact_mut(cols).enumerate() {
+        let n = visible(r).min(cols);
+        let (seen, hidden) = row.split_at_mut(n);
+        hidden.fill(0.0);
+        let max = seen.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0f32;
+        for v in seen.iter_mut() {
+            *v = exp_nonpositive((*v - max) * scale);
+            sum += *v;
+        }
+        let inv = 1.0 / sum;
+        for v in seen.iter_mut() {
+            *v *= inv;
+        }
+    }
+}
+
+/// The elements of a contiguous f32 CPU tensor, without copying.
+fn with_f32<T>(t: &Tensor, f: impl FnOnce(&[f32]) -> Result<T>) -> Result<T> {
+    let (storage, layout) = t.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        bail!("tensor is not on the CPU");
+    };
+    let (start, end) = layout
+        .contiguous_offsets()
+        .ok_or_else(|| anyhow!("tensor is not contiguous"))?;
+    f(&cpu.as_slice::<f32>()?[start..end])
 }
 
 impl Llama {
@@ -321,22 +403,7 @@ impl Llama {
             .collect();
         let positions = Tensor::new(positions.as_slice(), &dev)?;
         let mut x = self.embedding.index_select(&ids, 0)?;
-        // Per segment, mask (group*len, past+len): query row r is position r % len.
-        let masks = lens
-            .iter()
-            .map(|&len| {
-                let total = past + len;
-                let mut mask = vec![0f32; group * len * total];
-                for r in 0..group * len {
-                    let j = r % len;
-                    for col in past + j + 1..total {
-                        mask[r * total + col] = f32::NEG_INFINITY;
-                    }
-                }
-                Tensor::from_vec(mask, (group * len, total), &dev)
-            })
-            .collect::<candle_core::Result<Vec<_>>>()?;
-        let scale = 1.0 / (hd as f64).sqrt();
+        let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
@@ -353,7 +420,7 @@ impl Llama {
             let v = split(c.n_embd + nkv * hd, nkv)?;
             let mut outs = Vec::with_capacity(lens.len());
             let mut start = 0;
-            for (&len, mask) in lens.iter().zip(&masks) {
+            for &len in lens {
                 let (qs, kseg, vseg) = (
                     q.narrow(1, start, len)?,
                     k.narrow(1, start, len)?,
@@ -369,8 +436,12 @@ impl Llama {
                 };
                 // Heads group*g .. group*g+group share key-value head g: (nkv, group*len, hd).
                 let qg = qs.contiguous()?.reshape((nkv, group * len, hd))?;
-                let att = (qg.matmul(&k_all.t()?)? * scale)?.broadcast_add(mask)?;
-                let att = softmax_last(&att)?;
+                // Scores (nkv, group*len, past+len); row r is query position r % len, which
+                // sees the prefix and the segment up to itself.
+                let total = past + len;
+                let mut scores = qg.matmul(&k_all.t()?)?.flatten_all()?.to_vec1::<f32>()?;
+                masked_softmax_rows(&mut scores, total, scale, |r| past + r % len + 1);
+                let att = Tensor::from_vec(scores, (nkv, group * len, total), &dev)?;
                 outs.push(
                     att.matmul(&v_all)?
                         .reshape((c.n_head, len, hd))?
@@ -397,11 +468,35 @@ impl Llama {
         Ok((x, keep.then_some((ks, vs))))
     }
 
-    /// Log-probabilities (rows, vocab) of the hidden states `h` (rows, n_embd).
-    fn log_softmax_rows(&self, h: &Tensor) -> Result<Tensor> {
-        let logits = h.matmul(&self.head)?;
-        let lse = logits.log_sum_exp(D::Minus1)?.unsqueeze(1)?;
-        Ok(logits.broadcast_sub(&lse)?)
+    /// Log-probabilities (vocab) of the token after the hidden state `h` (1, n_embd).
+    fn next_logprobs(&self, h: &Tensor) -> Result<Vec<f32>> {
+        let logits = h.matmul(&self.head)?.flatten_all()?.to_vec1::<f32>()?;
+        let lse = log_sum_exp(&logits);
+        Ok(logits.into_iter().map(|l| l - lse).collect())
+    }
+
+    /// log p(targets[r]) under the LM head for each row r of `h` (rows, n_embd). The head runs
+    /// on [`HEAD_ROWS`] rows at a time and only each row's log-sum-exp and target logit are
+    /// kept: the (rows, vocab) log-softmax was hundreds of megabytes per batch, and the page
+    /// faults of allocating it a tenth of the run time.
+    fn target_logprobs(&self, h: &Tensor, targets: &[u32]) -> Result<Vec<f32>> {
+        let rows = h.dim(0)?;
+        if rows != targets.len() {
+            bail!("{rows} hidden states for {} targets", targets.len());
+        }
+        let vocab = self.head.dim(1)?;
+        let mut out = Vec::with_capacity(rows);
+        for start in (0..rows).step_by(HEAD_ROWS) {
+            let n = HEAD_ROWS.min(rows - start);
+            let logits = h.narrow(0, start, n)?.matmul(&self.head)?;
+            with_f32(&logits, |all| {
+                for (row, &t) in all.chunks_exact(vocab).zip(&targets[start..start + n]) {
+                    out.push(lp_of(row, t)? - log_sum_exp(row));
+                }
+                Ok(())
+            })?;
+        }
+        Ok(out)
     }
 
     /// Process a prompt once; continuations are then scored on top of it. The LM head runs
@@ -413,7 +508,7 @@ impl Llama {
         let (h, cache) = self.forward(tokens, None, true)?;
         let (k, v) = cache.ok_or_else(|| anyhow!("no cache"))?;
         let last = h.narrow(0, tokens.len() - 1, 1)?;
-        let next_logprobs = self.log_softmax_rows(&last)?.squeeze(0)?.to_vec1::<f32>()?;
+        let next_logprobs = self.next_logprobs(&last)?;
         Ok(Prefix {
             k,
             v,
@@ -435,10 +530,7 @@ impl Llama {
         if tokens.len() > 1 {
             let inputs = &tokens[..tokens.len() - 1];
             let (h, _) = self.forward(inputs, Some(prefix), false)?;
-            let lp = self.log_softmax_rows(&h)?;
-            let targets = Tensor::new(&tokens[1..], &Device::Cpu)?.unsqueeze(1)?;
-            let picked = lp.gather(&targets, 1)?.squeeze(1)?.to_vec1::<f32>()?;
-            out.extend(picked);
+            out.extend(self.target_logprobs(&h, &tokens[1..])?);
         }
         Ok(out)
     }
@@ -483,9 +575,7 @@ impl Llama {
                 lens.push(t.len() - 1);
             }
             let (h, _) = self.forward_segments(&inputs, &lens, Some(prefix), false)?;
-            let lp = self.log_softmax_rows(&h)?;
-            let targets = Tensor::new(targets.as_slice(), &Device::Cpu)?.unsqueeze(1)?;
-            let picked = lp.gather(&targets, 1)?.squeeze(1)?.to_vec1::<f32>()?;
+            let picked = self.target_logprobs(&h, &targets)?;
             let mut start = 0;
             for (&i, &len) in batch.iter().zip(&lens) {
                 out[i].extend_from_slice(&picked[start..start + len]);
@@ -510,4 +600,50 @@ fn lp_of(row: &[f32], id: u32) -> Result<f32> {
     row.get(id as usize)
         .copied()
         .ok_or_else(|| anyhow!("token id {id} outside the vocabulary"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_exp_matches_libm() {
+        let mut worst = 0f32;
+        for i in 0..=173_000 {
+            let x = -(i as f32) * 0.0005;
+            let rel = (exp_nonpositive(x) - x.exp()).abs() / x.exp();
+            worst = worst.max(rel);
+        }
+        assert!(worst < 5e-7, "worst relative error {worst}");
+        assert_eq!(exp_nonpositive(0.0), 1.0);
+        // Below -87 the result stays at e^-87 (about 1.6e-38): nothing next to the row maximum's 1.
+        assert!(exp_nonpositive(-1000.0) < 2e-38);
+        assert!(exp_nonpositive(-1000.0) >= 0.0);
+    }
+
+    #[test]
+    fn log_sum_exp_is_stable_and_exact() {
+        let xs: Vec<f32> = (0..1000)
+            .map(|i| (i as f32 * 0.37).sin() * 30.0 + 500.0)
+            .collect();
+        let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let naive = max as f64
+            + xs.iter()
+                .map(|&x| (f64::from(x) - f64::from(max)).exp())
+                .sum::<f64>()
+                .ln();
+        assert!((f64::from(log_sum_exp(&xs)) - naive).abs() < 1e-4);
+        assert_eq!(log_sum_exp(&[f32::NEG_INFINITY; 3]), f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn masked_softmax_hides_future_columns() {
+        let mut s = vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0];
+        masked_softmax_rows(&mut s, 3, 1.0, |r| r + 2);
+        let e = [1f32.exp(), 2f32.exp(), 3f32.exp()];
+        assert!((s[0] - e[0] / (e[0] + e[1])).abs() < 1e-6);
+        assert_eq!(s[2], 0.0);
+        assert!((s[3..].iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!((s[5] - e[2] / (e[0] + e[1] + e[2])).abs() < 1e-6);
+    }
 }

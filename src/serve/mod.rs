@@ -17,6 +17,7 @@ pub mod registry;
 pub mod score;
 pub mod server;
 
+use crate::learn::builtin::Family;
 use anyhow::{bail, Context, Result};
 use axum::routing::{get, post};
 use axum::Router;
@@ -77,6 +78,11 @@ pub struct ServeArgs {
     /// Seconds a connection has to send a request's headers; then it is closed.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub header_timeout_secs: u64,
+    /// Also load the built-ins with the neural LM class (`…-lm`, `faithfulness`) and use them
+    /// when a request names no model. Needs `aesop models fetch smollm2`; see docs/NEURAL.md
+    /// for their latency.
+    #[arg(long)]
+    pub neural: bool,
 }
 
 /// `--addr`: an IP address and port, or a host name and port resolved once (the first address).
@@ -110,6 +116,7 @@ impl ServeArgs {
             timeout_ms: 30_000,
             max_connections: limits.max_connections,
             header_timeout_secs: limits.header_timeout.as_secs(),
+            neural: false,
         }
     }
 
@@ -169,6 +176,7 @@ pub struct AppState {
     pub limits: Limits,
     token: Option<String>,
     specs: Vec<ModelSpec>,
+    family: Family,
     /// `None` until the models are loaded and warmed; swapped whole on reload.
     registry: RwLock<Option<Arc<Registry>>>,
     /// Serializes reloads; requests never wait on it.
@@ -191,6 +199,11 @@ impl AppState {
         Ok(AppState {
             token: args.token()?,
             specs: args.models.clone(),
+            family: if args.neural {
+                Family::Neural
+            } else {
+                Family::Classic
+            },
             registry: RwLock::new(None),
             reload_lock: tokio::sync::Mutex::new(()),
             admission: Arc::new(Semaphore::new(limits.workers + limits.queue)),
@@ -220,8 +233,8 @@ impl AppState {
 
     /// Load and warm the models for the first time; the service is ready afterwards.
     pub async fn load(&self) -> Result<()> {
-        let specs = self.specs.clone();
-        let registry = tokio::task::spawn_blocking(move || Registry::load(&specs))
+        let (specs, family) = (self.specs.clone(), self.family);
+        let registry = tokio::task::spawn_blocking(move || Registry::load_family(&specs, family))
             .await
             .context("loading models")??;
         self.install(registry);

@@ -119,6 +119,7 @@ pub fn document() -> Value {
                     "required": ["name", "target", "reference_free", "version", "builtin"],
                     "properties": {
                         "name": text, "target": text, "reference_free": {"type": "boolean"},
+                        "neural": {"type": "boolean"},
                         "version": text, "builtin": {"type": "boolean"}, "summary": text, "card": text,
                         "source": text, "classes": {"type": "array", "items": text},
                         "features": {"type": "integer"}

@@ -3,8 +3,8 @@
 //! new one and swaps it in, so requests in flight keep the one they started with.
 
 use crate::corpus::{Document, Reference, Summary, Topic};
-use crate::learn::builtin;
-use crate::learn::scoring::{load_builtins, score_topics, NamedModel};
+use crate::learn::builtin::{self, Family};
+use crate::learn::scoring::{load_builtins_of, score_topics, NamedModel};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -45,23 +45,47 @@ impl FromStr for ModelSpec {
 pub struct Registry {
     models: Vec<Arc<NamedModel>>,
     builtin_count: usize,
+    /// The built-ins used when a request names no model.
+    family: Family,
 }
 
 impl Registry {
-    /// Load and pre-warm the built-ins and the user models.
+    /// Load and pre-warm the classic built-ins and the user models.
     pub fn load(specs: &[ModelSpec]) -> Result<Registry> {
-        let builtins: Vec<Arc<NamedModel>> = load_builtins()?.into_iter().map(Arc::new).collect();
+        Registry::load_family(specs, Family::Classic)
+    }
+
+    /// Load and pre-warm the built-ins of `family` (the neural family loads the LM once) and
+    /// the user models.
+    pub fn load_family(specs: &[ModelSpec], family: Family) -> Result<Registry> {
+        let builtins: Vec<Arc<NamedModel>> = load_builtins_of(family)?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         warm(&builtins)?;
-        Registry::with_builtins(builtins, specs)
+        Registry::with_builtins(builtins, specs, family)
     }
 
     /// A new generation that keeps this one's built-ins and reads the user model files again.
     /// Any bad file fails the whole reload, and the caller keeps serving the old generation.
     pub fn reload(&self, specs: &[ModelSpec]) -> Result<Registry> {
-        Registry::with_builtins(self.models[..self.builtin_count].to_vec(), specs)
+        Registry::with_builtins(
+            self.models[..self.builtin_count].to_vec(),
+            specs,
+            self.family,
+        )
     }
 
-    fn with_builtins(builtins: Vec<Arc<NamedModel>>, specs: &[ModelSpec]) -> Result<Registry> {
+    /// The built-ins used when a request names no model.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    fn with_builtins(
+        builtins: Vec<Arc<NamedModel>>,
+        specs: &[ModelSpec],
+        family: Family,
+    ) -> Result<Registry> {
         let builtin_count = builtins.len();
         let mut models = builtins;
         for spec in specs {
@@ -88,6 +112,7 @@ impl Registry {
         Ok(Registry {
             models,
             builtin_count,
+            family,
         })
     }
 

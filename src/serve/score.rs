@@ -5,7 +5,7 @@ use super::api::{ModelRef, ScoreRequest, ScoreResponse, ScoreResult};
 use super::error::ApiError;
 use super::registry::Registry;
 use crate::corpus::Topic;
-use crate::learn::scoring::{default_model_names, score_topics, NamedModel};
+use crate::learn::scoring::{default_model_names_of, score_topics, NamedModel};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -141,7 +141,7 @@ fn plan_runs(request: &ScoreRequest, registry: &Registry) -> Result<Vec<Run>, Ap
         let mut runs = Vec::new();
         for part in [with, without] {
             let Some(&first) = part.first() else { continue };
-            let models = default_model_names(&topics[first])
+            let models = default_model_names_of(&topics[first], registry.family())
                 .into_iter()
                 .map(|name| {
                     registry.get(name).cloned().ok_or_else(|| {

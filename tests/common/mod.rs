@@ -72,6 +72,7 @@ pub fn score_set(
     let args = ScoreArgs {
         set: Some(set.to_path_buf()),
         model: vec![model.display().to_string()],
+        neural: false,
         documents: Vec::new(),
         summary: Vec::new(),
         reference: Vec::new(),
@@ -79,4 +80,19 @@ pub fn score_set(
         format: None,
     };
     score_command(&args, &std::sync::atomic::AtomicBool::new(false)).expect("score")
+}
+
+/// Whether the SmolLM2 model (the `neural` class) is installed. Without it a test leaves out
+/// its neural part with a printed notice, unless AESOP_REQUIRE_MODELS=1 (set by .ci/run after
+/// `aesop models fetch smollm2`), which makes the absence a failure.
+pub fn neural_model_or_skip(test: &str) -> bool {
+    use aesop::neural::model::{self, SMOLLM2};
+    if model::is_present(&SMOLLM2) {
+        return true;
+    }
+    if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
+        panic!("{test}: AESOP_REQUIRE_MODELS=1 but the SmolLM2 model is absent");
+    }
+    eprintln!("SKIPPED the neural built-ins in {test}: model absent (aesop models fetch smollm2)");
+    false
 }

@@ -7,13 +7,14 @@ use anyhow::Result;
 use std::path::Path;
 
 /// SummEval: 11 references per article (`ref_summs` order, ids `ref0`..`ref10`);
-/// responsiveness <- relevance, readability <- coherence.
+/// responsiveness <- relevance, readability <- coherence, faithfulness <- consistency.
 pub fn import_summeval(path: &Path) -> Result<Vec<Topic>> {
     import(
         path,
         &[
             ("relevance", "responsiveness"),
             ("coherence", "readability"),
+            ("consistency", "faithfulness"),
         ],
     )
 }

@@ -56,6 +56,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         summary.scores = mean_annotations(&at, &value)?;
         map_score(&mut summary.scores, "relevance", "responsiveness");
         map_score(&mut summary.scores, "coherence", "readability");
+        map_score(&mut summary.scores, "consistency", "faithfulness");
         let topic = &mut topics[slot];
         if model == GOLD_MODEL {
             summary.human = true;

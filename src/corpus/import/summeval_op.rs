@@ -56,6 +56,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
             }
             map_score(&mut summary.scores, "Relevance", "responsiveness");
             map_score(&mut summary.scores, "Coherence", "readability");
+            map_score(&mut summary.scores, "Faithfulness", "faithfulness");
             topic.summaries.push(summary);
         }
         topics.push(topic);
