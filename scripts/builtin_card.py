@@ -62,7 +62,8 @@ for s, col in sets:
     print(f"- {SETS.get(s, s)}: column `{col}`.")
 print(f"- {rows} training rows in all. Ranking pairs stay within a topic of one set; sets are not weighted.")
 print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}"
-      + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free else ".")
+      + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free and "graph" in loso["classes"]
+         else " (reference-free only)." if reference_free else ".")
       + " No batch-dependent class (`consensus`) and no within-topic normalization: a summary's score"
       " depends on that summary (and its inputs and references) alone.")
 if "neural" in loso["classes"]:
@@ -70,8 +71,9 @@ if "neural" in loso["classes"]:
           "models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, source budget "
           "1,400 tokens; the options are stored in the model file). Scoring needs `aesop models fetch smollm2` "
           "once; docs/NEURAL.md gives the cost.")
+section = "Neural built-ins" if "neural" in loso["classes"] else "Models that transfer"
 print(f"- Learner: `rank-svm`, {hyper}, classes and C chosen by leave-one-set-out results "
-      "(docs/RESULTS.md, \"Models that transfer\").")
+      f"(docs/RESULTS.md, \"{section}\").")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
       f"by `scripts/train-builtin {name}`.\n")
 print("## Scale\n")
@@ -107,5 +109,8 @@ for s, col in sets:
           f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
 default = "`aesop score --neural`" if "neural" in loso["classes"] else "`aesop score`"
-print(f"`aesop score SET --model builtin:{name}`; {default} without `--model` uses it for topics "
-      + ("without references." if reference_free else "with references."))
+if name == target and reference_free:
+    topics = "every topic (it is the only model of its target)."
+else:
+    topics = "topics " + ("without references." if reference_free else "with references.")
+print(f"`aesop score SET --model builtin:{name}`; {default} without `--model` uses it for {topics}")
