@@ -3,22 +3,12 @@
 //! error when the LM file is absent. Scoring with the LM needs `aesop models fetch smollm2`:
 //! those tests skip with a notice without it, unless AESOP_REQUIRE_MODELS=1 (set by .ci/run).
 
+mod common;
+
 use aesop::learn::builtin::{self, Family, BUILTINS};
-use aesop::neural::model::{self, SMOLLM2};
 use assert_cmd::Command;
 
 const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent. Critics said the council ignored the rising cost of public transport."}],"references":[{"id":"r","text":"The council passed a budget that spends more on schools and parks."}],"summaries":[{"system":"a","text":"The council approved a budget that raises spending on schools and parks."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"c","text":"The council cut spending on schools, and the mayor resigned."}]}"#;
-
-fn model_present(test: &str) -> bool {
-    if model::is_present(&SMOLLM2) {
-        return true;
-    }
-    if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("{test}: AESOP_REQUIRE_MODELS=1 but the SmolLM2 model is absent");
-    }
-    eprintln!("SKIPPED {test}: model absent (run `aesop models fetch smollm2`)");
-    false
-}
 
 #[test]
 fn neural_family_picks_lm_variants_and_faithfulness() {
@@ -111,7 +101,9 @@ fn score_neural_without_the_model_names_the_fetch_command() {
 
 #[test]
 fn score_neural_predicts_four_targets_and_ranks_a_scrambled_summary_last() {
-    if !model_present("score_neural_predicts_four_targets_and_ranks_a_scrambled_summary_last") {
+    if !common::neural_model_or_skip(
+        "score_neural_predicts_four_targets_and_ranks_a_scrambled_summary_last",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -206,7 +198,7 @@ fn post(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, String) {
 
 #[test]
 fn serve_neural_scores_with_the_lm_built_ins() {
-    if !model_present("serve_neural_scores_with_the_lm_built_ins") {
+    if !common::neural_model_or_skip("serve_neural_scores_with_the_lm_built_ins") {
         return;
     }
     let mut args = aesop::serve::ServeArgs::new("127.0.0.1:0".parse().expect("address"));

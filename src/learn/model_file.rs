@@ -197,34 +197,24 @@ impl ModelFile {
         // The limit bounds what a length field may claim: without it a corrupt (or crafted) file
         // with a valid checksum made the decoder allocate 7 exabytes and abort (found by
         // tests/fuzz_inputs.rs).
-        let config = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
-        let (mut model, used) = bincode::serde::decode_from_slice::<ModelFile, _>(payload, config)
-            .map_err(|e| corrupt(file, &format!("payload does not decode: {e}")))?;
-        if used != payload.len() {
+        // The payload is a sequence of bincode values: the model, then (version 3) its transfer
+        // information, then (version 4) its neural options; each must end where the next begins.
+        let mut rest = payload;
+        let mut model: ModelFile = decode_next(&mut rest, file, "payload")?;
+        if !rest.is_empty() {
             if version < 3 {
                 return Err(corrupt(file, "payload longer than the model"));
             }
-            let (transfer, extra) =
-                bincode::serde::decode_from_slice::<TransferInfo, _>(&payload[used..], config)
-                    .map_err(|e| {
-                        corrupt(file, &format!("transfer information does not decode: {e}"))
-                    })?;
-            model.transfer = transfer;
-            let used = used + extra;
-            if used != payload.len() {
-                if version < 4 {
-                    return Err(corrupt(file, "payload longer than the model"));
-                }
-                let (neural, extra) =
-                    bincode::serde::decode_from_slice::<NeuralRecord, _>(&payload[used..], config)
-                        .map_err(|e| {
-                            corrupt(file, &format!("neural options do not decode: {e}"))
-                        })?;
-                if used + extra != payload.len() {
-                    return Err(corrupt(file, "payload longer than the model"));
-                }
-                model.neural = Some(neural);
+            model.transfer = decode_next(&mut rest, file, "transfer information")?;
+        }
+        if !rest.is_empty() {
+            if version < 4 {
+                return Err(corrupt(file, "payload longer than the model"));
             }
+            model.neural = Some(decode_next(&mut rest, file, "neural options")?);
+        }
+        if !rest.is_empty() {
+            return Err(corrupt(file, "payload longer than the model"));
         }
         Ok(model)
     }
@@ -304,6 +294,22 @@ impl ModelFile {
             .collect();
         self.model.predict(&rows)
     }
+}
+
+/// Decode the next bincode value of `rest` and advance past it; `what` names it in errors.
+fn decode_next<T: serde::de::DeserializeOwned>(
+    rest: &mut &[u8],
+    file: &str,
+    what: &str,
+) -> std::result::Result<T, ModelFileError> {
+    // The limit bounds what a length field may claim: without it a corrupt (or crafted) file
+    // with a valid checksum made the decoder allocate 7 exabytes and abort (found by
+    // tests/fuzz_inputs.rs).
+    let config = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
+    let (value, used) = bincode::serde::decode_from_slice::<T, _>(rest, config)
+        .map_err(|e| corrupt(file, &format!("{what} cannot be decoded: {e}")))?;
+    *rest = &rest[used..];
+    Ok(value)
 }
 
 fn corrupt(file: &str, what: &str) -> ModelFileError {

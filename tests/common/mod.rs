@@ -93,6 +93,6 @@ pub fn neural_model_or_skip(test: &str) -> bool {
     if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
         panic!("{test}: AESOP_REQUIRE_MODELS=1 but the SmolLM2 model is absent");
     }
-    eprintln!("SKIPPED the neural built-ins in {test}: model absent (aesop models fetch smollm2)");
+    eprintln!("SKIPPED {test} (its neural part): model absent (aesop models fetch smollm2)");
     false
 }
