@@ -72,6 +72,12 @@ fn score_neural_without_the_model_names_the_fetch_command() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("aesop models fetch smollm2"), "{err}");
+    // It names the models that need the LM, not a classic one that happens to come first.
+    assert!(
+        err.contains("builtin:readability-lm") && err.contains("neural LM class"),
+        "{err}"
+    );
+    assert!(!err.contains("builtin:pyramid"), "{err}");
     // The classic default needs no download.
     let out = Command::cargo_bin("aesop")
         .expect("binary")

@@ -230,10 +230,21 @@ impl<'m> Scorer<'m> {
             options.neural = record.into();
         }
         let classes = build_classes(&classes, &options).with_context(|| {
-            format!(
-                "model {} needs a feature class this build lacks",
-                first.source
-            )
+            // The neural class fails to build when its model file is absent: name the models
+            // that need it, not merely the first one.
+            let neural: Vec<&str> = models
+                .iter()
+                .filter(|m| m.model.classes.iter().any(|c| c == "neural"))
+                .map(|m| m.source.as_str())
+                .collect();
+            if neural.is_empty() {
+                format!(
+                    "model {} needs a feature class this build lacks",
+                    first.source
+                )
+            } else {
+                format!("{} use the neural LM class", neural.join(", "))
+            }
         })?;
         Ok(Scorer {
             models: models.to_vec(),
