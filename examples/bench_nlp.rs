@@ -1,4 +1,4 @@
-//! Speed and accuracy of the embedded NLP models (run through scripts/bench-nlp).
+//! Speed and accuracy of the embedded NLP models (run through scripts/bench/bench-nlp).
 //!
 //! Usage: bench_nlp EWT_DIR [REPEATS]. Single-threaded throughout.
 

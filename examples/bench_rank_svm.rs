@@ -1,6 +1,6 @@
 //! Times ranking-SVM fits on about 100k within-topic pairs of 30 synthetic features (the issue's
 //! scale: ~830 topics x 16 summaries) at the tolerance `fit` uses and at a tight one, and prints
-//! each fit's epochs, primal objective and cosine to the true weights. Run by scripts/bench-learn.
+//! each fit's epochs, primal objective and cosine to the true weights. Run by scripts/bench/bench-learn.
 use aesop::learn::learners::{
     rank_svm_dual_cd, within_group_pairs, Pair, RANK_SVM_MAX_EPOCHS, RANK_SVM_TOLERANCE,
 };

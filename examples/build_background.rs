@@ -1,5 +1,5 @@
 //! Build the shipped background statistics (`features/background.tsv.gz`) from the open English
-//! text corpus. Run through `scripts/build-background`.
+//! text corpus. Run through `scripts/build/build-background`.
 //!
 //! Usage: build_background [CORPUS_DIR [OUTPUT]]
 //!   CORPUS_DIR  default: $AESOP_DATA/resources/english_text_corpus

@@ -1,5 +1,5 @@
 //! Build the shipped language model (`features/lm.bin.gz`) from the open English text corpus.
-//! Run through `scripts/build-lm`.
+//! Run through `scripts/build/build-lm`.
 //!
 //! Usage: build_lm [CORPUS_DIR [OUTPUT]]
 //!   CORPUS_DIR  default: $AESOP_DATA/resources/english_text_corpus

@@ -1,5 +1,5 @@
 //! Sentence-boundary precision, recall and F1 of our splitter and of the `sentencex` crate on UD
-//! English-EWT, plus throughput. Run by scripts/eval-sentences; method in docs/SENTENCES.md.
+//! English-EWT, plus throughput. Run by scripts/experiments/eval-sentences; method in docs/SENTENCES.md.
 //!
 //! Usage: sentence_eval [--data DIR] [--split dev|test|train ...] [--errors N] [--reps N]
 //! DIR holds en_ewt-ud-{split}.conllu (default: <data dir>/resources/ud_english_ewt).

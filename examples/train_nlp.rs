@@ -1,4 +1,4 @@
-//! Train aesop's tagger and parser from UD English-EWT (run through scripts/train-nlp).
+//! Train aesop's tagger and parser from UD English-EWT (run through scripts/build/train-nlp).
 //!
 //! Usage: train_nlp EWT_DIR OUT_DIR [GUM_DIR]. With `AESOP_NLP_KEEP_TAGGER=1` the tagger in OUT_DIR
 //! is reused and only the parser is trained. With GUM_DIR (the open-genre UD English-GUM subset),
@@ -124,6 +124,6 @@ fn main() -> anyhow::Result<()> {
         parser.model().nweights()
     );
     // The test split is not looked at here: the parser is chosen on dev only, and its test
-    // figures come from `cargo test --test nlp_ewt` or scripts/bench-nlp on the final model.
+    // figures come from `cargo test --test nlp_ewt` or scripts/bench/bench-nlp on the final model.
     Ok(())
 }

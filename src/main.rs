@@ -122,10 +122,7 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
     Features {
         /// Judgment set (JSON Lines).
         set: PathBuf,
-        /// Comma-separated classes (default: all). Content: content, rouge, graph, tesla, consensus,
-        /// surface. Linguistic quality: entity, syntax, cohmetrix, redundancy, npsyntax, discourse,
-        /// continuity, lm, alignment.
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', help = aesop::features::registry::classes_help())]
         classes: Vec<String>,
         /// Output file: .csv or .jsonl (default: CSV on standard output).
         #[arg(short, long)]

@@ -14,6 +14,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
+/// The run was stopped by the user (Ctrl-C) before its output was committed; nothing was
+/// written. Verbs return it so the binary exits with 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; no output written")]
+pub struct Interrupted;
+
 /// How many symbolic links are followed before giving up (as the kernel's `ELOOP` limit).
 const MAX_SYMLINKS: usize = 40;
 

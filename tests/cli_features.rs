@@ -1,7 +1,8 @@
 //! `aesop features` end to end: columns, CSV and JSONL output, topics without references, a human
 //! summary that is also a reference, and bad input (clear error, exit 1, no partial output).
 
-use assert_cmd::Command;
+mod common;
+
 use std::path::Path;
 
 const ARTICLE: &str =
@@ -104,8 +105,7 @@ fn all_classes_csv() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = write_set(dir.path());
     let out = dir.path().join("features.csv");
-    let assert = Command::cargo_bin("aesop")
-        .expect("binary")
+    let assert = common::aesop()
         .arg("features")
         .arg(&set)
         .arg("-o")
@@ -116,7 +116,7 @@ fn all_classes_csv() {
 
     let (header, rows) = csv_rows(&out);
     assert_eq!(&header[..2], ["topic", "system"]);
-    for class in aesop::features::ALL_CLASSES {
+    for class in aesop::features::default_class_names() {
         assert!(
             header.iter().any(|h| h.starts_with(&format!("{class}."))),
             "no {class}.* column"
@@ -152,8 +152,7 @@ fn selected_classes_jsonl() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = write_set(dir.path());
     let out = dir.path().join("features.jsonl");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args(["features", "--classes", "content,rouge"])
         .arg(&set)
         .arg("-o")
@@ -180,8 +179,7 @@ fn unknown_class_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = write_set(dir.path());
     let out = dir.path().join("f.csv");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args(["features", "--classes", "rouge,sentiment"])
         .arg(&set)
         .arg("-o")
@@ -202,8 +200,7 @@ fn malformed_set_names_file_and_line_and_leaves_no_output() {
     text.push_str("{\"topic\": \"t3\", \"summaries\": [{\"system\": \"s1\"}]}\n");
     std::fs::write(&set, text).expect("write");
     let out = dir.path().join("f.csv");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .arg("features")
         .arg(&set)
         .arg("-o")
@@ -226,23 +223,17 @@ fn malformed_set_names_file_and_line_and_leaves_no_output() {
 
 #[test]
 fn missing_set_and_bad_option_fail_cleanly() {
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args(["features", "/nonexistent/set.jsonl"])
         .assert()
         .code(1)
         .stderr(predicates::str::contains("/nonexistent/set.jsonl"));
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args(["features", "x.jsonl", "--tesla-alpha", "2"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--tesla-alpha"));
-    Command::cargo_bin("aesop")
-        .expect("binary")
-        .args(["features"])
-        .assert()
-        .code(2);
+    common::aesop().args(["features"]).assert().code(2);
 }
 
 /// Ctrl-C stops a long run between topics: exit 130, and no output file (not even a partial one).

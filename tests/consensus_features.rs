@@ -12,17 +12,6 @@ use aesop::features::distribution::WordCounts;
 use aesop::features::{FeatureClass, TopicContext};
 use std::collections::BTreeMap;
 
-fn close(actual: f64, expected: f64) -> bool {
-    (actual - expected).abs() < 1e-9
-}
-
-macro_rules! assert_close {
-    ($actual:expr, $expected:expr) => {{
-        let (a, e): (f64, f64) = ($actual, $expected);
-        assert!(close(a, e), "{} = {a}, expected {e}", stringify!($actual));
-    }};
-}
-
 fn topic(summaries: &[(&str, bool)]) -> Topic {
     let mut topic = Topic::new("t");
     topic

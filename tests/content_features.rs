@@ -30,17 +30,6 @@ fn counts_of(pairs: &[(&str, u64)]) -> WordCounts {
     c
 }
 
-fn close(actual: f64, expected: f64) -> bool {
-    (actual - expected).abs() < 1e-9
-}
-
-macro_rules! assert_close {
-    ($actual:expr, $expected:expr) => {{
-        let (a, e): (f64, f64) = ($actual, $expected);
-        assert!(close(a, e), "{} = {a}, expected {e}", stringify!($actual));
-    }};
-}
-
 // P = "a a b" (N = 3, V = 2), Q = "a c" (N = 2). With δ = 0.5 and B = 1.5·V = 3:
 //   P: a (2+.5)/(3+1.5) = 5/9, b 1.5/4.5 = 1/3, c (unseen) .5/4.5 = 1/9
 //   Q: a (1+.5)/(2+1.5) = 3/7, b .5/3.5 = 1/7,  c 1.5/3.5 = 3/7

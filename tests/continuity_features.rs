@@ -4,38 +4,16 @@
 
 mod common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::continuity::{
     continuity_features, cosine, feature_names, quotes, starting_connective, Continuity,
 };
 use aesop::features::discourse::Lexicon;
 use aesop::features::{build_classes, FeatureClass, TopicContext};
-use aesop::nlp::{Analysis, AnalyzedSentence, Token};
+use aesop::nlp::Analysis;
+use common::close_1e12;
+use common::hand_analysis::{sentence_of, tok};
+use common::topic_with_summaries;
 use std::collections::BTreeMap;
-
-fn tok(form: &str, upos: &str, head: usize, deprel: &str) -> Token {
-    Token {
-        form: form.to_string(),
-        start: 0,
-        end: 0,
-        upos: upos.to_string(),
-        xpos: if upos == "PROPN" { "NNP" } else { "_" }.to_string(),
-        head,
-        deprel: deprel.to_string(),
-    }
-}
-
-fn sentence(tokens: Vec<Token>) -> AnalyzedSentence {
-    AnalyzedSentence {
-        start: 0,
-        end: 0,
-        tokens,
-    }
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
-}
 
 fn value(row: &[f64], name: &str) -> f64 {
     let i = feature_names()
@@ -49,21 +27,21 @@ fn value(row: &[f64], name: &str) -> f64 {
 fn text() -> Analysis {
     Analysis {
         sentences: vec![
-            sentence(vec![
+            sentence_of(vec![
                 tok("He", "PRON", 2, "nsubj"),
                 tok("said", "VERB", 0, "root"),
                 tok("prices", "NOUN", 4, "nsubj"),
                 tok("rose", "VERB", 2, "ccomp"),
                 tok(".", "PUNCT", 2, "punct"),
             ]),
-            sentence(vec![
+            sentence_of(vec![
                 tok("However", "ADV", 4, "advmod"),
                 tok(",", "PUNCT", 4, "punct"),
                 tok("prices", "NOUN", 4, "nsubj"),
                 tok("fell", "VERB", 0, "root"),
                 tok(".", "PUNCT", 4, "punct"),
             ]),
-            sentence(vec![
+            sentence_of(vec![
                 tok("They", "PRON", 2, "nsubj"),
                 tok("said", "VERB", 0, "root"),
                 tok("\"", "PUNCT", 7, "punct"),
@@ -81,9 +59,9 @@ fn text() -> Analysis {
 fn cosine_by_hand() {
     let v = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     // (1,1,0)·(1,0,1) / (√2·√2) = 1/2.
-    assert!(close(cosine(&v(&["a", "b"]), &v(&["a", "c"])), 0.5));
+    assert!(close_1e12(cosine(&v(&["a", "b"]), &v(&["a", "c"])), 0.5));
     // (2,1)·(1,0) over {a,b}: 2 / (√5·1).
-    assert!(close(
+    assert!(close_1e12(
         cosine(&v(&["a", "a", "b"]), &v(&["a"])),
         2.0 / 5f64.sqrt()
     ));
@@ -97,29 +75,29 @@ fn features_by_hand() {
     // Content stems ("said" and "however" are stop words): S0 {price, rose}, S1 {price, fell},
     // S2 {price ×2, matter}. cos(S0,S1) = 1/2; cos(S1,S2) = 2/(√2·√5) = 2/√10.
     let c12 = 2.0 / 10f64.sqrt();
-    assert!(close(value(&row, "cosine_mean"), (0.5 + c12) / 2.0));
-    assert!(close(value(&row, "cosine_min"), 0.5));
+    assert!(close_1e12(value(&row, "cosine_mean"), (0.5 + c12) / 2.0));
+    assert!(close_1e12(value(&row, "cosine_min"), 0.5));
     // "He" and "They" start sentences (2/3); "He" opens the text (dangling), "They" follows a
     // sentence with a noun (1/3 dangling).
-    assert!(close(value(&row, "pronoun_start_share"), 2.0 / 3.0));
-    assert!(close(value(&row, "dangling_pronoun_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "pronoun_start_share"), 2.0 / 3.0));
+    assert!(close_1e12(value(&row, "dangling_pronoun_share"), 1.0 / 3.0));
     // "However" opens S1 (1/3); the first sentence has no connective.
-    assert!(close(value(&row, "connective_start_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "connective_start_share"), 1.0 / 3.0));
     assert_eq!(value(&row, "first_connective_dangling"), 0.0);
     // First sentence: 4 words, starts with a pronoun, no proper noun.
     assert_eq!(value(&row, "first_tokens"), 4.0);
     assert_eq!(value(&row, "first_pronoun_start"), 1.0);
     assert_eq!(value(&row, "first_has_proper_noun"), 0.0);
     // S2 has one straight quote: quoted and unbalanced.
-    assert!(close(value(&row, "quote_share"), 1.0 / 3.0));
-    assert!(close(value(&row, "unbalanced_quote_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "quote_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "unbalanced_quote_share"), 1.0 / 3.0));
 }
 
 #[test]
 fn first_sentence_connectives() {
     let lex = Lexicon::embedded();
     // "But Smith left ." — "But" reaches back to a previous sentence that does not exist.
-    let but = sentence(vec![
+    let but = sentence_of(vec![
         tok("But", "CCONJ", 3, "cc"),
         tok("Smith", "PROPN", 3, "nsubj"),
         tok("left", "VERB", 0, "root"),
@@ -140,7 +118,7 @@ fn first_sentence_connectives() {
     // One sentence: no adjacent pair.
     assert!(value(&row, "cosine_mean").is_nan());
     // "When prices rose , Smith left ." — the connective links within the sentence.
-    let when = sentence(vec![
+    let when = sentence_of(vec![
         tok("When", "SCONJ", 3, "mark"),
         tok("prices", "NOUN", 3, "nsubj"),
         tok("rose", "VERB", 6, "advcl"),
@@ -159,12 +137,12 @@ fn first_sentence_connectives() {
     assert_eq!(value(&row, "first_connective_dangling"), 0.0);
     assert_eq!(value(&row, "connective_start_share"), 1.0);
     // "This plan works ." — a determiner "This" is not a pronoun start; "This works ." is.
-    let det = sentence(vec![
+    let det = sentence_of(vec![
         tok("This", "DET", 2, "det"),
         tok("plan", "NOUN", 3, "nsubj"),
         tok("works", "VERB", 0, "root"),
     ]);
-    let pron = sentence(vec![
+    let pron = sentence_of(vec![
         tok("This", "PRON", 2, "nsubj"),
         tok("works", "VERB", 0, "root"),
     ]);
@@ -175,13 +153,14 @@ fn first_sentence_connectives() {
         lex,
     );
     // S1 "This" follows a sentence with the noun "plan": not dangling.
-    assert!(close(value(&row, "pronoun_start_share"), 0.5));
-    assert!(close(value(&row, "dangling_pronoun_share"), 0.0));
+    assert!(close_1e12(value(&row, "pronoun_start_share"), 0.5));
+    assert!(close_1e12(value(&row, "dangling_pronoun_share"), 0.0));
 }
 
 #[test]
 fn quote_balance() {
-    let s = |forms: &[&str]| sentence(forms.iter().map(|f| tok(f, "PUNCT", 0, "root")).collect());
+    let s =
+        |forms: &[&str]| sentence_of(forms.iter().map(|f| tok(f, "PUNCT", 0, "root")).collect());
     assert_eq!(quotes(&s(&["``", "a", "''"])), (true, false));
     assert_eq!(quotes(&s(&["\"", "a", "\""])), (true, false));
     assert_eq!(quotes(&s(&["“", "a"])), (true, true));
@@ -195,17 +174,9 @@ fn empty_summary_is_nan() {
     assert!(row.iter().all(|v| v.is_nan()));
 }
 
-fn topic_with(texts: &[&str]) -> Topic {
-    let mut topic = Topic::new("t");
-    for (i, t) in texts.iter().enumerate() {
-        topic.summaries.push(Summary::new(i.to_string(), *t));
-    }
-    topic
-}
-
 #[test]
 fn end_to_end_through_the_parser() {
-    let topic = topic_with(&[
+    let topic = topic_with_summaries(&[
         "However, he left the company. The company said \"goodbye\" to him.",
         "Smith left the company on Monday. The company thanked Smith.",
     ]);
@@ -218,10 +189,10 @@ fn end_to_end_through_the_parser() {
     // The first text opens with a connective with nothing to connect to; the second does not.
     assert_eq!(value(bad, "first_connective_dangling"), 1.0);
     assert_eq!(value(good, "first_connective_dangling"), 0.0);
-    assert!(close(value(bad, "connective_start_share"), 0.5));
+    assert!(close_1e12(value(bad, "connective_start_share"), 0.5));
     // Quotes: the balanced pair in the second sentence of the first text.
-    assert!(close(value(bad, "quote_share"), 0.5));
-    assert!(close(value(bad, "unbalanced_quote_share"), 0.0));
+    assert!(close_1e12(value(bad, "quote_share"), 0.5));
+    assert!(close_1e12(value(bad, "unbalanced_quote_share"), 0.0));
     assert_eq!(value(good, "quote_share"), 0.0);
     // Stems {left, compani} / {compani, thank, smith}... "left" and "company" recur, so both
     // texts have positive adjacent cosine.

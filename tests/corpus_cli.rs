@@ -1,15 +1,13 @@
 //! `aesop import` end to end: writes a judgment set that `jsonl::read_set` accepts; errors exit 1.
 
-use assert_cmd::Command;
-use std::path::Path;
+mod common;
 
 #[test]
 fn import_tac_fixture_writes_a_readable_set() {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = dir.path().join("tac.jsonl");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tac2008");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    let fixture = common::fixture("tac2008");
+    common::aesop()
         .args(["import", "tac"])
         .arg(&fixture)
         .arg("-o")
@@ -24,10 +22,8 @@ fn import_tac_fixture_writes_a_readable_set() {
 #[test]
 fn import_error_names_the_file_and_fails() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/summeval_bad_score.jsonl");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    let fixture = common::fixture("bad/summeval_bad_score.jsonl");
+    common::aesop()
         .args(["import", "summeval"])
         .arg(&fixture)
         .arg("-o")

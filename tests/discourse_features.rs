@@ -4,40 +4,21 @@
 
 mod common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::discourse::{
     connective_args, discourse_features, explicit_relations, feature_names, find_connectives,
     is_discourse_use, relations, role_matrix, Discourse, Lexicon, Sense,
 };
 use aesop::features::{build_classes, FeatureClass, TopicContext};
-use aesop::nlp::{Analysis, AnalyzedSentence, Token};
-
-/// A token: form, UPOS, 1-based head (0 = root), relation.
-fn tok(form: &str, upos: &str, head: usize, deprel: &str) -> Token {
-    Token {
-        form: form.to_string(),
-        start: 0,
-        end: 0,
-        upos: upos.to_string(),
-        xpos: "_".to_string(),
-        head,
-        deprel: deprel.to_string(),
-    }
-}
-
-fn sentence(tokens: Vec<Token>) -> AnalyzedSentence {
-    AnalyzedSentence {
-        start: 0,
-        end: 0,
-        tokens,
-    }
-}
+use aesop::nlp::Analysis;
+use common::close_1e12;
+use common::hand_analysis::{sentence_of, tok};
+use common::topic_with_summaries;
 
 /// S0 "Prices rose because demand grew ." / S1 "However , demand fell ." / S2 "Shops closed ."
 fn prices_text() -> Analysis {
     Analysis {
         sentences: vec![
-            sentence(vec![
+            sentence_of(vec![
                 tok("Prices", "NOUN", 2, "nsubj"),
                 tok("rose", "VERB", 0, "root"),
                 tok("because", "SCONJ", 5, "mark"),
@@ -45,14 +26,14 @@ fn prices_text() -> Analysis {
                 tok("grew", "VERB", 2, "advcl"),
                 tok(".", "PUNCT", 2, "punct"),
             ]),
-            sentence(vec![
+            sentence_of(vec![
                 tok("However", "ADV", 4, "advmod"),
                 tok(",", "PUNCT", 4, "punct"),
                 tok("demand", "NOUN", 4, "nsubj"),
                 tok("fell", "VERB", 0, "root"),
                 tok(".", "PUNCT", 4, "punct"),
             ]),
-            sentence(vec![
+            sentence_of(vec![
                 tok("Shops", "NOUN", 2, "nsubj"),
                 tok("closed", "VERB", 0, "root"),
                 tok(".", "PUNCT", 2, "punct"),
@@ -65,7 +46,7 @@ fn prices_text() -> Analysis {
 fn pets_text() -> Analysis {
     Analysis {
         sentences: vec![
-            sentence(vec![
+            sentence_of(vec![
                 tok("Cats", "NOUN", 2, "nsubj"),
                 tok("sleep", "VERB", 0, "root"),
                 tok("and", "CCONJ", 5, "cc"),
@@ -73,7 +54,7 @@ fn pets_text() -> Analysis {
                 tok("bark", "VERB", 2, "conj"),
                 tok(".", "PUNCT", 2, "punct"),
             ]),
-            sentence(vec![
+            sentence_of(vec![
                 tok("Dogs", "NOUN", 2, "nsubj"),
                 tok("like", "VERB", 0, "root"),
                 tok("cats", "NOUN", 2, "obj"),
@@ -83,10 +64,6 @@ fn pets_text() -> Analysis {
             ]),
         ],
     }
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
 }
 
 /// The value of a named feature in a row.
@@ -113,7 +90,7 @@ fn sum(row: &[f64], prefix: &str) -> f64 {
 fn connectives_longest_match_and_use_test() {
     let lex = Lexicon::embedded();
     // "as a result" wins over "as"; matching is case-insensitive.
-    let s = sentence(vec![
+    let s = sentence_of(vec![
         tok("As", "ADP", 3, "case"),
         tok("a", "DET", 3, "det"),
         tok("result", "NOUN", 6, "obl"),
@@ -210,62 +187,65 @@ fn transition_probabilities_by_hand() {
     //   shop, close  nil nil Exp.Arg2             → nil→nil, nil→E2                (2 each)
     // total 23.
     let t2 = |a: &str, b: &str| value(&row, &format!("discourse.t2.{a}_{b}"));
-    assert!(close(t2("Comp.Arg1", "nil"), 3.0 / 23.0));
-    assert!(close(t2("Cont.Arg1", "nil"), 2.0 / 23.0));
-    assert!(close(t2("nil", "nil"), 5.0 / 23.0));
-    assert!(close(t2("Cont.Arg2", "Comp.Arg2"), 1.0 / 23.0));
-    assert!(close(t2("Comp.Arg2", "nil"), 2.0 / 23.0));
-    assert!(close(t2("nil", "Exp.Arg2"), 2.0 / 23.0));
-    assert!(close(t2("Exp.Arg2", "nil"), 0.0));
-    assert!(close(sum(&row, "discourse.t2."), 1.0));
+    assert!(close_1e12(t2("Comp.Arg1", "nil"), 3.0 / 23.0));
+    assert!(close_1e12(t2("Cont.Arg1", "nil"), 2.0 / 23.0));
+    assert!(close_1e12(t2("nil", "nil"), 5.0 / 23.0));
+    assert!(close_1e12(t2("Cont.Arg2", "Comp.Arg2"), 1.0 / 23.0));
+    assert!(close_1e12(t2("Comp.Arg2", "nil"), 2.0 / 23.0));
+    assert!(close_1e12(t2("nil", "Exp.Arg2"), 2.0 / 23.0));
+    assert!(close_1e12(t2("Exp.Arg2", "nil"), 0.0));
+    assert!(close_1e12(sum(&row, "discourse.t2."), 1.0));
     // Type view: price {E.Arg1} nil nil (2), rose (2), demand {E.Arg1,E.Arg2}
     // {E.Arg2,N.Exp.Arg1} nil (6), grew {E.Arg1,E.Arg2} nil nil (3), fell (4), shop, close (2
     // each): total 21. E.Arg2→nil: demand, grew, fell = 3; N.Exp.Arg1→nil: demand, fell = 2.
     let en2 = |a: &str, b: &str| value(&row, &format!("discourse.en2.{a}_{b}"));
-    assert!(close(en2("E.Arg1", "nil"), 3.0 / 21.0));
-    assert!(close(en2("E.Arg2", "nil"), 3.0 / 21.0));
-    assert!(close(en2("N.Exp.Arg1", "nil"), 2.0 / 21.0));
-    assert!(close(en2("nil", "N.Exp.Arg2"), 2.0 / 21.0));
-    assert!(close(en2("E.Arg1", "N.Exp.Arg1"), 1.0 / 21.0));
+    assert!(close_1e12(en2("E.Arg1", "nil"), 3.0 / 21.0));
+    assert!(close_1e12(en2("E.Arg2", "nil"), 3.0 / 21.0));
+    assert!(close_1e12(en2("N.Exp.Arg1", "nil"), 2.0 / 21.0));
+    assert!(close_1e12(en2("nil", "N.Exp.Arg2"), 2.0 / 21.0));
+    assert!(close_1e12(en2("E.Arg1", "N.Exp.Arg1"), 1.0 / 21.0));
     // Argument view, one window per column: price, rose Arg1_nil_nil; demand {1,2}×{1,2}×nil
     // (4); grew {1,2}×nil×nil (2); fell nil×{1,2}×nil (2); shop, close nil_nil_Arg2: total 12.
     let t3 = |a: &str, b: &str, c: &str| value(&row, &format!("discourse.t3.{a}_{b}_{c}"));
-    assert!(close(t3("Arg1", "nil", "nil"), 3.0 / 12.0));
-    assert!(close(t3("nil", "nil", "Arg2"), 2.0 / 12.0));
-    assert!(close(t3("Arg2", "Arg2", "nil"), 1.0 / 12.0));
-    assert!(close(sum(&row, "discourse.t3."), 1.0));
+    assert!(close_1e12(t3("Arg1", "nil", "nil"), 3.0 / 12.0));
+    assert!(close_1e12(t3("nil", "nil", "Arg2"), 2.0 / 12.0));
+    assert!(close_1e12(t3("Arg2", "Arg2", "nil"), 1.0 / 12.0));
+    assert!(close_1e12(sum(&row, "discourse.t3."), 1.0));
     // Intra-cell bigrams over the 8 non-nil cells (4 in S0, 2 in S1, 2 in S2): price and rose
     // hold Cont.Arg1+Comp.Arg1, demand and grew (S0) Cont.Arg2+Comp.Arg1, demand and fell (S1)
     // Comp.Arg2+Exp.Arg1: 2/8 each.
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.cell.Cont.Arg1_Comp.Arg1"),
         0.25
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.cell.Cont.Arg2_Comp.Arg1"),
         0.25
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.cell.Comp.Arg2_Exp.Arg1"),
         0.25
     ));
-    assert!(close(sum(&row, "discourse.cell."), 0.75));
+    assert!(close_1e12(sum(&row, "discourse.cell."), 0.75));
     // Two explicit relations (Contingency, Comparison) in 3 sentences; 1 of the 2 adjacent
     // pairs is linked explicitly, none by EntRel.
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.explicit_per_sentence"),
         2.0 / 3.0
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.explicit_contingency_per_sentence"),
         1.0 / 3.0
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.explicit_temporal_per_sentence"),
         0.0
     ));
-    assert!(close(value(&row, "discourse.inter_explicit_share"), 0.5));
-    assert!(close(value(&row, "discourse.entrel_share"), 0.0));
+    assert!(close_1e12(
+        value(&row, "discourse.inter_explicit_share"),
+        0.5
+    ));
+    assert!(close_1e12(value(&row, "discourse.entrel_share"), 0.0));
 }
 
 #[test]
@@ -290,31 +270,34 @@ fn entrel_and_clausal_and() {
     // Exp.Arg2→EntRel, EntRel→EntRel; bark: Exp.Arg2→nil, EntRel→nil; mice: nil→EntRel.
     // Total 9.
     let t2 = |a: &str, b: &str| value(&row, &format!("discourse.t2.{a}_{b}"));
-    assert!(close(t2("EntRel", "EntRel"), 2.0 / 9.0));
-    assert!(close(t2("EntRel", "nil"), 2.0 / 9.0));
-    assert!(close(t2("Exp.Arg1", "EntRel"), 1.0 / 9.0));
-    assert!(close(t2("nil", "EntRel"), 1.0 / 9.0));
+    assert!(close_1e12(t2("EntRel", "EntRel"), 2.0 / 9.0));
+    assert!(close_1e12(t2("EntRel", "nil"), 2.0 / 9.0));
+    assert!(close_1e12(t2("Exp.Arg1", "EntRel"), 1.0 / 9.0));
+    assert!(close_1e12(t2("nil", "EntRel"), 1.0 / 9.0));
     // Type view: the explicit "and" roles are E.*, the EntRel roles N.EntRel.
     let en2 = |a: &str, b: &str| value(&row, &format!("discourse.en2.{a}_{b}"));
-    assert!(close(en2("E.Arg1", "N.EntRel"), 1.0 / 9.0));
-    assert!(close(en2("N.EntRel", "N.EntRel"), 2.0 / 9.0));
+    assert!(close_1e12(en2("E.Arg1", "N.EntRel"), 1.0 / 9.0));
+    assert!(close_1e12(en2("N.EntRel", "N.EntRel"), 2.0 / 9.0));
     // Two sentences: no length-3 transition.
     assert!(value(&row, "discourse.t3.nil_nil_nil").is_nan());
     // 7 non-nil cells; cat and sleep hold Exp.Arg1+EntRel: 2/7.
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.cell.Exp.Arg1_EntRel"),
         2.0 / 7.0
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.cell.Exp.Arg2_EntRel"),
         2.0 / 7.0
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(&row, "discourse.explicit_expansion_per_sentence"),
         0.5
     ));
-    assert!(close(value(&row, "discourse.inter_explicit_share"), 0.0));
-    assert!(close(value(&row, "discourse.entrel_share"), 1.0));
+    assert!(close_1e12(
+        value(&row, "discourse.inter_explicit_share"),
+        0.0
+    ));
+    assert!(close_1e12(value(&row, "discourse.entrel_share"), 1.0));
 }
 
 #[test]
@@ -334,17 +317,9 @@ fn undefined_values_are_nan() {
     assert!(value(&row, "discourse.entrel_share").is_nan());
 }
 
-fn topic_with(texts: &[&str]) -> Topic {
-    let mut topic = Topic::new("t");
-    for (i, t) in texts.iter().enumerate() {
-        topic.summaries.push(Summary::new(i.to_string(), *t));
-    }
-    topic
-}
-
 #[test]
 fn end_to_end_through_the_parser() {
-    let topic = topic_with(&[
+    let topic = topic_with_summaries(&[
         "The company lost money. However, the company survived because sales recovered.",
         "",
     ]);
@@ -358,16 +333,19 @@ fn end_to_end_through_the_parser() {
     assert_eq!(row.len(), feature_names().len());
     // Whatever the parse: "However" opens sentence 2 with nothing before it (an explicit
     // Comparison linking the two sentences) and "because" is a connective (rate 0.84).
-    assert!(close(value(row, "discourse.inter_explicit_share"), 1.0));
-    assert!(close(
+    assert!(close_1e12(
+        value(row, "discourse.inter_explicit_share"),
+        1.0
+    ));
+    assert!(close_1e12(
         value(row, "discourse.explicit_comparison_per_sentence"),
         0.5
     ));
-    assert!(close(
+    assert!(close_1e12(
         value(row, "discourse.explicit_contingency_per_sentence"),
         0.5
     ));
-    assert!(close(sum(row, "discourse.t2."), 1.0));
+    assert!(close_1e12(sum(row, "discourse.t2."), 1.0));
     // "compani" occurs in both sentences: S1 is in Arg1 of the Comparison.
     assert!(value(row, "discourse.t2.Comp.Arg1_Comp.Arg2") > 0.0);
     let empty = rows[1].as_ref().expect("a row for the empty summary");
@@ -396,7 +374,7 @@ fn summeval_discourse_features() {
             let t2 = sum(&row, "discourse.t2.");
             // Every SummEval summary has at least two sentences with content words.
             if !t2.is_nan() {
-                assert!(close(t2, 1.0), "{}: t2 sums to {t2}", topic.topic);
+                assert!(close_1e12(t2, 1.0), "{}: t2 sums to {t2}", topic.topic);
             }
             assert!(row.iter().all(|v| v.is_nan() || (0.0..=10.0).contains(v)));
             if value(&row, "discourse.explicit_per_sentence") > 0.0 {

@@ -8,41 +8,23 @@ use aesop::features::entity::{
     entity_features, entity_grid, sequence_names, singular, EntityClass, Role,
 };
 use aesop::features::{FeatureClass, TopicContext};
-use aesop::nlp::{Analysis, AnalyzedSentence, Token};
-
-/// A sentence from (form, upos, xpos, 1-based head, deprel) rows.
-fn sentence(rows: &[(&str, &str, &str, usize, &str)]) -> AnalyzedSentence {
-    AnalyzedSentence {
-        start: 0,
-        end: 0,
-        tokens: rows
-            .iter()
-            .map(|&(form, upos, xpos, head, deprel)| Token {
-                form: form.to_string(),
-                start: 0,
-                end: 0,
-                upos: upos.to_string(),
-                xpos: xpos.to_string(),
-                head,
-                deprel: deprel.to_string(),
-            })
-            .collect(),
-    }
-}
+use aesop::nlp::Analysis;
+use common::close_1e12;
+use common::hand_analysis::sentence_with_xpos;
 
 /// "John met the committee. He praised the reports of the committee. They were long.
 /// Mary and John agreed."
 fn four_sentences() -> Analysis {
     Analysis {
         sentences: vec![
-            sentence(&[
+            sentence_with_xpos(&[
                 ("John", "PROPN", "NNP", 2, "nsubj"),
                 ("met", "VERB", "VBD", 0, "root"),
                 ("the", "DET", "DT", 4, "det"),
                 ("committee", "NOUN", "NN", 2, "obj"),
                 (".", "PUNCT", ".", 2, "punct"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("He", "PRON", "PRP", 2, "nsubj"),
                 ("praised", "VERB", "VBD", 0, "root"),
                 ("the", "DET", "DT", 4, "det"),
@@ -52,13 +34,13 @@ fn four_sentences() -> Analysis {
                 ("committee", "NOUN", "NN", 4, "nmod"),
                 (".", "PUNCT", ".", 2, "punct"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("They", "PRON", "PRP", 3, "nsubj"),
                 ("were", "AUX", "VBD", 3, "cop"),
                 ("long", "ADJ", "JJ", 0, "root"),
                 (".", "PUNCT", ".", 3, "punct"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("Mary", "PROPN", "NNP", 4, "nsubj"),
                 ("and", "CCONJ", "CC", 3, "cc"),
                 ("John", "PROPN", "NNP", 1, "conj"),
@@ -67,10 +49,6 @@ fn four_sentences() -> Analysis {
             ]),
         ],
     }
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
 }
 
 /// The value of feature `name` (without the `entity.` prefix) in a row.
@@ -127,7 +105,7 @@ fn transition_probabilities_by_hand() {
             .find(|(n, _)| *n == name)
             .map_or(0.0, |(_, c)| *c);
         assert!(
-            close(value(&row, &format!("all_{name}")), count / 12.0),
+            close_1e12(value(&row, &format!("all_{name}")), count / 12.0),
             "all_{name}"
         );
     }
@@ -141,19 +119,19 @@ fn transition_probabilities_by_hand() {
                 0.0
             };
         assert!(
-            close(value(&row, &format!("all_{name}")), expected),
+            close_1e12(value(&row, &format!("all_{name}")), expected),
             "all_{name}"
         );
     }
     // Salient (≥ 2 mentions): john, committee, report; 3 × 3 = 9 length-2 transitions:
     //   SS 1, Sn 2, nS 1, OX 1, Xn 1, nn 1, nO 1, OS 1.
-    assert!(close(value(&row, "salient_Sn"), 2.0 / 9.0));
-    assert!(close(value(&row, "salient_nS"), 1.0 / 9.0));
-    assert!(close(value(&row, "salient_nn"), 1.0 / 9.0));
-    assert!(close(value(&row, "salient_SO"), 0.0));
+    assert!(close_1e12(value(&row, "salient_Sn"), 2.0 / 9.0));
+    assert!(close_1e12(value(&row, "salient_nS"), 1.0 / 9.0));
+    assert!(close_1e12(value(&row, "salient_nn"), 1.0 / 9.0));
+    assert!(close_1e12(value(&row, "salient_SO"), 0.0));
     // 3 × 2 = 6 length-3 transitions, each of SSn SnS OXn Xnn nOS OSn once.
-    assert!(close(value(&row, "salient_SnS"), 1.0 / 6.0));
-    assert!(close(value(&row, "salient_nnn"), 0.0));
+    assert!(close_1e12(value(&row, "salient_SnS"), 1.0 / 6.0));
+    assert!(close_1e12(value(&row, "salient_nnn"), 0.0));
     // Each group of probabilities sums to 1.
     let names = EntityClass::new().feature_names();
     for prefix in ["all_", "salient_"] {
@@ -168,11 +146,11 @@ fn transition_probabilities_by_hand() {
                 })
                 .map(|(_, v)| v)
                 .sum();
-            assert!(close(sum, 1.0), "{prefix}{n}: {sum}");
+            assert!(close_1e12(sum, 1.0), "{prefix}{n}: {sum}");
         }
     }
     assert_eq!(value(&row, "entities"), 4.0);
-    assert!(close(value(&row, "salient_share"), 0.75));
+    assert!(close_1e12(value(&row, "salient_share"), 0.75));
     assert_eq!(value(&row, "resolved_pronouns"), 1.0);
 }
 
@@ -181,27 +159,27 @@ fn pronoun_compatibility_names_and_plurals() {
     // "The dog saw John. It barked. They ran. Barack Obama spoke. Obama smiled at the cities."
     let analysis = Analysis {
         sentences: vec![
-            sentence(&[
+            sentence_with_xpos(&[
                 ("The", "DET", "DT", 2, "det"),
                 ("dog", "NOUN", "NN", 3, "nsubj"),
                 ("saw", "VERB", "VBD", 0, "root"),
                 ("John", "PROPN", "NNP", 3, "obj"),
                 (".", "PUNCT", ".", 3, "punct"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("It", "PRON", "PRP", 2, "nsubj"),
                 ("barked", "VERB", "VBD", 0, "root"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("They", "PRON", "PRP", 2, "nsubj"),
                 ("ran", "VERB", "VBD", 0, "root"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("Barack", "PROPN", "NNP", 3, "nsubj"),
                 ("Obama", "PROPN", "NNP", 1, "flat"),
                 ("spoke", "VERB", "VBD", 0, "root"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("Obama", "PROPN", "NNP", 2, "nsubj"),
                 ("smiled", "VERB", "VBD", 0, "root"),
                 ("at", "ADP", "IN", 5, "case"),
@@ -220,11 +198,11 @@ fn pronoun_compatibility_names_and_plurals() {
     assert_eq!(grid.column_of("city"), Some(vec![N, N, N, N, X]));
     assert_eq!((grid.pronouns, grid.resolved_pronouns), (2, 1));
     let row = entity_features(&analysis);
-    assert!(close(value(&row, "resolved_pronouns"), 0.5));
+    assert!(close_1e12(value(&row, "resolved_pronouns"), 0.5));
     // Salient: dog and obama, 2 × 4 = 8 length-2 windows:
     //   dog SS Sn nn nn; obama nn nn nS SS → SS 2/8, nn 4/8.
-    assert!(close(value(&row, "salient_SS"), 0.25));
-    assert!(close(value(&row, "salient_nn"), 0.5));
+    assert!(close_1e12(value(&row, "salient_SS"), 0.25));
+    assert!(close_1e12(value(&row, "salient_nn"), 0.5));
 }
 
 #[test]
@@ -234,7 +212,7 @@ fn several_mentions_in_one_sentence_keep_the_highest_role() {
     // plural), as an object.
     let analysis = Analysis {
         sentences: vec![
-            sentence(&[
+            sentence_with_xpos(&[
                 ("The", "DET", "DT", 2, "det"),
                 ("bank", "NOUN", "NN", 3, "nsubj"),
                 ("said", "VERB", "VBD", 0, "root"),
@@ -243,7 +221,7 @@ fn several_mentions_in_one_sentence_keep_the_highest_role() {
                 ("profits", "NOUN", "NNS", 7, "nsubj"),
                 ("rose", "VERB", "VBD", 3, "ccomp"),
             ]),
-            sentence(&[
+            sentence_with_xpos(&[
                 ("Analysts", "NOUN", "NNS", 2, "nsubj"),
                 ("praised", "VERB", "VBD", 0, "root"),
                 ("it", "PRON", "PRP", 2, "obj"),
@@ -260,7 +238,7 @@ fn several_mentions_in_one_sentence_keep_the_highest_role() {
 #[test]
 fn short_summaries_have_undefined_transitions() {
     let one = Analysis {
-        sentences: vec![sentence(&[
+        sentences: vec![sentence_with_xpos(&[
             ("Dogs", "NOUN", "NNS", 2, "nsubj"),
             ("bark", "VERB", "VBP", 0, "root"),
         ])],
@@ -273,7 +251,7 @@ fn short_summaries_have_undefined_transitions() {
     assert!(value(&row, "resolved_pronouns").is_nan());
 
     let mut two = one.clone();
-    two.sentences.push(sentence(&[
+    two.sentences.push(sentence_with_xpos(&[
         ("Dogs", "NOUN", "NNS", 2, "nsubj"),
         ("bite", "VERB", "VBP", 0, "root"),
     ]));
@@ -358,7 +336,7 @@ fn class_through_the_parser() {
     // bridge is mentioned twice, so the salient ones are defined too.
     assert!(row[..160].iter().all(|v| v.is_finite()), "{row:?}");
     let sum2: f64 = row[..16].iter().sum();
-    assert!(close(sum2, 1.0), "{sum2}");
+    assert!(close_1e12(sum2, 1.0), "{sum2}");
     assert!(value(row, "entities") >= 4.0, "{row:?}");
     // The empty summary has a row, with no entity.
     let empty = rows[1].as_ref().expect("row for the empty summary");
@@ -386,7 +364,7 @@ fn summeval_topics() {
             if row[0].is_finite() {
                 multi_sentence += 1;
                 let sum2: f64 = row[..16].iter().sum();
-                assert!(close(sum2, 1.0));
+                assert!(close_1e12(sum2, 1.0));
             }
         }
     }

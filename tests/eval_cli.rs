@@ -5,14 +5,9 @@ mod common;
 
 use aesop::eval::bootstrap::Resample;
 use aesop::eval::{evaluate_command, EvaluateArgs};
+use common::fixture;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/eval")
-        .join(name)
-}
+use std::path::PathBuf;
 
 fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
     EvaluateArgs {
@@ -55,8 +50,8 @@ fn predictions_file_on_the_hand_computed_grid() {
     // readability row is another target: both are left out.
     let dir = tempfile::tempdir().expect("tempdir");
     let mut a = args(
-        fixture("predictions.jsonl"),
-        fixture("set.jsonl"),
+        fixture("eval/predictions.jsonl"),
+        fixture("eval/set.jsonl"),
         "pyramid",
     );
     a.json = Some(dir.path().join("report.json"));
@@ -79,9 +74,13 @@ fn predictions_file_on_the_hand_computed_grid() {
 #[test]
 fn feature_columns_and_comparison() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut a = args(fixture("features.csv"), fixture("set.jsonl"), "pyramid");
+    let mut a = args(
+        fixture("eval/features.csv"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
     a.feature = Some("rouge.r1_f".into());
-    a.compare = Some(fixture("features.csv"));
+    a.compare = Some(fixture("eval/features.csv"));
     a.compare_feature = Some("rouge.r2_f".into());
     a.json = Some(dir.path().join("report.json"));
     evaluate_command(a).expect("evaluate");
@@ -106,7 +105,11 @@ fn feature_columns_and_comparison() {
 fn features_jsonl_with_missing_values() {
     // T1/A is null: skipped, so 11 rows match; T1 still orders B < C < D as the humans do.
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    let mut a = args(
+        fixture("eval/features.jsonl"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
     a.feature = Some("rouge.r1_f".into());
     a.json = Some(dir.path().join("report.json"));
     evaluate_command(a).expect("evaluate");
@@ -119,7 +122,11 @@ fn features_jsonl_with_missing_values() {
     // Summary τ: T1 (3 systems, all concordant) 1, T2 −1, T3 2/3 → (2/3)/3 = 2/9.
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
 
-    let mut a = args(fixture("features.jsonl"), fixture("set.jsonl"), "pyramid");
+    let mut a = args(
+        fixture("eval/features.jsonl"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
     a.feature = Some("rouge.r9_f".into());
     let e = error_of(a);
     assert!(e.contains("features.jsonl:1: no field 'rouge.r9_f'"), "{e}");
@@ -175,15 +182,19 @@ fn command_line_flags_parse() {
 
 #[test]
 fn errors_name_the_file_line_and_field() {
-    let set = fixture("set.jsonl");
-    let e = error_of(args(fixture("predictions.jsonl"), set.clone(), "relevance"));
+    let set = fixture("eval/set.jsonl");
+    let e = error_of(args(
+        fixture("eval/predictions.jsonl"),
+        set.clone(),
+        "relevance",
+    ));
     assert!(
         e.contains("set.jsonl") && e.contains("no summary has a score 'relevance'"),
         "{e}"
     );
     assert!(e.contains("pyramid"), "lists the scores present: {e}");
 
-    let mut a = args(fixture("features.csv"), set.clone(), "pyramid");
+    let mut a = args(fixture("eval/features.csv"), set.clone(), "pyramid");
     a.feature = Some("rouge.nope".into());
     let e = error_of(a);
     assert!(
@@ -192,16 +203,20 @@ fn errors_name_the_file_line_and_field() {
     );
     assert!(e.contains("rouge.r1_f"), "lists the columns: {e}");
 
-    let e = error_of(args(fixture("features.csv"), set.clone(), "pyramid"));
+    let e = error_of(args(fixture("eval/features.csv"), set.clone(), "pyramid"));
     assert!(e.contains("needs --feature"), "{e}");
 
-    let e = error_of(args(fixture("bad_score.jsonl"), set.clone(), "pyramid"));
+    let e = error_of(args(
+        fixture("eval/bad_score.jsonl"),
+        set.clone(),
+        "pyramid",
+    ));
     assert!(
         e.contains("bad_score.jsonl:3: score: expected a number"),
         "{e}"
     );
 
-    let e = error_of(args(fixture("other_topics.jsonl"), set, "pyramid"));
+    let e = error_of(args(fixture("eval/other_topics.jsonl"), set, "pyramid"));
     assert!(e.contains("share no (topic, system) row"), "{e}");
 }
 

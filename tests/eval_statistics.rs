@@ -1,19 +1,15 @@
 //! Meta-evaluation statistics against scipy, level aggregation on a hand-computed grid, and
 //! bootstrap determinism.
 
+mod common;
+
 use aesop::eval::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, Resample,
 };
 use aesop::eval::levels::{evaluate, Aligned, ScoreRow};
 use aesop::eval::wilcoxon::{wilcoxon_signed_rank, WilcoxonMethod};
 use aesop::eval::{kendall_tau_b, pearson, spearman};
-
-fn close(actual: f64, expected: f64, tolerance: f64) {
-    assert!(
-        (actual - expected).abs() <= tolerance,
-        "expected {expected}, got {actual}"
-    );
-}
+use common::assert_within;
 
 // Expected values from scipy 1.17.1:
 //   from scipy import stats
@@ -26,9 +22,9 @@ fn close(actual: f64, expected: f64, tolerance: f64) {
 fn correlations_match_scipy_with_ties() {
     let x = [1.0, 2.0, 2.0, 3.0, 5.0, 5.0, 5.0, 8.0, 9.0, 10.0];
     let y = [2.0, 1.0, 4.0, 4.0, 3.0, 7.0, 7.0, 6.0, 9.0, 8.0];
-    close(pearson(&x, &y), 0.8336367753089469, 1e-12);
-    close(spearman(&x, &y), 0.8328532615141301, 1e-12);
-    close(kendall_tau_b(&x, &y), 0.6668557115213574, 1e-12);
+    assert_within(pearson(&x, &y), 0.8336367753089469, 1e-12);
+    assert_within(spearman(&x, &y), 0.8328532615141301, 1e-12);
+    assert_within(kendall_tau_b(&x, &y), 0.6668557115213574, 1e-12);
 }
 
 // Expected values from scipy 1.17.1 (defaults: zero_method="wilcox", correction=False):
@@ -48,22 +44,22 @@ fn wilcoxon_matches_scipy() {
     let w = wilcoxon_signed_rank(&d).expect("non-zero differences");
     assert_eq!(w.method, WilcoxonMethod::Normal);
     assert_eq!(w.n, 12);
-    close(w.statistic, 15.0, 0.0);
-    close(w.p_value, 0.05915027616010312, 1e-12);
+    assert_within(w.statistic, 15.0, 0.0);
+    assert_within(w.p_value, 0.05915027616010312, 1e-12);
 
     let e = [
         1.3, -0.4, 2.2, 3.1, 0.7, -1.9, 2.8, 1.1, 0.2, 4.5, -0.9, 3.6,
     ];
     let w = wilcoxon_signed_rank(&e).expect("non-zero differences");
     assert_eq!(w.method, WilcoxonMethod::Exact);
-    close(w.statistic, 13.0, 0.0);
-    close(w.p_value, 0.04248046875, 1e-14);
+    assert_within(w.statistic, 13.0, 0.0);
+    assert_within(w.p_value, 0.04248046875, 1e-14);
     assert_eq!(w.direction(), 1);
     let mut with_zero = e.to_vec();
     with_zero.push(0.0);
     let z = wilcoxon_signed_rank(&with_zero).expect("non-zero differences");
     assert_eq!((z.method, z.n), (WilcoxonMethod::Exact, 12));
-    close(z.p_value, 0.04248046875, 1e-14);
+    assert_within(z.p_value, 0.04248046875, 1e-14);
 
     let big = [
         0.42573, 0.167895, 0.940423, 0.4049, -0.235669, 0.661595, 1.604, 1.247081, -0.403735,
@@ -76,8 +72,8 @@ fn wilcoxon_matches_scipy() {
     ];
     let w = wilcoxon_signed_rank(&big).expect("non-zero differences");
     assert_eq!(w.method, WilcoxonMethod::Normal);
-    close(w.statistic, 517.0, 0.0);
-    close(w.p_value, 0.003390514676035299, 1e-12);
+    assert_within(w.statistic, 517.0, 0.0);
+    assert_within(w.p_value, 0.003390514676035299, 1e-12);
 }
 
 fn grid(metric: &[[f64; 4]; 3], human: &[[f64; 4]; 3]) -> Aligned {
@@ -112,28 +108,28 @@ fn levels_on_hand_computed_grid() {
     let s = evaluate(&example());
     // Summary level: per topic r = ρ = 1, −1, 0.8 and τ = 1, −1, 4/6 (T3: 5 concordant, 1
     // discordant pair). Averages: 0.8 / 3 and (2/3) / 3 = 2/9.
-    close(s.summary.pearson, 0.8 / 3.0, 1e-12);
-    close(s.summary.spearman, 0.8 / 3.0, 1e-12);
-    close(s.summary.kendall, 2.0 / 9.0, 1e-12);
+    assert_within(s.summary.pearson, 0.8 / 3.0, 1e-12);
+    assert_within(s.summary.spearman, 0.8 / 3.0, 1e-12);
+    assert_within(s.summary.kendall, 2.0 / 9.0, 1e-12);
     assert_eq!(s.summary_topics, 3);
     // System means: metric 1, 2, 3, 4; human 2, 8/3, 7/3, 3. Centered human −1/2, 1/6, −1/6,
     // 1/2: Sxy = 4/3, Sxx = 5, Syy = 5/9, r = (4/3)/(5/3) = 0.8. Human ranks 1, 3, 2, 4: ρ = 0.8,
     // τ = (5 − 1)/6.
-    close(s.system.pearson, 0.8, 1e-12);
-    close(s.system.spearman, 0.8, 1e-12);
-    close(s.system.kendall, 2.0 / 3.0, 1e-12);
+    assert_within(s.system.pearson, 0.8, 1e-12);
+    assert_within(s.system.spearman, 0.8, 1e-12);
+    assert_within(s.system.kendall, 2.0 / 3.0, 1e-12);
     assert_eq!(s.systems, 4);
     // Global (12 rows): Sxy = 5 − 5 + 4 = 4, Sxx = Syy = 15, r = 4/15. Every value occurs 3
     // times in each variable, so ranks are linear in the values and ρ = r. τ-b: S = 4 within
     // topics + 0 (T1×T2) + 10 (T1×T3) − 2 (T2×T3) = 12; n0 = 66, 12 ties in each variable:
     // τ-b = 12 / 54 = 2/9.
-    close(s.global.pearson, 4.0 / 15.0, 1e-12);
-    close(s.global.spearman, 4.0 / 15.0, 1e-12);
-    close(s.global.kendall, 2.0 / 9.0, 1e-12);
+    assert_within(s.global.pearson, 4.0 / 15.0, 1e-12);
+    assert_within(s.global.spearman, 4.0 / 15.0, 1e-12);
+    assert_within(s.global.kendall, 2.0 / 9.0, 1e-12);
     assert_eq!(s.rows, 12);
     // System pairs: only (B, C) is misordered (metric B < C, human 8/3 > 7/3): 5/6.
     assert_eq!((s.system_pairwise.correct, s.system_pairwise.pairs), (5, 6));
-    close(s.system_pairwise.accuracy, 5.0 / 6.0, 1e-15);
+    assert_within(s.system_pairwise.accuracy, 5.0 / 6.0, 1e-15);
     // Input level: 6 + 0 + 5 of 18 pairs.
     assert_eq!((s.input_pairwise.correct, s.input_pairwise.pairs), (11, 18));
     assert_eq!(s.input_pairwise.human_ties, 0);
@@ -150,7 +146,7 @@ fn undefined_topics_are_left_out_of_the_summary_average() {
     ];
     let s = evaluate(&grid(&metric, &human));
     assert_eq!(s.summary_topics, 2);
-    close(s.summary.kendall, (1.0 + 2.0 / 3.0) / 2.0, 1e-12);
+    assert_within(s.summary.kendall, (1.0 + 2.0 / 3.0) / 2.0, 1e-12);
     // T3's 6 pairs are all human ties.
     assert_eq!(s.input_pairwise.human_ties, 6);
     assert_eq!(s.input_pairwise.pairs, 12);

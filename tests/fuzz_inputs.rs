@@ -1,7 +1,7 @@
 //! Property-based fuzz tests (proptest) for the three readers of untrusted input: the judgment-set
 //! reader, the model-file reader and the HTTP score-request parser. Each must return `Ok` or an
 //! error for any input, never panic. `cargo test` runs proptest's default number of cases
-//! (256 per property, or `PROPTEST_CASES`); `scripts/fuzz` runs over a million.
+//! (256 per property, or `PROPTEST_CASES`); `scripts/experiments/fuzz` runs over a million.
 
 use aesop::corpus::jsonl::SetReader;
 use aesop::learn::model_file::{fnv1a64, ModelFile};

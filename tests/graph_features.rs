@@ -11,11 +11,8 @@ use aesop::features::graph::{
 use aesop::features::surface::{Surface, SurfaceOptions};
 use aesop::features::tesla::{Tesla, TeslaOptions};
 use aesop::features::{FeatureClass, TopicContext};
+use common::close;
 use std::time::Instant;
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
-}
 
 /// The edges of `graph` as sorted (label, label, weight) with the labels of each edge sorted.
 fn labelled_edges(graph: &NGramGraph, vocab: &NGramVocabulary) -> Vec<(String, String, f64)> {

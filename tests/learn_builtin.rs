@@ -1,10 +1,11 @@
 //! The built-in models: they load, have real cards, and `score` picks the right variant per topic.
 
+mod common;
+
 use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::learn::builtin::{self, BUILTINS};
 use aesop::learn::commands::{score_command, ScoreArgs};
 use aesop::learn::scoring::{default_model_names, NamedModel};
-use assert_cmd::Command;
 use std::sync::atomic::AtomicBool;
 
 #[test]
@@ -28,7 +29,7 @@ fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
             assert!(!model.feature_names.is_empty());
             assert!(
                 b.card.contains("Protocol 1") && b.card.contains("summary-level Kendall"),
-                "{}: card without protocol-1 scores (run scripts/train-builtin)",
+                "{}: card without protocol-1 scores (run scripts/build/train-builtin)",
                 b.name
             );
             assert!(
@@ -165,25 +166,19 @@ fn a_reference_based_builtin_on_a_topic_without_references_names_the_noref_varia
 
 #[test]
 fn models_verb_lists_the_builtins_and_prints_a_card() {
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
-        .arg("models")
-        .output()
-        .expect("run");
+    let out = common::aesop().arg("models").output().expect("run");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for b in BUILTINS {
         assert!(text.contains(b.name), "{text}");
     }
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
+    let out = common::aesop()
         .args(["models", "readability-noref"])
         .output()
         .expect("run");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("# Built-in model `readability-noref`"));
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
+    let out = common::aesop()
         .args(["models", "nope"])
         .output()
         .expect("run");

@@ -11,6 +11,7 @@ use aesop::learn::learners::{
 };
 use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION};
 use aesop::learn::{train, Dataset, Hyper, LearnerKind, Rng};
+use common::all_close;
 
 const TRUE_W: [f64; 3] = [2.0, -1.0, 0.5];
 
@@ -335,15 +336,11 @@ fn protocol1_never_trains_on_the_test_cells_topic_or_system_folds() {
     assert!(pearson(&pred, &data.targets) > 0.95);
 }
 
-fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < tol)
-}
-
 #[test]
 fn ols_matches_hand_solutions_on_regular_and_degenerate_designs() {
     // Regular: points (0,1), (1,2), (2,4): slope Σ(x−1)(y−7/3)/Σ(x−1)² = 3/2, intercept 7/3 − 3/2.
     let m = least_squares(&[vec![0.0], vec![1.0], vec![2.0]], &[1.0, 2.0, 4.0]).expect("fit");
-    assert!(close(&m.weights, &[1.5], 1e-7), "{m:?}");
+    assert!(all_close(&m.weights, &[1.5], 1e-7), "{m:?}");
     assert!((m.intercept - (7.0 / 3.0 - 1.5)).abs() < 1e-7, "{m:?}");
 
     // Duplicated column: y = 2a + b has solutions w = (t, 2 − t, 1); the minimum-norm one
@@ -356,13 +353,13 @@ fn ols_matches_hand_solutions_on_regular_and_degenerate_designs() {
         ys.push(2.0 * a + b + 3.0);
     }
     let m = least_squares(&rows, &ys).expect("fit with a duplicated and a constant column");
-    assert!(close(&m.weights, &[1.0, 1.0, 0.0, 1.0], 1e-6), "{m:?}");
+    assert!(all_close(&m.weights, &[1.0, 1.0, 0.0, 1.0], 1e-6), "{m:?}");
     assert!((m.intercept - 3.0).abs() < 1e-6, "{m:?}");
 
     // Fewer rows than features: x1 = e1, x2 = e2 in 3-d, y = (1, 3). Centred, the one equation
     // is w·(½, −½, 0) = −1, whose minimum-norm solution is w = (−1, 1, 0); intercept 2 − w·x̄ = 2.
     let m = least_squares(&[vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0]], &[1.0, 3.0]).expect("n < p");
-    assert!(close(&m.weights, &[-1.0, 1.0, 0.0], 1e-6), "{m:?}");
+    assert!(all_close(&m.weights, &[-1.0, 1.0, 0.0], 1e-6), "{m:?}");
     assert!((m.intercept - 2.0).abs() < 1e-6, "{m:?}");
 
     // All columns constant: the mean.

@@ -1,7 +1,7 @@
 //! `aesop score` with plain text files gives the same scores as with a judgment set, and refuses
 //! a reference-based model when no reference is given.
 
-use assert_cmd::Command;
+mod common;
 
 const ARTICLE: &str =
     "The city council approved a new budget on Monday. The budget raises spending on \
@@ -36,8 +36,7 @@ fn text_files_score_like_the_judgment_set() {
     let lines: Vec<String> = (0..4).map(set_line).collect();
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let model = dir.path().join("m.aesop");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args([
             "train",
             "--target",
@@ -54,8 +53,7 @@ fn text_files_score_like_the_judgment_set() {
         .assert()
         .success();
 
-    let from_set = Command::cargo_bin("aesop")
-        .expect("binary")
+    let from_set = common::aesop()
         .arg("score")
         .arg(&set)
         .arg("--model")
@@ -74,7 +72,7 @@ fn text_files_score_like_the_judgment_set() {
     assert_eq!(set_scores.len(), 16);
 
     std::fs::write(dir.path().join("doc.txt"), ARTICLE).expect("doc");
-    let mut cmd = Command::cargo_bin("aesop").expect("binary");
+    let mut cmd = common::aesop();
     cmd.arg("score")
         .arg("--model")
         .arg(&model)
@@ -121,8 +119,7 @@ fn non_utf8_summary_file_is_a_clear_error() {
         (0..4).map(set_line).collect::<Vec<_>>().join("\n") + "\n",
     )
     .expect("set");
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .args([
             "train",
             "--target",
@@ -138,8 +135,7 @@ fn non_utf8_summary_file_is_a_clear_error() {
         .arg(&model)
         .assert()
         .success();
-    Command::cargo_bin("aesop")
-        .expect("binary")
+    common::aesop()
         .arg("score")
         .arg("--model")
         .arg(&model)

@@ -492,7 +492,7 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
     ) else {
         return;
     };
-    // 24 topics keep it quick; the full protocol-1 numbers are in scripts/eval-cremer.
+    // 24 topics keep it quick; the full protocol-1 numbers are in scripts/experiments/eval-cremer.
     let topics: Vec<Topic> = common::load_summeval(&path).into_iter().take(24).collect();
     let dir = tempfile::tempdir().expect("tempdir");
     let set = dir.path().join("summeval-24.jsonl");

@@ -75,7 +75,7 @@ fn summeval_rank_svm_relevance_protocol1() {
 #[test]
 #[ignore]
 fn summeval_learner_comparison() {
-    use aesop::learn::commands::feature_plan;
+    use aesop::features::feature_plan;
     use aesop::learn::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
     use aesop::learn::{Dataset, Hyper};
     let Some(path) = common::data_or_skip("summeval_learner_comparison", "summeval/summeval.jsonl")

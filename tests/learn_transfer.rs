@@ -1,6 +1,8 @@
 //! Issue 13: several judgment sets in one training, within-topic normalization, calibrated
 //! scores, and model files from before these changes.
 
+mod common;
+
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
 use aesop::features::FeatureOptions;
 use aesop::learn::commands::{train_command, LearnArgs, TrainArgs};
@@ -261,8 +263,7 @@ fn common_score(set: &Path, model: &Path, out: &Path) -> Vec<(String, f64)> {
 
 #[test]
 fn a_model_file_from_before_calibration_still_loads_and_scores_raw() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/learn/responsiveness-noref-format1.aesop");
+    let path = common::fixture("learn/responsiveness-noref-format1.aesop");
     let bytes = std::fs::read(&path).expect("fixture");
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4"));
     assert!(version <= 2, "the fixture predates format 3");
@@ -310,8 +311,7 @@ fn reseal(bytes: &mut Vec<u8>, payload: Vec<u8>) {
 #[test]
 fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
     use aesop::learn::model_file::NeuralRecord;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/learn/responsiveness-noref-format1.aesop");
+    let path = common::fixture("learn/responsiveness-noref-format1.aesop");
     let mut model = ModelFile::load(&path).expect("old model loads");
     assert!(
         model.neural.is_none(),

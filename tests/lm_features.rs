@@ -7,6 +7,7 @@ use aesop::features::lm::{
     lm_sentences, LanguageModel, LmCounts, TrainOptions, BOS, EOS, FEATURES, UNK,
 };
 use aesop::features::{build_classes, FeatureOptions, TopicContext};
+use common::assert_close_1e12;
 
 /// Four sentences: "a b", "a b", "b a", "a". Ids: <unk> 0, <s> 1, </s> 2, a 3 (4 tokens),
 /// b 4 (3 tokens).
@@ -22,13 +23,6 @@ fn tiny_model(min_bigram_count: u64, min_trigram_count: u64) -> LanguageModel {
         min_trigram_count,
     };
     LanguageModel::from_counts(LmCounts::train(tiny_sentences(), &opts))
-}
-
-fn assert_close(actual: f64, expected: f64, what: &str) {
-    assert!(
-        (actual - expected).abs() < 1e-12,
-        "{what}: {actual} != {expected}"
-    );
 }
 
 /// Σ over every predictable word of P(w | history).
@@ -73,29 +67,29 @@ fn tiny_model_matches_hand_computed_kneser_ney() {
     assert_eq!(counts.discounts[0], [0.5; 3]);
 
     let (a, b) = (3, 4);
-    assert_close(model.prob(&[], a), 5.0 / 16.0, "P1(a)");
-    assert_close(model.prob(&[], UNK), 1.0 / 16.0, "P1(<unk>)");
+    assert_close_1e12(model.prob(&[], a), 5.0 / 16.0, "P1(a)");
+    assert_close_1e12(model.prob(&[], UNK), 1.0 / 16.0, "P1(<unk>)");
     assert_eq!(model.prob(&[], BOS), 0.0);
-    assert_close(model.prob(&[BOS], a), 11.0 / 16.0, "P(a|<s>)");
-    assert_close(model.prob(&[BOS], b), 3.0 / 16.0, "P(b|<s>)");
-    assert_close(model.prob(&[BOS], EOS), 5.0 / 48.0, "P(</s>|<s>)");
-    assert_close(model.prob(&[a], b), 0.25, "P(b|a)");
-    assert_close(model.prob(&[a], EOS), 7.0 / 12.0, "P(</s>|a)");
-    assert_close(model.prob(&[a], a), 5.0 / 36.0, "P(a|a)");
-    assert_close(model.prob(&[b], a), 3.0 / 8.0, "P(a|b)");
-    assert_close(model.prob(&[BOS, a], b), 25.0 / 42.0, "P(b|<s> a)");
-    assert_close(model.prob(&[BOS, a], EOS), 15.0 / 42.0, "P(</s>|<s> a)");
-    assert_close(model.prob(&[BOS, a], a), 5.0 / 126.0, "P(a|<s> a)");
-    assert_close(model.prob(&[a, b], EOS), 97.0 / 112.0, "P(</s>|a b)");
+    assert_close_1e12(model.prob(&[BOS], a), 11.0 / 16.0, "P(a|<s>)");
+    assert_close_1e12(model.prob(&[BOS], b), 3.0 / 16.0, "P(b|<s>)");
+    assert_close_1e12(model.prob(&[BOS], EOS), 5.0 / 48.0, "P(</s>|<s>)");
+    assert_close_1e12(model.prob(&[a], b), 0.25, "P(b|a)");
+    assert_close_1e12(model.prob(&[a], EOS), 7.0 / 12.0, "P(</s>|a)");
+    assert_close_1e12(model.prob(&[a], a), 5.0 / 36.0, "P(a|a)");
+    assert_close_1e12(model.prob(&[b], a), 3.0 / 8.0, "P(a|b)");
+    assert_close_1e12(model.prob(&[BOS, a], b), 25.0 / 42.0, "P(b|<s> a)");
+    assert_close_1e12(model.prob(&[BOS, a], EOS), 15.0 / 42.0, "P(</s>|<s> a)");
+    assert_close_1e12(model.prob(&[BOS, a], a), 5.0 / 126.0, "P(a|<s> a)");
+    assert_close_1e12(model.prob(&[a, b], EOS), 97.0 / 112.0, "P(</s>|a b)");
     // An unseen trigram context (b, b) backs off to the bigram context b.
-    assert_close(model.prob(&[b, b], a), 3.0 / 8.0, "P(a|b b)");
+    assert_close_1e12(model.prob(&[b, b], a), 3.0 / 8.0, "P(a|b b)");
 
     // The sentence "a b": ln(11/16) + ln(25/42) + ln(97/112), by word string.
     let logprobs = model.sentence_logprobs(&["a", "b"]);
     let expected = [11.0 / 16.0, 25.0 / 42.0, 97.0 / 112.0].map(f64::ln);
     assert_eq!(logprobs.len(), 3);
     for (x, y) in logprobs.iter().zip(expected) {
-        assert_close(*x, y, "ln P of \"a b\"");
+        assert_close_1e12(*x, y, "ln P of \"a b\"");
     }
 }
 
@@ -128,12 +122,12 @@ fn tiny_model_distributions_sum_to_one_with_and_without_pruning() {
 #[test]
 fn pruned_mass_goes_to_the_backoff_weight() {
     let model = tiny_model(2, 2);
-    assert_close(
+    assert_close_1e12(
         model.prob(&[BOS, 3], 2),
         5.0 / 18.0,
         "P(</s>|<s> a), pruned",
     );
-    assert_close(
+    assert_close_1e12(
         model.prob(&[BOS, 3], 4),
         11.0 / 21.0 + 10.0 / 21.0 * 0.25,
         "P(b|<s> a), pruned",
@@ -151,25 +145,25 @@ fn tiny_model_features_by_hand() {
     let p10 = lp[1] + 0.2 * (lp[0] - lp[1]);
     let f = model.features("A b.");
     assert_eq!(f.len(), FEATURES.len());
-    assert_close(f[0], mean, "mean_logprob");
-    assert_close(f[1], lp[1], "min_logprob");
-    assert_close(f[2], std, "std_logprob");
-    assert_close(f[3], p10, "p10_logprob");
-    assert_close(f[4], (-mean).exp(), "perplexity");
-    assert_close(f[5], 0.0, "oov_rate");
+    assert_close_1e12(f[0], mean, "mean_logprob");
+    assert_close_1e12(f[1], lp[1], "min_logprob");
+    assert_close_1e12(f[2], std, "std_logprob");
+    assert_close_1e12(f[3], p10, "p10_logprob");
+    assert_close_1e12(f[4], (-mean).exp(), "perplexity");
+    assert_close_1e12(f[5], 0.0, "oov_rate");
     // Word frequencies: a 4/7, b 3/7 of the 7 word tokens.
-    assert_close(
+    assert_close_1e12(
         f[6],
         ((4.0f64 / 7.0).ln() + (3.0f64 / 7.0).ln()) / 2.0,
         "unigram mean",
     );
-    assert_close(f[7], 0.0, "low_prob_share");
+    assert_close_1e12(f[7], 0.0, "low_prob_share");
 
     // "a zzz": zzz is <unk>; one OOV word of two.
     let f = model.features("a zzz");
-    assert_close(f[5], 0.5, "oov_rate");
+    assert_close_1e12(f[5], 0.5, "oov_rate");
     // P(<unk>|<s> a) = (2/7)·P(<unk>|a) = (2/7)(1/36) = 1/126.
-    assert_close(f[1], (1.0f64 / 126.0).ln(), "min_logprob with <unk>");
+    assert_close_1e12(f[1], (1.0f64 / 126.0).ln(), "min_logprob with <unk>");
 
     for empty in ["", "   ", "?!", "..."] {
         let f = model.features(empty);

@@ -2,9 +2,10 @@
 //! architecture, truncated) are clear errors, never panics; an absent model names the fetch
 //! command; empty, huge, emoji-only and CJK-only texts give documented values.
 
+mod common;
+
 use aesop::neural::llama::Llama;
 use aesop::neural::model::{self, SMOLLM2};
-use assert_cmd::Command;
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 
@@ -126,8 +127,7 @@ fn absent_model_names_the_fetch_command() {
         r#"{"topic":"t","documents":[{"id":"d","text":"A cat sat."}],"summaries":[{"system":"s","text":"A cat."}]}"#,
     )
     .unwrap();
-    let out = Command::cargo_bin("aesop")
-        .unwrap()
+    let out = common::aesop()
         .env("AESOP_HOME", home.path())
         .args(["features", set.to_str().unwrap(), "--classes", "neural"])
         .output()
@@ -135,8 +135,7 @@ fn absent_model_names_the_fetch_command() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("aesop models fetch smollm2"), "{err}");
-    let out = Command::cargo_bin("aesop")
-        .unwrap()
+    let out = common::aesop()
         .env("AESOP_HOME", home.path())
         .arg("models")
         .output()
@@ -151,8 +150,7 @@ fn absent_model_names_the_fetch_command() {
     let p = home.path().join("models").join(SMOLLM2.file_name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, vec![0u8; SMOLLM2.size as usize]).unwrap();
-    let out = Command::cargo_bin("aesop")
-        .unwrap()
+    let out = common::aesop()
         .env("AESOP_HOME", home.path())
         .args(["features", set.to_str().unwrap(), "--classes", "neural"])
         .output()

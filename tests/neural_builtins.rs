@@ -6,7 +6,6 @@
 mod common;
 
 use aesop::learn::builtin::{self, Family, BUILTINS};
-use assert_cmd::Command;
 
 const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent. Critics said the council ignored the rising cost of public transport."}],"references":[{"id":"r","text":"The council passed a budget that spends more on schools and parks."}],"summaries":[{"system":"a","text":"The council approved a budget that raises spending on schools and parks."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"c","text":"The council cut spending on schools, and the mayor resigned."}]}"#;
 
@@ -63,8 +62,7 @@ fn score_neural_without_the_model_names_the_fetch_command() {
     let home = tempfile::tempdir().expect("tempdir");
     let set = home.path().join("set.jsonl");
     std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
+    let out = common::aesop()
         .env("AESOP_HOME", home.path())
         .args(["score", set.to_str().expect("utf-8"), "--neural"])
         .output()
@@ -79,8 +77,7 @@ fn score_neural_without_the_model_names_the_fetch_command() {
     );
     assert!(!err.contains("builtin:pyramid"), "{err}");
     // The classic default needs no download.
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
+    let out = common::aesop()
         .env("AESOP_HOME", home.path())
         .args(["score", set.to_str().expect("utf-8")])
         .output()
@@ -91,8 +88,7 @@ fn score_neural_without_the_model_names_the_fetch_command() {
         String::from_utf8_lossy(&out.stderr)
     );
     // --neural picks the defaults: naming a model as well is refused.
-    let out = Command::cargo_bin("aesop")
-        .expect("binary")
+    let out = common::aesop()
         .args([
             "score",
             set.to_str().expect("utf-8"),
@@ -123,8 +119,7 @@ fn score_neural_predicts_four_targets_and_ranks_a_scrambled_summary_last() {
     };
     std::fs::write(&set, format!("{TOPIC}\n{noref}\n")).expect("write");
     let out = dir.path().join("scores.jsonl");
-    let run = Command::cargo_bin("aesop")
-        .expect("binary")
+    let run = common::aesop()
         .args([
             "score",
             set.to_str().expect("utf-8"),

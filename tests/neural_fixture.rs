@@ -1,7 +1,9 @@
 //! The Rust SmolLM2 (tokenizer and forward pass) against llama.cpp on the same GGUF:
-//! tests/fixtures/neural_llamacpp.json was written once by scripts/neural-fixture.py.
+//! tests/fixtures/neural_llamacpp.json was written once by scripts/build/neural-fixture.py.
 //! Needs the downloaded model: skipped with a notice when it is absent, a failure under
 //! AESOP_REQUIRE_MODELS=1 (set by .ci/run after `aesop models fetch smollm2`).
+
+mod common;
 
 use aesop::neural::model::{self, SMOLLM2};
 use serde::Deserialize;
@@ -27,10 +29,7 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/neural_llamacpp.json"
-    );
+    let path = common::fixture("neural_llamacpp.json");
     let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
         .expect("fixture JSON");
     assert_eq!(

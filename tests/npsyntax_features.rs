@@ -2,14 +2,13 @@
 //! (hand-computed), then the real analyser end to end and a few SummEval topics.
 
 mod common;
-mod hand_analysis;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::features::npsyntax::{
     name_mentions, np_extent, npsyntax_values, NpSyntax, FEATURES, MAX_NP_LENGTH,
 };
 use aesop::features::{FeatureClass, TopicContext};
-use hand_analysis::{analysis, sentence};
+use common::hand_analysis::{analysis, sentence};
 
 /// "President Barack Obama visited the old factory. Obama said the factory would reopen.
 /// He praised a group of workers in Ohio. The workers cheered."

@@ -2,7 +2,8 @@
 //! refused and the input survives; symbolic links are written through; read-only and non-regular
 //! files are never replaced; a write error leaves no partial file and names the file.
 
-use assert_cmd::Command;
+mod common;
+
 use std::path::{Path, PathBuf};
 
 const ARTICLE: &str =
@@ -24,12 +25,8 @@ fn write_set(dir: &Path) -> PathBuf {
     path
 }
 
-fn aesop() -> Command {
-    Command::cargo_bin("aesop").unwrap()
-}
-
 fn features(set: &Path, output: &Path) -> std::process::Output {
-    aesop()
+    common::aesop()
         .arg("features")
         .arg(set)
         .args(["--classes", "surface", "-o"])
@@ -53,7 +50,7 @@ fn output_onto_its_input_is_refused_and_the_input_survives() {
         } else {
             "builtin:readability-noref"
         };
-        let out = aesop()
+        let out = common::aesop()
             .arg(verb[0])
             .arg(&set)
             .args([verb[1], value, "-o"])

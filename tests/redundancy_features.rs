@@ -2,14 +2,13 @@
 //! (hand-computed), then the real analyser end to end and a few SummEval topics.
 
 mod common;
-mod hand_analysis;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::features::redundancy::{
     cosine, longest_repeated_ngram, redundancy_values, repeated_ngram_share, Redundancy, FEATURES,
 };
 use aesop::features::{FeatureClass, TopicContext};
-use hand_analysis::{analysis, sentence};
+use common::hand_analysis::{analysis, sentence};
 use std::collections::HashMap;
 
 fn counts(pairs: &[(&str, usize)]) -> HashMap<String, usize> {

@@ -1,16 +1,15 @@
 //! Extractive fragments (Grusky et al. 2018), novel and repeated n-grams, and the `surface`
 //! class rows, with hand-computed expectations.
 
+mod common;
+
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::surface::{
     coverage, density, greedy_fragments, repeated_share, word_tokens, ArticleIndex, Surface,
     SurfaceOptions,
 };
 use aesop::features::{FeatureClass, TopicContext};
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
-}
+use common::close;
 
 const ARTICLE: &str = "The quick brown fox jumps over the lazy dog.";
 const SUMMARY: &str = "The lazy dog jumps over the quick cat!";

@@ -6,27 +6,9 @@ mod common;
 use aesop::corpus::{Summary, Topic};
 use aesop::features::syntax::{syntax_features, tree_depth, verbless_root, Syntax};
 use aesop::features::{FeatureClass, TopicContext};
-use aesop::nlp::{Analysis, AnalyzedSentence, Token};
-
-/// A sentence from (form, upos, 1-based head, deprel) rows.
-fn sentence(rows: &[(&str, &str, usize, &str)]) -> AnalyzedSentence {
-    AnalyzedSentence {
-        start: 0,
-        end: 0,
-        tokens: rows
-            .iter()
-            .map(|&(form, upos, head, deprel)| Token {
-                form: form.to_string(),
-                start: 0,
-                end: 0,
-                upos: upos.to_string(),
-                xpos: String::new(),
-                head,
-                deprel: deprel.to_string(),
-            })
-            .collect(),
-    }
-}
+use aesop::nlp::Analysis;
+use common::close_1e12;
+use common::hand_analysis::sentence;
 
 /// "The cat sat on the mat. A big dog Wow, it is great!"
 fn three_sentences() -> Analysis {
@@ -60,10 +42,6 @@ fn three_sentences() -> Analysis {
     }
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
-}
-
 fn value(row: &[f64], name: &str) -> f64 {
     let names = Syntax::new().feature_names();
     let i = names
@@ -79,20 +57,20 @@ fn features_by_hand() {
     assert_eq!(row.len(), Syntax::new().feature_names().len());
     assert_eq!(value(&row, "sentences"), 3.0);
     // Words (non-punctuation): 6, 3, 4 → mean 13/3, max 6.
-    assert!(close(value(&row, "mean_sentence_words"), 13.0 / 3.0));
+    assert!(close_1e12(value(&row, "mean_sentence_words"), 13.0 / 3.0));
     assert_eq!(value(&row, "max_sentence_words"), 6.0);
     // Only "A big dog" has a nominal root without a copula; only it lacks a subject and final
     // punctuation.
-    assert!(close(value(&row, "verbless_root_share"), 1.0 / 3.0));
-    assert!(close(value(&row, "no_subject_share"), 1.0 / 3.0));
-    assert!(close(value(&row, "unterminated_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "verbless_root_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "no_subject_share"), 1.0 / 3.0));
+    assert!(close_1e12(value(&row, "unterminated_share"), 1.0 / 3.0));
     // Depths: sat → on → the... : sat(1) cat(2) The(3) mat(2) on(3) → 3; dog(1) A(2) → 2;
     // great(1) others(2) → 2. Mean 7/3, max 3.
-    assert!(close(value(&row, "mean_depth"), 7.0 / 3.0));
+    assert!(close_1e12(value(&row, "mean_depth"), 7.0 / 3.0));
     assert_eq!(value(&row, "max_depth"), 3.0);
     // Dependency lengths of non-root, non-punctuation tokens:
     //   The 1, cat 1, on 2, the 1, mat 3 | A 2, big 1 | Wow 4, it 2, is 1 → 18 / 10.
-    assert!(close(value(&row, "mean_dependency_length"), 1.8));
+    assert!(close_1e12(value(&row, "mean_dependency_length"), 1.8));
     // 16 tokens in all.
     for (rel, count) in [
         ("nsubj", 2.0),
@@ -106,11 +84,11 @@ fn features_by_hand() {
         ("dep", 0.0),
     ] {
         assert!(
-            close(value(&row, &format!("rel_{rel}")), count / 16.0),
+            close_1e12(value(&row, &format!("rel_{rel}")), count / 16.0),
             "rel_{rel}"
         );
     }
-    assert!(close(value(&row, "upos_intj"), 1.0 / 16.0));
+    assert!(close_1e12(value(&row, "upos_intj"), 1.0 / 16.0));
     assert_eq!(value(&row, "upos_x"), 0.0);
     assert_eq!(value(&row, "upos_sym"), 0.0);
 }
@@ -127,8 +105,8 @@ fn subtypes_fold_into_base_relations() {
         ])],
     };
     let row = syntax_features(&analysis);
-    assert!(close(value(&row, "rel_nsubj"), 0.25));
-    assert!(close(value(&row, "rel_aux"), 0.25));
+    assert!(close_1e12(value(&row, "rel_nsubj"), 0.25));
+    assert!(close_1e12(value(&row, "rel_aux"), 0.25));
     assert_eq!(value(&row, "no_subject_share"), 0.0);
     assert_eq!(value(&row, "verbless_root_share"), 0.0);
     assert_eq!(value(&row, "unterminated_share"), 0.0);
@@ -147,8 +125,8 @@ fn empty_and_malformed_analyses() {
     let row = syntax_features(&Analysis {
         sentences: vec![cyclic],
     });
-    assert!(close(value(&row, "rel_dep"), 1.0));
-    assert!(close(value(&row, "mean_dependency_length"), 1.0));
+    assert!(close_1e12(value(&row, "rel_dep"), 1.0));
+    assert!(close_1e12(value(&row, "mean_dependency_length"), 1.0));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! TESLA-S: bags, weights, the exact-match optimum, F with α = 0.8, the transportation LP with
 //! partial similarities, and the class rows. Expectations are computed by hand.
 
+mod common;
+
 use aesop::corpus::{Reference, Summary, Topic};
 use aesop::features::surface::word_tokens;
 use aesop::features::tesla::{
@@ -8,10 +10,7 @@ use aesop::features::tesla::{
     Bag, FunctionWords, Lexicon, StemView, Tesla, TeslaOptions,
 };
 use aesop::features::{FeatureClass, TopicContext};
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
-}
+use common::close;
 
 fn tokens(text: &str) -> Vec<String> {
     word_tokens(text)

@@ -5,7 +5,7 @@
 //! summaries the way they handle a hundred.
 
 use super::Topic;
-use crate::features::run::Interrupted;
+use crate::output::Interrupted;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;

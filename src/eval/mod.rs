@@ -10,6 +10,7 @@ pub mod bootstrap;
 pub mod correlation;
 pub mod levels;
 pub mod report;
+pub mod svg;
 pub mod wilcoxon;
 
 pub use correlation::{kendall_tau_b, pearson, spearman};

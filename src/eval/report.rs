@@ -8,6 +8,7 @@ use super::bootstrap::{
     PairedComparison, Resample,
 };
 use super::levels::{evaluate, Aligned, LevelStats, ScoreRow};
+use super::svg::{escape as xml_escape, Svg};
 use crate::corpus::jsonl;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -651,14 +652,6 @@ fn render_discriminative(out: &mut String, who: &str, d: &DiscriminativePower) {
     );
 }
 
-/// Text made safe for SVG/XML content and attribute values.
-pub(crate) fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Scatter plot of system means (x: metric, y: human), one labelled dot per system.
 pub fn scatter_svg(report: &EvaluationReport) -> String {
     let (width, height) = (640.0, 480.0);
@@ -675,15 +668,7 @@ pub fn scatter_svg(report: &EvaluationReport) -> String {
     let (y0, y1) = range(points.iter().map(|p| p.2).collect());
     let px = |x: f64| left + (x - x0) / (x1 - x0) * (width - left - right);
     let py = |y: f64| height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom);
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect width="{width}" height="{height}" fill="white"/>"#
-    );
+    let mut svg = Svg::new(width, height);
     let tau = report.statistics.system.kendall;
     // The label holds the whole path; its file name (and column) is enough on a plot.
     let metric = report
@@ -691,68 +676,61 @@ pub fn scatter_svg(report: &EvaluationReport) -> String {
         .rsplit(['/', '\\'])
         .next()
         .unwrap_or(&report.metric);
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="24" text-anchor="middle" font-size="14">System means: {} vs human {} (system-level Kendall tau-b {})</text>"#,
-        width / 2.0,
-        xml_escape(metric),
-        xml_escape(&report.target),
-        fmt3(tau).trim()
+    svg.title(
+        width,
+        &format!(
+            "System means: {metric} vs human {} (system-level Kendall tau-b {})",
+            report.target,
+            fmt3(tau).trim()
+        ),
     );
     // Axes with five ticks each.
     let (ax0, ax1, ay0, ay1) = (left, width - right, height - bottom, top);
-    let _ = writeln!(
-        svg,
+    svg.push(format_args!(
         r#"<path d="M{ax0},{ay1} L{ax0},{ay0} L{ax1},{ay0}" fill="none" stroke="black"/>"#
-    );
+    ));
     for i in 0..=4 {
         let f = i as f64 / 4.0;
         let xv = x0 + f * (x1 - x0);
         let yv = y0 + f * (y1 - y0);
         let (tx, ty) = (px(xv), py(yv));
-        let _ = writeln!(
-            svg,
+        svg.push(format_args!(
             r#"<line x1="{tx:.1}" y1="{ay0}" x2="{tx:.1}" y2="{:.1}" stroke="black"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             ay0 + 5.0,
             ay0 + 18.0,
             tick_label(xv, x1 - x0)
-        );
-        let _ = writeln!(
-            svg,
+        ));
+        svg.push(format_args!(
             r#"<line x1="{:.1}" y1="{ty:.1}" x2="{ax0}" y2="{ty:.1}" stroke="black"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
             ax0 - 5.0,
             ax0 - 8.0,
             ty + 4.0,
             tick_label(yv, y1 - y0)
-        );
+        ));
     }
-    let _ = writeln!(
-        svg,
+    svg.push(format_args!(
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">{} (mean over topics)</text>"#,
         (ax0 + ax1) / 2.0,
         height - 15.0,
         xml_escape(metric)
-    );
-    let _ = writeln!(
-        svg,
+    ));
+    svg.push(format_args!(
         r#"<text x="18" y="{:.1}" text-anchor="middle" font-size="12" transform="rotate(-90 18 {:.1})">human {} (mean over topics)</text>"#,
         (ay0 + ay1) / 2.0,
         (ay0 + ay1) / 2.0,
         xml_escape(&report.target)
-    );
+    ));
     for (system, x, y) in points {
         let (cx, cy) = (px(*x), py(*y));
-        let _ = writeln!(
-            svg,
+        svg.push(format_args!(
             r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="4" fill="steelblue"><title>{}: {x:.4}, {y:.4}</title></circle><text x="{:.1}" y="{:.1}" font-size="9" fill="dimgray">{}</text>"#,
             xml_escape(system),
             cx + 6.0,
             cy - 4.0,
             xml_escape(system)
-        );
+        ));
     }
-    svg.push_str("</svg>\n");
-    svg
+    svg.finish()
 }
 
 /// A tick label with enough decimals for the axis span.

@@ -39,7 +39,7 @@
 //! words leaves every summary sentence unaligned (the counts and shares are then defined).
 
 use super::surface::{word_tokens, ArticleIndex, FragmentPosition};
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use crate::corpus::Topic;
 use crate::text::sentences::sentence_spans;
 use std::collections::{HashMap, HashSet};
@@ -272,18 +272,24 @@ impl Alignment {
     }
 }
 
+/// The `alignment` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "alignment",
+    about: "alignment of summary sentences to the input",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Alignment::new())),
+};
+
 impl FeatureClass for Alignment {
-    fn name(&self) -> &'static str {
-        "alignment"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("alignment.{f}")).collect()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let input = ctx.shared("alignment.input", AlignmentInput::build);
+        let input = ctx.shared(SharedKey::new("alignment.input"), AlignmentInput::build);
         ctx.topic
             .summaries
             .iter()

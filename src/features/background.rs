@@ -1,7 +1,7 @@
 //! Background corpus statistics: word counts (for the topic-signature log-likelihood test) and
 //! document frequencies (for idf), after the `simetrix` tokenization profile.
 //!
-//! The shipped data (`features/background.tsv.gz`) is built by `scripts/build-background` from
+//! The shipped data (`features/background.tsv.gz`) is built by `scripts/build/build-background` from
 //! the open English text corpus (Wikinews, OpenStax textbooks, US presidential addresses; see
 //! `features/ATTRIBUTION-background.md`), embedded in the binary and parsed once on first use.
 //!
@@ -35,7 +35,7 @@ static SHIPPED: LazyLock<Arc<Background>> = LazyLock::new(|| {
     // The data is embedded at build time and checked by a unit test, so failure here is a
     // packaging bug, not bad user input.
     Arc::new(Background::from_gzip(SHIPPED_GZ).unwrap_or_else(|e| {
-        panic!("the embedded features/background.tsv.gz is invalid ({e}); re-run scripts/build-background")
+        panic!("the embedded features/background.tsv.gz is invalid ({e}); re-run scripts/build/build-background")
     }))
 });
 

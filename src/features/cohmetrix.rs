@@ -3,7 +3,7 @@
 //! length, lexical diversity, readability, connective density, adjacent-sentence overlap, share
 //! of content words and pronoun density.
 //!
-//! Everything is computed from the shared per-topic analyses ([`crate::nlp::topic_analyses`]):
+//! Everything is computed from the shared per-topic analyses ([`super::analyses::topic_analyses`]):
 //! the analyser's sentences, tokens and universal POS tags. [`cohmetrix_values`] takes one
 //! [`Analysis`], so tests can build analyses by hand.
 //!
@@ -37,7 +37,7 @@
 //! Undefined values are NaN: every per-word value for a summary without words (e.g. empty), and
 //! both adjacent-overlap values for a summary with fewer than two sentences. Nothing panics.
 
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, Token};
 use crate::text::porter;
 use crate::text::stopwords::is_smart_common_word;
@@ -468,17 +468,21 @@ impl CohMetrix {
     }
 }
 
-impl FeatureClass for CohMetrix {
-    fn name(&self) -> &'static str {
-        "cohmetrix"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `cohmetrix` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "cohmetrix",
+    about: "Coh-Metrix-like descriptive measures",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(CohMetrix::new())),
+};
+
+impl ParseFeatures for CohMetrix {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("cohmetrix.{f}")).collect()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        rows_from_summary_analyses(ctx, self.name(), |a| cohmetrix_values(a).to_row())
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        cohmetrix_values(analysis).to_row()
     }
 }

@@ -23,7 +23,7 @@ use super::distribution::{
     AlignedCounts, Lidstone, WordCounts, WordMap, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
 };
 use super::rouge::{score, PreparedText, RougeOptions};
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 
 /// Feature names without the class prefix, in output order.
 pub const FEATURES: &[&str] = &[
@@ -134,15 +134,21 @@ impl Consensus {
     }
 }
 
+/// The `consensus` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "consensus",
+    about: "closeness to the other systems' summaries",
+    default: true,
+    references: ReferenceUse::None,
+    build: |o| Ok(Box::new(Consensus::new(o.consensus.clone()))),
+};
+
 impl FeatureClass for Consensus {
-    fn name(&self) -> &'static str {
-        "consensus"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("consensus.{f}")).collect()
-    }
-    fn needs_references(&self) -> bool {
-        false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let summaries = &ctx.topic.summaries;

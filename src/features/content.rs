@@ -33,14 +33,15 @@ use super::distribution::{
     IndexedCounts, Lidstone, LogBase, TopicSignatureTest, WordCounts, SIMETRIX_BINS_FACTOR,
     SIMETRIX_DELTA,
 };
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use crate::text::simetrix_tokens;
 use std::sync::Arc;
 
-/// [`TopicContext::shared`] key of the pooled input counts ([`WordCounts`]).
-pub const INPUT_COUNTS_KEY: &str = "simetrix.input_counts";
-/// [`TopicContext::shared`] key of the per-summary counts (`Vec<WordCounts>`, topic order).
-pub const SUMMARY_COUNTS_KEY: &str = "simetrix.summary_counts";
+/// [`TopicContext::shared`] key of the pooled input counts.
+pub const INPUT_COUNTS_KEY: SharedKey<WordCounts> = SharedKey::new("simetrix.input_counts");
+/// [`TopicContext::shared`] key of the per-summary counts (topic order).
+pub const SUMMARY_COUNTS_KEY: SharedKey<Vec<WordCounts>> =
+    SharedKey::new("simetrix.summary_counts");
 
 /// Feature names without the class prefix, in output order.
 pub const FEATURES: &[&str] = &[
@@ -241,15 +242,21 @@ impl Content {
     }
 }
 
+/// The `content` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "content",
+    about: "input-summary similarity, SIMetrix",
+    default: true,
+    references: ReferenceUse::None,
+    build: |o| Ok(Box::new(Content::new(o.content.clone()))),
+};
+
 impl FeatureClass for Content {
-    fn name(&self) -> &'static str {
-        "content"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("content.{f}")).collect()
-    }
-    fn needs_references(&self) -> bool {
-        false
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         if ctx.topic.documents.is_empty() {

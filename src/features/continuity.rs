@@ -30,7 +30,7 @@
 use super::discourse::{
     connective_args, find_connectives, is_discourse_use, sentence_stems, Lexicon,
 };
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use std::collections::HashMap;
 
@@ -204,18 +204,21 @@ impl Continuity {
     }
 }
 
-impl FeatureClass for Continuity {
-    fn name(&self) -> &'static str {
-        "continuity"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `continuity` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "continuity",
+    about: "local coherence of adjacent sentences",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Continuity::new())),
+};
+
+impl ParseFeatures for Continuity {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         feature_names()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let lexicon = Lexicon::embedded();
-        rows_from_summary_analyses(ctx, self.name(), |a| continuity_features(a, lexicon))
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        continuity_features(analysis, Lexicon::embedded())
     }
 }

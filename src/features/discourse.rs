@@ -55,14 +55,14 @@
 //! stem, cell bigrams without any non-nil cell, the per-sentence rates of an empty summary and
 //! the pair shares of a summary with fewer than two sentences.
 
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, AnalyzedSentence, Token};
 use crate::text::{porter, stopwords};
 use anyhow::{bail, Context};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::LazyLock;
 
-/// The derived connective lexicon (built by `scripts/build-connectives`).
+/// The derived connective lexicon (built by `scripts/build/build-connectives`).
 const CONNECTIVES_TSV: &str = include_str!("../../features/connectives.tsv");
 
 /// A connective occurrence counts when the string is annotated as a connective at least this
@@ -790,19 +790,22 @@ impl Discourse {
     }
 }
 
-impl FeatureClass for Discourse {
-    fn name(&self) -> &'static str {
-        "discourse"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `discourse` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "discourse",
+    about: "discourse role matrix, DICOMER",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Discourse::new())),
+};
+
+impl ParseFeatures for Discourse {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         feature_names()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let lexicon = Lexicon::embedded();
-        rows_from_summary_analyses(ctx, self.name(), |a| discourse_features(a, lexicon))
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        discourse_features(analysis, Lexicon::embedded())
     }
 }
 

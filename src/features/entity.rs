@@ -1,5 +1,5 @@
 //! The `entity` feature class (reference-free): the entity grid of Barzilay & Lapata (2008),
-//! built from the shared dependency parse ([`crate::nlp::topic_analyses`]).
+//! built from the shared dependency parse ([`super::analyses::topic_analyses`]).
 //!
 //! # The grid
 //! Rows are the summary's sentences (as split by the analyser, including sentences without any
@@ -43,7 +43,7 @@
 //! two-sentence one none of length 3) or when C is empty; `salient_share` without entities;
 //! `resolved_pronouns` without third-person pronouns.
 
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use std::collections::HashMap;
 
@@ -395,11 +395,18 @@ impl EntityClass {
     }
 }
 
-impl FeatureClass for EntityClass {
-    fn name(&self) -> &'static str {
-        "entity"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `entity` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "entity",
+    about: "entity grid, Barzilay & Lapata",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(EntityClass::new())),
+};
+
+impl ParseFeatures for EntityClass {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         let mut names = Vec::new();
         for group in ["all", "salient"] {
             for n in LENGTHS {
@@ -417,10 +424,7 @@ impl FeatureClass for EntityClass {
         );
         names
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        rows_from_summary_analyses(ctx, self.name(), entity_features)
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        entity_features(analysis)
     }
 }

@@ -38,7 +38,7 @@
 //! references, the merged references and the input; the sums are the same as
 //! [`value_similarity`]'s.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use crate::corpus::Topic;
 use std::collections::HashMap;
 
@@ -430,24 +430,30 @@ impl Graph {
     }
 }
 
+/// The `graph` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "graph",
+    about: "character n-gram graphs: AutoSummENG, MeMoG, NPowER",
+    default: true,
+    references: ReferenceUse::Some,
+    build: |o| Ok(Box::new(Graph::new(o.graph.clone()))),
+};
+
 impl FeatureClass for Graph {
-    fn name(&self) -> &'static str {
-        "graph"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("graph.{f}")).collect()
     }
-    /// False: the input features need no references; the reference-based values are NaN for
-    /// topics without references (see the module documentation).
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn uses_references(&self) -> bool {
-        true
+    /// The input features need no references; the reference-based values are NaN for topics
+    /// without references (see the module documentation).
+    fn is_reference_free_feature(&self, name: &str) -> bool {
+        name.starts_with("graph.input_")
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let (rank, window) = (self.opts.rank, self.opts.window);
-        let shared = ctx.shared("graph.topic_graphs", |topic| {
+        let shared = ctx.shared(SharedKey::new("graph.topic_graphs"), |topic| {
             TopicGraphs::build(topic, rank, window)
         });
         // The cache key is fixed; a second `graph` instance with other options in the same

@@ -1,6 +1,6 @@
 //! The `lm` feature class (reference-free): word choice and fluency under a trigram language
 //! model with interpolated modified Kneser-Ney smoothing (Chen & Goodman 1999), trained on the
-//! open English corpus (`resources/english_text_corpus`) by `scripts/build-lm` and shipped as
+//! open English corpus (`resources/english_text_corpus`) by `scripts/build/build-lm` and shipped as
 //! `features/lm.bin.gz` (attribution: `features/ATTRIBUTION-lm.md`).
 //!
 //! # Tokenization ([`lm_sentences`])
@@ -48,9 +48,10 @@
 //! Undefined values: a summary without any word gives NaN for every feature.
 
 use super::background::corpus_documents;
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use crate::nlp::tokenize::tokenize;
 use crate::text::sentences::sentence_spans;
+use crate::varint::{put as put_varint, VarintError};
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -58,7 +59,7 @@ use rustc_hash::FxHashMap;
 use std::io::{Read, Write};
 use std::sync::OnceLock;
 
-/// The shipped model (built by `scripts/build-lm`).
+/// The shipped model (built by `scripts/build/build-lm`).
 const SHIPPED_GZ: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/features/lm.bin.gz"));
 
@@ -614,14 +615,6 @@ impl LmCounts {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut x: u64) {
-    while x >= 0x80 {
-        out.push((x as u8) | 0x80);
-        x >>= 7;
-    }
-    out.push(x as u8);
-}
-
 fn put_string(out: &mut Vec<u8>, s: &str) {
     put_varint(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
@@ -656,15 +649,10 @@ impl<'a> Reader<'a> {
     }
 
     fn varint(&mut self) -> Result<u64, LmError> {
-        let mut x = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.take(1)?[0];
-            x |= u64::from(byte & 0x7F) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(x);
-            }
-        }
-        Err(format_error("varint too long"))
+        crate::varint::get(self.bytes, &mut self.pos).map_err(|e| match e {
+            VarintError::Truncated => format_error("truncated file"),
+            VarintError::TooLong => format_error("varint too long"),
+        })
     }
 
     /// A count of following items, bounded by the remaining bytes (each takes at least one).
@@ -733,7 +721,7 @@ impl LanguageModel {
             .get_or_init(|| {
                 LmCounts::from_gzip(SHIPPED_GZ)
                     .map(LanguageModel::from_counts)
-                    .map_err(|e| format!("{e}; re-run scripts/build-lm"))
+                    .map_err(|e| format!("{e}; re-run scripts/build/build-lm"))
             })
             .as_ref()
             .map_err(|e| anyhow::anyhow!("the embedded features/lm.bin.gz: {e}"))
@@ -998,17 +986,22 @@ impl Lm {
     }
 }
 
+/// The `lm` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "lm",
+    about: "trigram Kneser-Ney language model",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Lm::new()?)),
+};
+
 impl FeatureClass for Lm {
-    fn name(&self) -> &'static str {
-        "lm"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
 
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("lm.{f}")).collect()
-    }
-
-    fn needs_references(&self) -> bool {
-        false
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {

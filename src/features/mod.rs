@@ -1,11 +1,13 @@
-//! Feature classes. Each class lives in its own module behind [`FeatureClass`]; the registry
-//! ([`build_classes`]) selects classes by name, which is how `--classes` and ablation work.
+//! Feature classes. Each class lives in its own module behind [`FeatureClass`] and declares its
+//! [`ClassSpec`]; the [`registry`] lists them and selects classes by name, which is how
+//! `--classes`, `--no-references` and ablation work.
 //!
 //! A class extracts a whole topic at once, so topic-level work (input distribution, topic
 //! signatures, reference n-grams, the peer pool) is done once per topic. Analyses that several
 //! classes need are shared through [`TopicContext::shared`].
 
 pub mod alignment;
+pub mod analyses;
 pub mod background;
 pub mod cohmetrix;
 pub mod consensus;
@@ -19,16 +21,42 @@ pub mod lm;
 pub mod neural;
 pub mod npsyntax;
 pub mod redundancy;
+pub mod registry;
 pub mod rouge;
 pub mod run;
 pub mod surface;
 pub mod syntax;
 pub mod tesla;
 
+/// Every class of this build, in output order: the registry ([`registry`] derives the rest).
+pub static CLASSES: &[&ClassSpec] = &[
+    &content::CLASS,
+    &rouge::CLASS,
+    &graph::CLASS,
+    &tesla::CLASS,
+    &consensus::CLASS,
+    &surface::CLASS,
+    &entity::CLASS,
+    &syntax::CLASS,
+    &cohmetrix::CLASS,
+    &redundancy::CLASS,
+    &npsyntax::CLASS,
+    &discourse::CLASS,
+    &continuity::CLASS,
+    &lm::CLASS,
+    &alignment::CLASS,
+    &neural::CLASS,
+];
+
+pub use registry::{
+    build_classes, class_spec, default_class_names, feature_plan, is_reference_free,
+    optional_class_names, select_features, ClassSpec, ReferenceUse,
+};
+
 use crate::corpus::Topic;
-use anyhow::{bail, Result};
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 /// The values one class gives one summary, in the order of [`FeatureClass::feature_names`].
@@ -38,27 +66,57 @@ pub type FeatureRow = Option<Vec<f64>>;
 
 /// One feature class (e.g. `rouge`): a fixed list of named features for every summary.
 pub trait FeatureClass: Send + Sync {
+    /// The class's entry in the [`registry`]: its name and what it needs.
+    fn spec(&self) -> &'static ClassSpec;
     /// The class name used in `--classes` and as the prefix of every feature name.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.spec().name
+    }
     /// Full feature names, `class.feature`, in output order. Depends only on the options.
     fn feature_names(&self) -> Vec<String>;
     /// Does the class need human references? Such classes give `None` rows for topics without.
-    fn needs_references(&self) -> bool;
+    fn needs_references(&self) -> bool {
+        self.spec().references == ReferenceUse::All
+    }
     /// Does any feature of the class look at the references? (A class may mix reference-based
     /// and reference-free features, giving NaN for the former when there are none.) The runner
     /// uses this to score a human summary that is also a reference against the others only.
     fn uses_references(&self) -> bool {
-        self.needs_references()
+        self.spec().references != ReferenceUse::None
+    }
+    /// Is the feature `name` (one of [`FeatureClass::feature_names`]) computed without
+    /// references? `--no-references` keeps only these. A class whose spec says
+    /// [`ReferenceUse::Some`] must say which.
+    fn is_reference_free_feature(&self, _name: &str) -> bool {
+        self.spec().references == ReferenceUse::None
     }
     /// One row per summary of `ctx.topic`, in the topic's order.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow>;
 }
 
+/// The key of one analysis in [`TopicContext::shared`], typed by the value it stores, so a
+/// key cannot be read as another type. Declare each as a `const` next to the code computing it.
+pub struct SharedKey<T> {
+    name: &'static str,
+    _value: PhantomData<fn() -> T>,
+}
+
+impl<T> SharedKey<T> {
+    pub const fn new(name: &'static str) -> SharedKey<T> {
+        SharedKey {
+            name,
+            _value: PhantomData,
+        }
+    }
+}
+
+type Cache = HashMap<(&'static str, TypeId), Arc<dyn Any + Send + Sync>>;
+
 /// A topic plus a per-topic cache of analyses that several classes share (tokenized
 /// input, reference n-grams, …), so each is computed at most once per topic.
 pub struct TopicContext<'a> {
     pub topic: &'a Topic,
-    cache: Mutex<HashMap<&'static str, Arc<dyn Any + Send + Sync>>>,
+    cache: Mutex<Cache>,
 }
 
 impl<'a> TopicContext<'a> {
@@ -70,19 +128,17 @@ impl<'a> TopicContext<'a> {
     }
 
     /// The analysis stored under `key`, computing it with `compute` the first time.
-    /// `key` must always be used with the same type `T` (a mismatch is a programming error
-    /// and panics).
-    pub fn shared<T, F>(&self, key: &'static str, compute: F) -> Arc<T>
+    pub fn shared<T, F>(&self, key: SharedKey<T>, compute: F) -> Arc<T>
     where
         T: Any + Send + Sync,
         F: FnOnce(&Topic) -> T,
     {
-        let lookup = |cache: &HashMap<&'static str, Arc<dyn Any + Send + Sync>>| {
-            cache.get(key).map(|v| {
-                Arc::clone(v)
-                    .downcast::<T>()
-                    .unwrap_or_else(|_| panic!("TopicContext key {key} used with two types"))
-            })
+        // Entries are keyed by name and type, so the downcasts below cannot fail.
+        let key = (key.name, TypeId::of::<T>());
+        let lookup = |cache: &Cache| {
+            cache
+                .get(&key)
+                .and_then(|v| Arc::clone(v).downcast::<T>().ok())
         };
         if let Some(v) = lookup(&self.cache.lock().unwrap_or_else(|e| e.into_inner())) {
             return v;
@@ -107,19 +163,43 @@ impl<'a> TopicContext<'a> {
     }
 }
 
-/// One row per summary computed from its parse ([`crate::nlp::topic_analyses`], shared by every
-/// parse-based class). When the embedded NLP models cannot be loaded nothing parse-based can be
-/// computed: every row is missing, after a note on stderr naming the class and the topic.
-pub fn rows_from_summary_analyses(
-    ctx: &TopicContext,
-    class: &str,
-    row: impl Fn(&crate::nlp::Analysis) -> Vec<f64>,
-) -> Vec<FeatureRow> {
-    match crate::nlp::topic_analyses(ctx) {
-        Ok(analyses) => analyses.summaries.iter().map(|a| Some(row(a))).collect(),
-        Err(e) => {
-            eprintln!("{class}: no analyses for topic {}: {e:#}", ctx.topic.topic);
-            vec![None; ctx.topic.summaries.len()]
+/// The shape of a class computed from each summary's parse alone (entity, syntax, cohmetrix,
+/// redundancy, npsyntax, discourse, continuity): its spec, its feature names and one row per
+/// parse. [`FeatureClass`] follows for every such class, on the shared per-topic analyses
+/// ([`analyses::topic_analyses`]).
+pub trait ParseFeatures: Send + Sync {
+    /// The class's entry in the [`registry`].
+    const SPEC: &'static ClassSpec;
+    /// Full feature names, `class.feature`, in the order of [`ParseFeatures::row`].
+    fn names(&self) -> Vec<String>;
+    /// The features of one summary's parse.
+    fn row(&self, analysis: &crate::nlp::Analysis) -> Vec<f64>;
+}
+
+impl<T: ParseFeatures> FeatureClass for T {
+    fn spec(&self) -> &'static ClassSpec {
+        T::SPEC
+    }
+    fn feature_names(&self) -> Vec<String> {
+        self.names()
+    }
+    /// When the embedded NLP models cannot be loaded nothing parse-based can be computed: every
+    /// row is missing, after a note on stderr naming the class and the topic.
+    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
+        match analyses::topic_analyses(ctx) {
+            Ok(analyses) => analyses
+                .summaries
+                .iter()
+                .map(|a| Some(self.row(a)))
+                .collect(),
+            Err(e) => {
+                eprintln!(
+                    "{}: no analyses for topic {}: {e:#}",
+                    T::SPEC.name,
+                    ctx.topic.topic
+                );
+                vec![None; ctx.topic.summaries.len()]
+            }
         }
     }
 }
@@ -134,90 +214,4 @@ pub struct FeatureOptions {
     pub consensus: consensus::ConsensusOptions,
     pub surface: surface::SurfaceOptions,
     pub neural: neural::NeuralOptions,
-}
-
-/// Every class this build can compute, in default output order.
-pub const ALL_CLASSES: &[&str] = &[
-    "content",
-    "rouge",
-    "graph",
-    "tesla",
-    "consensus",
-    "surface",
-    "entity",
-    "syntax",
-    "cohmetrix",
-    "redundancy",
-    "npsyntax",
-    "discourse",
-    "continuity",
-    "lm",
-    "alignment",
-];
-
-/// Classes this build can compute on request only (not in the default set): `neural` needs a
-/// downloaded model (`aesop models fetch smollm2`).
-pub const OPTIONAL_CLASSES: &[&str] = &["neural"];
-
-/// Classes that work without references.
-pub fn is_reference_free(name: &str) -> bool {
-    matches!(
-        name,
-        "content"
-            | "consensus"
-            | "surface"
-            | "entity"
-            | "syntax"
-            | "cohmetrix"
-            | "redundancy"
-            | "npsyntax"
-            | "discourse"
-            | "continuity"
-            | "lm"
-            | "alignment"
-            | "neural"
-    )
-}
-
-/// Build the named classes (all of them when `names` is empty), in the order given.
-pub fn build_classes(
-    names: &[String],
-    opts: &FeatureOptions,
-) -> Result<Vec<Box<dyn FeatureClass>>> {
-    let names: Vec<&str> = if names.is_empty() {
-        ALL_CLASSES.to_vec()
-    } else {
-        names.iter().map(String::as_str).collect()
-    };
-    let mut classes: Vec<Box<dyn FeatureClass>> = Vec::new();
-    for name in names {
-        if classes.iter().any(|c| c.name() == name) {
-            continue;
-        }
-        let class: Box<dyn FeatureClass> = match name {
-            "content" => Box::new(content::Content::new(opts.content.clone())),
-            "rouge" => Box::new(rouge::Rouge::new(opts.rouge.clone())),
-            "graph" => Box::new(graph::Graph::new(opts.graph.clone())),
-            "tesla" => Box::new(tesla::Tesla::new(opts.tesla.clone())),
-            "consensus" => Box::new(consensus::Consensus::new(opts.consensus.clone())),
-            "surface" => Box::new(surface::Surface::new(opts.surface.clone())),
-            "entity" => Box::new(entity::EntityClass::new()),
-            "syntax" => Box::new(syntax::Syntax::new()),
-            "cohmetrix" => Box::new(cohmetrix::CohMetrix::new()),
-            "redundancy" => Box::new(redundancy::Redundancy::new()),
-            "npsyntax" => Box::new(npsyntax::NpSyntax::new()),
-            "discourse" => Box::new(discourse::Discourse::new()),
-            "continuity" => Box::new(continuity::Continuity::new()),
-            "lm" => Box::new(lm::Lm::new()?),
-            "alignment" => Box::new(alignment::Alignment::new()),
-            "neural" => Box::new(neural::Neural::new(opts.neural.clone())?),
-            other => bail!(
-                "unknown feature class '{other}'; known classes: {}, {}",
-                ALL_CLASSES.join(", "),
-                OPTIONAL_CLASSES.join(", ")
-            ),
-        };
-        classes.push(class);
-    }
-    Ok(classes)
 }

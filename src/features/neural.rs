@@ -18,7 +18,7 @@
 //! topic's texts and the options, so cross-validation and ablation runs over the same set
 //! (every fold seed, every target) run the network once.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use crate::neural::llama::{Llama, Prefix};
 use anyhow::Result;
 use std::sync::{Arc, OnceLock};
@@ -249,9 +249,18 @@ fn stats(x: &[f32]) -> [f64; 4] {
     [mean(x), p10, v[0], v.iter().sum()]
 }
 
+/// The `neural` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "neural",
+    about: "SmolLM2-135M log-probabilities; needs `aesop models fetch smollm2`",
+    default: false,
+    references: ReferenceUse::Some,
+    build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
+};
+
 impl FeatureClass for Neural {
-    fn name(&self) -> &'static str {
-        "neural"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
 
     fn feature_names(&self) -> Vec<String> {
@@ -273,12 +282,13 @@ impl FeatureClass for Neural {
         names
     }
 
-    fn needs_references(&self) -> bool {
-        false
-    }
-
     fn uses_references(&self) -> bool {
         self.opts.max_references > 0
+    }
+
+    /// The BARTScore-style `ref_*` features score against the references.
+    fn is_reference_free_feature(&self, name: &str) -> bool {
+        !name.starts_with("neural.ref_")
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {

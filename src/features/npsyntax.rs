@@ -4,7 +4,7 @@
 //! shortens it later, introduces a thing with an indefinite NP and refers back to it with a
 //! definite one).
 //!
-//! Computed from the shared per-topic analyses ([`crate::nlp::topic_analyses`]): UPOS tags and
+//! Computed from the shared per-topic analyses ([`super::analyses::topic_analyses`]): UPOS tags and
 //! the UD dependency tree. [`npsyntax_values`] takes one [`Analysis`], so tests can build
 //! analyses by hand.
 //!
@@ -42,7 +42,7 @@
 //! denominator is empty (e.g. no multi-word entity, no later mention of a noun), the mean
 //! length without noun NPs. Malformed trees (heads out of range, cycles) never panic.
 
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, AnalyzedSentence};
 use crate::text::porter;
 use std::collections::{HashMap, HashSet};
@@ -290,17 +290,21 @@ impl NpSyntax {
     }
 }
 
-impl FeatureClass for NpSyntax {
-    fn name(&self) -> &'static str {
-        "npsyntax"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `npsyntax` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "npsyntax",
+    about: "named-entity references and noun-phrase syntax",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(NpSyntax::new())),
+};
+
+impl ParseFeatures for NpSyntax {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("npsyntax.{f}")).collect()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        rows_from_summary_analyses(ctx, self.name(), |a| npsyntax_values(a).to_row())
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        npsyntax_values(analysis).to_row()
     }
 }

@@ -1,7 +1,7 @@
 //! The `redundancy` feature class (reference-free): how much a summary repeats itself (Pitler,
 //! Louis & Nenkova 2010's redundancy class: pairwise sentence similarity and repeated n-grams).
 //!
-//! Computed from the shared per-topic analyses ([`crate::nlp::topic_analyses`]);
+//! Computed from the shared per-topic analyses ([`super::analyses::topic_analyses`]);
 //! [`redundancy_values`] takes one [`Analysis`], so tests can build analyses by hand.
 //!
 //! # Definitions
@@ -26,7 +26,7 @@
 //! empty summary.
 
 use super::cohmetrix::{content_stem, is_word};
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::Analysis;
 use std::collections::{HashMap, HashSet};
 
@@ -198,17 +198,21 @@ impl Redundancy {
     }
 }
 
-impl FeatureClass for Redundancy {
-    fn name(&self) -> &'static str {
-        "redundancy"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `redundancy` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "redundancy",
+    about: "how much a summary repeats itself",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Redundancy::new())),
+};
+
+impl ParseFeatures for Redundancy {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("redundancy.{f}")).collect()
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        rows_from_summary_analyses(ctx, self.name(), |a| redundancy_values(a).to_row())
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        redundancy_values(analysis).to_row()
     }
 }

@@ -23,7 +23,7 @@
 //! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
 //!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use crate::corpus::Topic;
 use crate::text::profile::{for_each_rouge155_token, Rouge155Options};
 use rustc_hash::FxBuildHasher;
@@ -747,8 +747,8 @@ impl ReferenceSet {
 // Topic-level sharing and the feature class.
 
 /// `TopicContext` cache keys; preparation depends only on the tokenization options.
-fn cache_keys(opts: &RougeOptions) -> (&'static str, &'static str) {
-    match (opts.stem, opts.remove_stopwords) {
+fn cache_keys(opts: &RougeOptions) -> (SharedKey<ReferenceSet>, SharedKey<Vec<PreparedText>>) {
+    let (references, summaries) = match (opts.stem, opts.remove_stopwords) {
         (true, false) => ("rouge.references.stem", "rouge.summaries.stem"),
         (true, true) => (
             "rouge.references.stem.nostop",
@@ -756,7 +756,8 @@ fn cache_keys(opts: &RougeOptions) -> (&'static str, &'static str) {
         ),
         (false, false) => ("rouge.references.plain", "rouge.summaries.plain"),
         (false, true) => ("rouge.references.nostop", "rouge.summaries.nostop"),
-    }
+    };
+    (SharedKey::new(references), SharedKey::new(summaries))
 }
 
 /// The topic's references, prepared and indexed once per topic and tokenization options.
@@ -794,9 +795,18 @@ impl Rouge {
     }
 }
 
+/// The `rouge` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "rouge",
+    about: "ROUGE-1.5.5 against the references",
+    default: true,
+    references: ReferenceUse::All,
+    build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),
+};
+
 impl FeatureClass for Rouge {
-    fn name(&self) -> &'static str {
-        "rouge"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
 
     fn feature_names(&self) -> Vec<String> {
@@ -808,10 +818,6 @@ impl FeatureClass for Rouge {
                     .map(move |v| format!("rouge.{m}_{v}"))
             })
             .collect()
-    }
-
-    fn needs_references(&self) -> bool {
-        true
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {

@@ -9,10 +9,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The run was stopped by the user (Ctrl-C); nothing was written.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted; no output written")]
-pub struct Interrupted;
+pub use crate::output::Interrupted;
 
 /// Feature values for every summary of a set: one record per summary, in set order.
 #[derive(Debug, Clone)]

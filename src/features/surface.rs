@@ -25,7 +25,7 @@
 //! (nothing repeats). A summary shorter than n tokens has novel_n NaN and repeated_n 0. A topic
 //! without input documents has compression, coverage, density and novel shares NaN.
 
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use crate::corpus::Topic;
 use std::collections::{HashMap, HashSet};
 
@@ -328,9 +328,18 @@ impl Surface {
     }
 }
 
+/// The `surface` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "surface",
+    about: "length, compression, extractive fragments, repetition",
+    default: true,
+    references: ReferenceUse::None,
+    build: |o| Ok(Box::new(Surface::new(o.surface.clone()))),
+};
+
 impl FeatureClass for Surface {
-    fn name(&self) -> &'static str {
-        "surface"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         let mut names: Vec<String> = [
@@ -347,11 +356,8 @@ impl FeatureClass for Surface {
         names.extend((1..=MAX_REPEATED_N).map(|n| format!("surface.repeated_{n}")));
         names
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        let input = ctx.shared("surface.input", TopicInput::build);
+        let input = ctx.shared(SharedKey::new("surface.input"), TopicInput::build);
         ctx.topic
             .summaries
             .iter()

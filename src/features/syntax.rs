@@ -1,6 +1,6 @@
 //! The `syntax` feature class (reference-free): sentence fluency from the dependency parse
 //! (Pitler, Louis & Nenkova 2010's "sentence fluency" class), computed on the shared analysis
-//! ([`crate::nlp::topic_analyses`]).
+//! ([`super::analyses::topic_analyses`]).
 //!
 //! # Features
 //! Words are the tokens that are not punctuation (UPOS `PUNCT`); shares of tokens count every
@@ -28,7 +28,7 @@
 //! guard against malformed head chains (a cycle or an out-of-range head counts as reaching the
 //! root) so hand-built or CoNLL-U analyses cannot hang the extractor.
 
-use super::{rows_from_summary_analyses, FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use crate::nlp::{Analysis, AnalyzedSentence};
 
 /// Base relations whose token shares are features, in output order.
@@ -207,11 +207,18 @@ impl Syntax {
     }
 }
 
-impl FeatureClass for Syntax {
-    fn name(&self) -> &'static str {
-        "syntax"
-    }
-    fn feature_names(&self) -> Vec<String> {
+/// The `syntax` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "syntax",
+    about: "sentence fluency from the dependency parse",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Syntax::new())),
+};
+
+impl ParseFeatures for Syntax {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = SENTENCE_FEATURES
             .iter()
             .map(|f| format!("syntax.{f}"))
@@ -224,10 +231,7 @@ impl FeatureClass for Syntax {
         );
         names
     }
-    fn needs_references(&self) -> bool {
-        false
-    }
-    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        rows_from_summary_analyses(ctx, self.name(), syntax_features)
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        syntax_features(analysis)
     }
 }

@@ -40,7 +40,7 @@
 
 use super::graph::FastState;
 use super::surface::word_tokens;
-use super::{FeatureClass, FeatureRow, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use std::collections::{HashMap, HashSet};
 
 /// The shipped function-word list (CC BY-SA 4.0; see features/ATTRIBUTION-function-words.md).
@@ -582,15 +582,21 @@ impl Tesla {
     }
 }
 
+/// The `tesla` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "tesla",
+    about: "TESLA-S against the references",
+    default: true,
+    references: ReferenceUse::All,
+    build: |o| Ok(Box::new(Tesla::new(o.tesla.clone()))),
+};
+
 impl FeatureClass for Tesla {
-    fn name(&self) -> &'static str {
-        "tesla"
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("tesla.{f}")).collect()
-    }
-    fn needs_references(&self) -> bool {
-        true
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let topic = ctx.topic;

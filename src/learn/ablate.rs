@@ -7,7 +7,7 @@
 //! bootstrap intervals for summary- and system-level Kendall τ-b and, against the full model,
 //! the Koehn paired bootstrap over topics and the paired permutation test (src/eval).
 
-use super::commands::{feature_plan, select_features, LearnArgs};
+use super::commands::LearnArgs;
 use super::cv::{cross_validate, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
@@ -16,8 +16,9 @@ use super::transfer::{pool, PoolOptions};
 use super::Dataset;
 use crate::eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use crate::eval::levels::{Aligned, ScoreRow};
-use crate::eval::report::xml_escape;
+use crate::eval::svg::{escape as xml_escape, Svg};
 use crate::features::FeatureOptions;
+use crate::features::{feature_plan, select_features};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -540,49 +541,38 @@ pub fn render_chart(report: &AblationReport) -> String {
     let px = |v: f64| label_width + (v - lo) / (hi - lo) * plot_width;
     let axis_y = top + bar_step * report.models.len() as f64;
 
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<rect width="{width}" height="{height}" fill="white"/>"#
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="24" text-anchor="middle" font-size="14">Summary-level Kendall tau-b, {} on {} (95% bootstrap intervals)</text>"#,
-        width / 2.0,
-        xml_escape(&report.learner),
-        xml_escape(&report.target)
+    let mut svg = Svg::new(width, height);
+    svg.title(
+        width,
+        &format!(
+            "Summary-level Kendall tau-b, {} on {} (95% bootstrap intervals)",
+            report.learner, report.target
+        ),
     );
     // Grid lines and tick labels.
     let ticks = ((hi - lo) / step).round() as usize;
     for k in 0..=ticks {
         let v = lo + k as f64 * step;
         let x = px(v);
-        let _ = writeln!(
-            svg,
+        svg.push(format_args!(
             r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{axis_y}" stroke="#ddd"/>"##
-        );
-        let _ = writeln!(
-            svg,
+        ));
+        svg.push(format_args!(
             r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{:.2}</text>"#,
             axis_y + 15.0,
             v
-        );
+        ));
     }
     let zero = px(0.0);
     for (i, m) in report.models.iter().enumerate() {
         let y = top + bar_step * i as f64;
         let mid = y + bar_step / 2.0;
-        let _ = writeln!(
-            svg,
+        svg.push(format_args!(
             r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
             label_width - 8.0,
             mid + 4.0,
             xml_escape(&m.model)
-        );
+        ));
         let t = &m.summary_tau;
         if !t.value.is_finite() {
             continue;
@@ -593,34 +583,29 @@ pub fn render_chart(report: &AblationReport) -> String {
             Variant::Without => "#f58518",
         };
         let (x0, x1) = (zero.min(px(t.value)), zero.max(px(t.value)));
-        let _ = writeln!(
-            svg,
+        svg.push(format_args!(
             r#"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/>"#,
             y + 4.0,
             (x1 - x0).max(0.5),
             bar_step - 8.0
-        );
+        ));
         if t.lower.is_finite() && t.upper.is_finite() {
             let (a, b) = (px(t.lower), px(t.upper));
-            let _ = writeln!(
-                svg,
+            svg.push(format_args!(
                 r#"<path d="M{a:.1},{mid:.1}H{b:.1}M{a:.1},{:.1}V{:.1}M{b:.1},{:.1}V{:.1}" stroke="black" fill="none"/>"#,
                 mid - 5.0,
                 mid + 5.0,
                 mid - 5.0,
                 mid + 5.0
-            );
+            ));
         }
     }
-    let _ = writeln!(
-        svg,
+    svg.push(format_args!(
         r#"<line x1="{zero:.1}" y1="{top}" x2="{zero:.1}" y2="{axis_y}" stroke="black"/>"#
-    );
-    let _ = writeln!(
-        svg,
+    ));
+    svg.push(format_args!(
         r#"<line x1="{label_width}" y1="{axis_y}" x2="{:.1}" y2="{axis_y}" stroke="black"/>"#,
         label_width + plot_width
-    );
-    svg.push_str("</svg>\n");
-    svg
+    ));
+    svg.finish()
 }

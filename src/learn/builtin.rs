@@ -1,5 +1,5 @@
 //! The built-in models, embedded in the binary so that `aesop score` works on a fresh machine
-//! with no setup. They are trained by `scripts/train-builtin` from the public judgment sets in
+//! with no setup. They are trained by `scripts/build/train-builtin` from the public judgment sets in
 //! ../shared/data and written to models/builtin/, each with a model card (NAME.md).
 
 use super::model_file::{fnv1a64, ModelFile};

@@ -1,9 +1,10 @@
 //! `train`, `score` and `cross-validate` as library functions (src/main.rs wires them).
 
 use super::cv::{summary_level_tau, system_level_tau, Protocol1};
-use super::learners::{Hyper, LearnerKind};
+use super::learners::{self, Hyper, LearnerKind};
 use super::model_file::{fnv1a64, ModelFile, TrainingSet};
 use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
+pub use super::score_stream::ScoreArgs;
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
 use super::transfer::{
     self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo,
@@ -11,7 +12,7 @@ use super::transfer::{
 use super::Dataset;
 use crate::corpus::{jsonl, Topic};
 use crate::features::run::{extract_features, FeatureTable};
-use crate::features::{self, build_classes, FeatureOptions};
+use crate::features::{self, build_classes, feature_plan, select_features, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -32,11 +33,9 @@ pub struct LearnArgs {
     pub transfer: TransferArgs,
     #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
     pub learner: LearnerKind,
-    /// Comma-separated feature classes (default: all).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', help = features::registry::classes_help())]
     pub classes: Vec<String>,
-    /// Use only features that need no references (content, consensus, surface, graph.input_*).
-    #[arg(long)]
+    #[arg(long, help = features::registry::no_references_help())]
     pub no_references: bool,
     /// Keep only these features of the classes: comma-separated names, or prefixes ending in
     /// `*` (e.g. `neural.src_mean,neural.pmi_*`). Each must match a feature. Default: all.
@@ -257,94 +256,20 @@ pub struct HyperArgs {
 }
 
 impl HyperArgs {
-    /// The fixed hyper-parameters for `learner`, or `None` to choose them by inner CV. A flag
-    /// that does not apply to the learner, or a value out of range, is an error.
+    /// The fixed hyper-parameters for `learner`, or `None` to choose them by inner CV
+    /// (checked by [`learners::fixed_hyper`]).
     pub fn fixed(&self, learner: LearnerKind) -> Result<Option<Hyper>> {
-        let positive = |flag: &str, v: f64| -> Result<f64> {
-            if v.is_finite() && v > 0.0 {
-                Ok(v)
-            } else {
-                bail!("{flag} must be a positive number, got {v}")
-            }
+        let given = learners::HyperParams {
+            c: self.c,
+            epsilon: self.epsilon,
+            kernel_param: self.kernel_param,
+            penalty: self.penalty,
+            l1_ratio: self.l1_ratio,
+            trees: self.trees,
+            max_depth: self.max_depth,
+            min_leaf: self.min_leaf,
         };
-        let given: Vec<&str> = [
-            ("--c", self.c.is_some()),
-            ("--epsilon", self.epsilon.is_some()),
-            ("--kernel-param", self.kernel_param.is_some()),
-            ("--penalty", self.penalty.is_some()),
-            ("--l1-ratio", self.l1_ratio.is_some()),
-            ("--trees", self.trees.is_some()),
-            ("--max-depth", self.max_depth.is_some()),
-            ("--min-leaf", self.min_leaf.is_some()),
-        ]
-        .iter()
-        .filter(|(_, set)| *set)
-        .map(|(flag, _)| *flag)
-        .collect();
-        let applies: &[&str] = match learner {
-            LearnerKind::Ols => &[],
-            LearnerKind::RankSvm => &["--c"],
-            LearnerKind::SvrRbf | LearnerKind::SvrPoly => &["--c", "--epsilon", "--kernel-param"],
-            LearnerKind::SvrLinear => &["--c", "--epsilon"],
-            LearnerKind::ElasticNet => &["--penalty", "--l1-ratio"],
-            LearnerKind::Forest => &["--trees", "--max-depth", "--min-leaf"],
-        };
-        if let Some(flag) = given.iter().find(|f| !applies.contains(f)) {
-            bail!("{flag} does not apply to the {} learner", learner.name());
-        }
-        if given.is_empty() {
-            return Ok(None);
-        }
-        let hyper = match learner {
-            LearnerKind::Ols => Hyper::None,
-            LearnerKind::RankSvm => Hyper::RankSvm {
-                c: positive("--c", self.c.unwrap_or(1.0))?,
-            },
-            LearnerKind::SvrRbf | LearnerKind::SvrPoly | LearnerKind::SvrLinear => {
-                let Some(c) = self.c else {
-                    bail!("--epsilon and --kernel-param need --c as well");
-                };
-                let default_kernel = match learner {
-                    LearnerKind::SvrRbf => 0.5,
-                    LearnerKind::SvrPoly => 2.0,
-                    _ => 0.0,
-                };
-                Hyper::Svr {
-                    c: positive("--c", c)?,
-                    epsilon: positive("--epsilon", self.epsilon.unwrap_or(0.1))?,
-                    kernel: match self.kernel_param {
-                        Some(k) => positive("--kernel-param", k)?,
-                        None => default_kernel,
-                    },
-                }
-            }
-            LearnerKind::ElasticNet => {
-                let Some(penalty) = self.penalty else {
-                    bail!("--l1-ratio needs --penalty as well");
-                };
-                let l1_ratio = self.l1_ratio.unwrap_or(0.5);
-                if !(0.0..=1.0).contains(&l1_ratio) {
-                    bail!("--l1-ratio must be in [0, 1], got {l1_ratio}");
-                }
-                Hyper::ElasticNet {
-                    penalty: positive("--penalty", penalty)?,
-                    l1_ratio,
-                }
-            }
-            LearnerKind::Forest => {
-                let n_trees = self.trees.unwrap_or(100);
-                let min_samples_leaf = self.min_leaf.unwrap_or(5);
-                if n_trees == 0 || min_samples_leaf == 0 || self.max_depth == Some(0) {
-                    bail!("--trees, --max-depth and --min-leaf must be at least 1");
-                }
-                Hyper::Forest {
-                    n_trees,
-                    max_depth: self.max_depth,
-                    min_samples_leaf,
-                }
-            }
-        };
-        Ok(Some(hyper))
+        learners::fixed_hyper(learner, &given)
     }
 }
 
@@ -360,106 +285,6 @@ pub struct TrainArgs {
     /// predictions) to store in the model file.
     #[arg(long)]
     pub report: Option<PathBuf>,
-}
-
-/// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
-/// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
-#[derive(Debug, Clone, clap::Args)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"])))]
-pub struct ScoreArgs {
-    /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
-    /// FILE… --summary FILE… [--reference FILE…].
-    #[arg(conflicts_with_all = ["documents", "summary", "reference"])]
-    pub set: Option<PathBuf>,
-    /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
-    /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
-    /// reference-based variant for topics with references and `…-noref` for topics without.
-    #[arg(long)]
-    pub model: Vec<String>,
-    /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
-    /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
-    #[arg(long, conflicts_with = "model")]
-    pub neural: bool,
-    /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
-    #[arg(long, num_args = 1.., requires = "summary")]
-    pub documents: Vec<PathBuf>,
-    /// Plain-text summaries to score (one file each; the system name is the file name); needs
-    /// --documents (as the HTTP service, which refuses a topic without documents).
-    #[arg(long, num_args = 1.., requires = "documents")]
-    pub summary: Vec<PathBuf>,
-    /// Plain-text human reference summaries (optional).
-    #[arg(long, num_args = 1..)]
-    pub reference: Vec<PathBuf>,
-    /// Predictions to write (JSON Lines); standard output when omitted.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
-    /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
-    #[arg(long, value_enum)]
-    pub format: Option<super::score_stream::ScoreFormat>,
-}
-
-impl ScoreArgs {
-    /// Every file this run reads (the output may be none of them).
-    pub(crate) fn input_paths(&self) -> Vec<&std::path::Path> {
-        let models = self
-            .model
-            .iter()
-            .map(std::path::Path::new)
-            .filter(|p| p.exists());
-        self.set
-            .iter()
-            .chain(&self.documents)
-            .chain(&self.summary)
-            .chain(&self.reference)
-            .map(PathBuf::as_path)
-            .chain(models)
-            .collect()
-    }
-
-    /// The one topic built from the plain-text files (when no judgment set is given).
-    pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
-        let read = |path: &PathBuf| -> Result<(String, String)> {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not UTF-8 (invalid byte at offset {})",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
-            let name = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            Ok((name, text))
-        };
-        let mut topic = Topic::new("input");
-        for path in &self.documents {
-            let (id, text) = read(path)?;
-            topic.documents.push(crate::corpus::Document::new(id, text));
-        }
-        for path in &self.reference {
-            let (id, text) = read(path)?;
-            topic
-                .references
-                .push(crate::corpus::Reference::new(id, text));
-        }
-        for path in &self.summary {
-            let (system, text) = read(path)?;
-            if topic.summaries.iter().any(|s| s.system == system) {
-                bail!(
-                    "{}: two summaries with the file name '{system}'",
-                    path.display()
-                );
-            }
-            topic
-                .summaries
-                .push(crate::corpus::Summary::new(system, text));
-        }
-        Ok((vec![topic], "the given text files".to_string()))
-    }
 }
 
 /// `aesop cross-validate SET --target T …` (protocol 1 of EVALUATION.md)
@@ -534,58 +359,6 @@ pub struct CvReport {
     /// Protocol 2: one entry per held-out set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub leave_one_set_out: Vec<multiset::HeldOut>,
-}
-
-/// The classes to compute and the model's columns. With `reference_free`, classes needing
-/// references are dropped and of `graph` only the `graph.input_*` features are kept.
-pub fn feature_plan(
-    classes: &[String],
-    reference_free: bool,
-    options: &FeatureOptions,
-) -> Result<(Vec<String>, Vec<String>)> {
-    let built = build_classes(classes, options)?;
-    let keep_class =
-        |name: &str| !reference_free || features::is_reference_free(name) || name == "graph";
-    let kept: Vec<_> = built.iter().filter(|c| keep_class(c.name())).collect();
-    if kept.is_empty() {
-        bail!(
-            "none of the classes {} works without references",
-            classes.join(", ")
-        );
-    }
-    let names = kept
-        .iter()
-        .flat_map(|c| c.feature_names())
-        .filter(|n| !reference_free || !n.starts_with("graph.") || n.starts_with("graph.input_"))
-        // The neural class's BARTScore-style features score against the references.
-        .filter(|n| !reference_free || !n.starts_with("neural.ref_"))
-        .collect();
-    Ok((kept.iter().map(|c| c.name().to_string()).collect(), names))
-}
-
-/// The features of `names` that `patterns` select (all when there are none): a pattern is a
-/// feature name, or a prefix ending in `*`. A pattern that matches nothing is an error (a typo
-/// would otherwise train a different model silently), as is selecting nothing.
-pub fn select_features(names: Vec<String>, patterns: &[String]) -> Result<Vec<String>> {
-    if patterns.is_empty() {
-        return Ok(names);
-    }
-    let matches = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => name == pattern,
-    };
-    for pattern in patterns {
-        if !names.iter().any(|n| matches(pattern, n)) {
-            bail!(
-                "--features {pattern}: no feature of the chosen classes matches (e.g. {})",
-                names.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
-    Ok(names
-        .into_iter()
-        .filter(|n| patterns.iter().any(|p| matches(p, n)))
-        .collect())
 }
 
 fn extract(

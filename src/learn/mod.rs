@@ -20,44 +20,13 @@ pub mod stack;
 pub mod transfer;
 
 pub use dataset::{Dataset, Scaler};
-pub use learners::{fit, Fitted, Hyper, LearnerKind};
+pub use learners::{fit, Fitted, Hyper, LearnerKind, Trained};
 pub use model_file::ModelFile;
 
 use anyhow::Result;
 
 /// The seeded generator used for folds and inner cross-validation.
 pub use crate::rng::SplitMix64 as Rng;
-
-/// A scaler and a fitted learner, trained together on raw feature rows.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct Trained {
-    pub learner: LearnerKind,
-    pub hyper: Hyper,
-    pub scaler: Scaler,
-    pub fitted: Fitted,
-}
-
-impl Trained {
-    /// Predictions for raw (unstandardized, possibly missing) rows. A stacked model first turns
-    /// them into its base models' predictions, which its scaler and meta learner then take.
-    pub fn predict(&self, rows: &[Vec<f64>]) -> Result<Vec<f64>> {
-        match &self.fitted {
-            Fitted::Stacked { bases, .. } => {
-                let inputs = stack::base_predictions(bases, rows)?;
-                self.fitted.predict(&self.scaler.transform_clipped(&inputs))
-            }
-            fitted => fitted.predict(&self.scaler.transform_clipped(rows)),
-        }
-    }
-
-    /// The base models when this is a stacked model.
-    pub fn stack_bases(&self) -> Option<&[stack::BaseModel]> {
-        match &self.fitted {
-            Fitted::Stacked { bases, .. } => Some(bases),
-            _ => None,
-        }
-    }
-}
 
 /// Standardize `data` with its own statistics, weighing feature classes equally
 /// ([`Scaler::fit_class_balanced`]), choose hyper-parameters by inner cross-validation over

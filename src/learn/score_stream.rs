@@ -6,7 +6,6 @@
 //! and a "wrote N predictions" line go to standard error.
 
 use super::builtin::{self, Family};
-use super::commands::ScoreArgs;
 use super::scoring::{NamedModel, Scorer};
 use crate::corpus::stream::{for_each_topic, StreamStats, Window};
 use crate::corpus::{jsonl, Topic};
@@ -14,8 +13,108 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+
+/// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
+/// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"])))]
+pub struct ScoreArgs {
+    /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
+    /// FILE… --summary FILE… [--reference FILE…].
+    #[arg(conflicts_with_all = ["documents", "summary", "reference"])]
+    pub set: Option<PathBuf>,
+    /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
+    /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
+    /// reference-based variant for topics with references and `…-noref` for topics without.
+    #[arg(long)]
+    pub model: Vec<String>,
+    /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
+    /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
+    #[arg(long, conflicts_with = "model")]
+    pub neural: bool,
+    /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
+    #[arg(long, num_args = 1.., requires = "summary")]
+    pub documents: Vec<PathBuf>,
+    /// Plain-text summaries to score (one file each; the system name is the file name); needs
+    /// --documents (as the HTTP service, which refuses a topic without documents).
+    #[arg(long, num_args = 1.., requires = "documents")]
+    pub summary: Vec<PathBuf>,
+    /// Plain-text human reference summaries (optional).
+    #[arg(long, num_args = 1..)]
+    pub reference: Vec<PathBuf>,
+    /// Predictions to write (JSON Lines); standard output when omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
+    /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
+    #[arg(long, value_enum)]
+    pub format: Option<ScoreFormat>,
+}
+
+impl ScoreArgs {
+    /// Every file this run reads (the output may be none of them).
+    pub(crate) fn input_paths(&self) -> Vec<&std::path::Path> {
+        let models = self
+            .model
+            .iter()
+            .map(std::path::Path::new)
+            .filter(|p| p.exists());
+        self.set
+            .iter()
+            .chain(&self.documents)
+            .chain(&self.summary)
+            .chain(&self.reference)
+            .map(PathBuf::as_path)
+            .chain(models)
+            .collect()
+    }
+
+    /// The one topic built from the plain-text files (when no judgment set is given).
+    pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
+        let read = |path: &PathBuf| -> Result<(String, String)> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not UTF-8 (invalid byte at offset {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            Ok((name, text))
+        };
+        let mut topic = Topic::new("input");
+        for path in &self.documents {
+            let (id, text) = read(path)?;
+            topic.documents.push(crate::corpus::Document::new(id, text));
+        }
+        for path in &self.reference {
+            let (id, text) = read(path)?;
+            topic
+                .references
+                .push(crate::corpus::Reference::new(id, text));
+        }
+        for path in &self.summary {
+            let (system, text) = read(path)?;
+            if topic.summaries.iter().any(|s| s.system == system) {
+                bail!(
+                    "{}: two summaries with the file name '{system}'",
+                    path.display()
+                );
+            }
+            topic
+                .summaries
+                .push(crate::corpus::Summary::new(system, text));
+        }
+        Ok((vec![topic], "the given text files".to_string()))
+    }
+}
 
 /// Output formats of `aesop score`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -6,7 +6,7 @@ use super::degenerate::{self, Degenerate};
 use super::model_file::{fnv1a64, ModelFile, NeuralRecord};
 use crate::corpus::Topic;
 use crate::features::run::{extract_features, FeatureTable};
-use crate::features::{build_classes, FeatureClass, FeatureOptions, ALL_CLASSES};
+use crate::features::{build_classes, FeatureClass, FeatureOptions, CLASSES};
 use anyhow::{bail, Context, Result};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -193,14 +193,14 @@ impl<'m> Scorer<'m> {
         }
         // The union of classes in the registry's order, then any unknown ones (which fail in
         // build_classes with the list of known classes).
-        let mut classes: Vec<String> = ALL_CLASSES
+        let mut classes: Vec<String> = CLASSES
             .iter()
             .filter(|c| {
                 models
                     .iter()
-                    .any(|m| m.model.classes.iter().any(|x| x == *c))
+                    .any(|m| m.model.classes.iter().any(|x| x == c.name))
             })
-            .map(|c| c.to_string())
+            .map(|c| c.name.to_string())
             .collect();
         for m in models {
             for c in &m.model.classes {

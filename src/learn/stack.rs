@@ -15,15 +15,17 @@
 //! ranking SVM's raw scores grow with the number of training pairs (with a small C, w is about
 //! C times the sum of the pair differences); standardized, both are on the same scale.
 
-use super::commands::feature_plan;
+pub use super::learners::{base_predictions, BaseModel};
+
 use super::cv::{out_of_fold, Protocol1};
-use super::learners::{Fitted, Hyper, LearnerKind};
+use super::learners::trained::transpose;
+use super::learners::{self, Fitted, Hyper, LearnerKind};
 use super::{train, Dataset, Trained};
 use crate::corpus::Topic;
+use crate::features::feature_plan;
 use crate::features::run::{FeatureTable, Interrupted};
 use crate::features::FeatureOptions;
 use anyhow::{anyhow, bail, Context, Result};
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Default inner folds (topic × system) for the out-of-fold base predictions.
@@ -121,11 +123,11 @@ impl BaseSpec {
                         learner.name()
                     )));
                 }
-                let args = super::commands::HyperArgs {
+                let given = learners::HyperParams {
                     c: Some(c),
                     ..Default::default()
                 };
-                args.fixed(learner).map_err(|e| bad(e.to_string()))?
+                learners::fixed_hyper(learner, &given).map_err(|e| bad(e.to_string()))?
             }
         };
         Ok(BaseSpec {
@@ -303,66 +305,6 @@ impl StackData {
                 .collect(),
         }
     }
-}
-
-/// A trained base model inside a stacked model (stored in the model file).
-#[derive(Debug, Serialize, Deserialize)]
-pub struct BaseModel {
-    pub name: String,
-    pub target: String,
-    pub classes: Vec<String>,
-    pub feature_names: Vec<String>,
-    /// Positions of `feature_names` in the stacked model's input rows.
-    pub columns: Vec<usize>,
-    pub model: Trained,
-    /// Mean and standard deviation of this model's predictions on its own training rows; its
-    /// output is the prediction standardized by them (see the module comment).
-    pub output_mean: f64,
-    pub output_std: f64,
-}
-
-impl BaseModel {
-    /// Standardized predictions for the stacked model's raw input rows.
-    pub fn predict(&self, rows: &[Vec<f64>]) -> Result<Vec<f64>> {
-        let own: Vec<Vec<f64>> = rows
-            .iter()
-            .map(|r| {
-                self.columns
-                    .iter()
-                    .map(|&c| {
-                        r.get(c).copied().ok_or_else(|| {
-                            anyhow!(
-                                "base model '{}' reads column {c} of a {}-column row",
-                                self.name,
-                                r.len()
-                            )
-                        })
-                    })
-                    .collect::<Result<Vec<f64>>>()
-            })
-            .collect::<Result<_>>()?;
-        Ok(self
-            .model
-            .predict(&own)?
-            .into_iter()
-            .map(|p| (p - self.output_mean) / self.output_std)
-            .collect())
-    }
-}
-
-/// The meta learner's input rows: one column per base model (row-major).
-pub fn base_predictions(bases: &[BaseModel], rows: &[Vec<f64>]) -> Result<Vec<Vec<f64>>> {
-    let columns = bases
-        .iter()
-        .map(|b| b.predict(rows))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(transpose(&columns, rows.len()))
-}
-
-fn transpose(columns: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
-    (0..n)
-        .map(|r| columns.iter().map(|c| c[r]).collect())
-        .collect()
 }
 
 /// How to train a stacked model (besides the bases).

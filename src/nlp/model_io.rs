@@ -9,6 +9,7 @@ use anyhow::{bail, ensure, Context};
 use flate2::{read::GzDecoder, write::GzEncoder, Compression};
 
 use super::perceptron::Model;
+use crate::varint::VarintError;
 
 const MAGIC: &[u8; 8] = b"AESOPNLP";
 const VERSION: u8 = 1;
@@ -27,16 +28,8 @@ impl Writer {
         w
     }
 
-    pub fn varint(&mut self, mut n: u64) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                self.buf.push(byte);
-                return;
-            }
-            self.buf.push(byte | 0x80);
-        }
+    pub fn varint(&mut self, n: u64) {
+        crate::varint::put(&mut self.buf, n);
     }
 
     pub fn signed(&mut self, n: i64) {
@@ -95,7 +88,7 @@ impl Reader {
     pub fn new(gzipped: &[u8], kind: &str) -> anyhow::Result<Reader> {
         ensure!(
             !gzipped.is_empty(),
-            "the {kind} model is empty: run scripts/train-nlp and rebuild"
+            "the {kind} model is empty: run scripts/build/train-nlp and rebuild"
         );
         let mut buf = Vec::new();
         GzDecoder::new(gzipped)
@@ -120,18 +113,11 @@ impl Reader {
     }
 
     pub fn varint(&mut self) -> anyhow::Result<u64> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let Some(&byte) = self.buf.get(self.pos) else {
-                bail!("model file truncated")
-            };
-            self.pos += 1;
-            n |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(n);
-            }
+        match crate::varint::get(&self.buf, &mut self.pos) {
+            Ok(n) => Ok(n),
+            Err(VarintError::Truncated) => bail!("model file truncated"),
+            Err(VarintError::TooLong) => bail!("bad varint in model file"),
         }
-        bail!("bad varint in model file")
     }
 
     pub fn signed(&mut self) -> anyhow::Result<i64> {

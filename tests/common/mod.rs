@@ -1,7 +1,90 @@
-//! Shared test helpers: locating ../shared/data and skipping (or failing, in CI) without it.
+//! Shared test helpers, used as `mod common;` by the files in tests/: approximate equality,
+//! fixture paths and the `aesop` binary, locating ../shared/data and skipping (or failing, in CI)
+//! without it, and (in `hand_analysis`) analyses built by hand. Every test file is its own crate
+//! and uses only some of these, hence `allow(dead_code)`.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+pub mod hand_analysis;
+
+use std::path::{Path, PathBuf};
+
+// ---- approximate equality ----
+
+/// `|a − b| < 1e-9` (false when either is NaN).
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// `|a − b| < 1e-12` (false when either is NaN), for values a few exact steps from the hand one.
+pub fn close_1e12(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+/// `|a − b| < 1e-9`, or both NaN: the check behind `assert_close!`.
+pub fn close_or_both_nan(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-9
+}
+
+/// Slices of the same length whose elements pairwise differ by less than `tolerance`.
+pub fn all_close(a: &[f64], b: &[f64], tolerance: f64) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < tolerance)
+}
+
+/// Asserts `|actual − expected| <= tolerance`.
+pub fn assert_within(actual: f64, expected: f64, tolerance: f64) {
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "expected {expected}, got {actual}"
+    );
+}
+
+/// Asserts `close_1e12(actual, expected)`, naming `what` in the message.
+pub fn assert_close_1e12(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-12,
+        "{what}: {actual} != {expected}"
+    );
+}
+
+/// `assert_close!(actual, expected)`: asserts `close_or_both_nan`, naming the expression.
+#[macro_export]
+macro_rules! assert_close {
+    ($actual:expr, $expected:expr) => {{
+        let (a, e): (f64, f64) = ($actual, $expected);
+        assert!(
+            $crate::common::close_or_both_nan(a, e),
+            "{} = {a}, expected {e}",
+            stringify!($actual)
+        );
+    }};
+}
+
+// ---- files, the binary, small topics ----
+
+/// A file or folder under tests/fixtures/.
+pub fn fixture(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(relative)
+}
+
+/// The `aesop` binary of this build, as an `assert_cmd` command.
+pub fn aesop() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("aesop").expect("binary")
+}
+
+/// Topic `t` with no documents and one summary per text, its systems named `0`, `1`, ….
+pub fn topic_with_summaries(texts: &[&str]) -> aesop::corpus::Topic {
+    let mut topic = aesop::corpus::Topic::new("t");
+    for (i, t) in texts.iter().enumerate() {
+        topic
+            .summaries
+            .push(aesop::corpus::Summary::new(i.to_string(), *t));
+    }
+    topic
+}
+
+// ---- shared data ----
 
 /// The data directory if it exists. Without it, prints a notice and returns `None` so the test
 /// can return early; with `AESOP_REQUIRE_DATA=1` a missing directory fails the test instead.

@@ -1,0 +1,116 @@
+"""Render a built-in model's card (Markdown) from the files scripts/build/train-builtin wrote.
+
+Usage: builtin_card.py NAME TARGET NOREF WORKDIR "SEEDS" "SET:COLUMN ..." COMMIT
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+name, target, noref, work, seeds, sets, commit = sys.argv[1:8]
+seeds = seeds.split()
+sets = [s.split(":", 1) for s in sets.split()]
+reference_free = noref == "yes"
+
+SETS = {
+    "realsumm": "REALSumm (CNN/DM, 100 topics, 24 systems, 1 reference)",
+    "summeval": "SummEval (CNN/DM, 100 topics, 16 systems, 11 references, expert scores)",
+    "newsroom": "Newsroom (60 topics, 7 systems, 1 reference)",
+    "dialsummeval": "DialSummEval (SAMSum dialogues, 100 topics, 14 systems, 1 reference)",
+    "summeval-op": "SummEval-OP (opinion summaries, 32 topics, 13 systems, no references)",
+}
+PURPOSE = {
+    "pyramid": "content selection against human references (TAC modified pyramid)",
+    "responsiveness": "overall responsiveness (content and form together)",
+    "readability": "readability / linguistic quality (coherence)",
+    "faithfulness": "faithfulness to the source (factual consistency)",
+}
+SCALE = {
+    "pyramid": "REALSumm `litepyramid_recall`, in [0, 1]",
+    "responsiveness": "the 1-5 Likert scale of the `responsiveness` columns",
+    "readability": "the 1-5 Likert scale of the `readability` columns",
+    "faithfulness": "the 1-5 Likert scale of SummEval `consistency`",
+}
+
+
+def fmt(v):
+    if v is None or v != v:
+        return "n/a"
+    return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"-{-v:.3f}".replace("0.", ".", 1)
+
+
+def stat(s):
+    return f"{fmt(s['value'])} [{fmt(s['lower'])}, {fmt(s['upper'])}]"
+
+
+loso = json.load(open(f"{work}/{name}.loso.json"))
+seconds = open(f"{work}/{name}.loso.seconds").read().strip()
+log = open(f"{work}/{name}.train.log").read()
+m = re.search(r"trained (\S+) on (\d+) rows \((\d+) features, (.*)\); wrote", log)
+rows, features, hyper = (m.group(2), m.group(3), m.group(4)) if m else ("?", "?", "?")
+size = os.path.getsize(f"models/builtin/{name}.aesop")
+held = loso["leave_one_set_out"]
+means = statistics.mean(h["model"]["summary_kendall"]["value"] for h in held)
+refs = "no references (reference-free features only)" if reference_free else "the human references"
+
+print(f"# Built-in model `{name}`\n")
+print(f"Predicts `{target}` ({PURPOSE[target]}) using {refs}; rank-svm trained on {len(sets)} judgment sets; "
+      f"leave-one-set-out summary τ {fmt(means)} (mean over held-out sets).\n")
+print("## Data\n")
+for s, col in sets:
+    print(f"- {SETS.get(s, s)}: column `{col}`.")
+print(f"- {rows} training rows in all. Ranking pairs stay within a topic of one set; sets are not weighted.")
+print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}"
+      + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free and "graph" in loso["classes"]
+         else " (reference-free only)." if reference_free else ".")
+      + " No batch-dependent class (`consensus`) and no within-topic normalization: a summary's score"
+      " depends on that summary (and its inputs and references) alone.")
+if "neural" in loso["classes"]:
+    print("- The `neural` class scores every summary with SmolLM2-135M (Apache-2.0, SmolLM2 by Hugging Face; "
+          "models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, source budget "
+          "1,400 tokens; the options are stored in the model file). Scoring needs `aesop models fetch smollm2` "
+          "once; docs/NEURAL.md gives the cost.")
+section = "Neural built-ins" if "neural" in loso["classes"] else "Models that transfer"
+print(f"- Learner: `rank-svm`, {hyper}, classes and C chosen by leave-one-set-out results "
+      f"(docs/RESULTS.md, \"{section}\").")
+print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
+      f"by `scripts/build/train-builtin {name}`.\n")
+print("## Scale\n")
+# Held-out calibration error: only where the held-out column is the target and another set taught that scale.
+on_scale = [h for h in held if h["column"] == target and h["calibrated_mae"] is not None
+            and h["calibrated_mae"] == h["calibrated_mae"] and sum(1 for _, c in sets if c == target) > 1]
+if on_scale:
+    mae = sum(h["calibrated_mae"] * h["rows"] for h in on_scale) / sum(h["rows"] for h in on_scale)
+    mae_text = (f"{fmt(mae)} (leave-one-set-out, " + ", ".join(f"{h['set']} {fmt(h['calibrated_mae'])}" for h in on_scale) + ")")
+else:
+    mae_text = ("not measurable by leaving a set out: only one visible set is on this scale, so a model trained "
+                "without it has no scale to learn; protocol 1 on that set gives it below")
+print(f"Scores are calibrated to {SCALE[target]}: a linear map of the ranker's raw output fitted by least squares "
+      "on the training rows of the sets whose column is the target, clamped to their range; `raw` keeps the ranker's "
+      f"output. Mean absolute error of the calibrated scores on held-out data: {mae_text}.\n")
+print(f"## Protocol 2: leave one set out ({seconds} s for all folds)\n")
+print("Each row: a model of this recipe trained on every other set, scoring the held-out set; the best single "
+      "feature of the same classes on that set is chosen in hindsight (sign included); 95% bootstrap intervals "
+      f"resampling topics and systems; paired test on summary τ (Koehn bootstrap share of wins, permutation p).\n")
+print("| held-out set | summary τ | system τ | system pairwise acc. | best single feature | its summary τ | Δ | wins | p |")
+print("|---|---|---|---|---|---|---|---|---|")
+for h in held:
+    print(f"| {h['set']} `{h['column']}` | {stat(h['model']['summary_kendall'])} | {stat(h['model']['system_kendall'])} "
+          f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
+          f"| {stat(h['best_feature_stats']['summary_kendall'])} | {h['summary_difference']:+.3f} "
+          f"| {h['bootstrap_model_wins']:.2f} | {h['permutation_p']:.3f} |")
+print("\n## Protocol 1 on each set alone (5 topic folds x 4 system folds)\n")
+print("| set | fold seeds | summary-level Kendall τ-b | system-level Kendall τ-b | calibrated MAE |\n|---|---|---|---|---|")
+for s, col in sets:
+    cvs = [json.load(open(f"{work}/{name}.p1.{s}.{seed}.json")) for seed in seeds]
+    print(f"| {s} `{col}` | {', '.join(seeds)} | {fmt(statistics.mean(c['summary_kendall_tau'] for c in cvs))} "
+          f"| {fmt(statistics.mean(c['system_kendall_tau'] for c in cvs))} "
+          f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
+print("\n## Use\n")
+default = "`aesop score --neural`" if "neural" in loso["classes"] else "`aesop score`"
+if name == target and reference_free:
+    topics = "every topic (it is the only model of its target)."
+else:
+    topics = "topics " + ("without references." if reference_free else "with references.")
+print(f"`aesop score SET --model builtin:{name}`; {default} without `--model` uses it for {topics}")
