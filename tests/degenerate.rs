@@ -1,4 +1,4 @@
-//! Degenerate summaries (src/learn/degenerate.rs) rank at the bottom for every built-in model: on
+//! Degenerate summaries (crates/aesop-learn/src/degenerate.rs) rank at the bottom for every built-in model: on
 //! real SummEval topics (the sample shipped in examples/data, and the full set when present),
 //! empty, punctuation-only, symbol-only and absurdly long summaries get no score (`null`, with a
 //! warning), and an extreme but linguistic summary is bounded by the prediction-time clipping.

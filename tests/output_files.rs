@@ -1,4 +1,4 @@
-//! Safe output files end to end (src/output.rs): an output that is the input (by any path) is
+//! Safe output files end to end (crates/aesop-core/src/output.rs): an output that is the input (by any path) is
 //! refused and the input survives; symbolic links are written through; read-only and non-regular
 //! files are never replaced; a write error leaves no partial file and names the file.
 

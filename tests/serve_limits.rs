@@ -1,4 +1,4 @@
-//! Connection-level limits of `aesop serve` (src/serve/connections.rs): a client that sends its
+//! Connection-level limits of `aesop serve` (crates/aesop-serve/src/connections.rs): a client that sends its
 //! headers slowly is disconnected, connections beyond the cap are closed at once, and the service
 //! keeps answering others; `--addr` takes a host name.
 

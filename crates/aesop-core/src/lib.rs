@@ -1,0 +1,6 @@
+//! Utilities every layer of aesop shares: safe output files ([`output`]), the seeded random
+//! generator ([`rng`]) and the varint coding of the compact binary files ([`varint`]).
+
+pub mod output;
+pub mod rng;
+pub mod varint;

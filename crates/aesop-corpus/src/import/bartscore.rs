@@ -1,0 +1,75 @@
+//! SummEval and Newsroom as released in the BARTScore repository: one article per line,
+//! `{"doc_id", "src", "ref_summ", ["ref_summs"], "sys_summs": {SYSTEM: {"sys_summ", "scores"}}}`.
+
+use super::{check_unique_topics, map_score, read_json_lines, At};
+use crate::{Document, Reference, Summary, Topic};
+use anyhow::Result;
+use std::path::Path;
+
+/// SummEval: 11 references per article (`ref_summs` order, ids `ref0`..`ref10`);
+/// responsiveness <- relevance, readability <- coherence, faithfulness <- consistency.
+pub fn import_summeval(path: &Path) -> Result<Vec<Topic>> {
+    import(
+        path,
+        &[
+            ("relevance", "responsiveness"),
+            ("coherence", "readability"),
+            ("consistency", "faithfulness"),
+        ],
+    )
+}
+
+/// Newsroom: one reference per article (`ref0`);
+/// responsiveness <- informativeness, readability <- coherence.
+pub fn import_newsroom(path: &Path) -> Result<Vec<Topic>> {
+    import(
+        path,
+        &[
+            ("informativeness", "responsiveness"),
+            ("coherence", "readability"),
+        ],
+    )
+}
+
+fn import(path: &Path, mapping: &[(&str, &str)]) -> Result<Vec<Topic>> {
+    let mut topics = Vec::new();
+    for (line, value) in read_json_lines(path)? {
+        let at = At { file: path, line };
+        let id = at.id(&value, "", "doc_id")?;
+        let mut topic = Topic::new(id.clone());
+        topic
+            .documents
+            .push(Document::new(id, at.string(&value, "", "src")?));
+        // `ref_summs` (SummEval) holds every reference with `ref_summ` first; Newsroom has only `ref_summ`.
+        if value.get("ref_summs").is_some() {
+            for (i, reference) in at.array(&value, "", "ref_summs")?.iter().enumerate() {
+                let text = reference
+                    .as_str()
+                    .ok_or_else(|| at.error(&format!("ref_summs[{i}]"), "expected a string"))?;
+                topic
+                    .references
+                    .push(Reference::new(format!("ref{i}"), text));
+            }
+        } else {
+            topic
+                .references
+                .push(Reference::new("ref0", at.string(&value, "", "ref_summ")?));
+        }
+        for (system, entry) in at.object(&value, "", "sys_summs")? {
+            let field = format!("sys_summs.{system}");
+            let mut summary = Summary::new(system.clone(), at.string(entry, &field, "sys_summ")?);
+            for (name, score) in at.object(entry, &field, "scores")? {
+                if let Some(score) = at.score(score, &format!("{field}.scores.{name}"))? {
+                    summary.scores.insert(name.clone(), score);
+                }
+            }
+            for (from, to) in mapping {
+                map_score(&mut summary.scores, from, to);
+            }
+            topic.summaries.push(summary);
+        }
+        topics.push(topic);
+    }
+    check_unique_topics(&topics, path)?;
+    Ok(topics)
+}

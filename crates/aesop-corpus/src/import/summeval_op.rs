@@ -1,0 +1,71 @@
+//! SummEval-OP (Siledar et al. 2024): `summeval-op.jsonl`, one product per line with 8 reviews
+//! (the documents) and 13 rated summaries, `human-summaries` among them.
+
+use super::{check_unique_topics, map_score, read_json_lines, At};
+use crate::{Document, Summary, Topic};
+use anyhow::Result;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The rated human-written summary; it is kept as a system with `human: true` and, by choice,
+/// not as a reference (see docs/JUDGMENT_SETS.md).
+const HUMAN_SYSTEM: &str = "human-summaries";
+
+pub fn import(path: &Path) -> Result<Vec<Topic>> {
+    let path: PathBuf = if path.is_dir() {
+        path.join("summeval-op.jsonl")
+    } else {
+        path.to_path_buf()
+    };
+    let mut topics = Vec::new();
+    for (index, (line, value)) in read_json_lines(&path)?.into_iter().enumerate() {
+        let at = At { file: &path, line };
+        // The file has no product id: topics are numbered in file order.
+        let mut topic = Topic::new(format!("op{:02}", index + 1));
+        match value.get("reviews") {
+            Some(Value::Object(reviews)) => {
+                for (id, text) in reviews {
+                    let text = text
+                        .as_str()
+                        .ok_or_else(|| at.error(&format!("reviews.{id}"), "expected a string"))?;
+                    topic.documents.push(Document::new(id.clone(), text));
+                }
+                // serde_json sorts keys, which would put rev10 before rev2; order by number.
+                topic.documents.sort_by_key(|d| review_number(&d.id));
+            }
+            Some(Value::Array(reviews)) => {
+                for (i, text) in reviews.iter().enumerate() {
+                    let text = text
+                        .as_str()
+                        .ok_or_else(|| at.error(&format!("reviews[{i}]"), "expected a string"))?;
+                    topic
+                        .documents
+                        .push(Document::new(format!("rev{}", i + 1), text));
+                }
+            }
+            _ => return Err(at.error("reviews", "expected an object or array of reviews")),
+        }
+        for (system, entry) in at.object(&value, "", "summaries")? {
+            let field = format!("summaries.{system}");
+            let mut summary = Summary::new(system.clone(), at.string(entry, &field, "summary")?);
+            summary.human = system == HUMAN_SYSTEM;
+            for (name, score) in at.object(entry, &field, "dimensions")? {
+                if let Some(score) = at.score(score, &format!("{field}.dimensions.{name}"))? {
+                    summary.scores.insert(name.clone(), score);
+                }
+            }
+            map_score(&mut summary.scores, "Relevance", "responsiveness");
+            map_score(&mut summary.scores, "Coherence", "readability");
+            map_score(&mut summary.scores, "Faithfulness", "faithfulness");
+            topic.summaries.push(summary);
+        }
+        topics.push(topic);
+    }
+    check_unique_topics(&topics, &path)?;
+    Ok(topics)
+}
+
+fn review_number(id: &str) -> (u64, String) {
+    let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+    (digits.parse().unwrap_or(u64::MAX), id.to_string())
+}

@@ -1,0 +1,485 @@
+//! Streaming reader and writer for judgment sets (JSON Lines, one topic per line).
+//!
+//! The rules the reader enforces are documented in docs/JUDGMENT_SETS.md; every error names the
+//! file, the line and the field (`set.jsonl:12: summaries[3].scores.relevance: expected a number`).
+//! Validation is done by hand on a `serde_json::Value` rather than by serde derive so that the
+//! messages carry the full field path and so that missing scores (`null`, `"NaN"`) can be
+//! dropped instead of rejected.
+
+use super::{Document, Extra, Query, Reference, Summary, Topic};
+use anyhow::{Context, Result};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+/// A problem with one field of one topic, e.g. `summaries[3].scores.relevance: expected a number`.
+/// `field` is empty when the problem concerns the whole line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Read a whole judgment set, failing on the first invalid line.
+pub fn read_set(path: &Path) -> Result<Vec<Topic>> {
+    open_set(path)?.collect()
+}
+
+/// Open a judgment set for streaming: an iterator over its topics, in file order.
+pub fn open_set(path: &Path) -> Result<SetReader<BufReader<std::fs::File>>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    Ok(SetReader::new(
+        BufReader::new(file),
+        path.display().to_string(),
+    ))
+}
+
+/// Iterator over the topics of a judgment set read from any buffered reader. `label` (usually
+/// the file name) prefixes every error message. It yields one `Err` per invalid line and keeps
+/// going, so a caller may collect every error; `collect::<Result<Vec<_>>>()` stops at the first.
+pub struct SetReader<R> {
+    input: R,
+    label: String,
+    line_number: usize,
+    buffer: Vec<u8>,
+    /// Topic id -> line where it first appeared, to report duplicates with both lines.
+    seen_topics: HashMap<String, usize>,
+    failed_io: bool,
+}
+
+impl<R: BufRead> SetReader<R> {
+    pub fn new(input: R, label: impl Into<String>) -> SetReader<R> {
+        SetReader {
+            input,
+            label: label.into(),
+            line_number: 0,
+            buffer: Vec::new(),
+            seen_topics: HashMap::new(),
+            failed_io: false,
+        }
+    }
+
+    fn parse_line(&mut self) -> Option<Result<Topic>> {
+        let line_number = self.line_number;
+        let mut bytes = self.buffer.as_slice();
+        while let [rest @ .., b'\n' | b'\r'] = bytes {
+            bytes = rest;
+        }
+        if line_number == 1 {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        let here = format!("{}:{}", self.label, line_number);
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return Some(Err(anyhow::anyhow!(
+                    "{here}: invalid UTF-8 at byte {} of the line (judgment sets must be UTF-8; \
+                     re-encode the file, e.g. with iconv)",
+                    e.valid_up_to() + 1
+                )))
+            }
+        };
+        if text.trim().is_empty() {
+            return None;
+        }
+        let value = match parse_json(text) {
+            Ok(value) => value,
+            Err(message) => return Some(Err(anyhow::anyhow!("{here}: {message}"))),
+        };
+        let topic = match topic_from_value(value) {
+            Ok(topic) => topic,
+            Err(e) => return Some(Err(anyhow::anyhow!("{here}: {e}"))),
+        };
+        if let Some(first) = self.seen_topics.get(&topic.topic) {
+            return Some(Err(anyhow::anyhow!(
+                "{here}: topic: duplicate topic id {:?} (first at line {first})",
+                topic.topic
+            )));
+        }
+        self.seen_topics.insert(topic.topic.clone(), line_number);
+        Some(Ok(topic))
+    }
+}
+
+impl<R: BufRead> Iterator for SetReader<R> {
+    type Item = Result<Topic>;
+
+    fn next(&mut self) -> Option<Result<Topic>> {
+        if self.failed_io {
+            return None;
+        }
+        loop {
+            self.buffer.clear();
+            match self.input.read_until(b'\n', &mut self.buffer) {
+                Ok(0) => return None,
+                Ok(_) => {
+                    self.line_number += 1;
+                    if let Some(result) = self.parse_line() {
+                        return Some(result);
+                    }
+                }
+                Err(e) => {
+                    self.failed_io = true;
+                    return Some(Err(anyhow::anyhow!(
+                        "{}:{}: read error: {e}",
+                        self.label,
+                        self.line_number + 1
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// Parse one line of JSON. Python's `json.dumps` writes bare `NaN`/`Infinity`, which JSON does
+/// not allow; such lines are retried with those tokens quoted, so that the score rules (a
+/// `"NaN"` score is missing, an infinite one is an error naming its field) apply to them too.
+fn parse_json(text: &str) -> std::result::Result<Value, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => Ok(value),
+        Err(first) => {
+            if let Some(quoted) = quote_bare_non_finite(text) {
+                if let Ok(value) = serde_json::from_str::<Value>(&quoted) {
+                    return Ok(value);
+                }
+            }
+            let message = first.to_string();
+            // serde_json appends "at line 1 column N"; the line is ours, so keep only the column.
+            let message = match message.rfind(" at line ") {
+                Some(pos) => &message[..pos],
+                None => &message,
+            };
+            Err(format!(
+                "malformed JSON at column {}: {message}",
+                first.column()
+            ))
+        }
+    }
+}
+
+/// Quote bare `NaN`, `Infinity` and `-Infinity` tokens outside strings; `None` when there are none.
+fn quote_bare_non_finite(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut changed = false;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else {
+            let token = ["-Infinity", "Infinity", "NaN"]
+                .into_iter()
+                .find(|token| rest.starts_with(token));
+            if let Some(token) = token {
+                out.push('"');
+                out.push_str(token);
+                out.push('"');
+                rest = &rest[token.len()..];
+                changed = true;
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    changed.then_some(out)
+}
+
+/// Write topics as JSON Lines (one compact object per line). Scores that are not finite are
+/// written as `null`, which the reader treats as missing.
+pub fn write_set<W: Write>(mut out: W, topics: &[Topic]) -> Result<()> {
+    for topic in topics {
+        write_topic(&mut out, topic)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Write one topic as one line.
+pub fn write_topic<W: Write>(mut out: W, topic: &Topic) -> Result<()> {
+    serde_json::to_writer(&mut out, topic)
+        .with_context(|| format!("cannot write topic {:?}", topic.topic))?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Validate one topic given as JSON (one judgment-set line, or one element of an HTTP request),
+/// applying every rule of docs/JUDGMENT_SETS.md except the cross-line duplicate-topic check.
+pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> {
+    let mut map = into_object(value, "")?;
+    let topic = required_string(&mut map, "", "topic")?;
+    if topic.trim().is_empty() {
+        return Err(FieldError::new("topic", "must not be empty"));
+    }
+    let query = match map.remove("query") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(query_from_value(value)?),
+    };
+    let documents = list(&mut map, "documents", |value, field| {
+        let mut map = into_object(value, field)?;
+        Ok(Document {
+            id: required_string(&mut map, field, "id")?,
+            text: required_string(&mut map, field, "text")?,
+            extra: map,
+        })
+    })?;
+    unique(documents.iter().map(|d| d.id.as_str()), "documents", "id")?;
+    let references = list(&mut map, "references", |value, field| {
+        let mut map = into_object(value, field)?;
+        Ok(Reference {
+            id: required_string(&mut map, field, "id")?,
+            text: required_string(&mut map, field, "text")?,
+            extra: map,
+        })
+    })?;
+    unique(references.iter().map(|r| r.id.as_str()), "references", "id")?;
+    let summaries = list(&mut map, "summaries", summary_from_value)?;
+    unique(
+        summaries.iter().map(|s| s.system.as_str()),
+        "summaries",
+        "system",
+    )?;
+    Ok(Topic {
+        topic,
+        query,
+        documents,
+        references,
+        summaries,
+        extra: map,
+    })
+}
+
+fn query_from_value(value: Value) -> std::result::Result<Query, FieldError> {
+    let mut map = into_object(value, "query")?;
+    Ok(Query {
+        title: optional_string(&mut map, "query", "title")?,
+        narrative: optional_string(&mut map, "query", "narrative")?,
+        extra: map,
+    })
+}
+
+fn summary_from_value(value: Value, field: &str) -> std::result::Result<Summary, FieldError> {
+    let mut map = into_object(value, field)?;
+    let system = required_string(&mut map, field, "system")?;
+    if system.trim().is_empty() {
+        return Err(FieldError::new(
+            format!("{field}.system"),
+            "must not be empty",
+        ));
+    }
+    let text = required_string(&mut map, field, "text")?;
+    let mut scores = BTreeMap::new();
+    match map.remove("scores") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(entries)) => {
+            for (name, value) in entries {
+                if let Some(score) = score_from_value(&value, || format!("{field}.scores.{name}"))?
+                {
+                    scores.insert(name, score);
+                }
+            }
+        }
+        Some(other) => {
+            return Err(FieldError::new(
+                format!("{field}.scores"),
+                format!(
+                    "expected an object of named numbers, found {}",
+                    kind(&other)
+                ),
+            ))
+        }
+    }
+    let human = match map.remove("human") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(human)) => human,
+        Some(other) => {
+            return Err(FieldError::new(
+                format!("{field}.human"),
+                format!("expected true or false, found {}", kind(&other)),
+            ))
+        }
+    };
+    Ok(Summary {
+        system,
+        text,
+        scores,
+        human,
+        extra: map,
+    })
+}
+
+/// A score: a finite number; `null` and the string "NaN" (any case) mean missing (`None`).
+fn score_from_value(
+    value: &Value,
+    field: impl Fn() -> String,
+) -> std::result::Result<Option<f64>, FieldError> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Number(number) => match number.as_f64() {
+            Some(score) if score.is_finite() => Ok(Some(score)),
+            _ => Err(FieldError::new(field(), "not a finite number")),
+        },
+        Value::String(text) if text.trim().eq_ignore_ascii_case("nan") => Ok(None),
+        Value::String(text)
+            if matches!(
+                text.trim().to_ascii_lowercase().as_str(),
+                "infinity" | "-infinity" | "inf" | "-inf"
+            ) =>
+        {
+            Err(FieldError::new(
+                field(),
+                "infinite score (use null or \"NaN\" for a missing score)",
+            ))
+        }
+        other => Err(FieldError::new(
+            field(),
+            format!("expected a number, found {}", kind(other)),
+        )),
+    }
+}
+
+fn list<T>(
+    map: &mut Extra,
+    key: &str,
+    mut convert: impl FnMut(Value, &str) -> std::result::Result<T, FieldError>,
+) -> std::result::Result<Vec<T>, FieldError> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| convert(item, &format!("{key}[{i}]")))
+            .collect(),
+        Some(other) => Err(FieldError::new(
+            key,
+            format!("expected an array, found {}", kind(&other)),
+        )),
+    }
+}
+
+/// Ids must be unique within their list; the error names both positions.
+fn unique<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    list: &str,
+    key: &str,
+) -> std::result::Result<(), FieldError> {
+    let mut first_index: HashMap<&str, usize> = HashMap::new();
+    for (i, id) in ids.enumerate() {
+        if let Some(first) = first_index.insert(id, i) {
+            return Err(FieldError::new(
+                format!("{list}[{i}].{key}"),
+                format!("duplicate {key} {id:?} (first at {list}[{first}])"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn into_object(value: Value, field: &str) -> std::result::Result<Extra, FieldError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(FieldError::new(
+            field,
+            format!("expected an object, found {}", kind(&other)),
+        )),
+    }
+}
+
+fn join(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
+fn required_string(
+    map: &mut Extra,
+    parent: &str,
+    key: &str,
+) -> std::result::Result<String, FieldError> {
+    match map.remove(key) {
+        Some(Value::String(text)) => Ok(text),
+        None => Err(FieldError::new(join(parent, key), "missing required field")),
+        Some(other) => Err(FieldError::new(
+            join(parent, key),
+            format!("expected a string, found {}", kind(&other)),
+        )),
+    }
+}
+
+fn optional_string(
+    map: &mut Extra,
+    parent: &str,
+    key: &str,
+) -> std::result::Result<Option<String>, FieldError> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(FieldError::new(
+            join(parent, key),
+            format!("expected a string, found {}", kind(&other)),
+        )),
+    }
+}
+
+/// The JSON type of `value`, as error messages say it ("found a string").
+pub fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_only_bare_tokens() {
+        let text = r#"{"a": NaN, "b": "NaN in text", "c": -Infinity, "d": "say \"NaN\""}"#;
+        let quoted = quote_bare_non_finite(text).expect("has bare tokens");
+        assert_eq!(
+            quoted,
+            r#"{"a": "NaN", "b": "NaN in text", "c": "-Infinity", "d": "say \"NaN\""}"#
+        );
+        assert_eq!(quote_bare_non_finite(r#"{"a": "NaN"}"#), None);
+    }
+}

@@ -1,0 +1,227 @@
+//! Streaming a judgment set through per-topic work. Topics are read a window at a time, the
+//! window is processed in parallel over topics (rayon) while the next one is read, and the
+//! results are handed to a sink in file order. Memory depends on the window and the largest
+//! topic, never on the size of the set, so `aesop score` and `aesop features` handle a million
+//! summaries the way they handle a hundred.
+
+use super::Topic;
+use aesop_core::output::Interrupted;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How much work is in flight at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// At most this many topics per window.
+    pub topics: usize,
+    /// A window is closed once it holds this many summaries (a single larger topic still forms
+    /// a window of its own).
+    pub summaries: usize,
+}
+
+impl Default for Window {
+    /// A few topics per core, so that uneven topics still keep every core busy.
+    fn default() -> Window {
+        let threads = rayon::current_num_threads().max(1);
+        Window {
+            topics: 8 * threads,
+            summaries: 512 * threads,
+        }
+    }
+}
+
+/// What a streamed run went through.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StreamStats {
+    pub topics: usize,
+    pub summaries: usize,
+    pub elapsed: Duration,
+}
+
+impl StreamStats {
+    /// Summaries per second over the whole run.
+    pub fn summaries_per_second(&self) -> f64 {
+        self.summaries as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// Run `work` on every topic of `topics` (in parallel within a window) and give each result to
+/// `sink` in input order. The first error (reading, working, or sinking) ends the run;
+/// `cancel` is polled per topic and ends it with [`Interrupted`]. With `show_progress` a
+/// spinner on standard error shows topics and summaries per second.
+pub fn for_each_topic<I, T, W, S>(
+    topics: I,
+    window: Window,
+    show_progress: bool,
+    cancel: &AtomicBool,
+    work: W,
+    mut sink: S,
+) -> Result<StreamStats>
+where
+    I: Iterator<Item = Result<Topic>> + Send,
+    T: Send,
+    W: Fn(&Topic) -> Result<T> + Sync,
+    S: FnMut(&Topic, T) -> Result<()>,
+{
+    let start = Instant::now();
+    let bar = if show_progress {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut stats = StreamStats::default();
+    let mut topics = topics;
+    let mut current = read_window(&mut topics, window)?;
+    while !current.is_empty() {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Interrupted.into());
+        }
+        // Read the next window while this one is worked on.
+        let (next, results) = rayon::join(
+            || read_window(&mut topics, window),
+            || {
+                current
+                    .par_iter()
+                    .map(|topic| {
+                        if cancel.load(Ordering::Relaxed) {
+                            return Err(Interrupted.into());
+                        }
+                        work(topic)
+                    })
+                    .collect::<Vec<Result<T>>>()
+            },
+        );
+        for (topic, result) in current.iter().zip(results) {
+            sink(topic, result?)?;
+            stats.topics += 1;
+            stats.summaries += topic.summaries.len();
+        }
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{} topics ({:.1}/s), {} summaries ({:.0}/s)",
+            stats.topics,
+            stats.topics as f64 / secs,
+            stats.summaries,
+            stats.summaries as f64 / secs
+        ));
+        current = next?;
+    }
+    bar.finish_and_clear();
+    stats.elapsed = start.elapsed();
+    Ok(stats)
+}
+
+/// The next window of topics; empty at the end of the input.
+fn read_window<I: Iterator<Item = Result<Topic>>>(
+    topics: &mut I,
+    window: Window,
+) -> Result<Vec<Topic>> {
+    let mut out = Vec::new();
+    let mut summaries = 0;
+    while out.len() < window.topics.max(1) && summaries < window.summaries.max(1) {
+        match topics.next() {
+            Some(topic) => {
+                let topic = topic?;
+                summaries += topic.summaries.len();
+                out.push(topic);
+            }
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Summary;
+
+    fn topic(id: usize, n: usize) -> Result<Topic> {
+        let mut t = Topic::new(format!("t{id}"));
+        for s in 0..n {
+            t.summaries.push(Summary::new(format!("s{s}"), "text"));
+        }
+        Ok(t)
+    }
+
+    #[test]
+    fn results_reach_the_sink_in_input_order_across_windows() {
+        let input = (0..50).map(|i| topic(i, 1 + i % 4));
+        let window = Window {
+            topics: 3,
+            summaries: 5,
+        };
+        let mut seen = Vec::new();
+        let stats = for_each_topic(
+            input,
+            window,
+            false,
+            &AtomicBool::new(false),
+            |t| Ok(t.topic.clone()),
+            |t, id| {
+                assert_eq!(t.topic, id);
+                seen.push(id);
+                Ok(())
+            },
+        )
+        .expect("stream");
+        let expected: Vec<String> = (0..50).map(|i| format!("t{i}")).collect();
+        assert_eq!(seen, expected);
+        assert_eq!(stats.topics, 50);
+        assert_eq!(stats.summaries, (0..50).map(|i| 1 + i % 4).sum::<usize>());
+    }
+
+    #[test]
+    fn a_read_error_ends_the_run_after_the_topics_before_it() {
+        let input = (0..10).map(|i| {
+            if i == 6 {
+                Err(anyhow::anyhow!("set.jsonl:7: broken"))
+            } else {
+                topic(i, 2)
+            }
+        });
+        let window = Window {
+            topics: 2,
+            summaries: 100,
+        };
+        let mut sunk = 0;
+        let err = for_each_topic(
+            input,
+            window,
+            false,
+            &AtomicBool::new(false),
+            |_| Ok(()),
+            |_, ()| {
+                sunk += 1;
+                Ok(())
+            },
+        )
+        .expect_err("read error");
+        assert!(err.to_string().contains("set.jsonl:7"), "{err}");
+        assert!(sunk <= 6, "{sunk}");
+    }
+
+    #[test]
+    fn a_set_cancel_flag_interrupts() {
+        let input = (0..10).map(|i| topic(i, 1));
+        let err = for_each_topic(
+            input,
+            Window::default(),
+            false,
+            &AtomicBool::new(true),
+            |_| Ok(()),
+            |_, ()| Ok(()),
+        )
+        .expect_err("interrupted");
+        assert!(err.downcast_ref::<Interrupted>().is_some());
+    }
+}

@@ -1,0 +1,346 @@
+//! Resampling statistics: percentile-bootstrap confidence intervals (resampling systems, topics
+//! or both, Deutsch, Dror & Roth 2021), the paired comparison of two metrics (Koehn 2004 paired
+//! bootstrap over topics and a paired permutation test) and the discriminative-power table of
+//! NIST AESOP (paired Wilcoxon tests between systems, under the metric and under the humans).
+//!
+//! Everything random draws from [`SeededRng`], so a seed fixes every number in a report.
+
+use super::levels::{level_statistics, Aligned, Cell, STATISTIC_NAMES};
+use super::wilcoxon::wilcoxon_signed_rank;
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use aesop_core::rng::SplitMix64 as SeededRng;
+
+/// What a bootstrap sample redraws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Resample {
+    Systems,
+    Topics,
+    Both,
+}
+
+/// A percentile interval and how many samples defined the statistic.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    pub lower: f64,
+    pub upper: f64,
+    /// Samples where the statistic was defined (NaN samples are left out).
+    pub samples: usize,
+}
+
+/// One statistic with its point estimate and interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub name: &'static str,
+    pub value: f64,
+    pub interval: Interval,
+}
+
+/// Point estimates with percentile-bootstrap intervals for every statistic of
+/// [`STATISTIC_NAMES`].
+pub fn bootstrap_intervals(
+    data: &Aligned,
+    samples: usize,
+    resample: Resample,
+    seed: u64,
+    confidence: f64,
+) -> Vec<Estimate> {
+    let point = level_statistics(data, &data.all_topics(), &data.all_systems()).values();
+    let mut rng = SeededRng::new(seed);
+    let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); STATISTIC_NAMES.len()];
+    for _ in 0..samples {
+        let (topics, systems) = draw(data, resample, &mut rng);
+        let values = level_statistics(data, &topics, &systems).values();
+        for (slot, v) in draws.iter_mut().zip(values) {
+            if !v.is_nan() {
+                slot.push(v);
+            }
+        }
+    }
+    STATISTIC_NAMES
+        .iter()
+        .zip(point)
+        .zip(draws)
+        .map(|((&name, value), mut values)| Estimate {
+            name,
+            value,
+            interval: percentile_interval(&mut values, confidence),
+        })
+        .collect()
+}
+
+/// Indices of one bootstrap sample.
+fn draw(data: &Aligned, resample: Resample, rng: &mut SeededRng) -> (Vec<usize>, Vec<usize>) {
+    let with_replacement =
+        |n: usize, rng: &mut SeededRng| (0..n).map(|_| rng.below(n)).collect::<Vec<_>>();
+    let (nt, ns) = (data.topics.len(), data.systems.len());
+    match resample {
+        Resample::Systems => (data.all_topics(), with_replacement(ns, rng)),
+        Resample::Topics => (with_replacement(nt, rng), data.all_systems()),
+        Resample::Both => {
+            let topics = with_replacement(nt, rng);
+            (topics, with_replacement(ns, rng))
+        }
+    }
+}
+
+/// The central `confidence` interval of `values` by linear interpolation between order
+/// statistics (numpy's default percentile). NaN bounds when there are no values.
+pub fn percentile_interval(values: &mut [f64], confidence: f64) -> Interval {
+    values.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    Interval {
+        lower: quantile(values, tail),
+        upper: quantile(values, 1.0 - tail),
+        samples: values.len(),
+    }
+}
+
+/// Quantile `q` of sorted values, linear interpolation.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let position = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let below = position.floor() as usize;
+            let above = (below + 1).min(n - 1);
+            let fraction = position - below as f64;
+            sorted[below] + fraction * (sorted[above] - sorted[below])
+        }
+    }
+}
+
+/// One statistic compared between metric A and metric B.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedComparison {
+    pub name: &'static str,
+    pub a: f64,
+    pub b: f64,
+    /// a − b on the full data.
+    pub difference: f64,
+    /// Koehn 2004: share of topic-bootstrap samples in which A is strictly better than B
+    /// (among samples where both are defined).
+    pub bootstrap_a_wins: f64,
+    /// Paired permutation test, two-sided: share of permutations (plus the observed one) whose
+    /// |a − b| is at least the observed |a − b|.
+    pub permutation_p: f64,
+}
+
+/// Two metrics on the same rows: `a` and `b` must have the same topics, systems and present
+/// cells, with the same human scores (build both from the rows all three sources share).
+pub fn compare_metrics(
+    a: &Aligned,
+    b: &Aligned,
+    samples: usize,
+    seed: u64,
+) -> Result<Vec<PairedComparison>> {
+    check_same_rows(a, b)?;
+    let all_topics = a.all_topics();
+    let all_systems = a.all_systems();
+    let point_a = level_statistics(a, &all_topics, &all_systems).values();
+    let point_b = level_statistics(b, &all_topics, &all_systems).values();
+
+    // Koehn: redraw topics, evaluate both metrics on the same draw.
+    let mut rng = SeededRng::new(seed);
+    let mut wins = [0usize; STATISTIC_NAMES.len()];
+    let mut defined = [0usize; STATISTIC_NAMES.len()];
+    for _ in 0..samples {
+        let topics: Vec<usize> = (0..all_topics.len())
+            .map(|_| rng.below(all_topics.len()))
+            .collect();
+        let va = level_statistics(a, &topics, &all_systems).values();
+        let vb = level_statistics(b, &topics, &all_systems).values();
+        for k in 0..STATISTIC_NAMES.len() {
+            if !va[k].is_nan() && !vb[k].is_nan() {
+                defined[k] += 1;
+                if va[k] > vb[k] {
+                    wins[k] += 1;
+                }
+            }
+        }
+    }
+
+    // Permutation: for each topic, swap the two metrics' scores with probability 1/2. The
+    // scores are z-normalized first (over all rows) so that swapping compares like with like
+    // for the scale-dependent statistics (Pearson, means); rank statistics are unaffected.
+    let (za, zb) = (standardized(a), standardized(b));
+    let observed: Vec<f64> = point_a.iter().zip(&point_b).map(|(x, y)| x - y).collect();
+    let mut rng = SeededRng::new(seed ^ 0x5045_524D_5554_4521);
+    let mut at_least = [0usize; STATISTIC_NAMES.len()];
+    let mut permuted_a = za.clone();
+    let mut permuted_b = zb.clone();
+    for _ in 0..samples {
+        for t in 0..all_topics.len() {
+            let swap = rng.coin();
+            let (src_a, src_b) = if swap { (&zb, &za) } else { (&za, &zb) };
+            permuted_a.cells[t].clone_from(&src_a.cells[t]);
+            permuted_b.cells[t].clone_from(&src_b.cells[t]);
+        }
+        let va = level_statistics(&permuted_a, &all_topics, &all_systems).values();
+        let vb = level_statistics(&permuted_b, &all_topics, &all_systems).values();
+        for k in 0..STATISTIC_NAMES.len() {
+            let d = va[k] - vb[k];
+            // Tiny tolerance: the identity permutation must count as "at least as extreme".
+            if !d.is_nan() && d.abs() >= observed[k].abs() - 1e-12 {
+                at_least[k] += 1;
+            }
+        }
+    }
+
+    Ok((0..STATISTIC_NAMES.len())
+        .map(|k| PairedComparison {
+            name: STATISTIC_NAMES[k],
+            a: point_a[k],
+            b: point_b[k],
+            difference: observed[k],
+            bootstrap_a_wins: if defined[k] > 0 {
+                wins[k] as f64 / defined[k] as f64
+            } else {
+                f64::NAN
+            },
+            permutation_p: if observed[k].is_nan() || samples == 0 {
+                f64::NAN
+            } else {
+                (at_least[k] + 1) as f64 / (samples + 1) as f64
+            },
+        })
+        .collect())
+}
+
+fn check_same_rows(a: &Aligned, b: &Aligned) -> Result<()> {
+    if a.topics != b.topics || a.systems != b.systems {
+        bail!("the two metrics must be evaluated on the same topics and systems");
+    }
+    for (ra, rb) in a.cells.iter().zip(&b.cells) {
+        for (ca, cb) in ra.iter().zip(rb) {
+            match (ca, cb) {
+                (None, None) => {}
+                (Some(x), Some(y)) if x.human == y.human => {}
+                _ => bail!("the two metrics must be evaluated on the same rows"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Metric scores as z-scores over all rows (unchanged when the metric is constant).
+fn standardized(data: &Aligned) -> Aligned {
+    let values: Vec<f64> = data
+        .cells
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|c| c.metric)
+        .collect();
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let mut out = data.clone();
+    if sd > 0.0 {
+        for cell in out.cells.iter_mut().flatten().flatten() {
+            cell.metric = (cell.metric - mean) / sd;
+        }
+    }
+    out
+}
+
+/// The discriminative-power table: for each pair of systems, is the difference significant
+/// under the metric and under the humans (paired Wilcoxon over the topics both systems have)?
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiscriminativePower {
+    pub alpha: f64,
+    /// System pairs tested (pairs with no shared topic are not counted).
+    pub pairs: usize,
+    /// Both significant, same direction.
+    pub both_significant_same_direction: usize,
+    /// Neither significant.
+    pub neither_significant: usize,
+    /// The metric finds a significant difference the humans do not.
+    pub metric_only: usize,
+    /// The humans find a significant difference the metric does not.
+    pub human_only: usize,
+    /// Both significant, opposite directions (the worst disagreement).
+    pub both_significant_opposite_direction: usize,
+    /// both_significant_same_direction + neither_significant.
+    pub agreements: usize,
+    /// metric_only + human_only + both_significant_opposite_direction.
+    pub disagreements: usize,
+}
+
+/// Build the table. A side with no non-zero difference (identical scores on every shared topic)
+/// counts as not significant.
+pub fn discriminative_power(data: &Aligned, alpha: f64) -> DiscriminativePower {
+    let mut table = DiscriminativePower {
+        alpha,
+        pairs: 0,
+        both_significant_same_direction: 0,
+        neither_significant: 0,
+        metric_only: 0,
+        human_only: 0,
+        both_significant_opposite_direction: 0,
+        agreements: 0,
+        disagreements: 0,
+    };
+    let ns = data.systems.len();
+    for i in 0..ns {
+        for j in i + 1..ns {
+            let shared: Vec<(Cell, Cell)> = data
+                .cells
+                .iter()
+                .filter_map(|row| Some((row[i]?, row[j]?)))
+                .collect();
+            if shared.is_empty() {
+                continue;
+            }
+            table.pairs += 1;
+            let metric_d: Vec<f64> = shared.iter().map(|(x, y)| x.metric - y.metric).collect();
+            let human_d: Vec<f64> = shared.iter().map(|(x, y)| x.human - y.human).collect();
+            let significant_direction = |d: &[f64]| {
+                wilcoxon_signed_rank(d)
+                    .filter(|w| w.p_value < alpha)
+                    .map(|w| w.direction())
+            };
+            match (
+                significant_direction(&metric_d),
+                significant_direction(&human_d),
+            ) {
+                (Some(m), Some(h)) if m == h => table.both_significant_same_direction += 1,
+                (Some(_), Some(_)) => table.both_significant_opposite_direction += 1,
+                (Some(_), None) => table.metric_only += 1,
+                (None, Some(_)) => table.human_only += 1,
+                (None, None) => table.neither_significant += 1,
+            }
+        }
+    }
+    table.agreements = table.both_significant_same_direction + table.neither_significant;
+    table.disagreements =
+        table.metric_only + table.human_only + table.both_significant_opposite_direction;
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantile_interpolates_like_numpy() {
+        // numpy.percentile([1, 2, 3, 4], [2.5, 97.5]) = [1.075, 3.925]
+        let mut v = vec![4.0, 1.0, 3.0, 2.0];
+        let i = percentile_interval(&mut v, 0.95);
+        assert!((i.lower - 1.075).abs() < 1e-12 && (i.upper - 3.925).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rng_is_deterministic_and_in_range() {
+        let mut a = SeededRng::new(7);
+        let mut b = SeededRng::new(7);
+        for _ in 0..1000 {
+            let x = a.below(13);
+            assert_eq!(x, b.below(13));
+            assert!(x < 13);
+        }
+    }
+}

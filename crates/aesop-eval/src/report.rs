@@ -1,0 +1,748 @@
+//! `aesop evaluate`: read a predictions file (or one column of a features file) and a judgment
+//! set, align them on (topic, system), and report every level, coefficient and pairwise
+//! accuracy with bootstrap intervals; optionally compare with a second metric, write the report
+//! as JSON and draw the system means as an SVG scatter plot.
+
+use super::bootstrap::{
+    bootstrap_intervals, compare_metrics, discriminative_power, DiscriminativePower, Estimate,
+    PairedComparison, Resample,
+};
+use super::levels::{evaluate, Aligned, LevelStats, ScoreRow};
+use super::svg::{escape as xml_escape, Svg};
+use aesop_corpus::jsonl;
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `aesop evaluate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EvaluateArgs {
+    /// Predictions (JSON Lines: topic, system, target, score) or, with --feature, a features
+    /// file (CSV or JSON Lines as written by `aesop features`).
+    pub predictions: PathBuf,
+    /// Judgment set with the human scores.
+    #[arg(long)]
+    pub human: PathBuf,
+    /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.
+    #[arg(long)]
+    pub target: String,
+    /// Column of a features file to evaluate, e.g. rouge.r1_f.
+    #[arg(long)]
+    pub feature: Option<String>,
+    /// Second predictions or features file: paired bootstrap, permutation test and the
+    /// discriminative-power table of both.
+    #[arg(long)]
+    pub compare: Option<PathBuf>,
+    /// Column of the --compare features file (default: the --feature column).
+    #[arg(long)]
+    pub compare_feature: Option<String>,
+    /// Bootstrap (and permutation) samples; 0 gives point estimates only.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// What the bootstrap redraws.
+    #[arg(long, value_enum, default_value_t = Resample::Both)]
+    pub resample: Resample,
+    /// Seed of every random draw.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Significance level of the discriminative-power table.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Write the full report as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a scatter plot of system means (metric against human) as SVG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+}
+
+/// Scores of one metric read from a file.
+#[derive(Debug, Clone)]
+pub struct MetricScores {
+    /// What was read, e.g. `features.csv [rouge.r1_f]`.
+    pub label: String,
+    /// (topic, system, score), file order.
+    pub rows: Vec<(String, String, f64)>,
+    /// Rows without a value (empty cell, null).
+    pub missing: usize,
+}
+
+/// How the metric and the human rows matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AlignCounts {
+    pub metric_rows: usize,
+    pub human_rows: usize,
+    pub matched: usize,
+    pub metric_only: usize,
+    pub human_only: usize,
+}
+
+/// Everything `evaluate` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvaluationReport {
+    pub metric: String,
+    pub human: String,
+    pub target: String,
+    pub counts: AlignCounts,
+    pub topics: usize,
+    pub systems: usize,
+    pub bootstrap_samples: usize,
+    pub resample: Resample,
+    pub seed: u64,
+    pub statistics: LevelStats,
+    pub estimates: Vec<Estimate>,
+    /// System means: (system, metric mean, human mean).
+    pub system_means: Vec<(String, f64, f64)>,
+    pub discriminative_power: DiscriminativePower,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+/// The paired comparison with a second metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub metric: String,
+    /// How the second metric matched the human scores.
+    pub counts: AlignCounts,
+    /// Rows shared by both metrics and the human scores (what the comparison uses).
+    pub shared_rows: usize,
+    pub statistics: Vec<PairedComparison>,
+    pub discriminative_power: DiscriminativePower,
+}
+
+/// Run `aesop evaluate`.
+pub fn evaluate_command(args: EvaluateArgs) -> Result<()> {
+    let report = build_report(&args)?;
+    print!("{}", render_text(&report));
+    let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
+    inputs.extend(args.compare.as_deref());
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        aesop_core::output::OutputFile::write_all_to(path, &inputs, (text + "\n").as_bytes())?;
+    }
+    if let Some(path) = &args.plot {
+        aesop_core::output::OutputFile::write_all_to(
+            path,
+            &inputs,
+            scatter_svg(&report).as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Read, align and evaluate: the report `evaluate_command` prints.
+pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
+    if !(args.alpha > 0.0 && args.alpha < 1.0) {
+        bail!("--alpha must be between 0 and 1, got {}", args.alpha);
+    }
+    let human = read_human(&args.human, &args.target)?;
+    let metric = read_metric(&args.predictions, &args.target, args.feature.as_deref())?;
+    let (rows, counts) = align(&metric, &human, &args.human)?;
+    let data = Aligned::new(&rows)?;
+    let statistics = evaluate(&data);
+    let estimates = bootstrap_intervals(&data, args.bootstrap, args.resample, args.seed, 0.95);
+    let system_means = data
+        .systems
+        .iter()
+        .zip(data.system_means(&data.all_topics(), &data.all_systems()))
+        .filter_map(|(name, m)| m.map(|(x, y)| (name.clone(), x, y)))
+        .collect();
+    let comparison = match &args.compare {
+        None => None,
+        Some(path) => {
+            let column = args.compare_feature.as_deref().or(args.feature.as_deref());
+            let other = read_metric(path, &args.target, column)?;
+            Some(compare(&metric, &other, &human, args)?)
+        }
+    };
+    Ok(EvaluationReport {
+        metric: metric.label.clone(),
+        human: format!("{} [{}]", args.human.display(), args.target),
+        target: args.target.clone(),
+        counts,
+        topics: data.topics.len(),
+        systems: data.systems.len(),
+        bootstrap_samples: args.bootstrap,
+        resample: args.resample,
+        seed: args.seed,
+        statistics,
+        estimates,
+        system_means,
+        discriminative_power: discriminative_power(&data, args.alpha),
+        comparison,
+    })
+}
+
+/// Compare two metrics on the rows all three sources share.
+fn compare(
+    a: &MetricScores,
+    b: &MetricScores,
+    human: &[(String, String, f64)],
+    args: &EvaluateArgs,
+) -> Result<Comparison> {
+    let b_keys: HashMap<(&str, &str), f64> = b
+        .rows
+        .iter()
+        .map(|(t, s, v)| ((t.as_str(), s.as_str()), *v))
+        .collect();
+    let (rows_a, _) = align(a, human, &args.human)?;
+    let (_, counts_b) = align(b, human, &args.human)?;
+    let shared: Vec<&ScoreRow> = rows_a
+        .iter()
+        .filter(|r| b_keys.contains_key(&(r.topic.as_str(), r.system.as_str())))
+        .collect();
+    if shared.is_empty() {
+        bail!(
+            "{} and {} share no (topic, system) row with a human score",
+            a.label,
+            b.label
+        );
+    }
+    let rows_b_shared: Vec<ScoreRow> = shared
+        .iter()
+        .map(|r| ScoreRow {
+            metric: b_keys[&(r.topic.as_str(), r.system.as_str())],
+            ..(*r).clone()
+        })
+        .collect();
+    let rows_a_shared: Vec<ScoreRow> = shared.into_iter().cloned().collect();
+    let data_a = Aligned::new(&rows_a_shared)?;
+    let data_b = Aligned::new(&rows_b_shared)?;
+    Ok(Comparison {
+        metric: b.label.clone(),
+        counts: counts_b,
+        shared_rows: rows_a_shared.len(),
+        statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed)?,
+        discriminative_power: discriminative_power(&data_b, args.alpha),
+    })
+}
+
+/// Human scores `target` of every summary of the set that has one.
+pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)>> {
+    let topics = jsonl::read_set(path)?;
+    let mut rows = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    for topic in &topics {
+        for summary in &topic.summaries {
+            names.extend(summary.scores.keys().cloned());
+            if let Some(&score) = summary.scores.get(target) {
+                let key = (topic.topic.clone(), summary.system.clone());
+                if !seen.insert(key) {
+                    bail!(
+                        "{}: topic {:?}: system {:?} has two summaries scored '{target}'; \
+                         evaluation needs one score per (topic, system)",
+                        path.display(),
+                        topic.topic,
+                        summary.system
+                    );
+                }
+                rows.push((topic.topic.clone(), summary.system.clone(), score));
+            }
+        }
+    }
+    if rows.is_empty() {
+        let known: Vec<String> = names.into_iter().collect();
+        bail!(
+            "{}: no summary has a score '{target}' (scores in this set: {})",
+            path.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    Ok(rows)
+}
+
+/// Read a predictions file, or the column `feature` of a features file (CSV when the name ends
+/// in `.csv`, JSON Lines otherwise).
+pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<MetricScores> {
+    let is_csv = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    match (is_csv, feature) {
+        (true, Some(column)) => read_features_csv(path, column),
+        (true, None) => bail!(
+            "{}: a features CSV needs --feature COLUMN (e.g. --feature rouge.r1_f)",
+            path.display()
+        ),
+        (false, Some(column)) => read_features_jsonl(path, column),
+        (false, None) => read_predictions(path, target),
+    }
+}
+
+fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let headers = reader
+        .headers()
+        .with_context(|| format!("{}:1: cannot read the header", path.display()))?
+        .clone();
+    let find = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(topic_col), Some(system_col)) = (find("topic"), find("system")) else {
+        bail!(
+            "{}:1: the header needs 'topic' and 'system' columns",
+            path.display()
+        );
+    };
+    let Some(value_col) = find(column) else {
+        bail!(
+            "{}:1: no column '{column}' (columns: {})",
+            path.display(),
+            column_list(headers.iter())
+        );
+    };
+    let mut scores = MetricScores {
+        label: format!("{} [{column}]", path.display()),
+        rows: Vec::new(),
+        missing: 0,
+    };
+    for record in reader.records() {
+        let record = record.with_context(|| format!("{}: invalid CSV", path.display()))?;
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        let field = |i: usize| record.get(i).unwrap_or("");
+        let cell = field(value_col).trim();
+        if cell.is_empty() {
+            scores.missing += 1;
+            continue;
+        }
+        let value: f64 = cell.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "{}:{line}: {column}: expected a number, found {cell:?}",
+                path.display()
+            )
+        })?;
+        if !value.is_finite() {
+            scores.missing += 1;
+            continue;
+        }
+        scores.rows.push((
+            field(topic_col).to_string(),
+            field(system_col).to_string(),
+            value,
+        ));
+    }
+    Ok(scores)
+}
+
+/// Each non-blank line of a JSON Lines file as an object, with its line number.
+fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line_number = i + 1;
+        let line =
+            line.with_context(|| format!("{}:{line_number}: cannot read", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Object(map)) => out.push((line_number, map)),
+            Ok(_) => bail!("{}:{line_number}: expected a JSON object", path.display()),
+            Err(e) => bail!("{}:{line_number}: invalid JSON: {e}", path.display()),
+        }
+    }
+    Ok(out)
+}
+
+fn string_field(
+    path: &Path,
+    line: usize,
+    object: &serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<String> {
+    match object.get(name) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(_) => bail!("{}:{line}: {name}: expected a string", path.display()),
+        None => bail!("{}:{line}: {name}: missing", path.display()),
+    }
+}
+
+/// A number, or `None` for null / a missing value.
+fn number_field(
+    path: &Path,
+    line: usize,
+    object: &serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<Option<f64>> {
+    match object.get(name) {
+        Some(Value::Number(n)) => Ok(n.as_f64().filter(|v| v.is_finite())),
+        Some(Value::Null) => Ok(None),
+        Some(other) => bail!(
+            "{}:{line}: {name}: expected a number, found {other}",
+            path.display()
+        ),
+        None => bail!("{}:{line}: {name}: missing", path.display()),
+    }
+}
+
+fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
+    let objects = json_objects(path)?;
+    if let Some((line, first)) = objects.first() {
+        if !first.contains_key(column) {
+            bail!(
+                "{}:{line}: no field '{column}' (fields: {})",
+                path.display(),
+                column_list(first.keys().map(String::as_str))
+            );
+        }
+    }
+    let mut scores = MetricScores {
+        label: format!("{} [{column}]", path.display()),
+        rows: Vec::new(),
+        missing: 0,
+    };
+    for (line, object) in &objects {
+        let topic = string_field(path, *line, object, "topic")?;
+        let system = string_field(path, *line, object, "system")?;
+        match number_field(path, *line, object, column)? {
+            Some(v) => scores.rows.push((topic, system, v)),
+            None => scores.missing += 1,
+        }
+    }
+    Ok(scores)
+}
+
+/// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
+/// hold several targets), lines without `target` are taken.
+fn read_predictions(path: &Path, target: &str) -> Result<MetricScores> {
+    let objects = json_objects(path)?;
+    let mut scores = MetricScores {
+        label: path.display().to_string(),
+        rows: Vec::new(),
+        missing: 0,
+    };
+    let mut other_targets = BTreeSet::new();
+    for (line, object) in &objects {
+        if let Some(t) = object.get("target") {
+            let Value::String(t) = t else {
+                bail!("{}:{line}: target: expected a string", path.display());
+            };
+            if t != target {
+                other_targets.insert(t.clone());
+                continue;
+            }
+        }
+        if !object.contains_key("score") {
+            bail!(
+                "{}:{line}: score: missing (a features file needs --feature COLUMN)",
+                path.display()
+            );
+        }
+        let topic = string_field(path, *line, object, "topic")?;
+        let system = string_field(path, *line, object, "system")?;
+        match number_field(path, *line, object, "score")? {
+            Some(v) => scores.rows.push((topic, system, v)),
+            None => scores.missing += 1,
+        }
+    }
+    if scores.rows.is_empty() && !other_targets.is_empty() {
+        bail!(
+            "{}: no prediction for target '{target}' (targets in the file: {})",
+            path.display(),
+            other_targets.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(scores)
+}
+
+fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.len() > 20 {
+        format!("{}, … ({} in all)", names[..20].join(", "), names.len())
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Join metric and human rows on (topic, system). A (topic, system) repeated in the metric file
+/// is an error.
+pub fn align(
+    metric: &MetricScores,
+    human: &[(String, String, f64)],
+    human_path: &Path,
+) -> Result<(Vec<ScoreRow>, AlignCounts)> {
+    let mut by_key: HashMap<(&str, &str), f64> = HashMap::new();
+    for (topic, system, value) in &metric.rows {
+        if by_key.insert((topic, system), *value).is_some() {
+            bail!(
+                "{}: topic {topic:?}, system {system:?} appears twice",
+                metric.label
+            );
+        }
+    }
+    let rows: Vec<ScoreRow> = human
+        .iter()
+        .filter_map(|(topic, system, h)| {
+            by_key
+                .get(&(topic.as_str(), system.as_str()))
+                .map(|&m| ScoreRow {
+                    topic: topic.clone(),
+                    system: system.clone(),
+                    metric: m,
+                    human: *h,
+                })
+        })
+        .collect();
+    if rows.is_empty() {
+        let example = |r: Option<&(String, String, f64)>| {
+            r.map(|(t, s, _)| format!("({t:?}, {s:?})"))
+                .unwrap_or_else(|| "none".into())
+        };
+        bail!(
+            "{} and {} share no (topic, system) row (first in each: {} and {})",
+            metric.label,
+            human_path.display(),
+            example(metric.rows.first()),
+            example(human.first())
+        );
+    }
+    let counts = AlignCounts {
+        metric_rows: metric.rows.len(),
+        human_rows: human.len(),
+        matched: rows.len(),
+        metric_only: metric.rows.len() - rows.len(),
+        human_only: human.len() - rows.len(),
+    };
+    Ok((rows, counts))
+}
+
+fn fmt3(x: f64) -> String {
+    if x.is_nan() {
+        "   —  ".to_string()
+    } else {
+        format!("{x:6.3}")
+    }
+}
+
+fn with_interval(e: &Estimate) -> String {
+    format!(
+        "{} [{}, {}]",
+        fmt3(e.value),
+        fmt3(e.interval.lower).trim(),
+        fmt3(e.interval.upper).trim()
+    )
+}
+
+/// The human-readable report.
+pub fn render_text(report: &EvaluationReport) -> String {
+    let mut out = String::new();
+    let c = &report.counts;
+    let _ = writeln!(out, "metric: {}", report.metric);
+    let _ = writeln!(out, "human:  {}", report.human);
+    let _ = writeln!(
+        out,
+        "rows: {} matched ({} metric, {} human; {} metric-only, {} human-only); {} topics, {} systems",
+        c.matched, c.metric_rows, c.human_rows, c.metric_only, c.human_only, report.topics, report.systems
+    );
+    let _ = writeln!(
+        out,
+        "95% percentile-bootstrap intervals: {} samples resampling {}, seed {}",
+        report.bootstrap_samples,
+        match report.resample {
+            Resample::Systems => "systems",
+            Resample::Topics => "topics",
+            Resample::Both => "topics and systems",
+        },
+        report.seed
+    );
+    let _ = writeln!(out);
+    let by_name = |name: &str| report.estimates.iter().find(|e| e.name == name);
+    let s = &report.statistics;
+    let _ = writeln!(
+        out,
+        "{:<9} {:>5}  {:<24} {:<24} {:<24}",
+        "level", "n", "Pearson r", "Spearman rho", "Kendall tau-b"
+    );
+    for (level, n) in [
+        ("summary", s.summary_topics),
+        ("system", s.systems),
+        ("global", s.rows),
+    ] {
+        let cell = |coef: &str| {
+            by_name(&format!("{level}.{coef}"))
+                .map(with_interval)
+                .unwrap_or_default()
+        };
+        let _ = writeln!(
+            out,
+            "{:<9} {:>5}  {:<24} {:<24} {:<24}",
+            level,
+            n,
+            cell("pearson"),
+            cell("spearman"),
+            cell("kendall")
+        );
+    }
+    let _ = writeln!(out);
+    for (label, name, p) in [
+        (
+            "system-level pairwise accuracy",
+            "system.pairwise_accuracy",
+            &s.system_pairwise,
+        ),
+        (
+            "input-level pairwise accuracy ",
+            "input.pairwise_accuracy",
+            &s.input_pairwise,
+        ),
+    ] {
+        let _ = writeln!(
+            out,
+            "{label}: {}  ({} of {} pairs; {} human ties left out, {} metric ties counted wrong)",
+            by_name(name).map(with_interval).unwrap_or_default(),
+            p.correct,
+            p.pairs,
+            p.human_ties,
+            p.metric_ties
+        );
+    }
+    let _ = writeln!(out);
+    render_discriminative(&mut out, "metric", &report.discriminative_power);
+    if let Some(cmp) = &report.comparison {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "comparison: A = {}, B = {} ({} shared rows)",
+            report.metric, cmp.metric, cmp.shared_rows
+        );
+        let _ = writeln!(
+            out,
+            "{:<26} {:>7} {:>7} {:>8} {:>14} {:>14}",
+            "statistic", "A", "B", "A - B", "P(A > B) boot", "perm. p"
+        );
+        for row in &cmp.statistics {
+            let _ = writeln!(
+                out,
+                "{:<26} {:>7} {:>7} {:>8} {:>14} {:>14}",
+                row.name,
+                fmt3(row.a).trim(),
+                fmt3(row.b).trim(),
+                fmt3(row.difference).trim(),
+                fmt3(row.bootstrap_a_wins).trim(),
+                fmt3(row.permutation_p).trim()
+            );
+        }
+        let _ = writeln!(out);
+        render_discriminative(&mut out, "B", &cmp.discriminative_power);
+    }
+    out
+}
+
+fn render_discriminative(out: &mut String, who: &str, d: &DiscriminativePower) {
+    let _ = writeln!(
+        out,
+        "discriminative power ({who}; paired Wilcoxon over topics, alpha {}): {} system pairs",
+        d.alpha, d.pairs
+    );
+    let _ = writeln!(
+        out,
+        "  agree: {} (both significant, same direction {}; neither significant {})",
+        d.agreements, d.both_significant_same_direction, d.neither_significant
+    );
+    let _ = writeln!(
+        out,
+        "  disagree: {} (metric only {}; human only {}; opposite directions {})",
+        d.disagreements, d.metric_only, d.human_only, d.both_significant_opposite_direction
+    );
+}
+
+/// Scatter plot of system means (x: metric, y: human), one labelled dot per system.
+pub fn scatter_svg(report: &EvaluationReport) -> String {
+    let (width, height) = (640.0, 480.0);
+    let (left, right, top, bottom) = (70.0, 30.0, 50.0, 60.0);
+    let points = &report.system_means;
+    let range = |values: Vec<f64>| {
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        // A constant axis still needs a span; pad 5% on each side.
+        let span = if hi > lo { hi - lo } else { lo.abs().max(1.0) };
+        (lo - 0.05 * span, hi + 0.05 * span)
+    };
+    let (x0, x1) = range(points.iter().map(|p| p.1).collect());
+    let (y0, y1) = range(points.iter().map(|p| p.2).collect());
+    let px = |x: f64| left + (x - x0) / (x1 - x0) * (width - left - right);
+    let py = |y: f64| height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom);
+    let mut svg = Svg::new(width, height);
+    let tau = report.statistics.system.kendall;
+    // The label holds the whole path; its file name (and column) is enough on a plot.
+    let metric = report
+        .metric
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&report.metric);
+    svg.title(
+        width,
+        &format!(
+            "System means: {metric} vs human {} (system-level Kendall tau-b {})",
+            report.target,
+            fmt3(tau).trim()
+        ),
+    );
+    // Axes with five ticks each.
+    let (ax0, ax1, ay0, ay1) = (left, width - right, height - bottom, top);
+    svg.push(format_args!(
+        r#"<path d="M{ax0},{ay1} L{ax0},{ay0} L{ax1},{ay0}" fill="none" stroke="black"/>"#
+    ));
+    for i in 0..=4 {
+        let f = i as f64 / 4.0;
+        let xv = x0 + f * (x1 - x0);
+        let yv = y0 + f * (y1 - y0);
+        let (tx, ty) = (px(xv), py(yv));
+        svg.push(format_args!(
+            r#"<line x1="{tx:.1}" y1="{ay0}" x2="{tx:.1}" y2="{:.1}" stroke="black"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            ay0 + 5.0,
+            ay0 + 18.0,
+            tick_label(xv, x1 - x0)
+        ));
+        svg.push(format_args!(
+            r#"<line x1="{:.1}" y1="{ty:.1}" x2="{ax0}" y2="{ty:.1}" stroke="black"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ax0 - 5.0,
+            ax0 - 8.0,
+            ty + 4.0,
+            tick_label(yv, y1 - y0)
+        ));
+    }
+    svg.push(format_args!(
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="12">{} (mean over topics)</text>"#,
+        (ax0 + ax1) / 2.0,
+        height - 15.0,
+        xml_escape(metric)
+    ));
+    svg.push(format_args!(
+        r#"<text x="18" y="{:.1}" text-anchor="middle" font-size="12" transform="rotate(-90 18 {:.1})">human {} (mean over topics)</text>"#,
+        (ay0 + ay1) / 2.0,
+        (ay0 + ay1) / 2.0,
+        xml_escape(&report.target)
+    ));
+    for (system, x, y) in points {
+        let (cx, cy) = (px(*x), py(*y));
+        svg.push(format_args!(
+            r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="4" fill="steelblue"><title>{}: {x:.4}, {y:.4}</title></circle><text x="{:.1}" y="{:.1}" font-size="9" fill="dimgray">{}</text>"#,
+            xml_escape(system),
+            cx + 6.0,
+            cy - 4.0,
+            xml_escape(system)
+        ));
+    }
+    svg.finish()
+}
+
+/// A tick label with enough decimals for the axis span.
+fn tick_label(value: f64, span: f64) -> String {
+    let decimals = if span <= 0.0 {
+        2
+    } else {
+        (2.0 - span.log10().floor()).clamp(0.0, 6.0) as usize
+    };
+    format!("{value:.decimals$}")
+}

@@ -1,0 +1,134 @@
+//! The parses of a topic's texts, computed once per topic and shared by every parse-based
+//! feature class through [`TopicContext::shared`]. Here rather than in `nlp/` so that the
+//! tagger and parser know nothing of feature classes.
+
+use super::{SharedKey, TopicContext};
+use aesop_text::nlp::{Analysis, Pipeline};
+use std::sync::Arc;
+
+/// Analyses of the summaries of a topic, in the order of `Topic::summaries`. Inputs and
+/// references are analysed separately ([`input_analyses`]) because most classes judge the
+/// summary alone, and parsing eleven references per topic would triple the cost.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TopicAnalyses {
+    pub summaries: Vec<Analysis>,
+}
+
+/// Analyses of a topic's documents and references, in corpus order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InputAnalyses {
+    pub documents: Vec<Analysis>,
+    pub references: Vec<Analysis>,
+}
+
+/// Key under which [`topic_analyses`] caches its result in the topic context.
+pub const TOPIC_ANALYSES_KEY: SharedKey<TopicAnalyses> = SharedKey::new("nlp.analyses");
+/// Key under which [`input_analyses`] caches its result in the topic context.
+pub const INPUT_ANALYSES_KEY: SharedKey<InputAnalyses> = SharedKey::new("nlp.input_analyses");
+
+// Per thread, so tests running in parallel (other classes analyse topics too) do not interfere;
+// the analysis runs on the calling thread.
+#[cfg(test)]
+thread_local! {
+    static TOPIC_ANALYSIS_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The topic's summaries, analysed once per topic and shared by every feature class that asks
+/// (cached in the context under [`TOPIC_ANALYSES_KEY`]). Fails only if the embedded models
+/// cannot be decoded.
+pub fn topic_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> {
+    let pipeline = Pipeline::embedded()?;
+    Ok(ctx.shared(TOPIC_ANALYSES_KEY, |topic| {
+        #[cfg(test)]
+        TOPIC_ANALYSIS_RUNS.with(|runs| runs.set(runs.get() + 1));
+        TopicAnalyses {
+            summaries: topic
+                .summaries
+                .iter()
+                .map(|s| pipeline.analyze(&s.text))
+                .collect(),
+        }
+    }))
+}
+
+/// The topic's documents and references, analysed once per topic (cached under
+/// [`INPUT_ANALYSES_KEY`]).
+pub fn input_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<InputAnalyses>> {
+    let pipeline = Pipeline::embedded()?;
+    Ok(ctx.shared(INPUT_ANALYSES_KEY, |topic| InputAnalyses {
+        documents: topic
+            .documents
+            .iter()
+            .map(|d| pipeline.analyze(&d.text))
+            .collect(),
+        references: topic
+            .references
+            .iter()
+            .map(|r| pipeline.analyze(&r.text))
+            .collect(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aesop_corpus::{Document, Reference, Summary, Topic};
+
+    fn topic() -> Topic {
+        Topic {
+            topic: "t1".to_string(),
+            query: None,
+            documents: vec![Document {
+                id: "d1".to_string(),
+                text: "The cat sat on the mat. It was happy.".to_string(),
+                extra: Default::default(),
+            }],
+            references: vec![Reference {
+                id: "A".to_string(),
+                text: "A cat sat.".to_string(),
+                extra: Default::default(),
+            }],
+            summaries: vec![
+                Summary {
+                    system: "1".to_string(),
+                    text: "The cat was happy on the mat.".to_string(),
+                    scores: Default::default(),
+                    human: false,
+                    extra: Default::default(),
+                },
+                Summary {
+                    system: "2".to_string(),
+                    text: String::new(),
+                    scores: Default::default(),
+                    human: false,
+                    extra: Default::default(),
+                },
+            ],
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn topic_analyses_are_computed_once_and_shared() {
+        let topic = topic();
+        let ctx = TopicContext::new(&topic);
+        let before = TOPIC_ANALYSIS_RUNS.with(std::cell::Cell::get);
+        let first = topic_analyses(&ctx).expect("embedded models load");
+        let second = topic_analyses(&ctx).expect("embedded models load");
+        let after = TOPIC_ANALYSIS_RUNS.with(std::cell::Cell::get);
+        assert_eq!(after - before, 1, "the topic was analysed more than once");
+        assert!(Arc::ptr_eq(&first, &second));
+        // One analysis per text, in corpus order; the document has two sentences, the empty
+        // summary none.
+        let inputs = input_analyses(&ctx).expect("embedded models load");
+        assert!(Arc::ptr_eq(&inputs, &input_analyses(&ctx).expect("cached")));
+        assert_eq!(inputs.documents.len(), 1);
+        assert_eq!(inputs.documents[0].sentences.len(), 2);
+        assert_eq!(inputs.documents[0].sentences[0].tokens[1].form, "cat");
+        assert_eq!(inputs.references.len(), 1);
+        assert_eq!(inputs.references[0].ntokens(), 4);
+        assert_eq!(first.summaries.len(), 2);
+        assert_eq!(first.summaries[1], Analysis::default());
+        assert_eq!(first.summaries[0].sentences[0].tokens.len(), 8);
+    }
+}

@@ -1,0 +1,218 @@
+//! The `redundancy` feature class (reference-free): how much a summary repeats itself (Pitler,
+//! Louis & Nenkova 2010's redundancy class: pairwise sentence similarity and repeated n-grams).
+//!
+//! Computed from the shared per-topic analyses ([`super::analyses::topic_analyses`]);
+//! [`redundancy_values`] takes one [`Analysis`], so tests can build analyses by hand.
+//!
+//! # Definitions
+//! * **Sentence vector**: counts of the sentence's content stems (Porter stems of lowercase
+//!   NOUN/PROPN/VERB/ADJ/ADV words off the SMART list, [`super::cohmetrix::content_stem`]).
+//!   The cosine of a pair is 0 when either vector is empty.
+//! * **Words** for n-grams: lowercase forms of tokens with a letter or digit; n-grams never
+//!   cross a sentence boundary.
+//!
+//! # Features (`redundancy.*`)
+//! | feature | definition |
+//! |---|---|
+//! | `max_cosine`, `mean_cosine` | maximum and mean cosine over all pairs of sentences i < j |
+//! | `near_duplicate_share` | share of sentences whose cosine with some other sentence is ≥ [`NEAR_DUPLICATE_COSINE`] |
+//! | `repeated_bigrams`, `repeated_trigrams` | share of the distinct word n-grams that occur more than once |
+//! | `longest_repeated_ngram` | length of the longest word n-gram occurring at least twice (occurrences may overlap; 0 if none) |
+//! | `repeated_content_share` | share of content-stem occurrences whose stem occurs more than once in the summary |
+//!
+//! Undefined values are NaN: the cosines with fewer than two sentences, `near_duplicate_share`
+//! without sentences (one sentence gives 0), the n-gram shares without any n-gram of that
+//! order, `repeated_content_share` without content words. `longest_repeated_ngram` is 0 for an
+//! empty summary.
+
+use super::cohmetrix::{content_stem, is_word};
+use super::{ClassSpec, ParseFeatures, ReferenceUse};
+use aesop_text::nlp::Analysis;
+use std::collections::{HashMap, HashSet};
+
+/// Cosine at or above which two sentences count as near-duplicates.
+pub const NEAR_DUPLICATE_COSINE: f64 = 0.8;
+
+/// Names of the features, without the class prefix, in output order.
+pub const FEATURES: &[&str] = &[
+    "max_cosine",
+    "mean_cosine",
+    "near_duplicate_share",
+    "repeated_bigrams",
+    "repeated_trigrams",
+    "longest_repeated_ngram",
+    "repeated_content_share",
+];
+
+/// The values of one summary, in the order of [`FEATURES`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RedundancyValues {
+    pub max_cosine: f64,
+    pub mean_cosine: f64,
+    pub near_duplicate_share: f64,
+    pub repeated_bigrams: f64,
+    pub repeated_trigrams: f64,
+    pub longest_repeated_ngram: f64,
+    pub repeated_content_share: f64,
+}
+
+impl RedundancyValues {
+    /// The values in the order of [`FEATURES`].
+    pub fn to_row(&self) -> Vec<f64> {
+        vec![
+            self.max_cosine,
+            self.mean_cosine,
+            self.near_duplicate_share,
+            self.repeated_bigrams,
+            self.repeated_trigrams,
+            self.longest_repeated_ngram,
+            self.repeated_content_share,
+        ]
+    }
+}
+
+/// Cosine of two count vectors (0 when either is empty).
+pub fn cosine(a: &HashMap<String, usize>, b: &HashMap<String, usize>) -> f64 {
+    let norm = |v: &HashMap<String, usize>| v.values().map(|&c| (c * c) as f64).sum::<f64>().sqrt();
+    let (na, nb) = (norm(a), norm(b));
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let dot: f64 = small
+        .iter()
+        .filter_map(|(k, &c)| large.get(k).map(|&d| (c * d) as f64))
+        .sum();
+    dot / (na * nb)
+}
+
+/// Share of the distinct n-grams of `sequences` (n-grams within each sequence) occurring more
+/// than once; NaN when there is none.
+pub fn repeated_ngram_share<T: std::hash::Hash + Eq>(sequences: &[Vec<T>], n: usize) -> f64 {
+    let mut counts: HashMap<&[T], usize> = HashMap::new();
+    for s in sequences {
+        if n == 0 || s.len() < n {
+            continue;
+        }
+        for w in s.windows(n) {
+            *counts.entry(w).or_insert(0) += 1;
+        }
+    }
+    if counts.is_empty() {
+        return f64::NAN;
+    }
+    counts.values().filter(|&&c| c > 1).count() as f64 / counts.len() as f64
+}
+
+/// Length of the longest n-gram occurring at least twice in `sequences` (within sequences,
+/// overlapping occurrences count); 0 if no word repeats.
+pub fn longest_repeated_ngram<T: std::hash::Hash + Eq>(sequences: &[Vec<T>]) -> usize {
+    let longest_sequence = sequences.iter().map(Vec::len).max().unwrap_or(0);
+    let mut longest = 0;
+    // If no n-gram repeats, no longer one can (its first n words would repeat), so stop there.
+    for n in 1..=longest_sequence {
+        let mut seen: HashSet<&[T]> = HashSet::new();
+        let repeats = sequences
+            .iter()
+            .filter(|s| s.len() >= n)
+            .flat_map(|s| s.windows(n))
+            .any(|w| !seen.insert(w));
+        if !repeats {
+            break;
+        }
+        longest = n;
+    }
+    longest
+}
+
+/// The `redundancy` values of one analysed summary.
+pub fn redundancy_values(analysis: &Analysis) -> RedundancyValues {
+    let mut vectors: Vec<HashMap<String, usize>> = Vec::new();
+    let mut words: Vec<Vec<String>> = Vec::new();
+    let mut stem_counts: HashMap<String, usize> = HashMap::new();
+    for sentence in &analysis.sentences {
+        let mut vector: HashMap<String, usize> = HashMap::new();
+        for stem in sentence.tokens.iter().filter_map(content_stem) {
+            *stem_counts.entry(stem.clone()).or_insert(0) += 1;
+            *vector.entry(stem).or_insert(0) += 1;
+        }
+        vectors.push(vector);
+        words.push(
+            sentence
+                .tokens
+                .iter()
+                .filter(|t| is_word(t))
+                .map(|t| t.form.to_lowercase())
+                .collect(),
+        );
+    }
+    let n = vectors.len();
+    let mut max_cosine = f64::NAN;
+    let mut sum = 0.0;
+    let mut near_duplicate = vec![false; n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let c = cosine(&vectors[i], &vectors[j]);
+            sum += c;
+            // NaN.max(c) = c, so the first pair sets the maximum.
+            max_cosine = max_cosine.max(c);
+            if c >= NEAR_DUPLICATE_COSINE {
+                near_duplicate[i] = true;
+                near_duplicate[j] = true;
+            }
+        }
+    }
+    let pairs = n * n.saturating_sub(1) / 2;
+    let content_occurrences: usize = stem_counts.values().sum();
+    let repeated_content: usize = stem_counts.values().filter(|&&c| c > 1).sum();
+    RedundancyValues {
+        max_cosine,
+        mean_cosine: if pairs == 0 {
+            f64::NAN
+        } else {
+            sum / pairs as f64
+        },
+        near_duplicate_share: if n == 0 {
+            f64::NAN
+        } else {
+            near_duplicate.iter().filter(|&&d| d).count() as f64 / n as f64
+        },
+        repeated_bigrams: repeated_ngram_share(&words, 2),
+        repeated_trigrams: repeated_ngram_share(&words, 3),
+        longest_repeated_ngram: longest_repeated_ngram(&words) as f64,
+        repeated_content_share: if content_occurrences == 0 {
+            f64::NAN
+        } else {
+            repeated_content as f64 / content_occurrences as f64
+        },
+    }
+}
+
+/// The `redundancy` feature class.
+#[derive(Debug, Clone, Default)]
+pub struct Redundancy;
+
+impl Redundancy {
+    pub fn new() -> Redundancy {
+        Redundancy
+    }
+}
+
+/// The `redundancy` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "redundancy",
+    about: "how much a summary repeats itself",
+    default: true,
+    references: ReferenceUse::None,
+    build: |_| Ok(Box::new(Redundancy::new())),
+};
+
+impl ParseFeatures for Redundancy {
+    const SPEC: &'static ClassSpec = &CLASS;
+    fn names(&self) -> Vec<String> {
+        FEATURES.iter().map(|f| format!("redundancy.{f}")).collect()
+    }
+    fn row(&self, analysis: &Analysis) -> Vec<f64> {
+        redundancy_values(analysis).to_row()
+    }
+}

@@ -1,0 +1,1105 @@
+//! The `rouge` feature class: ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-SU4, computed exactly as
+//! ROUGE-1.5.5 computes them (`-n 2 -2 4 -u`, SPL input: one sentence per line).
+//!
+//! Other classes (consensus) call [`PreparedText`] and [`score`] to use peers as
+//! pseudo-references. A text is tokenized and counted once ([`PreparedText`]); a peer/reference
+//! pair is reduced to hit and total counts ([`pair_counts`]); counts against several references
+//! are combined by the multi-reference mode ([`combine`]). The feature class scores peers
+//! against a [`ReferenceSet`], which indexes a topic's references once so that one lookup per
+//! peer unit serves every reference.
+//!
+//! ROUGE-1.5.5 details reproduced here (checked against its Perl source and its outputs):
+//! - n-grams and skip-bigrams are counted over the whole text (sentences joined), hits are
+//!   clipped per reference (min of the two counts);
+//! - ROUGE-SU4 counts, for every token but the LAST, its unigram and its skip-bigrams with the
+//!   next 5 tokens (so a one-token text has no SU4 units at all);
+//! - ROUGE-L is the summary-level union LCS: for each reference sentence, the positions on one
+//!   LCS with each peer sentence are marked (ties broken as the Perl back-trace breaks them),
+//!   and a marked token counts only while both texts still have an unused occurrence of it;
+//!   its precision denominator is the peer's token count (when both texts are one line, as in
+//!   SPL summaries, this is exactly the LCS length and a bit-parallel LCS computes it);
+//! - mode A pools hits and totals over the references; mode B keeps the reference with the
+//!   best recall (for ROUGE-N and -S recall as printed to 5 decimals, the first one on ties);
+//! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
+//!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
+
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
+use aesop_corpus::Topic;
+use aesop_text::profile::{for_each_rouge155_token, Rouge155Options};
+use rustc_hash::FxBuildHasher;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, RwLock};
+
+/// ROUGE's `-p` alpha: recall and precision weigh the same in F.
+const ALPHA: f64 = 0.5;
+
+/// ROUGE-S maximum gap (`-2 4`): at most 4 tokens between the two words of a skip-bigram.
+const SKIP_DISTANCE: usize = 4;
+
+/// How scores against several references are combined (ROUGE-1.5.5 `-f`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MultiRefMode {
+    /// Model average (ROUGE default `-f A`): pooled hits over pooled counts.
+    #[default]
+    Average,
+    /// Best single reference (`-f B`).
+    Best,
+}
+
+/// Options of the `rouge` class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RougeOptions {
+    pub mode: MultiRefMode,
+    /// Score against each leave-one-out subset of the references and average (k ≥ 2).
+    pub jackknife: bool,
+    /// ROUGE `-m`: WordNet exceptions, then Porter, for tokens longer than 3 characters.
+    pub stem: bool,
+    /// ROUGE `-s`: drop SMART common words.
+    pub remove_stopwords: bool,
+}
+
+impl Default for RougeOptions {
+    /// The feature class defaults: stemming on (as ROUGE is usually run), stopwords kept,
+    /// model-average mode, no jackknifing.
+    fn default() -> Self {
+        RougeOptions {
+            mode: MultiRefMode::Average,
+            jackknife: false,
+            stem: true,
+            remove_stopwords: false,
+        }
+    }
+}
+
+impl RougeOptions {
+    fn profile(&self) -> Rouge155Options {
+        Rouge155Options {
+            remove_stopwords: self.remove_stopwords,
+            stem: self.stem,
+        }
+    }
+}
+
+/// Recall, precision and F of one ROUGE measure.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Prf {
+    pub recall: f64,
+    pub precision: f64,
+    pub f: f64,
+}
+
+impl Prf {
+    /// Recall and precision from counts, F as ROUGE defines it (0 when both are 0).
+    pub fn from_counts(hits: f64, reference_total: f64, peer_total: f64) -> Prf {
+        let recall = ratio(hits, reference_total);
+        let precision = ratio(hits, peer_total);
+        Prf {
+            recall,
+            precision,
+            f: f_measure(recall, precision),
+        }
+    }
+
+    /// The values ROUGE-1.5.5 prints: recall and precision rounded to 5 decimals (as C's
+    /// `%.5f` rounds), F computed from those rounded values and rounded in turn.
+    pub fn rouge155_printed(&self) -> Prf {
+        let recall = round5(self.recall);
+        let precision = round5(self.precision);
+        Prf {
+            recall,
+            precision,
+            f: round5(f_measure(recall, precision)),
+        }
+    }
+}
+
+fn ratio(numerator: f64, denominator: f64) -> f64 {
+    if denominator != 0.0 {
+        numerator / denominator
+    } else {
+        0.0
+    }
+}
+
+/// ROUGE's F: `P·R / ((1-α)·P + α·R)`, evaluated in the same order as the Perl so that the
+/// printed values agree to the last bit.
+fn f_measure(recall: f64, precision: f64) -> f64 {
+    let denominator = (1.0 - ALPHA) * precision + ALPHA * recall;
+    if denominator > 0.0 {
+        (precision * recall) / denominator
+    } else {
+        0.0
+    }
+}
+
+/// `x` rounded to 5 decimals exactly as C's `printf("%.5f")` rounds (Rust's formatting rounds
+/// the exact binary value the same way, ties to even).
+pub fn round5(x: f64) -> f64 {
+    format!("{x:.5}").parse().unwrap_or(x)
+}
+
+/// ROUGE-1, -2, -L and -SU4 of one summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RougeScores {
+    pub rouge1: Prf,
+    pub rouge2: Prf,
+    pub rouge_l: Prf,
+    pub rouge_su4: Prf,
+}
+
+impl RougeScores {
+    /// Every measure as ROUGE-1.5.5 prints it (see [`Prf::rouge155_printed`]).
+    pub fn rouge155_printed(&self) -> RougeScores {
+        RougeScores {
+            rouge1: self.rouge1.rouge155_printed(),
+            rouge2: self.rouge2.rouge155_printed(),
+            rouge_l: self.rouge_l.rouge155_printed(),
+            rouge_su4: self.rouge_su4.rouge155_printed(),
+        }
+    }
+
+    /// The 12 values in feature order: R, P, F of ROUGE-1, -2, -L, -SU4.
+    pub fn to_vec(&self) -> Vec<f64> {
+        [self.rouge1, self.rouge2, self.rouge_l, self.rouge_su4]
+            .iter()
+            .flat_map(|m| [m.recall, m.precision, m.f])
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token interning and counting.
+
+/// Process-wide token ids, so that texts prepared independently (by different classes or
+/// threads) share ids. The vocabulary only grows; it is bounded by the distinct tokens seen.
+static VOCABULARY: LazyLock<RwLock<HashMap<Box<str>, u32>>> =
+    LazyLock::new(|| RwLock::new(HashMap::new()));
+
+/// Ids of `tokens`, adding unseen tokens to the vocabulary.
+fn intern_all(tokens: &[String]) -> Vec<u32> {
+    let mut ids = vec![u32::MAX; tokens.len()];
+    let mut missing = false;
+    {
+        let vocabulary = VOCABULARY.read().unwrap_or_else(|e| e.into_inner());
+        for (id, token) in ids.iter_mut().zip(tokens) {
+            match vocabulary.get(token.as_str()) {
+                Some(&known) => *id = known,
+                None => missing = true,
+            }
+        }
+    }
+    if missing {
+        let mut vocabulary = VOCABULARY.write().unwrap_or_else(|e| e.into_inner());
+        for (id, token) in ids.iter_mut().zip(tokens) {
+            if *id == u32::MAX {
+                // u32::MAX is reserved as the unigram tag of SU4 keys; 4 billion distinct
+                // tokens are out of reach, so the cap is only a guard against wrap-around.
+                let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX - 1);
+                *id = *vocabulary.entry(token.as_str().into()).or_insert(next);
+            }
+        }
+    }
+    ids
+}
+
+/// n-gram keys come from our own interner, so FxHash is safe (no hash flooding) and fast.
+type CountMap = HashMap<u64, u32, FxBuildHasher>;
+
+fn pair_key(first: u32, second: u32) -> u64 {
+    (u64::from(first) << 32) | u64::from(second)
+}
+
+/// SU4 unigrams share a map with skip-bigrams; the tag keeps them apart (no token has id
+/// u32::MAX).
+fn su4_unigram_key(id: u32) -> u64 {
+    pair_key(u32::MAX, id)
+}
+
+/// Unit counts of one text for one measure.
+#[derive(Debug, Clone, Default)]
+struct Grams {
+    counts: CountMap,
+    total: u32,
+}
+
+impl Grams {
+    fn with_capacity(n: usize) -> Grams {
+        Grams {
+            counts: CountMap::with_capacity_and_hasher(n, Default::default()),
+            total: 0,
+        }
+    }
+
+    fn add(&mut self, key: u64) {
+        *self.counts.entry(key).or_insert(0) += 1;
+        self.total += 1;
+    }
+
+    fn count(&self, key: u64) -> u32 {
+        self.counts.get(&key).copied().unwrap_or(0)
+    }
+
+    /// Clipped hits: Σ over units of min(count here, count there).
+    fn clipped_hits(&self, other: &Grams) -> u32 {
+        let (small, large) = if self.counts.len() <= other.counts.len() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        small
+            .counts
+            .iter()
+            .map(|(key, &n)| n.min(large.count(*key)))
+            .sum()
+    }
+}
+
+/// A text tokenized and counted once, to be scored many times (as peer or as reference).
+#[derive(Debug, Clone, Default)]
+pub struct PreparedText {
+    unigrams: Grams,
+    bigrams: Grams,
+    su4: Grams,
+    /// Token ids of each line (sentence), for ROUGE-L.
+    sentences: Vec<Vec<u32>>,
+    /// Bit masks of a one-sentence text, for the fast LCS (see [`union_lcs_hits`]).
+    masks: Option<PositionMasks>,
+}
+
+/// For each distinct token of one sentence, the bit set of its positions (bit-parallel LCS).
+#[derive(Debug, Clone, Default)]
+struct PositionMasks {
+    /// Distinct token ids, sorted.
+    tokens: Vec<u32>,
+    /// `words` u64 words per token, in the order of `tokens`.
+    bits: Vec<u64>,
+    words: usize,
+    len: usize,
+}
+
+/// Sentences longer than this use the dynamic program only (the masks would grow
+/// quadratically).
+const MAX_MASKED_SENTENCE: usize = 4096;
+
+impl PositionMasks {
+    fn new(sentence: &[u32]) -> PositionMasks {
+        let mut tokens = sentence.to_vec();
+        tokens.sort_unstable();
+        tokens.dedup();
+        let words = sentence.len().div_ceil(64);
+        let mut bits = vec![0u64; tokens.len() * words];
+        for (position, token) in sentence.iter().enumerate() {
+            if let Ok(t) = tokens.binary_search(token) {
+                bits[t * words + position / 64] |= 1 << (position % 64);
+            }
+        }
+        PositionMasks {
+            tokens,
+            bits,
+            words,
+            len: sentence.len(),
+        }
+    }
+
+    fn mask(&self, token: u32) -> Option<&[u64]> {
+        let t = self.tokens.binary_search(&token).ok()?;
+        Some(&self.bits[t * self.words..(t + 1) * self.words])
+    }
+
+    /// Length of the longest common subsequence of `other` and this sentence, by the
+    /// bit-parallel algorithm of Allison & Dix / Hyyrö: one pass over `other`, updating the
+    /// bit vector V ← (V + U) | (V − U) with U = V & mask(token), as multi-word integers.
+    fn lcs_length(&self, other: &[u32]) -> u32 {
+        let mut v = vec![u64::MAX; self.words];
+        for &token in other {
+            let Some(mask) = self.mask(token) else {
+                continue;
+            };
+            let mut carry = false;
+            for (vw, &mw) in v.iter_mut().zip(mask) {
+                let u = *vw & mw;
+                let (sum, c1) = vw.overflowing_add(u);
+                let (sum, c2) = sum.overflowing_add(u64::from(carry));
+                carry = c1 || c2;
+                // U's bits are a subset of V's, so V − U never borrows: it clears U's bits.
+                *vw = sum | (*vw & !u);
+            }
+        }
+        // Zero bits among the first `len` positions are the LCS.
+        let mut zeros = 0;
+        for (w, &vw) in v.iter().enumerate() {
+            let valid = (self.len - w * 64).min(64);
+            let live = if valid == 64 {
+                u64::MAX
+            } else {
+                (1u64 << valid) - 1
+            };
+            zeros += (!vw & live).count_ones();
+        }
+        zeros
+    }
+}
+
+impl PreparedText {
+    pub fn new(text: &str, opts: &RougeOptions) -> PreparedText {
+        let profile = opts.profile();
+        let mut sentence_lengths = Vec::new();
+        let mut tokens = Vec::new();
+        for line in text.split('\n') {
+            let before = tokens.len();
+            for_each_rouge155_token(line, profile, |t| tokens.push(t.to_string()));
+            sentence_lengths.push(tokens.len() - before);
+        }
+        let ids = intern_all(&tokens);
+
+        let mut prepared = PreparedText {
+            unigrams: Grams::with_capacity(ids.len()),
+            bigrams: Grams::with_capacity(ids.len()),
+            su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
+            ..PreparedText::default()
+        };
+        let mut start = 0;
+        for len in sentence_lengths {
+            if len > 0 {
+                prepared.sentences.push(ids[start..start + len].to_vec());
+            }
+            start += len;
+        }
+        for &id in &ids {
+            prepared.unigrams.add(u64::from(id));
+        }
+        for pair in ids.windows(2) {
+            prepared.bigrams.add(pair_key(pair[0], pair[1]));
+        }
+        // ROUGE-1.5.5 loops `for (i = 0; i < $#tokens; i++)`: the last token starts no unit.
+        let n = ids.len();
+        for i in 0..n.saturating_sub(1) {
+            prepared.su4.add(su4_unigram_key(ids[i]));
+            for j in i + 1..n.min(i + SKIP_DISTANCE + 2) {
+                prepared.su4.add(pair_key(ids[i], ids[j]));
+            }
+        }
+        if let [sentence] = prepared.sentences.as_slice() {
+            if sentence.len() <= MAX_MASKED_SENTENCE {
+                prepared.masks = Some(PositionMasks::new(sentence));
+            }
+        }
+        prepared
+    }
+
+    /// Number of tokens ROUGE counts in this text.
+    pub fn token_count(&self) -> u32 {
+        self.unigrams.total
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pairwise counts and their combination.
+
+/// Hits and unit totals of one measure for one peer/reference pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub hits: u32,
+    pub reference_total: u32,
+    pub peer_total: u32,
+}
+
+/// The counts of all four measures for one peer/reference pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PairCounts {
+    pub rouge1: Counts,
+    pub rouge2: Counts,
+    pub rouge_l: Counts,
+    pub rouge_su4: Counts,
+}
+
+/// Count the matches of `peer` against one `reference`.
+pub fn pair_counts(peer: &PreparedText, reference: &PreparedText) -> PairCounts {
+    let counts = |r: &Grams, p: &Grams| Counts {
+        hits: r.clipped_hits(p),
+        reference_total: r.total,
+        peer_total: p.total,
+    };
+    PairCounts {
+        rouge1: counts(&reference.unigrams, &peer.unigrams),
+        rouge2: counts(&reference.bigrams, &peer.bigrams),
+        rouge_l: lcs_counts(peer, reference),
+        rouge_su4: counts(&reference.su4, &peer.su4),
+    }
+}
+
+fn lcs_counts(peer: &PreparedText, reference: &PreparedText) -> Counts {
+    Counts {
+        hits: union_lcs_hits(reference, peer),
+        reference_total: reference.unigrams.total,
+        peer_total: peer.unigrams.total,
+    }
+}
+
+/// ROUGE-1.5.5's summary-level LCS hits of `peer` against `reference`.
+///
+/// When both texts are one sentence, the hits are exactly the LCS length: the marked reference
+/// positions form one common subsequence, so no token is marked more often than it occurs in
+/// either text and the clipping never applies. That case (every SPL summary on one line) uses
+/// the bit-parallel LCS length; otherwise the Perl procedure is followed step by step.
+fn union_lcs_hits(reference: &PreparedText, peer: &PreparedText) -> u32 {
+    if let ([model], Some(masks)) = (reference.sentences.as_slice(), &peer.masks) {
+        return masks.lcs_length(model);
+    }
+    let mut table = Vec::new();
+    // How many occurrences of a token one LCS hit has already consumed, in both texts at once
+    // (ROUGE decrements the reference and peer unigram counts together).
+    let mut used: HashMap<u32, u32, FxBuildHasher> = HashMap::default();
+    let mut hits = 0;
+    for model in &reference.sentences {
+        let mut marked = vec![false; model.len()];
+        for candidate in &peer.sentences {
+            mark_lcs(model, candidate, &mut marked, &mut table);
+        }
+        for (&token, _) in model.iter().zip(&marked).filter(|(_, &m)| m) {
+            let key = u64::from(token);
+            let consumed = used.entry(token).or_insert(0);
+            if reference.unigrams.count(key) > *consumed && peer.unigrams.count(key) > *consumed {
+                *consumed += 1;
+                hits += 1;
+            }
+        }
+    }
+    hits
+}
+
+/// Mark in `marked` the positions of `model` on one longest common subsequence with `peer`,
+/// choosing the same LCS as the Perl back-trace (diagonal on a match, else up when the cell
+/// above is at least the cell to the left).
+fn mark_lcs(model: &[u32], peer: &[u32], marked: &mut [bool], table: &mut Vec<u32>) {
+    let (m, n) = (model.len(), peer.len());
+    let width = n + 1;
+    table.clear();
+    table.resize((m + 1) * width, 0);
+    for i in 1..=m {
+        let (filled, rest) = table.split_at_mut(i * width);
+        let above = &filled[(i - 1) * width..];
+        let row = &mut rest[..width];
+        let token = model[i - 1];
+        for j in 1..=n {
+            row[j] = if token == peer[j - 1] {
+                above[j - 1] + 1
+            } else {
+                above[j].max(row[j - 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (m, n);
+    while i > 0 && j > 0 {
+        if model[i - 1] == peer[j - 1] {
+            i -= 1;
+            j -= 1;
+            marked[i] = true;
+        } else if table[(i - 1) * width + j] >= table[i * width + j - 1] {
+            i -= 1;
+        } else {
+            j -= 1;
+        }
+    }
+}
+
+/// Which measure a combination is for: ROUGE-1.5.5 picks mode B's best reference by recall
+/// printed to 5 decimals for n-grams and skip-bigrams, but by exact recall for LCS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeasureKind {
+    NGram,
+    Lcs,
+}
+
+/// Combine one measure's counts against several references.
+pub fn combine(counts: &[Counts], mode: MultiRefMode, kind: MeasureKind) -> Prf {
+    match mode {
+        MultiRefMode::Average => {
+            let sum = |f: fn(&Counts) -> u32| counts.iter().map(|c| f64::from(f(c))).sum::<f64>();
+            Prf::from_counts(
+                sum(|c| c.hits),
+                sum(|c| c.reference_total),
+                sum(|c| c.peer_total),
+            )
+        }
+        MultiRefMode::Best => {
+            let mut best: Option<&Counts> = None;
+            let mut best_recall = -1.0;
+            for c in counts {
+                let mut recall = ratio(f64::from(c.hits), f64::from(c.reference_total));
+                if kind == MeasureKind::NGram {
+                    recall = round5(recall);
+                }
+                if recall > best_recall {
+                    best_recall = recall;
+                    best = Some(c);
+                }
+            }
+            best.map_or_else(Prf::default, |c| {
+                Prf::from_counts(
+                    f64::from(c.hits),
+                    f64::from(c.reference_total),
+                    f64::from(c.peer_total),
+                )
+            })
+        }
+    }
+}
+
+/// Combine all four measures' counts against several references.
+pub fn combine_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores {
+    let pick = |f: fn(&PairCounts) -> Counts| pairs.iter().map(f).collect::<Vec<_>>();
+    RougeScores {
+        rouge1: combine(&pick(|p| p.rouge1), mode, MeasureKind::NGram),
+        rouge2: combine(&pick(|p| p.rouge2), mode, MeasureKind::NGram),
+        rouge_l: combine(&pick(|p| p.rouge_l), mode, MeasureKind::Lcs),
+        rouge_su4: combine(&pick(|p| p.rouge_su4), mode, MeasureKind::NGram),
+    }
+}
+
+/// Score `peer` against `references` (no jackknifing here: see [`jackknife_score`]).
+/// With no references every score is 0.
+pub fn score(
+    peer: &PreparedText,
+    references: &[&PreparedText],
+    opts: &RougeOptions,
+) -> RougeScores {
+    let pairs: Vec<PairCounts> = references.iter().map(|r| pair_counts(peer, r)).collect();
+    combine_pairs(&pairs, opts.mode)
+}
+
+/// Jackknifed scores: with k ≥ 2 references, the mean of the scores against each of the k
+/// subsets that leave one reference out; with fewer, the plain score.
+pub fn jackknife_score(
+    peer: &PreparedText,
+    references: &[&PreparedText],
+    opts: &RougeOptions,
+) -> RougeScores {
+    let pairs: Vec<PairCounts> = references.iter().map(|r| pair_counts(peer, r)).collect();
+    jackknife_pairs(&pairs, opts.mode)
+}
+
+/// [`jackknife_score`] from precomputed pair counts.
+pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores {
+    let k = pairs.len();
+    if k < 2 {
+        return combine_pairs(pairs, mode);
+    }
+    let mut sum = [0.0; 12];
+    for left_out in 0..k {
+        let subset: Vec<PairCounts> = pairs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != left_out)
+            .map(|(_, p)| *p)
+            .collect();
+        for (s, v) in sum.iter_mut().zip(combine_pairs(&subset, mode).to_vec()) {
+            *s += v;
+        }
+    }
+    let mean = |i: usize| Prf {
+        recall: sum[i] / k as f64,
+        precision: sum[i + 1] / k as f64,
+        f: sum[i + 2] / k as f64,
+    };
+    RougeScores {
+        rouge1: mean(0),
+        rouge2: mean(3),
+        rouge_l: mean(6),
+        rouge_su4: mean(9),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several references scored together.
+
+/// For every unit of one measure, the references that contain it and how often: one hash
+/// lookup per distinct peer unit serves all references at once.
+#[derive(Debug, Clone, Default)]
+struct GramIndex {
+    /// Unit key → range of `entries`.
+    ranges: HashMap<u64, (u32, u32), FxBuildHasher>,
+    /// (reference index, count) runs.
+    entries: Vec<(u32, u32)>,
+}
+
+impl GramIndex {
+    fn new<'a>(grams: impl Iterator<Item = &'a Grams>) -> GramIndex {
+        let mut triples: Vec<(u64, u32, u32)> = Vec::new();
+        for (r, g) in grams.enumerate() {
+            let r = u32::try_from(r).unwrap_or(u32::MAX);
+            triples.extend(g.counts.iter().map(|(&key, &n)| (key, r, n)));
+        }
+        triples.sort_unstable();
+        let mut index = GramIndex::default();
+        index.entries.reserve(triples.len());
+        let mut start = 0;
+        while start < triples.len() {
+            let key = triples[start].0;
+            let mut end = start;
+            while end < triples.len() && triples[end].0 == key {
+                index.entries.push((triples[end].1, triples[end].2));
+                end += 1;
+            }
+            let range = (start as u32, end as u32);
+            index.ranges.insert(key, range);
+            start = end;
+        }
+        index
+    }
+
+    /// Add to `hits[r]` the clipped hits of `peer` against every reference r.
+    fn add_hits(&self, peer: &Grams, hits: &mut [u32]) {
+        for (key, &n) in &peer.counts {
+            if let Some(&(start, end)) = self.ranges.get(key) {
+                for &(r, count) in &self.entries[start as usize..end as usize] {
+                    hits[r as usize] += n.min(count);
+                }
+            }
+        }
+    }
+}
+
+/// A topic's references, prepared and indexed once, to score many peers against.
+#[derive(Debug, Clone, Default)]
+pub struct ReferenceSet {
+    references: Vec<PreparedText>,
+    unigrams: GramIndex,
+    bigrams: GramIndex,
+    su4: GramIndex,
+}
+
+impl ReferenceSet {
+    pub fn new(references: Vec<PreparedText>) -> ReferenceSet {
+        ReferenceSet {
+            unigrams: GramIndex::new(references.iter().map(|r| &r.unigrams)),
+            bigrams: GramIndex::new(references.iter().map(|r| &r.bigrams)),
+            su4: GramIndex::new(references.iter().map(|r| &r.su4)),
+            references,
+        }
+    }
+
+    /// Prepare and index `texts`.
+    pub fn from_texts<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        opts: &RougeOptions,
+    ) -> ReferenceSet {
+        ReferenceSet::new(
+            texts
+                .into_iter()
+                .map(|t| PreparedText::new(t, opts))
+                .collect(),
+        )
+    }
+
+    pub fn references(&self) -> &[PreparedText] {
+        &self.references
+    }
+
+    pub fn len(&self) -> usize {
+        self.references.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.references.is_empty()
+    }
+
+    /// `pair_counts(peer, r)` for every reference r, in order.
+    pub fn pair_counts(&self, peer: &PreparedText) -> Vec<PairCounts> {
+        let k = self.references.len();
+        let mut hits = vec![0u32; 3 * k];
+        let (h1, rest) = hits.split_at_mut(k);
+        let (h2, hs) = rest.split_at_mut(k);
+        self.unigrams.add_hits(&peer.unigrams, h1);
+        self.bigrams.add_hits(&peer.bigrams, h2);
+        self.su4.add_hits(&peer.su4, hs);
+        self.references
+            .iter()
+            .enumerate()
+            .map(|(r, reference)| {
+                let counts = |hits: u32, reference: &Grams, peer: &Grams| Counts {
+                    hits,
+                    reference_total: reference.total,
+                    peer_total: peer.total,
+                };
+                PairCounts {
+                    rouge1: counts(h1[r], &reference.unigrams, &peer.unigrams),
+                    rouge2: counts(h2[r], &reference.bigrams, &peer.bigrams),
+                    rouge_l: lcs_counts(peer, reference),
+                    rouge_su4: counts(hs[r], &reference.su4, &peer.su4),
+                }
+            })
+            .collect()
+    }
+
+    /// Scores of `peer` with the mode of `opts`, jackknifed when `opts.jackknife` is set.
+    pub fn score(&self, peer: &PreparedText, opts: &RougeOptions) -> RougeScores {
+        let pairs = self.pair_counts(peer);
+        if opts.jackknife {
+            jackknife_pairs(&pairs, opts.mode)
+        } else {
+            combine_pairs(&pairs, opts.mode)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topic-level sharing and the feature class.
+
+/// `TopicContext` cache keys; preparation depends only on the tokenization options.
+fn cache_keys(opts: &RougeOptions) -> (SharedKey<ReferenceSet>, SharedKey<Vec<PreparedText>>) {
+    let (references, summaries) = match (opts.stem, opts.remove_stopwords) {
+        (true, false) => ("rouge.references.stem", "rouge.summaries.stem"),
+        (true, true) => (
+            "rouge.references.stem.nostop",
+            "rouge.summaries.stem.nostop",
+        ),
+        (false, false) => ("rouge.references.plain", "rouge.summaries.plain"),
+        (false, true) => ("rouge.references.nostop", "rouge.summaries.nostop"),
+    };
+    (SharedKey::new(references), SharedKey::new(summaries))
+}
+
+/// The topic's references, prepared and indexed once per topic and tokenization options.
+pub fn prepared_references(ctx: &TopicContext, opts: &RougeOptions) -> Arc<ReferenceSet> {
+    let opts_for_compute = opts.clone();
+    ctx.shared(cache_keys(opts).0, move |topic: &Topic| {
+        ReferenceSet::from_texts(
+            topic.references.iter().map(|r| r.text.as_str()),
+            &opts_for_compute,
+        )
+    })
+}
+
+/// The topic's summaries, prepared once per topic and tokenization options (the consensus
+/// class scores summaries against each other with these).
+pub fn prepared_summaries(ctx: &TopicContext, opts: &RougeOptions) -> Arc<Vec<PreparedText>> {
+    let opts_for_compute = opts.clone();
+    ctx.shared(cache_keys(opts).1, move |topic: &Topic| {
+        topic
+            .summaries
+            .iter()
+            .map(|s| PreparedText::new(&s.text, &opts_for_compute))
+            .collect()
+    })
+}
+
+/// The `rouge` feature class.
+pub struct Rouge {
+    opts: RougeOptions,
+}
+
+impl Rouge {
+    pub fn new(opts: RougeOptions) -> Rouge {
+        Rouge { opts }
+    }
+}
+
+/// The `rouge` class in the [registry](super::registry).
+pub static CLASS: ClassSpec = ClassSpec {
+    name: "rouge",
+    about: "ROUGE-1.5.5 against the references",
+    default: true,
+    references: ReferenceUse::All,
+    build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),
+};
+
+impl FeatureClass for Rouge {
+    fn spec(&self) -> &'static ClassSpec {
+        &CLASS
+    }
+
+    fn feature_names(&self) -> Vec<String> {
+        ["r1", "r2", "rl", "su4"]
+            .iter()
+            .flat_map(|m| {
+                ["recall", "precision", "f"]
+                    .iter()
+                    .map(move |v| format!("rouge.{m}_{v}"))
+            })
+            .collect()
+    }
+
+    fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
+        if ctx.topic.references.is_empty() {
+            return vec![None; ctx.topic.summaries.len()];
+        }
+        let references = prepared_references(ctx, &self.opts);
+        let summaries = prepared_summaries(ctx, &self.opts);
+        summaries
+            .iter()
+            .map(|peer| Some(references.score(peer, &self.opts).to_vec()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain() -> RougeOptions {
+        RougeOptions {
+            stem: false,
+            ..RougeOptions::default()
+        }
+    }
+
+    fn prep(text: &str) -> PreparedText {
+        PreparedText::new(text, &plain())
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    fn assert_prf(actual: Prf, recall: f64, precision: f64, f: f64) {
+        assert!(
+            close(actual.recall, recall)
+                && close(actual.precision, precision)
+                && close(actual.f, f),
+            "got {actual:?}, expected R {recall} P {precision} F {f}"
+        );
+    }
+
+    #[test]
+    fn rouge_n_on_tiny_texts() {
+        // Reference: the cat sat on the mat (6 unigrams, 5 bigrams).
+        // Peer: the cat lay on the mat the end (8 unigrams, 7 bigrams).
+        // Unigram hits: the min(3,2)=2, cat 1, on 1, mat 1 → 5.
+        // Bigram hits: "the cat", "on the", "the mat" → 3.
+        let reference = prep("the cat sat on the mat");
+        let peer = prep("The cat lay on the mat, the end.");
+        let s = score(&peer, &[&reference], &plain());
+        assert_prf(
+            s.rouge1,
+            5.0 / 6.0,
+            5.0 / 8.0,
+            2.0 * (5.0 / 6.0) * (5.0 / 8.0) / (5.0 / 6.0 + 5.0 / 8.0),
+        );
+        assert_prf(
+            s.rouge2,
+            3.0 / 5.0,
+            3.0 / 7.0,
+            2.0 * 0.6 * (3.0 / 7.0) / (0.6 + 3.0 / 7.0),
+        );
+    }
+
+    #[test]
+    fn rouge_l_single_sentence() {
+        // LCS of "a b c d e" and "a x c y e b": a c e → 3.
+        let s = score(&prep("a x c y e b"), &[&prep("a b c d e")], &plain());
+        assert_prf(s.rouge_l, 3.0 / 5.0, 3.0 / 6.0, 2.0 * 0.6 * 0.5 / 1.1);
+    }
+
+    #[test]
+    fn rouge_l_union_over_sentences_with_clipping() {
+        // Reference sentence "w1 w2 w3 w4 w5"; peer sentences "w1 w2 w6 w7" and "w8 w3 w5".
+        // LCS with the first: w1 w2; with the second: w3 w5; union = 4 of 5 tokens.
+        let reference = prep("w1 w2 w3 w4 w5");
+        let peer = prep("w1 w2 w6 w7\nw8 w3 w5");
+        let s = score(&peer, &[&reference], &plain());
+        assert_prf(
+            s.rouge_l,
+            4.0 / 5.0,
+            4.0 / 7.0,
+            2.0 * 0.8 * (4.0 / 7.0) / (0.8 + 4.0 / 7.0),
+        );
+
+        // Clipping: reference sentences "a b" and "a c", peer "a b c" has one "a", so only the
+        // first reference sentence may use it: hits = a b (sentence 1) + c (sentence 2) = 3.
+        let reference = prep("a b\na c");
+        let peer = prep("a b c");
+        let counts = pair_counts(&peer, &reference);
+        assert_eq!(
+            counts.rouge_l,
+            Counts {
+                hits: 3,
+                reference_total: 4,
+                peer_total: 3
+            }
+        );
+    }
+
+    #[test]
+    fn lcs_tie_breaking_follows_the_perl_backtrace() {
+        // Model "a b", peer "b a": LCS length 1, two choices. The Perl trace starts at (2,2):
+        // no match, up (c[1][2]=1) >= left (c[2][1]=1) → go up to (1,2), a match: model "a".
+        let mut marked = vec![false; 2];
+        mark_lcs(&[1, 2], &[2, 1], &mut marked, &mut Vec::new());
+        assert_eq!(marked, [true, false]);
+    }
+
+    /// A small deterministic generator (xorshift) for randomized comparisons.
+    fn pseudo_random_tokens(seed: &mut u64, len: usize, alphabet: u64) -> Vec<u32> {
+        (0..len)
+            .map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                (*seed % alphabet) as u32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn bit_parallel_lcs_equals_the_dynamic_program() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..300 {
+            // Lengths up to 150 cover one, two and three 64-bit words.
+            let m = 1 + round % 150;
+            let n = 1 + (round * 7) % 150;
+            let alphabet = 2 + (round % 12) as u64;
+            let a = pseudo_random_tokens(&mut seed, m, alphabet);
+            let b = pseudo_random_tokens(&mut seed, n, alphabet);
+            let mut marked = vec![false; m];
+            mark_lcs(&a, &b, &mut marked, &mut Vec::new());
+            let dp = marked.iter().filter(|&&x| x).count() as u32;
+            assert_eq!(PositionMasks::new(&b).lcs_length(&a), dp, "round {round}");
+        }
+        assert_eq!(PositionMasks::new(&[1, 2, 3]).lcs_length(&[4, 5]), 0);
+    }
+
+    #[test]
+    fn reference_set_matches_pairwise_counts() {
+        let texts = [
+            "the cat sat on the mat",
+            "a cat on a mat\nand a hat",
+            "",
+            "mat mat mat",
+        ];
+        let set = ReferenceSet::from_texts(texts, &plain());
+        let peer = prep("the mat sat on a cat hat");
+        let pairs = set.pair_counts(&peer);
+        assert_eq!(pairs.len(), 4);
+        for (text, from_set) in texts.iter().zip(&pairs) {
+            assert_eq!(*from_set, pair_counts(&peer, &prep(text)), "{text:?}");
+        }
+        let refs: Vec<&PreparedText> = set.references().iter().collect();
+        assert_eq!(set.score(&peer, &plain()), score(&peer, &refs, &plain()));
+        let jk = RougeOptions {
+            jackknife: true,
+            ..plain()
+        };
+        assert_eq!(set.score(&peer, &jk), jackknife_score(&peer, &refs, &jk));
+    }
+
+    #[test]
+    fn su4_counts_skip_bigrams_and_unigrams_except_the_last_token() {
+        // Tokens a b c d e f g (7). For i = 0..5: unigram + skip-bigrams to i+1..min(6, i+5).
+        // i=0: 1+5, i=1: 1+5, i=2: 1+4, i=3: 1+3, i=4: 1+2, i=5: 1+1 → 6+6+5+4+3+2 = 26.
+        let text = prep("a b c d e f g");
+        assert_eq!(text.su4.total, 26);
+        assert_eq!(text.su4.count(pair_key(id("a"), id("f"))), 1);
+        assert_eq!(text.su4.count(pair_key(id("a"), id("g"))), 0);
+        assert_eq!(text.su4.count(su4_unigram_key(id("g"))), 0);
+        assert_eq!(prep("alone").su4.total, 0);
+
+        // Peer "a c b": units a, "a c", "a b", c, "c b" (5). Reference "a b c": a, "a b",
+        // "a c", b, "b c" (5). Hits: a, "a c", "a b" → 3.
+        let s = score(&prep("a c b"), &[&prep("a b c")], &plain());
+        assert_prf(s.rouge_su4, 0.6, 0.6, 0.6);
+    }
+
+    fn id(token: &str) -> u32 {
+        intern_all(&[token.to_string()])[0]
+    }
+
+    #[test]
+    fn mode_a_pools_and_mode_b_takes_the_best_reference() {
+        let peer = prep("a b c d");
+        let r1 = prep("a b x y"); // 2 of 4 unigrams
+        let r2 = prep("a b c z z z"); // 3 of 6 unigrams
+        let a = score(&peer, &[&r1, &r2], &plain());
+        // Pooled: hits 5, reference units 10, peer units 2 × 4 = 8.
+        assert_prf(a.rouge1, 0.5, 5.0 / 8.0, 2.0 * 0.5 * 0.625 / 1.125);
+        let best = RougeOptions {
+            mode: MultiRefMode::Best,
+            ..plain()
+        };
+        // Equal recall (0.5): the first reference wins the tie.
+        let b = score(&peer, &[&r1, &r2], &best);
+        assert_prf(b.rouge1, 0.5, 0.5, 0.5);
+        // "a q" (recall 1/2) ties with r2 and comes first: precision 1/4.
+        let b = score(&peer, &[&prep("a q"), &r2], &best);
+        assert_prf(b.rouge1, 0.5, 0.25, 2.0 * 0.5 * 0.25 / 0.75);
+        let b = score(&peer, &[&r2, &prep("a b c")], &best);
+        assert_prf(b.rouge1, 1.0, 0.75, 2.0 * 0.75 / 1.75);
+    }
+
+    #[test]
+    fn jackknife_averages_leave_one_out_subsets() {
+        let peer = prep("a b c d");
+        let refs = [prep("a b x y"), prep("a z"), prep("c d")];
+        let refs: Vec<&PreparedText> = refs.iter().collect();
+        // Unigram hits / totals: (2,4), (1,2), (2,2); peer total 4.
+        // Without r1: 3/4 R, 3/8 P. Without r2: 4/6 R, 4/8 P. Without r3: 3/6 R, 3/8 P.
+        let s = jackknife_score(&peer, &refs, &plain());
+        let f = |r: f64, p: f64| 2.0 * r * p / (r + p);
+        let (r, p) = ([0.75, 4.0 / 6.0, 0.5], [0.375, 0.5, 0.375]);
+        assert_prf(
+            s.rouge1,
+            r.iter().sum::<f64>() / 3.0,
+            p.iter().sum::<f64>() / 3.0,
+            (f(r[0], p[0]) + f(r[1], p[1]) + f(r[2], p[2])) / 3.0,
+        );
+        // One reference: jackknifing is the plain score.
+        assert_eq!(
+            jackknife_score(&peer, &refs[..1], &plain()),
+            score(&peer, &refs[..1], &plain())
+        );
+    }
+
+    #[test]
+    fn empty_summary_scores_zero() {
+        let s = score(&prep(""), &[&prep("a b c")], &plain());
+        assert_eq!(s, RougeScores::default());
+        let s = score(&prep("a b"), &[], &plain());
+        assert_eq!(s, RougeScores::default());
+    }
+
+    #[test]
+    fn printed_values_round_like_rouge() {
+        // R = 1/64 = 0.015625 rounds to even (0.01562); F from the rounded R and P.
+        let p = Prf::from_counts(1.0, 64.0, 3.0).rouge155_printed();
+        assert_eq!(p.recall, 0.01562);
+        assert_eq!(p.precision, 0.33333);
+        let f = (0.33333 * 0.01562) / (0.5 * 0.33333 + 0.5 * 0.01562);
+        assert_eq!(p.f, round5(f));
+        assert_eq!(format!("{:.5}", p.f), "0.02984");
+    }
+
+    #[test]
+    fn feature_names_and_defaults() {
+        let class = Rouge::new(RougeOptions::default());
+        let names = class.feature_names();
+        assert_eq!(names.len(), 12);
+        assert_eq!(names[0], "rouge.r1_recall");
+        assert_eq!(names[8], "rouge.rl_f");
+        assert_eq!(names[11], "rouge.su4_f");
+        let d = RougeOptions::default();
+        assert!(d.stem && !d.remove_stopwords && !d.jackknife);
+        assert_eq!(d.mode, MultiRefMode::Average);
+    }
+
+    #[test]
+    fn class_rows_none_without_references() {
+        let mut topic = Topic::new("t");
+        topic
+            .summaries
+            .push(aesop_corpus::Summary::new("s1", "a b"));
+        let ctx = TopicContext::new(&topic);
+        assert_eq!(
+            Rouge::new(RougeOptions::default()).extract(&ctx),
+            vec![None]
+        );
+
+        topic
+            .references
+            .push(aesop_corpus::Reference::new("r1", "a b c"));
+        let ctx = TopicContext::new(&topic);
+        let rows = Rouge::new(plain()).extract(&ctx);
+        let row = rows[0].as_ref().expect("a row");
+        // ROUGE-1: 2 of 3 reference unigrams, 2 of 2 peer unigrams.
+        assert!(close(row[0], 2.0 / 3.0) && close(row[1], 1.0) && close(row[2], 0.8));
+    }
+}

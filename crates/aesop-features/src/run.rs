@@ -1,0 +1,329 @@
+//! Running feature classes over a judgment set: parallel over topics, with progress and clean
+//! interruption, and writing the feature table as CSV or JSON Lines.
+
+use super::{FeatureClass, FeatureRow, TopicContext};
+use aesop_corpus::Topic;
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub use aesop_core::output::Interrupted;
+
+/// Feature values for every summary of a set: one record per summary, in set order.
+#[derive(Debug, Clone)]
+pub struct FeatureTable {
+    /// `class.feature` names, in column order.
+    pub names: Vec<String>,
+    pub records: Vec<FeatureRecord>,
+    /// The classes that could not be computed for some summaries (e.g. no references).
+    pub skipped: Vec<Skipped>,
+}
+
+/// Where one class gave no values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub class: String,
+    /// Topics with at least one summary left without values.
+    pub topics: Vec<String>,
+    pub summaries: usize,
+}
+
+impl Skipped {
+    /// One empty entry per class, in the classes' order.
+    fn none_for(classes: &[Box<dyn FeatureClass>]) -> Vec<Skipped> {
+        classes
+            .iter()
+            .map(|c| Skipped {
+                class: c.name().to_string(),
+                topics: Vec::new(),
+                summaries: 0,
+            })
+            .collect()
+    }
+}
+
+/// The features of one summary. `None` marks a value that could not be computed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureRecord {
+    pub topic: String,
+    pub system: String,
+    pub values: Vec<Option<f64>>,
+}
+
+/// Extract `classes` for every summary of `topics`, in parallel over topics.
+/// `cancel` is polled between topics; when it is set the run stops with an error.
+pub fn extract_features(
+    topics: &[Topic],
+    classes: &[Box<dyn FeatureClass>],
+    show_progress: bool,
+    cancel: &AtomicBool,
+) -> Result<FeatureTable> {
+    let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
+    let bar = if show_progress {
+        let bar = ProgressBar::new(topics.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} features [{bar:30}] {pos}/{len} topics {elapsed} (eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<usize>)>> = topics
+        .par_iter()
+        .map(|topic| {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Interrupted.into());
+            }
+            let out = extract_topic(topic, classes);
+            bar.inc(1);
+            Ok(out)
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let mut records = Vec::new();
+    let mut skipped = Skipped::none_for(classes);
+    for (topic, result) in topics.iter().zip(per_topic) {
+        let (topic_records, class_missing) = result?;
+        records.extend(topic_records);
+        for (slot, missing) in skipped.iter_mut().zip(class_missing) {
+            if missing > 0 {
+                slot.topics.push(topic.topic.clone());
+                slot.summaries += missing;
+            }
+        }
+    }
+    skipped.retain(|s| s.summaries > 0);
+    Ok(FeatureTable {
+        names,
+        records,
+        skipped,
+    })
+}
+
+/// All classes on one topic; also counts, per class, the summaries that got no values.
+fn extract_topic(
+    topic: &Topic,
+    classes: &[Box<dyn FeatureClass>],
+) -> (Vec<FeatureRecord>, Vec<usize>) {
+    let ctx = TopicContext::new(topic);
+    let mut class_rows: Vec<Vec<FeatureRow>> = classes.iter().map(|c| c.extract(&ctx)).collect();
+    rescore_self_references(topic, classes, &mut class_rows);
+
+    let mut records: Vec<FeatureRecord> = topic
+        .summaries
+        .iter()
+        .map(|s| FeatureRecord {
+            topic: topic.topic.clone(),
+            system: s.system.clone(),
+            values: Vec::new(),
+        })
+        .collect();
+    let mut missing = Vec::with_capacity(classes.len());
+    for (class, rows) in classes.iter().zip(class_rows) {
+        let width = class.feature_names().len();
+        debug_assert_eq!(
+            rows.len(),
+            records.len(),
+            "class {} returned a wrong row count",
+            class.name()
+        );
+        let mut n_missing = 0;
+        for (i, record) in records.iter_mut().enumerate() {
+            match rows.get(i) {
+                Some(Some(values)) if values.len() == width => {
+                    record.values.extend(values.iter().map(|&v| {
+                        if v.is_finite() {
+                            Some(v)
+                        } else {
+                            None
+                        }
+                    }))
+                }
+                _ => {
+                    n_missing += 1;
+                    record.values.extend(std::iter::repeat_n(None, width));
+                }
+            }
+        }
+        missing.push(if width > 0 { n_missing } else { 0 });
+    }
+    (records, missing)
+}
+
+/// A human summary that is also one of the topic's references (TAC models, DialSummEval's gold
+/// summary) must not be scored against itself: for the classes that use references, its row is
+/// recomputed against the other references only (the usual jackknife for human summaries).
+fn rescore_self_references(
+    topic: &Topic,
+    classes: &[Box<dyn FeatureClass>],
+    class_rows: &mut [Vec<FeatureRow>],
+) {
+    if !classes.iter().any(|c| c.uses_references()) {
+        return;
+    }
+    for (i, summary) in topic.summaries.iter().enumerate() {
+        if !summary.human || !topic.references.iter().any(|r| r.id == summary.system) {
+            continue;
+        }
+        let mut others = topic.clone();
+        others.references.retain(|r| r.id != summary.system);
+        others.summaries = vec![summary.clone()];
+        let ctx = TopicContext::new(&others);
+        for (class, rows) in classes.iter().zip(class_rows.iter_mut()) {
+            if class.uses_references() {
+                if let (Some(slot), Some(row)) = (rows.get_mut(i), class.extract(&ctx).pop()) {
+                    *slot = row;
+                }
+            }
+        }
+    }
+}
+
+/// Output formats of a feature table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Jsonl,
+}
+
+impl TableFormat {
+    /// The format a file name implies (`.jsonl`/`.json` → JSONL, anything else CSV).
+    pub fn from_path(path: &std::path::Path) -> TableFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("jsonl") | Some("json") => TableFormat::Jsonl,
+            _ => TableFormat::Csv,
+        }
+    }
+}
+
+/// Write the table: CSV with `topic,system,<features…>` (empty cell = missing), or JSON Lines
+/// with one object per summary (`null` = missing).
+pub fn write_table<W: Write>(table: &FeatureTable, format: TableFormat, out: W) -> Result<()> {
+    let mut w = TableWriter::new(format, &table.names, out)?;
+    for r in &table.records {
+        w.write(r)?;
+    }
+    w.finish()
+}
+
+/// Writes feature records one at a time, in either table format (the header first for CSV).
+pub enum TableWriter<'n, W: Write> {
+    Csv(Box<csv::Writer<W>>),
+    Jsonl {
+        out: std::io::BufWriter<W>,
+        names: &'n [String],
+    },
+}
+
+impl<'n, W: Write> TableWriter<'n, W> {
+    pub fn new(format: TableFormat, names: &'n [String], out: W) -> Result<TableWriter<'n, W>> {
+        Ok(match format {
+            TableFormat::Csv => {
+                let mut w = csv::Writer::from_writer(out);
+                let mut header = vec!["topic".to_string(), "system".to_string()];
+                header.extend(names.iter().cloned());
+                w.write_record(&header)?;
+                TableWriter::Csv(Box::new(w))
+            }
+            TableFormat::Jsonl => TableWriter::Jsonl {
+                out: std::io::BufWriter::new(out),
+                names,
+            },
+        })
+    }
+
+    pub fn write(&mut self, r: &FeatureRecord) -> Result<()> {
+        match self {
+            TableWriter::Csv(w) => {
+                let mut row = vec![r.topic.clone(), r.system.clone()];
+                row.extend(
+                    r.values
+                        .iter()
+                        .map(|v| v.map(|x| x.to_string()).unwrap_or_default()),
+                );
+                w.write_record(&row)?;
+            }
+            TableWriter::Jsonl { out, names } => {
+                let mut obj = serde_json::Map::new();
+                obj.insert("topic".into(), r.topic.clone().into());
+                obj.insert("system".into(), r.system.clone().into());
+                for (name, v) in names.iter().zip(&r.values) {
+                    obj.insert(
+                        name.clone(),
+                        v.map(serde_json::Value::from)
+                            .unwrap_or(serde_json::Value::Null),
+                    );
+                }
+                serde_json::to_writer(&mut *out, &obj)?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<()> {
+        match self {
+            TableWriter::Csv(mut w) => w.flush().context("writing CSV")?,
+            TableWriter::Jsonl { mut out, .. } => out.flush()?,
+        }
+        Ok(())
+    }
+}
+
+/// What [`stream_features`] went through, and the classes left without values somewhere.
+#[derive(Debug, Clone)]
+pub struct StreamedFeatures {
+    pub stats: aesop_corpus::stream::StreamStats,
+    pub skipped: Vec<Skipped>,
+}
+
+/// `aesop features` at scale: extract `classes` topic by topic from a stream of topics (a
+/// window of topics in parallel) and write each record as it comes, in input order, so memory
+/// depends on the largest topic and not on the set. The output equals [`write_table`] of
+/// [`extract_features`] over the whole set.
+pub fn stream_features<I, W>(
+    topics: I,
+    classes: &[Box<dyn FeatureClass>],
+    format: TableFormat,
+    out: W,
+    show_progress: bool,
+    cancel: &AtomicBool,
+) -> Result<StreamedFeatures>
+where
+    I: Iterator<Item = Result<Topic>> + Send,
+    W: Write,
+{
+    let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
+    let mut writer = TableWriter::new(format, &names, out)?;
+    let mut skipped = Skipped::none_for(classes);
+    let stats = aesop_corpus::stream::for_each_topic(
+        topics,
+        aesop_corpus::stream::Window::default(),
+        show_progress,
+        cancel,
+        |topic| Ok(extract_topic(topic, classes)),
+        |topic, (records, class_missing)| {
+            for r in &records {
+                writer.write(r)?;
+            }
+            for (slot, missing) in skipped.iter_mut().zip(class_missing) {
+                if missing > 0 {
+                    slot.topics.push(topic.topic.clone());
+                    slot.summaries += missing;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    writer.finish()?;
+    skipped.retain(|s| s.summaries > 0);
+    Ok(StreamedFeatures { stats, skipped })
+}

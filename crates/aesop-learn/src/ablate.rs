@@ -1,0 +1,619 @@
+//! `aesop ablate`: what each feature class contributes to a learned model.
+//!
+//! Features are extracted once for every class of the full model; each ablated model then
+//! selects its columns from that one matrix. For every class there are two models, "only"
+//! that class and "without" it, each evaluated under protocol 1 with the same folds and seed
+//! as the full model, so the differences come from the features alone. Every model gets
+//! bootstrap intervals for summary- and system-level Kendall τ-b and, against the full model,
+//! the Koehn paired bootstrap over topics and the paired permutation test (crates/aesop-eval/src).
+
+use super::commands::LearnArgs;
+use super::cv::{cross_validate, Protocol1};
+use super::dataset::column_indices;
+use super::learners::{Hyper, LearnerKind};
+use super::multiset::{load_sets, set_data};
+use super::transfer::{pool, PoolOptions};
+use super::Dataset;
+use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
+use aesop_eval::levels::{Aligned, ScoreRow};
+use aesop_eval::svg::{escape as xml_escape, Svg};
+use aesop_features::FeatureOptions;
+use aesop_features::{feature_plan, select_features};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `aesop ablate SET --target T [--learner L] [--classes …] [--no-references] -o OUT.md`
+#[derive(Debug, Clone, clap::Args)]
+pub struct AblateArgs {
+    #[command(flatten)]
+    pub learn: LearnArgs,
+    /// Topic folds.
+    #[arg(long, default_value_t = 5)]
+    pub topic_folds: usize,
+    /// System folds.
+    #[arg(long, default_value_t = 4)]
+    pub system_folds: usize,
+    /// Bootstrap (and permutation) samples; 0 gives point estimates only.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Markdown table to write.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Also write the table as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Also write a bar chart of summary-level τ (SVG).
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+}
+
+/// Which feature set a model uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    Full,
+    Only,
+    Without,
+}
+
+/// A point estimate with its 95% percentile-bootstrap interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tau {
+    pub value: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+/// One statistic of a model compared with the full model's.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct VersusFull {
+    /// model − full.
+    pub difference: f64,
+    /// Koehn paired bootstrap over topics: share of samples where the model beats the full one.
+    pub bootstrap_wins: f64,
+    /// Paired permutation test, two-sided.
+    pub permutation_p: f64,
+}
+
+/// One row of the ablation table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AblationRow {
+    /// "full", "only CLASS" or "without CLASS".
+    pub model: String,
+    pub variant: Variant,
+    /// The ablated class (none for the full model).
+    pub class: Option<String>,
+    pub features: usize,
+    pub summary_tau: Tau,
+    pub system_tau: Tau,
+    /// Against the full model (none for the full model itself).
+    pub summary_vs_full: Option<VersusFull>,
+    pub system_vs_full: Option<VersusFull>,
+}
+
+/// The whole ablation.
+#[derive(Debug, Clone, Serialize)]
+pub struct AblationReport {
+    pub set: String,
+    pub target: String,
+    pub learner: String,
+    pub hyper: Option<Hyper>,
+    pub reference_free: bool,
+    pub classes: Vec<String>,
+    pub topic_folds: usize,
+    pub system_folds: usize,
+    pub seed: u64,
+    pub bootstrap: usize,
+    pub rows: usize,
+    pub topics: usize,
+    pub systems: usize,
+    /// Full model first, then "only" and "without" for each class in order.
+    pub models: Vec<AblationRow>,
+}
+
+/// The settings of one ablation run over an extracted data set.
+#[derive(Debug, Clone)]
+pub struct AblationSettings {
+    pub learner: LearnerKind,
+    pub hyper: Option<Hyper>,
+    pub topic_folds: usize,
+    pub system_folds: usize,
+    pub seed: u64,
+    pub bootstrap: usize,
+}
+
+/// Run the ablation, write the Markdown table (and CSV / SVG when asked) and return the report.
+pub fn ablate_command(
+    args: &AblateArgs,
+    options: &FeatureOptions,
+    cancel: &AtomicBool,
+) -> Result<AblationReport> {
+    let learn = &args.learn;
+    if !learn.stack.bases.is_empty() {
+        bail!("ablate does not take --stack: it ablates the feature classes of one model");
+    }
+    let hyper = learn.hyper.fixed(learn.learner)?;
+    let specs = learn.set_specs()?;
+    let target = learn.model_target()?;
+    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
+    let names = select_features(names, &learn.features)?;
+    if classes.len() < 2 {
+        bail!(
+            "ablation needs at least two feature classes (got {})",
+            classes.join(", ")
+        );
+    }
+    // Several sets are pooled as for `train` (topics unique per set, targets standardized per
+    // set); ablation has no set weights.
+    let loaded = load_sets(
+        &specs,
+        &classes,
+        &names,
+        options,
+        learn.transfer.normalize,
+        cancel,
+    )?;
+    let sets = set_data(&loaded);
+    let all: Vec<usize> = (0..sets.len()).collect();
+    let data = pool(&sets, &all, PoolOptions::default())?.data;
+    let settings = AblationSettings {
+        learner: learn.learner,
+        hyper,
+        topic_folds: args.topic_folds,
+        system_folds: args.system_folds,
+        seed: learn.seed,
+        bootstrap: args.bootstrap,
+    };
+    let mut report = ablate_dataset(&data, &classes, &settings, cancel)?;
+    report.set = specs
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    report.target = target;
+    report.reference_free = learn.no_references;
+
+    let markdown = render_markdown(&report);
+    let inputs = learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
+    aesop_core::output::OutputFile::write_all_to(&args.output, &inputs, markdown.as_bytes())?;
+    if let Some(path) = &args.csv {
+        aesop_core::output::OutputFile::write_all_to(
+            path,
+            &inputs,
+            render_csv(&report)?.as_bytes(),
+        )?;
+    }
+    if let Some(path) = &args.chart {
+        aesop_core::output::OutputFile::write_all_to(
+            path,
+            &inputs,
+            render_chart(&report).as_bytes(),
+        )?;
+    }
+    print!("{markdown}");
+    Ok(report)
+}
+
+/// Columns of `data` whose names belong to `class` (`class.feature`).
+fn class_columns(names: &[String], class: &str) -> Vec<String> {
+    let prefix = format!("{class}.");
+    names
+        .iter()
+        .filter(|n| n.starts_with(&prefix))
+        .cloned()
+        .collect()
+}
+
+/// `data` restricted to the columns `keep` (in that order).
+fn select_columns(data: &Dataset, keep: &[String]) -> Result<Dataset> {
+    let columns = column_indices(&data.names, keep)?;
+    Ok(Dataset {
+        names: keep.to_vec(),
+        rows: data
+            .rows
+            .iter()
+            .map(|row| columns.iter().map(|&c| row[c]).collect())
+            .collect(),
+        targets: data.targets.clone(),
+        topics: data.topics.clone(),
+        systems: data.systems.clone(),
+    })
+}
+
+/// Out-of-fold predictions as a topic × system grid for the evaluation code.
+fn aligned(data: &Dataset, predictions: &[f64]) -> Result<Aligned> {
+    let rows: Vec<ScoreRow> = predictions
+        .iter()
+        .enumerate()
+        .map(|(i, &metric)| ScoreRow {
+            topic: data.topics[i].clone(),
+            system: data.systems[i].clone(),
+            metric,
+            human: data.targets[i],
+        })
+        .collect();
+    Aligned::new(&rows)
+}
+
+fn tau_of(estimates: &[Estimate], name: &str) -> Tau {
+    estimates.iter().find(|e| e.name == name).map_or(
+        Tau {
+            value: f64::NAN,
+            lower: f64::NAN,
+            upper: f64::NAN,
+        },
+        |e| Tau {
+            value: e.value,
+            lower: e.interval.lower,
+            upper: e.interval.upper,
+        },
+    )
+}
+
+/// The ablation over an already extracted data set whose columns cover `classes`.
+pub fn ablate_dataset(
+    data: &Dataset,
+    classes: &[String],
+    settings: &AblationSettings,
+    cancel: &AtomicBool,
+) -> Result<AblationReport> {
+    let layout = Protocol1::new(
+        &data.topics,
+        &data.systems,
+        settings.topic_folds,
+        settings.system_folds,
+        settings.seed,
+    )?;
+    // (model name, variant, class, columns)
+    let mut plans: Vec<(String, Variant, Option<String>, Vec<String>)> =
+        vec![("full".into(), Variant::Full, None, data.names.clone())];
+    for class in classes {
+        let only = class_columns(&data.names, class);
+        if only.is_empty() {
+            bail!("class {class} has no columns in the data set");
+        }
+        let without: Vec<String> = data
+            .names
+            .iter()
+            .filter(|n| !only.contains(n))
+            .cloned()
+            .collect();
+        if without.is_empty() {
+            bail!("without {class} no features are left; ablation needs at least two classes");
+        }
+        plans.push((
+            format!("only {class}"),
+            Variant::Only,
+            Some(class.clone()),
+            only,
+        ));
+        plans.push((
+            format!("without {class}"),
+            Variant::Without,
+            Some(class.clone()),
+            without,
+        ));
+    }
+
+    let mut full: Option<Aligned> = None;
+    let mut models = Vec::with_capacity(plans.len());
+    for (model, variant, class, columns) in plans {
+        if cancel.load(Ordering::Relaxed) {
+            bail!("cancelled");
+        }
+        eprintln!("ablate: {model} ({} features)", columns.len());
+        let subset = select_columns(data, &columns)?;
+        let predictions = cross_validate(
+            &subset,
+            settings.learner,
+            settings.hyper,
+            &layout,
+            settings.seed,
+        )
+        .with_context(|| format!("cross-validating {model}"))?;
+        let scores = aligned(data, &predictions)?;
+        let estimates = bootstrap_intervals(
+            &scores,
+            settings.bootstrap,
+            Resample::Both,
+            settings.seed,
+            0.95,
+        );
+        let (summary_vs_full, system_vs_full) = match &full {
+            None => (None, None),
+            Some(reference) => {
+                let comparison =
+                    compare_metrics(&scores, reference, settings.bootstrap, settings.seed)?;
+                let versus = |name: &str| {
+                    comparison
+                        .iter()
+                        .find(|c| c.name == name)
+                        .map(|c| VersusFull {
+                            difference: c.difference,
+                            bootstrap_wins: c.bootstrap_a_wins,
+                            permutation_p: c.permutation_p,
+                        })
+                };
+                (versus("summary.kendall"), versus("system.kendall"))
+            }
+        };
+        models.push(AblationRow {
+            model,
+            variant,
+            class,
+            features: columns.len(),
+            summary_tau: tau_of(&estimates, "summary.kendall"),
+            system_tau: tau_of(&estimates, "system.kendall"),
+            summary_vs_full,
+            system_vs_full,
+        });
+        if full.is_none() {
+            full = Some(scores);
+        }
+    }
+
+    let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
+    Ok(AblationReport {
+        set: String::new(),
+        target: String::new(),
+        learner: settings.learner.name().to_string(),
+        hyper: settings.hyper,
+        reference_free: false,
+        classes: classes.to_vec(),
+        topic_folds: settings.topic_folds,
+        system_folds: settings.system_folds,
+        seed: settings.seed,
+        bootstrap: settings.bootstrap,
+        rows: data.len(),
+        topics: distinct(&data.topics),
+        systems: distinct(&data.systems),
+        models,
+    })
+}
+
+fn fmt_value(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.3}")
+    } else {
+        "–".into()
+    }
+}
+
+fn fmt_tau(t: &Tau) -> String {
+    if t.lower.is_finite() && t.upper.is_finite() {
+        format!(
+            "{} [{}, {}]",
+            fmt_value(t.value),
+            fmt_value(t.lower),
+            fmt_value(t.upper)
+        )
+    } else {
+        fmt_value(t.value)
+    }
+}
+
+fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
+    match v {
+        None => ["".into(), "".into(), "".into()],
+        Some(v) => [
+            format!("{:+.3}", v.difference).replace("NaN", "–"),
+            fmt_value(v.bootstrap_wins),
+            fmt_value(v.permutation_p),
+        ],
+    }
+}
+
+/// The Markdown table with a short header naming the protocol.
+pub fn render_markdown(report: &AblationReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Feature-class ablation: {} on {}\n",
+        report.learner, report.target
+    );
+    let _ = writeln!(
+        out,
+        "Set {} ({} rows, {} topics, {} systems{}). Protocol 1: {}×{} folds, seed {}; \
+         95% intervals from {} bootstrap samples over topics and systems; against the full model: \
+         Koehn paired bootstrap over topics (share of samples where the model wins) and paired \
+         permutation p (two-sided).\n",
+        report.set,
+        report.rows,
+        report.topics,
+        report.systems,
+        if report.reference_free {
+            ", reference-free"
+        } else {
+            ""
+        },
+        report.topic_folds,
+        report.system_folds,
+        report.seed,
+        report.bootstrap
+    );
+    let _ = writeln!(
+        out,
+        "| Model | Features | Summary τ-b [95% CI] | System τ-b [95% CI] | Δ summary | P(win) summary | p summary | Δ system | P(win) system | p system |"
+    );
+    let _ = writeln!(out, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|");
+    for m in &report.models {
+        let [sd, sw, sp] = fmt_versus(&m.summary_vs_full);
+        let [yd, yw, yp] = fmt_versus(&m.system_vs_full);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {sd} | {sw} | {sp} | {yd} | {yw} | {yp} |",
+            m.model,
+            m.features,
+            fmt_tau(&m.summary_tau),
+            fmt_tau(&m.system_tau)
+        );
+    }
+    out
+}
+
+/// Column names of the CSV.
+pub const CSV_COLUMNS: [&str; 16] = [
+    "model",
+    "variant",
+    "class",
+    "features",
+    "summary_tau",
+    "summary_lower",
+    "summary_upper",
+    "system_tau",
+    "system_lower",
+    "system_upper",
+    "summary_difference",
+    "summary_bootstrap_wins",
+    "summary_permutation_p",
+    "system_difference",
+    "system_bootstrap_wins",
+    "system_permutation_p",
+];
+
+/// The table as CSV; undefined values are empty fields.
+pub fn render_csv(report: &AblationReport) -> Result<String> {
+    let number = |v: f64| {
+        if v.is_finite() {
+            v.to_string()
+        } else {
+            String::new()
+        }
+    };
+    let versus = |v: &Option<VersusFull>| match v {
+        None => [String::new(), String::new(), String::new()],
+        Some(v) => [
+            number(v.difference),
+            number(v.bootstrap_wins),
+            number(v.permutation_p),
+        ],
+    };
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(CSV_COLUMNS)?;
+    for m in &report.models {
+        let variant = match m.variant {
+            Variant::Full => "full",
+            Variant::Only => "only",
+            Variant::Without => "without",
+        };
+        let mut record = vec![
+            m.model.clone(),
+            variant.to_string(),
+            m.class.clone().unwrap_or_default(),
+            m.features.to_string(),
+        ];
+        for t in [&m.summary_tau, &m.system_tau] {
+            record.extend([number(t.value), number(t.lower), number(t.upper)]);
+        }
+        record.extend(versus(&m.summary_vs_full));
+        record.extend(versus(&m.system_vs_full));
+        writer.write_record(&record)?;
+    }
+    let bytes = writer.into_inner().context("finishing the CSV")?;
+    Ok(String::from_utf8(bytes)?)
+}
+
+/// A horizontal bar per model: summary-level τ with its interval as a whisker.
+pub fn render_chart(report: &AblationReport) -> String {
+    let (label_width, plot_width, right, top, bar_step, bottom) =
+        (170.0, 420.0, 30.0, 50.0, 26.0, 40.0);
+    let width = label_width + plot_width + right;
+    let height = top + bar_step * report.models.len() as f64 + bottom;
+    // The axis always includes 0 so bar lengths are comparable.
+    let (mut lo, mut hi) = (0.0f64, 0.0f64);
+    for m in &report.models {
+        for v in [
+            m.summary_tau.value,
+            m.summary_tau.lower,
+            m.summary_tau.upper,
+        ] {
+            if v.is_finite() {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+    }
+    let step = [0.05, 0.1, 0.2, 0.25, 0.5]
+        .into_iter()
+        .find(|s| (hi - lo) / s <= 10.0)
+        .unwrap_or(0.5);
+    lo = (lo / step).floor() * step;
+    hi = (hi / step).ceil() * step;
+    if hi - lo < step {
+        hi = lo + step;
+    }
+    let px = |v: f64| label_width + (v - lo) / (hi - lo) * plot_width;
+    let axis_y = top + bar_step * report.models.len() as f64;
+
+    let mut svg = Svg::new(width, height);
+    svg.title(
+        width,
+        &format!(
+            "Summary-level Kendall tau-b, {} on {} (95% bootstrap intervals)",
+            report.learner, report.target
+        ),
+    );
+    // Grid lines and tick labels.
+    let ticks = ((hi - lo) / step).round() as usize;
+    for k in 0..=ticks {
+        let v = lo + k as f64 * step;
+        let x = px(v);
+        svg.push(format_args!(
+            r##"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{axis_y}" stroke="#ddd"/>"##
+        ));
+        svg.push(format_args!(
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{:.2}</text>"#,
+            axis_y + 15.0,
+            v
+        ));
+    }
+    let zero = px(0.0);
+    for (i, m) in report.models.iter().enumerate() {
+        let y = top + bar_step * i as f64;
+        let mid = y + bar_step / 2.0;
+        svg.push(format_args!(
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            label_width - 8.0,
+            mid + 4.0,
+            xml_escape(&m.model)
+        ));
+        let t = &m.summary_tau;
+        if !t.value.is_finite() {
+            continue;
+        }
+        let colour = match m.variant {
+            Variant::Full => "#444",
+            Variant::Only => "#4c78a8",
+            Variant::Without => "#f58518",
+        };
+        let (x0, x1) = (zero.min(px(t.value)), zero.max(px(t.value)));
+        svg.push(format_args!(
+            r#"<rect x="{x0:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/>"#,
+            y + 4.0,
+            (x1 - x0).max(0.5),
+            bar_step - 8.0
+        ));
+        if t.lower.is_finite() && t.upper.is_finite() {
+            let (a, b) = (px(t.lower), px(t.upper));
+            svg.push(format_args!(
+                r#"<path d="M{a:.1},{mid:.1}H{b:.1}M{a:.1},{:.1}V{:.1}M{b:.1},{:.1}V{:.1}" stroke="black" fill="none"/>"#,
+                mid - 5.0,
+                mid + 5.0,
+                mid - 5.0,
+                mid + 5.0
+            ));
+        }
+    }
+    svg.push(format_args!(
+        r#"<line x1="{zero:.1}" y1="{top}" x2="{zero:.1}" y2="{axis_y}" stroke="black"/>"#
+    ));
+    svg.push(format_args!(
+        r#"<line x1="{label_width}" y1="{axis_y}" x2="{:.1}" y2="{axis_y}" stroke="black"/>"#,
+        label_width + plot_width
+    ));
+    svg.finish()
+}

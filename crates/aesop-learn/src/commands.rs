@@ -1,0 +1,888 @@
+//! `train`, `score` and `cross-validate` as library functions (src/main.rs wires them).
+
+use super::cv::{summary_level_tau, system_level_tau, Protocol1};
+use super::learners::{self, Hyper, LearnerKind};
+use super::model_file::{fnv1a64, ModelFile, TrainingSet};
+use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
+pub use super::score_stream::ScoreArgs;
+use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
+use super::transfer::{
+    self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo,
+};
+use super::Dataset;
+use aesop_corpus::{jsonl, Topic};
+use aesop_features::run::{extract_features, FeatureTable};
+use aesop_features::{
+    self as features, build_classes, feature_plan, select_features, FeatureOptions,
+};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// What to learn and from what: shared by `train`, `cross-validate` and `ablate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LearnArgs {
+    /// Judgment set (JSON Lines) with human scores (or give each set with --set).
+    #[arg(required_unless_present = "sets")]
+    pub set: Option<PathBuf>,
+    /// Score to learn (e.g. pyramid, responsiveness, relevance). With --set only: the name of
+    /// the model's target (default: the sets' column when they all name the same one).
+    #[arg(long)]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub transfer: TransferArgs,
+    #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
+    pub learner: LearnerKind,
+    #[arg(long, value_delimiter = ',', help = features::registry::classes_help())]
+    pub classes: Vec<String>,
+    #[arg(long, help = features::registry::no_references_help())]
+    pub no_references: bool,
+    /// Keep only these features of the classes: comma-separated names, or prefixes ending in
+    /// `*` (e.g. `neural.src_mean,neural.pmi_*`). Each must match a feature. Default: all.
+    #[arg(long = "features", value_delimiter = ',', value_name = "NAME")]
+    pub features: Vec<String>,
+    /// Seed of the folds, the solvers and every resampling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub hyper: HyperArgs,
+    #[command(flatten)]
+    pub stack: StackArgs,
+}
+
+impl LearnArgs {
+    /// Learn `target` from `set` with the defaults: rank-svm, all classes, seed 1, inner CV.
+    pub fn new(set: impl Into<PathBuf>, target: &str) -> LearnArgs {
+        LearnArgs {
+            set: Some(set.into()),
+            target: Some(target.to_string()),
+            transfer: TransferArgs::default(),
+            learner: LearnerKind::RankSvm,
+            classes: Vec::new(),
+            no_references: false,
+            features: Vec::new(),
+            seed: 1,
+            hyper: HyperArgs::default(),
+            stack: StackArgs::default(),
+        }
+    }
+}
+
+/// Several judgment sets and how they are pooled (issue 13; see `transfer`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TransferArgs {
+    /// A judgment set and the column to learn from it; repeat for several sets. COLUMN is an
+    /// original score name (relevance) or a mapped one (responsiveness, readability, pyramid).
+    /// Ranking pairs stay within a topic of a set; regression targets are standardized per set.
+    #[arg(long = "set", value_name = "PATH:COLUMN", value_parser = transfer::parse_set_spec)]
+    pub sets: Vec<SetSpec>,
+    /// Weigh every set equally whatever its number of summaries.
+    #[arg(long)]
+    pub equal_set_weights: bool,
+    /// Normalize each feature within its topic before learning (stored in the model, applied
+    /// when scoring). topic-z and topic-rank make a summary's score depend on the other
+    /// summaries of its topic in the same batch.
+    #[arg(long, value_enum, default_value_t = Normalization::None)]
+    pub normalize: Normalization,
+}
+
+impl LearnArgs {
+    /// Every set to learn from: the positional set with --target, then each --set.
+    /// Every judgment set this run reads (an output may be none of them).
+    pub fn input_paths(&self) -> Vec<PathBuf> {
+        self.set_specs()
+            .map(|specs| specs.into_iter().map(|s| s.path).collect())
+            .unwrap_or_else(|_| self.set.iter().cloned().collect())
+    }
+
+    pub fn set_specs(&self) -> Result<Vec<SetSpec>> {
+        let mut specs = Vec::new();
+        if let Some(set) = &self.set {
+            let Some(target) = &self.target else {
+                bail!(
+                    "{}: give the score to learn with --target (or use --set PATH:COLUMN)",
+                    set.display()
+                );
+            };
+            specs.push(SetSpec::new(set, target));
+        }
+        specs.extend(self.transfer.sets.iter().cloned());
+        if specs.is_empty() {
+            bail!("no judgment set: give SET --target COLUMN or --set PATH:COLUMN");
+        }
+        Ok(specs)
+    }
+
+    /// The model's target: --target, else the column every set names.
+    pub fn model_target(&self) -> Result<String> {
+        if let Some(t) = &self.target {
+            return Ok(t.clone());
+        }
+        let specs = self.set_specs()?;
+        let first = &specs[0].column;
+        if specs.iter().all(|s| &s.column == first) {
+            Ok(first.clone())
+        } else {
+            bail!("the sets name different columns; name the model's target with --target (e.g. --target responsiveness)")
+        }
+    }
+
+    /// The single set of commands that take one (stacked models).
+    fn single_set(&self) -> Result<SetSpec> {
+        let specs = self.set_specs()?;
+        if specs.len() > 1 || self.transfer.normalize != Normalization::None {
+            bail!("stacked models take one judgment set and no --normalize");
+        }
+        Ok(specs.into_iter().next().expect("one set"))
+    }
+
+    fn recipe<'a>(&self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
+        Recipe {
+            target,
+            learner: self.learner,
+            hyper,
+            seed: self.seed,
+            pool: PoolOptions {
+                standardize_per_set: false,
+                equal_set_weights: self.transfer.equal_set_weights,
+            },
+        }
+    }
+}
+
+/// A stacked (CREMER-style) model: base models trained on their own targets, and `--learner`
+/// (with the hyper-parameter flags) as the meta learner over their predictions.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StackArgs {
+    /// A base model of a stacked model; repeat for each. CLASSES: comma-separated or `all`;
+    /// C: fixed C (empty: inner cross-validation); LEARNER: default rank-svm. `--target` and
+    /// `--learner` are then the meta learner's, `--no-references` applies to every base, and
+    /// `--classes` is refused. Example: --stack content=relevance:content,rouge:0.001
+    /// --stack readability=coherence:all:0.0001 --learner svr-rbf
+    #[arg(long = "stack", value_name = "NAME=TARGET[:CLASSES[:C[:LEARNER]]]",
+          value_parser = stack::parse_stack_flag)]
+    pub bases: Vec<BaseSpec>,
+    /// Stacked model: topic folds of the inner split that gives the meta learner out-of-fold
+    /// base predictions.
+    #[arg(long, default_value_t = stack::DEFAULT_INNER_TOPIC_FOLDS)]
+    pub stack_topic_folds: usize,
+    /// Stacked model: system folds of that inner split.
+    #[arg(long, default_value_t = stack::DEFAULT_INNER_SYSTEM_FOLDS)]
+    pub stack_system_folds: usize,
+}
+
+impl Default for StackArgs {
+    fn default() -> StackArgs {
+        StackArgs {
+            bases: Vec::new(),
+            stack_topic_folds: stack::DEFAULT_INNER_TOPIC_FOLDS,
+            stack_system_folds: stack::DEFAULT_INNER_SYSTEM_FOLDS,
+        }
+    }
+}
+
+/// What a learning command computes: the classes, the model's columns, and for a stacked
+/// model the bases resolved against those columns.
+struct LearnPlan {
+    classes: Vec<String>,
+    names: Vec<String>,
+    stack: Option<StackPlan>,
+}
+
+impl LearnArgs {
+    fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
+        if self.stack.bases.is_empty() {
+            let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
+            let names = select_features(names, &self.features)?;
+            return Ok(LearnPlan {
+                classes,
+                names,
+                stack: None,
+            });
+        }
+        if !self.classes.is_empty() {
+            bail!("--classes cannot be combined with --stack: each base model names its classes (NAME=TARGET:CLASSES)");
+        }
+        if !self.features.is_empty() {
+            bail!("--features cannot be combined with --stack: each base model uses all features of its classes");
+        }
+        let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
+        Ok(LearnPlan {
+            classes: plan.classes.clone(),
+            names: plan.feature_names.clone(),
+            stack: Some(plan),
+        })
+    }
+
+    fn stack_settings(&self, meta_hyper: Option<Hyper>) -> StackSettings {
+        StackSettings {
+            meta_learner: self.learner,
+            meta_hyper,
+            inner_topic_folds: self.stack.stack_topic_folds,
+            inner_system_folds: self.stack.stack_system_folds,
+            seed: self.seed,
+        }
+    }
+}
+
+/// Hyper-parameters fixed on the command line. Unset, they are chosen by inner cross-validation
+/// over the training topics (the grids are in learners.rs).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HyperArgs {
+    /// C of rank-svm and the SVRs.
+    #[arg(long)]
+    pub c: Option<f64>,
+    /// SVR: half-width of the ε-tube in target standard deviations (default 0.1; needs --c).
+    #[arg(long)]
+    pub epsilon: Option<f64>,
+    /// SVR: RBF width factor (default 0.5) or polynomial degree (default 2); needs --c.
+    #[arg(long)]
+    pub kernel_param: Option<f64>,
+    /// Elastic net: penalty (fixes the hyper-parameters; --l1-ratio defaults to 0.5).
+    #[arg(long)]
+    pub penalty: Option<f64>,
+    /// Elastic net: share of the L1 penalty, in [0, 1] (needs --penalty).
+    #[arg(long)]
+    pub l1_ratio: Option<f64>,
+    /// Random forest: number of trees (default 100).
+    #[arg(long)]
+    pub trees: Option<usize>,
+    /// Random forest: maximum depth (default unlimited).
+    #[arg(long)]
+    pub max_depth: Option<u16>,
+    /// Random forest: minimum samples per leaf (default 5).
+    #[arg(long)]
+    pub min_leaf: Option<usize>,
+}
+
+impl HyperArgs {
+    /// The fixed hyper-parameters for `learner`, or `None` to choose them by inner CV
+    /// (checked by [`learners::fixed_hyper`]).
+    pub fn fixed(&self, learner: LearnerKind) -> Result<Option<Hyper>> {
+        let given = learners::HyperParams {
+            c: self.c,
+            epsilon: self.epsilon,
+            kernel_param: self.kernel_param,
+            penalty: self.penalty,
+            l1_ratio: self.l1_ratio,
+            trees: self.trees,
+            max_depth: self.max_depth,
+            min_leaf: self.min_leaf,
+        };
+        learners::fixed_hyper(learner, &given)
+    }
+}
+
+/// `aesop train SET --target T [--learner L] [--classes …] [--no-references] -o MODEL`
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub learn: LearnArgs,
+    /// Model file to write.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// An evaluation report (JSON, e.g. from `aesop evaluate --json` on this model's protocol-1
+    /// predictions) to store in the model file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+/// `aesop cross-validate SET --target T …` (protocol 1 of EVALUATION.md)
+#[derive(Debug, Clone, clap::Args)]
+pub struct CrossValidateArgs {
+    #[command(flatten)]
+    pub learn: LearnArgs,
+    /// Topic folds.
+    #[arg(long, default_value_t = 5)]
+    pub topic_folds: usize,
+    /// System folds.
+    #[arg(long, default_value_t = 4)]
+    pub system_folds: usize,
+    /// Out-of-fold predictions to write (JSON Lines).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Also write the report as JSON here.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Protocol 2: for each --set, train on all the others and score it; report each held-out
+    /// set next to the best single feature of the same classes on it, with a paired test.
+    #[arg(long)]
+    pub leave_one_set_out: bool,
+    /// Bootstrap (and permutation) samples of the --leave-one-set-out statistics.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+}
+
+/// Summary- and system-level τ of one set of a pooled protocol-1 run.
+#[derive(Debug, Clone, Serialize)]
+pub struct PerSetTau {
+    pub set: String,
+    pub summary_kendall_tau: f64,
+    pub system_kendall_tau: f64,
+}
+
+/// The report of a protocol-1 run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CvReport {
+    pub set: String,
+    pub target: String,
+    pub learner: String,
+    /// Base models of a stacked model (`NAME=TARGET:CLASSES:C:LEARNER`); `learner` is then the
+    /// meta learner. Empty for a plain model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
+    pub classes: Vec<String>,
+    pub reference_free: bool,
+    pub features: usize,
+    pub topic_folds: usize,
+    pub system_folds: usize,
+    pub seed: u64,
+    pub rows: usize,
+    pub topics: usize,
+    pub systems: usize,
+    /// Kendall τ-b within topics, averaged over topics.
+    pub summary_kendall_tau: f64,
+    /// Kendall τ-b of system means.
+    pub system_kendall_tau: f64,
+    /// Every set with its column (`PATH:COLUMN`).
+    pub sets: Vec<String>,
+    /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
+    pub normalize: String,
+    pub equal_set_weights: bool,
+    /// Mean absolute error of the calibrated out-of-fold predictions (target's own scale).
+    pub calibrated_mae: f64,
+    /// Wall-clock seconds of the cross-validation (features excluded).
+    pub seconds: f64,
+    /// Per set, when several sets are pooled (protocol 1).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_set: Vec<PerSetTau>,
+    /// Protocol 2: one entry per held-out set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub leave_one_set_out: Vec<multiset::HeldOut>,
+}
+
+fn extract(
+    topics: &[Topic],
+    classes: &[String],
+    options: &FeatureOptions,
+    cancel: &AtomicBool,
+) -> Result<FeatureTable> {
+    use std::io::IsTerminal;
+    let built = build_classes(classes, options)?;
+    extract_features(topics, &built, std::io::stderr().is_terminal(), cancel)
+}
+
+/// Train and save a model.
+pub fn train_command(
+    args: &TrainArgs,
+    options: &FeatureOptions,
+    cancel: &AtomicBool,
+) -> Result<ModelFile> {
+    let learn = &args.learn;
+    let hyper = learn.hyper.fixed(learn.learner)?;
+    let target = learn.model_target()?;
+    let LearnPlan {
+        classes,
+        names,
+        stack,
+    } = learn.plan(options)?;
+    let report = match &args.report {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading report {}", path.display()))?;
+            serde_json::from_str::<serde_json::Value>(&text)
+                .with_context(|| format!("{}: not JSON", path.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
+    let (model, training, transfer) = match &stack {
+        None => {
+            let specs = learn.set_specs()?;
+            let loaded = load_sets(
+                &specs,
+                &classes,
+                &names,
+                options,
+                learn.transfer.normalize,
+                cancel,
+            )?;
+            let sets = multiset::set_data(&loaded);
+            let all: Vec<usize> = (0..sets.len()).collect();
+            let recipe = learn.recipe(hyper, &target);
+            let pooled = transfer::pool(&sets, &all, recipe.pool)?;
+            let (model, calibration) = train_calibrated(&pooled, &recipe)?;
+            let first = &loaded[0];
+            let training = TrainingSet {
+                name: first.record.name.clone(),
+                content_hash: first.record.content_hash.clone(),
+                topics: loaded.iter().map(|l| l.topics).sum(),
+                summaries: loaded.iter().map(|l| l.summaries).sum(),
+                rows: pooled.data.len(),
+            };
+            let held_out_mae = report
+                .as_deref()
+                .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+                .and_then(|v| v.get("calibrated_mae").and_then(|m| m.as_f64()));
+            let transfer = TransferInfo {
+                normalization: learn.transfer.normalize,
+                calibration: Some(calibration),
+                sets: loaded.iter().map(|l| l.record.clone()).collect(),
+                held_out_mae,
+            };
+            (model, training, transfer)
+        }
+        Some(plan) => {
+            let spec = learn.single_set()?;
+            let bytes = std::fs::read(&spec.path)
+                .with_context(|| format!("reading {}", spec.path.display()))?;
+            let topics = jsonl::read_set(&spec.path)?;
+            let table = extract(&topics, &classes, options, cancel)?;
+            let data = StackData::from_table(&table, &topics, &spec.column, plan)
+                .with_context(|| format!("{}", spec.path.display()))?;
+            let settings = learn.stack_settings(hyper);
+            let model = stack::train_stacked(&plan.bases, &data, &settings, cancel)?;
+            let training = TrainingSet {
+                name: spec.name(),
+                content_hash: format!("{:016x}", fnv1a64(&bytes)),
+                topics: topics.len(),
+                summaries: table.records.len(),
+                rows: data.len(),
+            };
+            (model, training, TransferInfo::default())
+        }
+    };
+    let rows = training.rows;
+    let classes_use_neural = classes.iter().any(|c| c == "neural");
+    let file = ModelFile {
+        target,
+        classes,
+        feature_names: names,
+        feature_options: options.into(),
+        reference_free: learn.no_references,
+        model,
+        training,
+        report,
+        transfer,
+        neural: classes_use_neural.then(|| (&options.neural).into()),
+    };
+    let inputs = learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    file.save_checked(&args.output, &inputs)?;
+    for base in file.model.stack_bases().unwrap_or_default() {
+        eprintln!(
+            "base model {}: {} on {} ({} features, {:?})",
+            base.name,
+            base.model.learner.name(),
+            base.target,
+            base.feature_names.len(),
+            base.model.hyper
+        );
+    }
+    eprintln!(
+        "trained {}{} on {rows} rows ({} features, {:?}); wrote {}",
+        learn.learner.name(),
+        if stack.is_some() { " (stacked)" } else { "" },
+        file.feature_names.len(),
+        file.model.hyper,
+        args.output.display()
+    );
+    Ok(file)
+}
+
+/// Score a set (or plain-text files) with the named models, or with the default built-in
+/// models chosen per topic, streaming (see [`super::score_stream`]). Returns the prediction
+/// lines written, as (model name, score), in output order: for library callers and tests on
+/// small sets; `aesop score` itself calls [`super::score_stream::score_streaming`], which keeps
+/// nothing per summary.
+pub fn score_command(args: &ScoreArgs, cancel: &AtomicBool) -> Result<Vec<(String, f64)>> {
+    let mut written = Vec::new();
+    super::score_stream::score_streaming(args, cancel, |model, score| {
+        written.push((model.to_string(), score))
+    })?;
+    Ok(written)
+}
+
+/// One out-of-fold prediction line: the calibrated score and the model's raw output.
+#[derive(Debug, Serialize)]
+struct OutOfFoldLine<'a> {
+    /// The judgment set's file name, when several sets are pooled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    set: Option<&'a str>,
+    topic: &'a str,
+    system: &'a str,
+    target: &'a str,
+    score: f64,
+    raw: f64,
+}
+
+/// Protocol 1 (or with --leave-one-set-out protocol 2): out-of-fold predictions and the
+/// summary- and system-level τ.
+pub fn cross_validate_command(
+    args: &CrossValidateArgs,
+    options: &FeatureOptions,
+    cancel: &AtomicBool,
+) -> Result<CvReport> {
+    let learn = &args.learn;
+    let hyper = learn.hyper.fixed(learn.learner)?;
+    let target = learn.model_target()?;
+    let LearnPlan {
+        classes,
+        names,
+        stack,
+    } = learn.plan(options)?;
+    if let Some(plan) = &stack {
+        if args.leave_one_set_out {
+            bail!("--leave-one-set-out does not take --stack");
+        }
+        let spec = learn.single_set()?;
+        let topics = jsonl::read_set(&spec.path)?;
+        let table = extract(&topics, &classes, options, cancel)?;
+        let sd = StackData::from_table(&table, &topics, &spec.column, plan)
+            .with_context(|| format!("{}", spec.path.display()))?;
+        let layout = Protocol1::new(
+            &sd.data.topics,
+            &sd.data.systems,
+            args.topic_folds,
+            args.system_folds,
+            learn.seed,
+        )?;
+        let settings = learn.stack_settings(hyper);
+        let predictions =
+            stack::cross_validate_stacked(&plan.bases, &sd, &settings, &layout, cancel)?;
+        let data = &sd.data;
+        let rows: Vec<(Option<&str>, &str, &str)> = data
+            .topics
+            .iter()
+            .zip(&data.systems)
+            .map(|(t, s)| (None, t.as_str(), s.as_str()))
+            .collect();
+        write_out_of_fold(
+            args,
+            cancel,
+            &rows,
+            &spec.column,
+            &predictions,
+            &predictions,
+        )?;
+        let mut report = cv_report(args, &target, &classes, names.len(), data, &predictions);
+        report.sets = vec![spec.to_string()];
+        return finish_cv_report(args, report);
+    }
+
+    let specs = learn.set_specs()?;
+    let loaded = load_sets(
+        &specs,
+        &classes,
+        &names,
+        options,
+        learn.transfer.normalize,
+        cancel,
+    )?;
+    let recipe = learn.recipe(hyper, &target);
+    // Original labels of every pooled row, in pooling order.
+    let several = loaded.len() > 1;
+    let rows: Vec<(Option<&str>, &str, &str)> = loaded
+        .iter()
+        .flat_map(|l| {
+            let set = several.then_some(l.record.name.as_str());
+            l.set
+                .data
+                .topics
+                .iter()
+                .zip(&l.set.data.systems)
+                .map(move |(t, s)| (set, t.as_str(), s.as_str()))
+        })
+        .collect();
+    let sets = multiset::set_data(&loaded);
+    let all: Vec<usize> = (0..sets.len()).collect();
+    let pooled = transfer::pool(&sets, &all, recipe.pool)?;
+
+    if args.leave_one_set_out {
+        let started = std::time::Instant::now();
+        let settings = multiset::LosoSettings {
+            recipe,
+            bootstrap: args.bootstrap,
+        };
+        let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings)?;
+        let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
+        let calibrated: Vec<f64> = predictions.iter().flatten().map(|p| p.1).collect();
+        write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+        let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+        report.topic_folds = 0;
+        report.system_folds = 0;
+        report.sets = specs.iter().map(|s| s.to_string()).collect();
+        // Over the held-out sets whose error is defined (on the target's scale, with that
+        // scale taught by another set), weighted by rows.
+        let (sum, n) = held_out
+            .iter()
+            .filter(|h| h.calibrated_mae.is_finite())
+            .fold((0.0, 0usize), |(s, n), h| {
+                (s + h.calibrated_mae * h.rows as f64, n + h.rows)
+            });
+        report.calibrated_mae = if n > 0 { sum / n as f64 } else { f64::NAN };
+        report.seconds = started.elapsed().as_secs_f64();
+        print!("{}", render_loso(&report, &held_out));
+        report.leave_one_set_out = held_out;
+        if let Some(path) = &args.report {
+            let inputs = learn.input_paths();
+            let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+            let json = serde_json::to_string_pretty(&report)?;
+            aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
+        }
+        return Ok(report);
+    }
+
+    let started = std::time::Instant::now();
+    let layout = Protocol1::new(
+        &pooled.data.topics,
+        &pooled.data.systems,
+        args.topic_folds,
+        args.system_folds,
+        learn.seed,
+    )?;
+    let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout)?;
+    write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+    let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+    report.sets = specs.iter().map(|s| s.to_string()).collect();
+    report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
+    report.seconds = started.elapsed().as_secs_f64();
+    if several {
+        report.per_set = multiset::per_set_taus(&pooled, &raw, loaded.len())
+            .into_iter()
+            .zip(&specs)
+            .map(|((summary, system), spec)| PerSetTau {
+                set: spec.to_string(),
+                summary_kendall_tau: summary,
+                system_kendall_tau: system,
+            })
+            .collect();
+    }
+    finish_cv_report(args, report)
+}
+
+/// MAE of calibrated predictions on the rows whose set's column is the model's target.
+fn mae_on_scale(pooled: &transfer::Pooled, target: &str, calibrated: &[f64]) -> f64 {
+    let idx = pooled.rows_on_scale_of(target);
+    let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+    mean_absolute_error(&pick(calibrated), &pick(&pooled.original_targets))
+}
+
+/// Write the out-of-fold predictions through [`aesop_core::output::OutputFile`]; after Ctrl-C
+/// during the folds nothing is written (exit 130, run::Interrupted), never a full-looking file.
+fn write_out_of_fold(
+    args: &CrossValidateArgs,
+    cancel: &AtomicBool,
+    rows: &[(Option<&str>, &str, &str)],
+    target: &str,
+    raw: &[f64],
+    calibrated: &[f64],
+) -> Result<()> {
+    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(aesop_features::run::Interrupted.into());
+    }
+    let inputs = args.learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let mut out = aesop_core::output::OutputFile::create(&args.output, &inputs)?;
+    for ((&(set, topic, system), &raw), &score) in rows.iter().zip(raw).zip(calibrated) {
+        let line = OutOfFoldLine {
+            set,
+            topic,
+            system,
+            target,
+            score,
+            raw,
+        };
+        serde_json::to_writer(&mut out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    out.commit()
+}
+
+fn cv_report(
+    args: &CrossValidateArgs,
+    target: &str,
+    classes: &[String],
+    features: usize,
+    data: &Dataset,
+    predictions: &[f64],
+) -> CvReport {
+    let learn = &args.learn;
+    let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
+    CvReport {
+        set: learn
+            .set_specs()
+            .ok()
+            .and_then(|s| s.first().map(|s| s.path.display().to_string()))
+            .unwrap_or_default(),
+        target: target.to_string(),
+        learner: learn.learner.name().to_string(),
+        stack: learn.stack.bases.iter().map(|b| b.to_string()).collect(),
+        classes: classes.to_vec(),
+        reference_free: learn.no_references,
+        features,
+        topic_folds: args.topic_folds,
+        system_folds: args.system_folds,
+        seed: learn.seed,
+        rows: data.len(),
+        topics: distinct(&data.topics),
+        systems: distinct(&data.systems),
+        summary_kendall_tau: summary_level_tau(predictions, &data.targets, &data.topics),
+        system_kendall_tau: system_level_tau(predictions, &data.targets, &data.systems),
+        sets: Vec::new(),
+        normalize: learn.transfer.normalize.name().to_string(),
+        equal_set_weights: learn.transfer.equal_set_weights,
+        calibrated_mae: f64::NAN,
+        seconds: 0.0,
+        per_set: Vec::new(),
+        leave_one_set_out: Vec::new(),
+    }
+}
+
+fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvReport> {
+    println!(
+        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{}{})\n  \
+         summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}\n  calibrated MAE {:.3}",
+        report.topic_folds,
+        report.system_folds,
+        report.seed,
+        report.learner,
+        if report.stack.is_empty() {
+            String::new()
+        } else {
+            format!(" over [{}]", report.stack.join(" "))
+        },
+        report.target,
+        report.rows,
+        report.topics,
+        report.systems,
+        report.features,
+        if report.reference_free { ", reference-free" } else { "" },
+        if report.normalize == "none" {
+            String::new()
+        } else {
+            format!(", normalized {}", report.normalize)
+        },
+        report.summary_kendall_tau,
+        report.system_kendall_tau,
+        report.calibrated_mae
+    );
+    for p in &report.per_set {
+        println!(
+            "  {}: summary τ {:.3}, system τ {:.3}",
+            p.set, p.summary_kendall_tau, p.system_kendall_tau
+        );
+    }
+    if let Some(path) = &args.report {
+        let json = serde_json::to_string_pretty(&report)?;
+        let inputs = args.learn.input_paths();
+        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
+    }
+    Ok(report)
+}
+
+/// The protocol-2 table printed by `cross-validate --leave-one-set-out`.
+fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
+    let mut out = format!(
+        "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s\n\
+         | held-out set | rows | summary τ | system τ | system pairwise acc. | best single feature (hindsight) | its summary τ | Δ summary τ | bootstrap wins | permutation p | calibrated MAE |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        report.seed,
+        report.learner,
+        report.target,
+        report.features,
+        if report.reference_free { ", reference-free" } else { "" },
+        report.normalize,
+        if report.equal_set_weights { ", equal set weights" } else { "" },
+        report.seconds
+    );
+    for h in held_out {
+        out.push_str(&format!(
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {:+.3} | {:.2} | {:.3} | {:.3} |\n",
+            h.set,
+            h.column,
+            h.rows,
+            h.model.summary_kendall,
+            h.model.system_kendall,
+            h.model.system_pairwise_accuracy,
+            h.best_feature,
+            h.best_feature_stats.summary_kendall,
+            h.summary_difference,
+            h.bootstrap_model_wins,
+            h.permutation_p,
+            h.calibrated_mae
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyper_flags_fix_the_learners_parameters_or_are_refused() {
+        let none = HyperArgs::default();
+        assert_eq!(none.fixed(LearnerKind::RankSvm).expect("ok"), None);
+        let c = HyperArgs {
+            c: Some(0.01),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            c.fixed(LearnerKind::RankSvm).expect("ok"),
+            Some(Hyper::RankSvm { c: 0.01 })
+        );
+        assert_eq!(
+            c.fixed(LearnerKind::SvrRbf).expect("ok"),
+            Some(Hyper::Svr {
+                c: 0.01,
+                epsilon: 0.1,
+                kernel: 0.5
+            })
+        );
+        let e = c.fixed(LearnerKind::Forest).expect_err("--c on a forest");
+        assert!(
+            e.to_string().contains("--c does not apply to the forest"),
+            "{e}"
+        );
+        let negative = HyperArgs {
+            c: Some(-1.0),
+            ..HyperArgs::default()
+        };
+        assert!(negative.fixed(LearnerKind::RankSvm).is_err());
+        let en = HyperArgs {
+            l1_ratio: Some(0.2),
+            ..HyperArgs::default()
+        };
+        assert!(
+            en.fixed(LearnerKind::ElasticNet).is_err(),
+            "needs --penalty"
+        );
+        let en = HyperArgs {
+            penalty: Some(0.1),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            en.fixed(LearnerKind::ElasticNet).expect("ok"),
+            Some(Hyper::ElasticNet {
+                penalty: 0.1,
+                l1_ratio: 0.5
+            })
+        );
+        let forest = HyperArgs {
+            max_depth: Some(4),
+            ..HyperArgs::default()
+        };
+        assert_eq!(
+            forest.fixed(LearnerKind::Forest).expect("ok"),
+            Some(Hyper::Forest {
+                n_trees: 100,
+                max_depth: Some(4),
+                min_samples_leaf: 5
+            })
+        );
+    }
+}

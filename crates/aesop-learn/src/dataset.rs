@@ -1,0 +1,276 @@
+//! The training matrix: one row per summary that has the human target, the feature values in
+//! the model's column order, and the topic and system of each row (for within-topic pairs,
+//! topic/system folds and system-level evaluation).
+//!
+//! Missing feature values (a class that could not be computed for a summary) are kept as NaN
+//! here and imputed by the [`Scaler`] with the *training* mean, which after standardization is
+//! 0: a missing value then contributes nothing to a linear score and sits at the centre for
+//! kernels and trees.
+
+use aesop_corpus::Topic;
+use aesop_features::run::FeatureTable;
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+/// Feature rows with their human target and identifiers.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// `class.feature` names, in column order.
+    pub names: Vec<String>,
+    /// Raw feature values; NaN marks a missing value.
+    pub rows: Vec<Vec<f64>>,
+    pub targets: Vec<f64>,
+    pub topics: Vec<String>,
+    pub systems: Vec<String>,
+}
+
+impl Dataset {
+    /// Rows of `table` (extracted from `topics`, in set order) that have the score `target`,
+    /// restricted to the columns `names` (in that order). Fails when a column is absent or
+    /// when no summary carries the target.
+    pub fn from_table(
+        table: &FeatureTable,
+        topics: &[Topic],
+        target: &str,
+        names: &[String],
+    ) -> Result<Dataset> {
+        let columns = column_indices(&table.names, names)?;
+        let scores = topics.iter().flat_map(|t| {
+            t.summaries
+                .iter()
+                .map(move |s| (t.topic.as_str(), s.system.as_str(), s.scores.get(target)))
+        });
+        let mut data = Dataset {
+            names: names.to_vec(),
+            rows: Vec::new(),
+            targets: Vec::new(),
+            topics: Vec::new(),
+            systems: Vec::new(),
+        };
+        let mut count = 0usize;
+        for (record, (topic, system, score)) in table.records.iter().zip(scores) {
+            count += 1;
+            if record.topic != topic || record.system != system {
+                bail!("feature table and judgment set are out of order at {topic}/{system}");
+            }
+            let Some(&y) = score else { continue };
+            if !y.is_finite() {
+                continue;
+            }
+            data.rows.push(
+                columns
+                    .iter()
+                    .map(|&c| {
+                        record.values[c]
+                            .filter(|v| v.is_finite())
+                            .unwrap_or(f64::NAN)
+                    })
+                    .collect(),
+            );
+            data.targets.push(y);
+            data.topics.push(record.topic.clone());
+            data.systems.push(record.system.clone());
+        }
+        if count != table.records.len() {
+            bail!(
+                "feature table has {} rows but the set has {count} summaries",
+                table.records.len()
+            );
+        }
+        if data.rows.is_empty() {
+            let known: std::collections::BTreeSet<&String> = topics
+                .iter()
+                .flat_map(|t| t.summaries.iter().flat_map(|s| s.scores.keys()))
+                .collect();
+            let known: Vec<&str> = known.into_iter().map(String::as_str).collect();
+            bail!(
+                "no summary has a score named '{target}'; scores in this set: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
+        }
+        Ok(data)
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows at `indices`, as a new data set.
+    pub fn subset(&self, indices: &[usize]) -> Dataset {
+        Dataset {
+            names: self.names.clone(),
+            rows: indices.iter().map(|&i| self.rows[i].clone()).collect(),
+            targets: indices.iter().map(|&i| self.targets[i]).collect(),
+            topics: indices.iter().map(|&i| self.topics[i].clone()).collect(),
+            systems: indices.iter().map(|&i| self.systems[i].clone()).collect(),
+        }
+    }
+
+    /// A dense topic index per row (first appearance order), for within-topic pairs and folds.
+    pub fn topic_groups(&self) -> Vec<usize> {
+        group_ids(&self.topics)
+    }
+}
+
+/// Dense ids of `labels` in first-appearance order.
+pub fn group_ids(labels: &[String]) -> Vec<usize> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    labels
+        .iter()
+        .map(|l| {
+            let next = seen.len();
+            *seen.entry(l.as_str()).or_insert(next)
+        })
+        .collect()
+}
+
+/// Positions of `wanted` in `available`; the error lists every missing name.
+pub fn column_indices(available: &[String], wanted: &[String]) -> Result<Vec<usize>> {
+    let mut missing = Vec::new();
+    let indices: Vec<usize> = wanted
+        .iter()
+        .filter_map(|name| {
+            let found = available.iter().position(|a| a == name);
+            if found.is_none() {
+                missing.push(name.as_str());
+            }
+            found
+        })
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "the features do not match the model: {} missing ({})",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
+    Ok(indices)
+}
+
+/// The largest magnitude a scaled feature value may have at prediction time: 6 training standard
+/// deviations for a one-column class (less, in units of σ, for wider classes, whose columns are
+/// divided by √k). Beyond this a model would extrapolate.
+pub const PREDICTION_CLIP: f64 = 6.0;
+
+/// Per-column centre and divisor of the training rows (missing values ignored).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scaler {
+    pub means: Vec<f64>,
+    /// Population standard deviations (a constant column gets 1 so it maps to 0), each
+    /// multiplied by √k for a column of a k-column feature class when fitted with
+    /// [`Scaler::fit_class_balanced`].
+    pub stds: Vec<f64>,
+}
+
+impl Scaler {
+    pub fn fit(rows: &[Vec<f64>]) -> Scaler {
+        let width = rows.first().map_or(0, Vec::len);
+        let mut means = vec![0.0; width];
+        let mut stds = vec![1.0; width];
+        for c in 0..width {
+            let present: Vec<f64> = rows
+                .iter()
+                .map(|r| r[c])
+                .filter(|v| v.is_finite())
+                .collect();
+            if present.is_empty() {
+                continue;
+            }
+            let n = present.len() as f64;
+            let mean = present.iter().sum::<f64>() / n;
+            let var = present.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+            means[c] = mean;
+            stds[c] = if var > 1e-24 { var.sqrt() } else { 1.0 };
+        }
+        Scaler { means, stds }
+    }
+
+    /// Standardize, then divide each column by √k, k the number of columns of its feature
+    /// class (the part of `names[c]` before the first `.`). Every class then has the same total
+    /// variance, so an L2 penalty (ranking SVM, SVR, elastic net) or an RBF distance weighs
+    /// classes equally instead of by their number of columns: without this the 163 entity-grid
+    /// and 243 discourse transitions outweighed the 16 Coh-Metrix indices, and the models fitted
+    /// the systems they were trained on (EVALUATION.md protocol 1 holds systems out).
+    pub fn fit_class_balanced(rows: &[Vec<f64>], names: &[String]) -> Scaler {
+        let mut scaler = Scaler::fit(rows);
+        let class_of = |name: &str| name.split('.').next().unwrap_or("").to_string();
+        let mut class_sizes: std::collections::HashMap<String, usize> = Default::default();
+        for name in names {
+            *class_sizes.entry(class_of(name)).or_default() += 1;
+        }
+        for (std, name) in scaler.stds.iter_mut().zip(names) {
+            let k = class_sizes.get(&class_of(name)).copied().unwrap_or(1);
+            *std *= (k as f64).sqrt();
+        }
+        scaler
+    }
+
+    /// Standardize one row; a missing value becomes 0 (the training mean).
+    pub fn transform_row(&self, row: &[f64]) -> Vec<f64> {
+        row.iter()
+            .zip(self.means.iter().zip(&self.stds))
+            .map(|(&v, (m, s))| if v.is_finite() { (v - m) / s } else { 0.0 })
+            .collect()
+    }
+
+    pub fn transform(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        rows.iter().map(|r| self.transform_row(r)).collect()
+    }
+
+    /// [`Scaler::transform_row`] with every value clipped to ±[`PREDICTION_CLIP`] (in scaled
+    /// units), used when predicting: a feature far outside anything seen in training (a
+    /// one-million-character summary's length) then cannot move a linear model's prediction
+    /// without bound. Training rows are not clipped. The bound needs nothing stored in the
+    /// model file, so every existing model file gets it.
+    pub fn transform_row_clipped(&self, row: &[f64]) -> Vec<f64> {
+        let mut out = self.transform_row(row);
+        for v in &mut out {
+            *v = v.clamp(-PREDICTION_CLIP, PREDICTION_CLIP);
+        }
+        out
+    }
+
+    pub fn transform_clipped(&self, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        rows.iter().map(|r| self.transform_row_clipped(r)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaler_imputes_missing_with_training_mean() {
+        let rows = vec![vec![1.0, 5.0], vec![3.0, f64::NAN], vec![5.0, 5.0]];
+        let s = Scaler::fit(&rows);
+        assert_eq!(s.means, vec![3.0, 5.0]);
+        // population sd of 1,3,5 = sqrt(8/3); constant column → 1
+        assert!((s.stds[0] - (8.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(s.stds[1], 1.0);
+        assert_eq!(s.transform_row(&[3.0, f64::NAN]), vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn class_balanced_scaler_divides_by_root_class_size() {
+        // Three columns of class `a`, one of class `b`; every column has sd 1 (values -1, 1).
+        let rows = vec![vec![-1.0, -1.0, -1.0, -1.0], vec![1.0, 1.0, 1.0, 1.0]];
+        let names: Vec<String> = ["a.x", "a.y", "a.z", "b.x"].map(String::from).to_vec();
+        let s = Scaler::fit_class_balanced(&rows, &names);
+        let root3 = 3f64.sqrt();
+        assert_eq!(s.means, vec![0.0; 4]);
+        assert!(s.stds[..3].iter().all(|&v| (v - root3).abs() < 1e-12));
+        assert_eq!(s.stds[3], 1.0);
+        // Each class now carries total variance 1: 3 x (1/√3)² for `a`, 1 for `b`.
+        let row = s.transform_row(&[1.0, 1.0, 1.0, 1.0]);
+        let class_a: f64 = row[..3].iter().map(|v| v * v).sum();
+        assert!((class_a - 1.0).abs() < 1e-12 && (row[3] - 1.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,117 @@
+//! Degenerate summaries: text no model should be asked to judge.
+//!
+//! Why: the learned models are (mostly) linear in features such as length, word length and
+//! overlap ratios, so text unlike any training summary made them extrapolate: an empty summary
+//! ranked 2nd of 16 for readability, a punctuation-only one got a higher responsiveness than a
+//! faithful one, and a one-million-character "word" got readability 140,141. Feature values are
+//! now clipped at prediction time ([`crate::dataset::Scaler::transform_row_clipped`]), and
+//! summaries detected here get no score at all: `null` (in JSON) with the reason, and a warning
+//! on output. The single call site is [`crate::scoring::score_topics`]; docs/ROBUSTNESS.md
+//! lists the cases.
+
+use serde::Serialize;
+
+/// A summary longer than this (in characters) is not scored: the longest summary in the public
+/// sets (SummEval, REALSumm, Newsroom, TAC, DUC) is under 4,000 characters; 100,000 is
+/// a 15,000-word text, far outside anything a model was trained on.
+pub const MAX_SUMMARY_CHARS: usize = 100_000;
+/// A "word" longer than this (in characters) is not language (the longest English dictionary
+/// words are under 50 letters).
+pub const MAX_WORD_CHARS: usize = 60;
+/// Fewer than this share of the non-space characters in real words (alphabetic tokens up to
+/// [`MAX_WORD_CHARS`]) marks the text as non-linguistic.
+pub const MIN_WORD_SHARE: f64 = 0.5;
+
+/// Why a summary is not scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Degenerate {
+    /// No characters other than white space.
+    Empty,
+    /// No word of two or more letters, or most of the text is not words (punctuation, symbols,
+    /// digits, or one absurdly long token).
+    NonLinguistic,
+    /// Longer than [`MAX_SUMMARY_CHARS`].
+    TooLong,
+}
+
+impl Degenerate {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Degenerate::Empty => "empty summary",
+            Degenerate::NonLinguistic => {
+                "no language to judge (punctuation, symbols, digits or an absurdly long token)"
+            }
+            Degenerate::TooLong => "summary longer than 100,000 characters",
+        }
+    }
+}
+
+impl std::fmt::Display for Degenerate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+/// Classify a summary's text; `None` for ordinary text. Linear in the text's length.
+pub fn detect(text: &str) -> Option<Degenerate> {
+    let mut chars = 0usize;
+    let mut non_space = 0usize;
+    let mut word_chars = 0usize;
+    let mut words = 0usize;
+    for token in text.split_whitespace() {
+        let len = token.chars().count();
+        chars += len;
+        non_space += len;
+        if len > MAX_WORD_CHARS {
+            continue;
+        }
+        let letters = token.chars().filter(|c| c.is_alphabetic()).count();
+        if letters >= 2 {
+            words += 1;
+        }
+        if letters >= 1 {
+            // Punctuation attached to a word ("budget.", "don't") counts with it.
+            word_chars += len;
+        }
+    }
+    chars += text.chars().filter(|c| c.is_whitespace()).count();
+    if non_space == 0 {
+        return Some(Degenerate::Empty);
+    }
+    if chars > MAX_SUMMARY_CHARS {
+        return Some(Degenerate::TooLong);
+    }
+    if words == 0 || (word_chars as f64) < MIN_WORD_SHARE * non_space as f64 {
+        return Some(Degenerate::NonLinguistic);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_text_passes() {
+        assert_eq!(detect("The council approved the budget."), None);
+        assert_eq!(
+            detect("Bolt will run in the Bahamas on May 2 and 3 ."),
+            None
+        );
+        assert_eq!(detect("Ja."), None);
+    }
+
+    #[test]
+    fn degenerate_text_is_caught() {
+        assert_eq!(detect(""), Some(Degenerate::Empty));
+        assert_eq!(detect(" \n\t "), Some(Degenerate::Empty));
+        assert_eq!(detect("…"), Some(Degenerate::NonLinguistic));
+        assert_eq!(detect("!!! ??? ... ---"), Some(Degenerate::NonLinguistic));
+        assert_eq!(detect("1 2 3 4 5 6"), Some(Degenerate::NonLinguistic));
+        assert_eq!(detect(&"a".repeat(1000)), Some(Degenerate::NonLinguistic));
+        assert_eq!(detect("a"), Some(Degenerate::NonLinguistic));
+        let long = "The council met. ".repeat(10_000);
+        assert_eq!(detect(&long), Some(Degenerate::TooLong));
+    }
+}

@@ -1,0 +1,528 @@
+//! The model file (docs/MODEL_FILE.md): a fixed header, then a bincode payload.
+//!
+//! Header: magic `AESOPMDL` (8 bytes), format version (u32 LE), aesop version (u16 LE length +
+//! UTF-8), payload length (u64 LE), FNV-1a 64 of the payload (u64 LE). The checksum makes a
+//! corrupt payload an error instead of a model that silently predicts something else.
+
+use super::dataset::column_indices;
+use super::transfer::{normalize_table, TransferInfo};
+use super::Trained;
+use aesop_features::neural::NeuralOptions;
+use aesop_features::run::FeatureTable;
+use aesop_features::{
+    consensus, content, distribution, graph, rouge, surface, tesla, FeatureOptions,
+};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const MAGIC: &[u8; 8] = b"AESOPMDL";
+/// The newest format version this build reads and writes. Bump when the payload layout changes;
+/// older readers then refuse newer files. Version 2 added stacked models (`Fitted::Stacked`, an
+/// appended enum variant): a version-1 payload decodes unchanged, so one reader serves both.
+///
+/// Version 3 (issue 13) appends a second bincode value after the version-2 payload, a
+/// [`TransferInfo`] (normalization, calibration, training sets): the main value decodes as
+/// before, so files of versions 1 and 2 load with the defaults (no normalization, raw scores).
+///
+/// Version 4 (issue 15) appends a third value after those two, the options of the `neural`
+/// class ([`NeuralRecord`]), for models that use it: the source budget and the number of
+/// references change the features, so a model must be scored with the options it was trained
+/// with. Version-4 files always carry the [`TransferInfo`] value before it (default if unused).
+pub const FORMAT_VERSION: u32 = 4;
+/// The version of models with transfer information and no neural options.
+pub const FORMAT_VERSION_TRANSFER: u32 = 3;
+/// The version of stacked models without transfer information.
+pub const FORMAT_VERSION_STACKED: u32 = 2;
+/// The version written for models that are not stacked: their payload is a valid version-1
+/// payload, so aesop builds from before stacking still read them.
+pub const FORMAT_VERSION_PLAIN: u32 = 1;
+
+/// The most memory a model's payload may claim while decoding (256 MiB; the built-ins are
+/// under 40 KiB).
+pub const MAX_DECODED_BYTES: usize = 256 << 20;
+
+/// Why a model file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelFileError {
+    #[error("{file}: not an aesop model file (wrong magic bytes)")]
+    WrongMagic { file: String },
+    #[error("{file}: model format version {found} is newer than this aesop supports ({supported}); upgrade aesop (file written by aesop {writer})")]
+    NewerVersion {
+        file: String,
+        found: u32,
+        supported: u32,
+        writer: String,
+    },
+    #[error("{file}: truncated model file ({what})")]
+    Truncated { file: String, what: &'static str },
+    #[error("{file}: corrupt model file ({what})")]
+    Corrupt { file: String, what: String },
+}
+
+/// Where the training rows came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingSet {
+    /// File name of the judgment set.
+    pub name: String,
+    /// FNV-1a 64 of the set's bytes, hex.
+    pub content_hash: String,
+    pub topics: usize,
+    pub summaries: usize,
+    /// Summaries with the target (the training rows).
+    pub rows: usize,
+}
+
+/// Everything `score` needs to reproduce the training features and predict.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub target: String,
+    /// Feature classes to compute, in order.
+    pub classes: Vec<String>,
+    /// The model's columns, in order (a subset of the classes' features with --no-references).
+    pub feature_names: Vec<String>,
+    pub feature_options: FeatureOptionsRecord,
+    /// Trained on reference-free features only.
+    pub reference_free: bool,
+    pub model: Trained,
+    pub training: TrainingSet,
+    /// Evaluation report (JSON), e.g. protocol-1 scores.
+    pub report: Option<String>,
+    /// Normalization, calibration and training sets (format version 3). Not part of the main
+    /// bincode value: written after it, so older files decode unchanged.
+    #[serde(skip)]
+    pub transfer: TransferInfo,
+    /// Options of the `neural` class, for models that use it (format version 4; written after
+    /// the transfer information). `None` for models without the class and older files, which
+    /// score with the class's defaults.
+    #[serde(skip)]
+    pub neural: Option<NeuralRecord>,
+}
+
+/// The options of the `neural` class a model was trained with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeuralRecord {
+    pub source_tokens: usize,
+    pub max_references: usize,
+    pub max_scored_tokens: usize,
+}
+
+impl From<&NeuralOptions> for NeuralRecord {
+    fn from(o: &NeuralOptions) -> NeuralRecord {
+        let NeuralOptions {
+            source_tokens,
+            max_references,
+            max_scored_tokens,
+        } = o.clone();
+        NeuralRecord {
+            source_tokens,
+            max_references,
+            max_scored_tokens,
+        }
+    }
+}
+
+impl From<&NeuralRecord> for NeuralOptions {
+    fn from(r: &NeuralRecord) -> NeuralOptions {
+        NeuralOptions {
+            source_tokens: r.source_tokens,
+            max_references: r.max_references,
+            max_scored_tokens: r.max_scored_tokens,
+        }
+    }
+}
+
+impl ModelFile {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .context("encoding the model")?;
+        let version = env!("CARGO_PKG_VERSION").as_bytes();
+        let mut out = Vec::with_capacity(payload.len() + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&self.format_version().to_le_bytes());
+        out.extend_from_slice(&(version.len() as u16).to_le_bytes());
+        out.extend_from_slice(version);
+        let mut payload = payload;
+        if !self.transfer.is_default() || self.neural.is_some() {
+            let trailer =
+                bincode::serde::encode_to_vec(&self.transfer, bincode::config::standard())
+                    .context("encoding the model's transfer information")?;
+            payload.extend_from_slice(&trailer);
+        }
+        if let Some(neural) = &self.neural {
+            let trailer = bincode::serde::encode_to_vec(neural, bincode::config::standard())
+                .context("encoding the model's neural options")?;
+            payload.extend_from_slice(&trailer);
+        }
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        Ok(out)
+    }
+
+    /// Parse a model file's bytes; `file` names the source in errors.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> std::result::Result<ModelFile, ModelFileError> {
+        let mut cur = Cursor {
+            bytes,
+            pos: 0,
+            file,
+        };
+        if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(ModelFileError::WrongMagic {
+                file: file.to_string(),
+            });
+        }
+        cur.pos = MAGIC.len();
+        let version = u32::from_le_bytes(cur.take::<4>("format version")?);
+        let writer_len = u16::from_le_bytes(cur.take::<2>("aesop version")?) as usize;
+        let writer = String::from_utf8_lossy(cur.slice(writer_len, "aesop version")?).into_owned();
+        if version > FORMAT_VERSION {
+            return Err(ModelFileError::NewerVersion {
+                file: file.to_string(),
+                found: version,
+                supported: FORMAT_VERSION,
+                writer,
+            });
+        }
+        let len = u64::from_le_bytes(cur.take::<8>("payload length")?);
+        let checksum = u64::from_le_bytes(cur.take::<8>("checksum")?);
+        let len = usize::try_from(len).map_err(|_| corrupt(file, "payload length out of range"))?;
+        let payload = cur.slice(len, "payload")?;
+        if cur.pos != bytes.len() {
+            return Err(corrupt(file, "trailing bytes after the payload"));
+        }
+        if fnv1a64(payload) != checksum {
+            return Err(corrupt(file, "checksum mismatch"));
+        }
+        // The limit bounds what a length field may claim: without it a corrupt (or crafted) file
+        // with a valid checksum made the decoder allocate 7 exabytes and abort (found by
+        // tests/fuzz_inputs.rs).
+        // The payload is a sequence of bincode values: the model, then (version 3) its transfer
+        // information, then (version 4) its neural options; each must end where the next begins.
+        let mut rest = payload;
+        let mut model: ModelFile = decode_next(&mut rest, file, "payload")?;
+        if !rest.is_empty() {
+            if version < 3 {
+                return Err(corrupt(file, "payload longer than the model"));
+            }
+            model.transfer = decode_next(&mut rest, file, "transfer information")?;
+        }
+        if !rest.is_empty() {
+            if version < 4 {
+                return Err(corrupt(file, "payload longer than the model"));
+            }
+            model.neural = Some(decode_next(&mut rest, file, "neural options")?);
+        }
+        if !rest.is_empty() {
+            return Err(corrupt(file, "payload longer than the model"));
+        }
+        Ok(model)
+    }
+
+    /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
+    pub fn format_version(&self) -> u32 {
+        if self.neural.is_some() {
+            FORMAT_VERSION
+        } else if !self.transfer.is_default() {
+            FORMAT_VERSION_TRANSFER
+        } else if self.model.stack_bases().is_some() {
+            FORMAT_VERSION_STACKED
+        } else {
+            FORMAT_VERSION_PLAIN
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        self.save_checked(path, &[])
+    }
+
+    /// Save through [`aesop_core::output::OutputFile`], refusing to overwrite any of `inputs`.
+    pub fn save_checked(&self, path: &Path, inputs: &[&Path]) -> Result<()> {
+        let bytes = self.to_bytes()?;
+        aesop_core::output::OutputFile::write_all_to(path, inputs, &bytes)
+            .with_context(|| format!("writing model {}", path.display()))
+    }
+
+    pub fn load(path: &Path) -> Result<ModelFile> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        Ok(ModelFile::from_bytes(&bytes, &path.display().to_string())?)
+    }
+
+    /// True when some feature of the model needs references.
+    pub fn needs_references(&self) -> bool {
+        !self.reference_free
+    }
+
+    /// Predictions for every record of `table` (whose columns must include the model's): the
+    /// calibrated score where the model has a calibration, else the raw output.
+    pub fn predict_table(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        Ok(self.predict_table_calibrated(table)?.0)
+    }
+
+    /// (score, raw) for every record of `table`: the model's raw output, and that output mapped
+    /// to the target's scale by the model's calibration (equal to raw without one). The
+    /// model's within-topic normalization, if any, is applied to `table` first.
+    pub fn predict_table_calibrated(&self, table: &FeatureTable) -> Result<(Vec<f64>, Vec<f64>)> {
+        let raw = self.predict_raw(table)?;
+        let score = match &self.transfer.calibration {
+            Some(c) => raw.iter().map(|&r| c.apply(r)).collect(),
+            None => raw.clone(),
+        };
+        Ok((score, raw))
+    }
+
+    /// The model's raw output for every record of `table`.
+    pub fn predict_raw(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        let normalized;
+        let table = if self.transfer.normalization.batch_dependent() {
+            normalized = normalize_table(table, self.transfer.normalization);
+            &normalized
+        } else {
+            table
+        };
+        let columns = column_indices(&table.names, &self.feature_names)?;
+        let rows: Vec<Vec<f64>> = table
+            .records
+            .iter()
+            .map(|r| {
+                columns
+                    .iter()
+                    .map(|&c| r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN))
+                    .collect()
+            })
+            .collect();
+        self.model.predict(&rows)
+    }
+}
+
+/// Decode the next bincode value of `rest` and advance past it; `what` names it in errors.
+fn decode_next<T: serde::de::DeserializeOwned>(
+    rest: &mut &[u8],
+    file: &str,
+    what: &str,
+) -> std::result::Result<T, ModelFileError> {
+    // The limit bounds what a length field may claim: without it a corrupt (or crafted) file
+    // with a valid checksum made the decoder allocate 7 exabytes and abort (found by
+    // tests/fuzz_inputs.rs).
+    let config = bincode::config::standard().with_limit::<MAX_DECODED_BYTES>();
+    let (value, used) = bincode::serde::decode_from_slice::<T, _>(rest, config)
+        .map_err(|e| corrupt(file, &format!("{what} cannot be decoded: {e}")))?;
+    *rest = &rest[used..];
+    Ok(value)
+}
+
+fn corrupt(file: &str, what: &str) -> ModelFileError {
+    ModelFileError::Corrupt {
+        file: file.to_string(),
+        what: what.to_string(),
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    file: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    fn slice(
+        &mut self,
+        n: usize,
+        what: &'static str,
+    ) -> std::result::Result<&'a [u8], ModelFileError> {
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| ModelFileError::Truncated {
+                file: self.file.to_string(),
+                what,
+            })?;
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn take<const N: usize>(
+        &mut self,
+        what: &'static str,
+    ) -> std::result::Result<[u8; N], ModelFileError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.slice(N, what)?);
+        Ok(out)
+    }
+}
+
+/// FNV-1a 64: a simple content hash for training-set identity and payload integrity
+/// (not a defence against tampering).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A serializable copy of [`FeatureOptions`] (the feature modules do not derive serde). The
+/// conversions destructure every field, so adding an option breaks the build here until the
+/// model file records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeatureOptionsRecord {
+    pub content_delta: f64,
+    pub content_bins_factor: f64,
+    pub content_llr_cutoff: f64,
+    pub content_log_base_ten: bool,
+    pub content_require_higher_input_rate: bool,
+    pub content_smooth_likelihood: bool,
+    pub rouge: RougeRecord,
+    pub graph_rank: usize,
+    pub graph_window: usize,
+    pub tesla_alpha: f64,
+    pub tesla_function_word_weight: f64,
+    pub tesla_closed_share_threshold: f64,
+    pub tesla_max_skip: usize,
+    pub tesla_stem_similarity: f64,
+    pub consensus_delta: f64,
+    pub consensus_bins_factor: f64,
+    pub consensus_include_human: bool,
+    pub consensus_rouge: RougeRecord,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RougeRecord {
+    pub best_reference: bool,
+    pub jackknife: bool,
+    pub stem: bool,
+    pub remove_stopwords: bool,
+}
+
+impl From<&rouge::RougeOptions> for RougeRecord {
+    fn from(o: &rouge::RougeOptions) -> RougeRecord {
+        let rouge::RougeOptions {
+            mode,
+            jackknife,
+            stem,
+            remove_stopwords,
+        } = o.clone();
+        RougeRecord {
+            best_reference: mode == rouge::MultiRefMode::Best,
+            jackknife,
+            stem,
+            remove_stopwords,
+        }
+    }
+}
+
+impl From<&RougeRecord> for rouge::RougeOptions {
+    fn from(r: &RougeRecord) -> rouge::RougeOptions {
+        rouge::RougeOptions {
+            mode: if r.best_reference {
+                rouge::MultiRefMode::Best
+            } else {
+                rouge::MultiRefMode::Average
+            },
+            jackknife: r.jackknife,
+            stem: r.stem,
+            remove_stopwords: r.remove_stopwords,
+        }
+    }
+}
+
+impl From<&FeatureOptions> for FeatureOptionsRecord {
+    fn from(o: &FeatureOptions) -> FeatureOptionsRecord {
+        let FeatureOptions {
+            content,
+            rouge,
+            graph,
+            tesla,
+            consensus,
+            surface,
+            // Not recorded: a model file loads the neural class with its defaults.
+            neural: _,
+        } = o;
+        let content::ContentOptions {
+            delta,
+            bins_factor,
+            llr_cutoff,
+            log_base,
+            require_higher_input_rate,
+            smooth_likelihood,
+        } = content.clone();
+        let graph::GraphOptions { rank, window } = graph.clone();
+        let tesla::TeslaOptions {
+            alpha,
+            function_word_weight,
+            closed_share_threshold,
+            max_skip,
+            stem_similarity,
+        } = tesla.clone();
+        let consensus::ConsensusOptions {
+            delta: c_delta,
+            bins_factor: c_bins,
+            include_human,
+            rouge: c_rouge,
+        } = consensus.clone();
+        let surface::SurfaceOptions {} = surface.clone();
+        FeatureOptionsRecord {
+            content_delta: delta,
+            content_bins_factor: bins_factor,
+            content_llr_cutoff: llr_cutoff,
+            content_log_base_ten: log_base == distribution::LogBase::Ten,
+            content_require_higher_input_rate: require_higher_input_rate,
+            content_smooth_likelihood: smooth_likelihood,
+            rouge: rouge.into(),
+            graph_rank: rank,
+            graph_window: window,
+            tesla_alpha: alpha,
+            tesla_function_word_weight: function_word_weight,
+            tesla_closed_share_threshold: closed_share_threshold,
+            tesla_max_skip: max_skip,
+            tesla_stem_similarity: stem_similarity,
+            consensus_delta: c_delta,
+            consensus_bins_factor: c_bins,
+            consensus_include_human: include_human,
+            consensus_rouge: (&c_rouge).into(),
+        }
+    }
+}
+
+impl From<&FeatureOptionsRecord> for FeatureOptions {
+    fn from(r: &FeatureOptionsRecord) -> FeatureOptions {
+        FeatureOptions {
+            content: content::ContentOptions {
+                delta: r.content_delta,
+                bins_factor: r.content_bins_factor,
+                llr_cutoff: r.content_llr_cutoff,
+                log_base: if r.content_log_base_ten {
+                    distribution::LogBase::Ten
+                } else {
+                    distribution::LogBase::E
+                },
+                require_higher_input_rate: r.content_require_higher_input_rate,
+                smooth_likelihood: r.content_smooth_likelihood,
+            },
+            neural: Default::default(),
+            rouge: (&r.rouge).into(),
+            graph: graph::GraphOptions {
+                rank: r.graph_rank,
+                window: r.graph_window,
+            },
+            tesla: tesla::TeslaOptions {
+                alpha: r.tesla_alpha,
+                function_word_weight: r.tesla_function_word_weight,
+                closed_share_threshold: r.tesla_closed_share_threshold,
+                max_skip: r.tesla_max_skip,
+                stem_similarity: r.tesla_stem_similarity,
+            },
+            consensus: consensus::ConsensusOptions {
+                delta: r.consensus_delta,
+                bins_factor: r.consensus_bins_factor,
+                include_human: r.consensus_include_human,
+                rouge: (&r.consensus_rouge).into(),
+            },
+            surface: surface::SurfaceOptions {},
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! Learning from several judgment sets: loading each set's features once, training a
+//! calibrated model on pooled sets, protocol 1 over the pool, and protocol 2 as a command
+//! (leave one set out: train on every other set, score the held-out one, and compare with the
+//! best single feature of the same classes on that set using the statistics of `evaluate`).
+
+use super::cv::{out_of_fold, summary_level_tau, system_level_tau, Protocol1};
+use super::learners::{Hyper, LearnerKind};
+use super::model_file::fnv1a64;
+use super::transfer::{
+    mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
+    SetData, SetRecord, SetSpec,
+};
+use super::{train, Dataset, Trained};
+use aesop_corpus::jsonl;
+use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
+use aesop_eval::levels::{Aligned, ScoreRow};
+use aesop_features::run::extract_features;
+use aesop_features::{build_classes, FeatureOptions};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::sync::atomic::AtomicBool;
+
+/// One set loaded for learning: its rows (features normalized as asked), the raw feature rows
+/// (for single-feature baselines), and what the model file records about it.
+#[derive(Debug, Clone)]
+pub struct LoadedSet {
+    pub set: SetData,
+    /// The set's rows before normalization (same order as `set.data`).
+    pub raw_rows: Vec<Vec<f64>>,
+    pub record: SetRecord,
+    pub topics: usize,
+    pub summaries: usize,
+}
+
+/// Read every set, extract `classes` once per set, normalize within topics and keep the rows
+/// with the set's column. A set without the column is an error naming the file and column.
+pub fn load_sets(
+    specs: &[SetSpec],
+    classes: &[String],
+    names: &[String],
+    options: &FeatureOptions,
+    normalization: Normalization,
+    cancel: &AtomicBool,
+) -> Result<Vec<LoadedSet>> {
+    use std::io::IsTerminal;
+    let built = build_classes(classes, options)?;
+    let mut out = Vec::new();
+    for spec in specs {
+        let bytes = std::fs::read(&spec.path)
+            .with_context(|| format!("reading {}", spec.path.display()))?;
+        let topics = jsonl::read_set(&spec.path)?;
+        let table = extract_features(&topics, &built, std::io::stderr().is_terminal(), cancel)?;
+        let raw = Dataset::from_table(&table, &topics, &spec.column, names)
+            .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
+        let data = if normalization.batch_dependent() {
+            let normalized = normalize_table(&table, normalization);
+            Dataset::from_table(&normalized, &topics, &spec.column, names)?
+        } else {
+            raw.clone()
+        };
+        out.push(LoadedSet {
+            record: SetRecord {
+                name: spec.name(),
+                column: spec.column.clone(),
+                content_hash: format!("{:016x}", fnv1a64(&bytes)),
+                rows: data.len(),
+            },
+            topics: topics.len(),
+            summaries: table.records.len(),
+            raw_rows: raw.rows,
+            set: SetData {
+                spec: spec.clone(),
+                data,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// The sets' data, for [`pool`].
+pub fn set_data(loaded: &[LoadedSet]) -> Vec<SetData> {
+    loaded.iter().map(|l| l.set.clone()).collect()
+}
+
+/// How to train on pooled sets.
+#[derive(Debug, Clone, Copy)]
+pub struct Recipe<'a> {
+    /// The model's target: calibration learns the scale of the sets with this column.
+    pub target: &'a str,
+    pub learner: LearnerKind,
+    pub hyper: Option<Hyper>,
+    pub seed: u64,
+    pub pool: PoolOptions,
+}
+
+/// A model and the calibration fitted on its own training rows: raw output against the
+/// original targets of the sets whose column is `recipe.target` (all rows when none is; sets
+/// on other scales, e.g. a 0-1 pyramid column pooled with 1-5 Likert columns, would otherwise
+/// mix scales).
+pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Calibration)> {
+    let model = train(
+        &pooled.for_training(),
+        recipe.learner,
+        recipe.hyper,
+        recipe.seed,
+    )?;
+    let idx = pooled.rows_on_scale_of(recipe.target);
+    let rows: Vec<Vec<f64>> = idx.iter().map(|&i| pooled.data.rows[i].clone()).collect();
+    let targets: Vec<f64> = idx.iter().map(|&i| pooled.original_targets[i]).collect();
+    let raw = model.predict(&rows)?;
+    let Some(calibration) = Calibration::fit(&raw, &targets) else {
+        bail!("no finite prediction on the training rows to calibrate with");
+    };
+    Ok((model, calibration))
+}
+
+/// Out-of-fold raw and calibrated predictions of protocol 1 over pooled sets.
+pub fn cross_validate_pooled(
+    pooled: &Pooled,
+    recipe: &Recipe,
+    layout: &Protocol1,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let mut calibrated = vec![f64::NAN; pooled.data.len()];
+    let raw = out_of_fold(layout, |train_idx, test_idx| {
+        let train = pooled.subset(train_idx);
+        let (model, calibration) = train_calibrated(&train, recipe)?;
+        let rows: Vec<Vec<f64>> = test_idx
+            .iter()
+            .map(|&i| pooled.data.rows[i].clone())
+            .collect();
+        let raw = model.predict(&rows)?;
+        for (&i, &r) in test_idx.iter().zip(&raw) {
+            calibrated[i] = calibration.apply(r);
+        }
+        Ok(raw)
+    })?;
+    Ok((raw, calibrated))
+}
+
+/// Summary, system and pairwise statistics of one held-out set, with intervals.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeldOutStats {
+    pub summary_kendall: Stat,
+    pub system_kendall: Stat,
+    pub system_pairwise_accuracy: Stat,
+    pub input_pairwise_accuracy: Stat,
+}
+
+/// A point estimate with its bootstrap 95% interval.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Stat {
+    pub value: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl std::fmt::Display for Stat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:.3} [{:.3}, {:.3}]",
+            self.value, self.lower, self.upper
+        )
+    }
+}
+
+/// One held-out set of protocol 2.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeldOut {
+    pub set: String,
+    pub column: String,
+    pub rows: usize,
+    pub trained_on: Vec<String>,
+    pub model: HeldOutStats,
+    /// The feature of the model's classes with the best summary-level τ on this set, chosen
+    /// in hindsight (its sign too: a feature that falls as the humans' score rises counts
+    /// negated, e.g. JS divergence).
+    pub best_feature: String,
+    pub best_feature_stats: HeldOutStats,
+    /// Model minus best feature, summary-level τ.
+    pub summary_difference: f64,
+    /// Koehn's paired bootstrap over topics: share of samples where the model's summary τ is
+    /// strictly higher.
+    pub bootstrap_model_wins: f64,
+    /// Paired permutation test (two-sided) on summary τ.
+    pub permutation_p: f64,
+    /// Mean absolute error of the calibrated predictions against the set's column.
+    pub calibrated_mae: f64,
+    pub seconds: f64,
+}
+
+/// Leave-one-set-out settings.
+#[derive(Debug, Clone, Copy)]
+pub struct LosoSettings<'a> {
+    pub recipe: Recipe<'a>,
+    pub bootstrap: usize,
+}
+
+/// Predictions of the held-out set `h` by a model trained on every other set: (raw, calibrated).
+pub fn held_out_predictions(
+    sets: &[SetData],
+    h: usize,
+    recipe: &Recipe,
+) -> Result<(Vec<f64>, Vec<f64>)> {
+    let keep: Vec<usize> = (0..sets.len()).filter(|&s| s != h).collect();
+    let pooled = pool(sets, &keep, recipe.pool)?;
+    let (model, calibration) = train_calibrated(&pooled, recipe)?;
+    let raw = model.predict(&sets[h].data.rows)?;
+    let calibrated = raw.iter().map(|&r| calibration.apply(r)).collect();
+    Ok((raw, calibrated))
+}
+
+/// Per held-out set, (raw, calibrated) for each of its rows.
+pub type HeldOutPredictions = Vec<Vec<(f64, f64)>>;
+
+/// Protocol 2 over `loaded`: for each set, train on the others and score it.
+pub fn leave_one_set_out(
+    loaded: &[LoadedSet],
+    settings: &LosoSettings,
+) -> Result<(Vec<HeldOut>, HeldOutPredictions)> {
+    if loaded.len() < 2 {
+        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
+    }
+    let sets = set_data(loaded);
+    let mut results = Vec::new();
+    let mut predictions = Vec::new();
+    for (h, held) in loaded.iter().enumerate() {
+        let start = std::time::Instant::now();
+        let (raw, calibrated) = held_out_predictions(&sets, h, &settings.recipe)?;
+        let data = &held.set.data;
+        let model_aligned = aligned(data, &raw)?;
+        let (best_feature, feature_values) = best_single_feature(data, &held.raw_rows);
+        let feature_aligned = aligned(data, &feature_values)?;
+        let seed = settings.recipe.seed;
+        let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
+        let comparison =
+            compare_metrics(&model_aligned, &feature_aligned, settings.bootstrap, seed)?;
+        let summary = comparison
+            .iter()
+            .find(|c| c.name == "summary.kendall")
+            .cloned();
+        results.push(HeldOut {
+            set: held.record.name.clone(),
+            column: held.record.column.clone(),
+            rows: data.len(),
+            trained_on: loaded
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| s != h)
+                .map(|(_, l)| format!("{}:{}", l.record.name, l.record.column))
+                .collect(),
+            model: stats(&model_aligned),
+            best_feature,
+            best_feature_stats: stats(&feature_aligned),
+            summary_difference: summary.as_ref().map_or(f64::NAN, |c| c.difference),
+            bootstrap_model_wins: summary.as_ref().map_or(f64::NAN, |c| c.bootstrap_a_wins),
+            permutation_p: summary.as_ref().map_or(f64::NAN, |c| c.permutation_p),
+            // Only meaningful when the held-out column is on the calibrated scale and some
+            // training set taught that scale.
+            calibrated_mae: if held.record.column == settings.recipe.target
+                && loaded
+                    .iter()
+                    .enumerate()
+                    .any(|(s, l)| s != h && l.record.column == settings.recipe.target)
+            {
+                mean_absolute_error(&calibrated, &data.targets)
+            } else {
+                f64::NAN
+            },
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        predictions.push(raw.into_iter().zip(calibrated).collect());
+    }
+    Ok((results, predictions))
+}
+
+/// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics.
+fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
+    let rows: Vec<ScoreRow> = data
+        .topics
+        .iter()
+        .zip(&data.systems)
+        .zip(metric.iter().zip(&data.targets))
+        .map(|((topic, system), (&m, &h))| ScoreRow {
+            topic: topic.clone(),
+            system: system.clone(),
+            metric: if m.is_finite() { m } else { 0.0 },
+            human: h,
+        })
+        .collect();
+    Aligned::new(&rows)
+}
+
+fn held_out_stats(data: &Aligned, samples: usize, seed: u64) -> HeldOutStats {
+    let estimates = bootstrap_intervals(data, samples, Resample::Both, seed, 0.95);
+    let get = |name: &str| {
+        estimates.iter().find(|e| e.name == name).map_or(
+            Stat {
+                value: f64::NAN,
+                lower: f64::NAN,
+                upper: f64::NAN,
+            },
+            |e| Stat {
+                value: e.value,
+                lower: e.interval.lower,
+                upper: e.interval.upper,
+            },
+        )
+    };
+    HeldOutStats {
+        summary_kendall: get("summary.kendall"),
+        system_kendall: get("system.kendall"),
+        system_pairwise_accuracy: get("system.pairwise_accuracy"),
+        input_pairwise_accuracy: get("input.pairwise_accuracy"),
+    }
+}
+
+/// The column of `raw_rows` with the best summary-level τ against `data.targets`, its sign
+/// chosen in hindsight; missing values take the column's mean. Returns its name (prefixed
+/// `-` when negated) and its oriented values.
+pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Vec<f64>) {
+    let mut best: Option<(f64, String, Vec<f64>)> = None;
+    for (c, name) in data.names.iter().enumerate() {
+        let present: Vec<f64> = raw_rows
+            .iter()
+            .map(|r| r[c])
+            .filter(|v| v.is_finite())
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let mean = present.iter().sum::<f64>() / present.len() as f64;
+        let values: Vec<f64> = raw_rows
+            .iter()
+            .map(|r| if r[c].is_finite() { r[c] } else { mean })
+            .collect();
+        let tau = summary_level_tau(&values, &data.targets, &data.topics);
+        if !tau.is_finite() {
+            continue;
+        }
+        let (tau, label, values) = if tau < 0.0 {
+            (
+                -tau,
+                format!("-{name}"),
+                values.iter().map(|v| -v).collect(),
+            )
+        } else {
+            (tau, name.clone(), values)
+        };
+        if best.as_ref().is_none_or(|(b, _, _)| tau > *b) {
+            best = Some((tau, label, values));
+        }
+    }
+    match best {
+        Some((_, name, values)) => (name, values),
+        None => ("none".to_string(), vec![0.0; data.len()]),
+    }
+}
+
+/// Summary- and system-level τ of raw predictions on pooled data, per set.
+pub fn per_set_taus(pooled: &Pooled, raw: &[f64], sets: usize) -> Vec<(f64, f64)> {
+    (0..sets)
+        .map(|s| {
+            let idx: Vec<usize> = (0..pooled.data.len())
+                .filter(|&i| pooled.set_of_row[i] == s)
+                .collect();
+            let pick = |v: &[f64]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+            let pick_s = |v: &[String]| idx.iter().map(|&i| v[i].clone()).collect::<Vec<_>>();
+            (
+                summary_level_tau(
+                    &pick(raw),
+                    &pick(&pooled.data.targets),
+                    &pick_s(&pooled.data.topics),
+                ),
+                system_level_tau(
+                    &pick(raw),
+                    &pick(&pooled.data.targets),
+                    &pick_s(&pooled.data.systems),
+                ),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,585 @@
+//! `aesop score` at scale: the judgment set is read topic by topic, a window of topics is
+//! scored in parallel, and predictions are written in set order as they come, so memory
+//! depends on the largest topic and not on the set. The output goes to a temporary file beside
+//! the destination that is renamed into place only when every topic was scored: an error or an
+//! interruption never leaves a partial file. At the end a per-system table of mean predictions
+//! and a "wrote N predictions" line go to standard error.
+
+use super::builtin::{self, Family};
+use super::scoring::{NamedModel, Scorer};
+use aesop_corpus::stream::{for_each_topic, StreamStats, Window};
+use aesop_corpus::{jsonl, Topic};
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+/// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
+/// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"])))]
+pub struct ScoreArgs {
+    /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
+    /// FILE… --summary FILE… [--reference FILE…].
+    #[arg(conflicts_with_all = ["documents", "summary", "reference"])]
+    pub set: Option<PathBuf>,
+    /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
+    /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
+    /// reference-based variant for topics with references and `…-noref` for topics without.
+    #[arg(long)]
+    pub model: Vec<String>,
+    /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
+    /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
+    #[arg(long, conflicts_with = "model")]
+    pub neural: bool,
+    /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
+    #[arg(long, num_args = 1.., requires = "summary")]
+    pub documents: Vec<PathBuf>,
+    /// Plain-text summaries to score (one file each; the system name is the file name); needs
+    /// --documents (as the HTTP service, which refuses a topic without documents).
+    #[arg(long, num_args = 1.., requires = "documents")]
+    pub summary: Vec<PathBuf>,
+    /// Plain-text human reference summaries (optional).
+    #[arg(long, num_args = 1..)]
+    pub reference: Vec<PathBuf>,
+    /// Predictions to write (JSON Lines); standard output when omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
+    /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
+    #[arg(long, value_enum)]
+    pub format: Option<ScoreFormat>,
+}
+
+impl ScoreArgs {
+    /// Every file this run reads (the output may be none of them).
+    pub(crate) fn input_paths(&self) -> Vec<&std::path::Path> {
+        let models = self
+            .model
+            .iter()
+            .map(std::path::Path::new)
+            .filter(|p| p.exists());
+        self.set
+            .iter()
+            .chain(&self.documents)
+            .chain(&self.summary)
+            .chain(&self.reference)
+            .map(PathBuf::as_path)
+            .chain(models)
+            .collect()
+    }
+
+    /// The one topic built from the plain-text files (when no judgment set is given).
+    pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
+        let read = |path: &PathBuf| -> Result<(String, String)> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not UTF-8 (invalid byte at offset {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            Ok((name, text))
+        };
+        let mut topic = Topic::new("input");
+        for path in &self.documents {
+            let (id, text) = read(path)?;
+            topic.documents.push(aesop_corpus::Document::new(id, text));
+        }
+        for path in &self.reference {
+            let (id, text) = read(path)?;
+            topic
+                .references
+                .push(aesop_corpus::Reference::new(id, text));
+        }
+        for path in &self.summary {
+            let (system, text) = read(path)?;
+            if topic.summaries.iter().any(|s| s.system == system) {
+                bail!(
+                    "{}: two summaries with the file name '{system}'",
+                    path.display()
+                );
+            }
+            topic
+                .summaries
+                .push(aesop_corpus::Summary::new(system, text));
+        }
+        Ok((vec![topic], "the given text files".to_string()))
+    }
+}
+
+/// Output formats of `aesop score`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoreFormat {
+    /// One line per (summary, model): `{"topic","system","target","score","model"}`.
+    Jsonl,
+    /// One row per summary, one column per model (per target for the default built-ins).
+    Csv,
+}
+
+impl ScoreFormat {
+    /// `--format` when given, else CSV for a `.csv` output and JSON Lines otherwise.
+    pub fn resolve(format: Option<ScoreFormat>, output: Option<&Path>) -> ScoreFormat {
+        format.unwrap_or_else(|| match output.and_then(|p| p.extension()) {
+            Some(ext) if ext.eq_ignore_ascii_case("csv") => ScoreFormat::Csv,
+            _ => ScoreFormat::Jsonl,
+        })
+    }
+}
+
+/// What a scoring run wrote.
+#[derive(Debug, Clone)]
+pub struct ScoreReport {
+    pub predictions: usize,
+    pub stats: StreamStats,
+    /// Per system, per column: (sum, count) of the predictions.
+    pub systems: BTreeMap<String, Vec<(f64, usize)>>,
+    /// Column names of `systems` (model names, or targets for the default built-ins).
+    pub columns: Vec<String>,
+}
+
+/// One prediction line.
+#[derive(Debug, Serialize)]
+struct PredictionLine<'a> {
+    topic: &'a str,
+    system: &'a str,
+    target: &'a str,
+    score: f64,
+    /// The model's raw output (`score` is it mapped to the target's scale); absent for models
+    /// without a calibration.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<f64>,
+    model: Option<&'a str>,
+}
+
+/// The models of a run: the named ones, or (no names) the default built-ins in two variants,
+/// for topics with references and topics without. Also the library entry point for scoring
+/// in-memory topics (the Python package).
+pub struct ModelGroups {
+    groups: Vec<Vec<NamedModel>>,
+    /// The family of default built-ins, when no model was named.
+    defaults: Option<Family>,
+}
+
+/// One prediction: what one JSON line of `aesop score` holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub topic: String,
+    pub system: String,
+    pub target: String,
+    pub score: f64,
+    /// The raw model output when the model maps it to the target's scale (calibrated).
+    pub raw: Option<f64>,
+    pub model: String,
+}
+
+impl ModelGroups {
+    /// `builtin:NAME` specs or model file paths; none: the default (classic) built-ins.
+    pub fn load(specs: &[String]) -> Result<ModelGroups> {
+        Self::load_family(specs, None)
+    }
+
+    /// As [`ModelGroups::load`]; `family` picks the default built-ins and may only be given
+    /// when no model is named.
+    pub fn load_family(specs: &[String], family: Option<Family>) -> Result<ModelGroups> {
+        if specs.is_empty() {
+            let family = family.unwrap_or_default();
+            let group = |with_references: bool| -> Result<Vec<NamedModel>> {
+                family
+                    .targets()
+                    .iter()
+                    .map(|t| {
+                        NamedModel::from_builtin(builtin::default_of(t, with_references, family)?)
+                    })
+                    .collect()
+            };
+            return Ok(ModelGroups {
+                groups: vec![group(true)?, group(false)?],
+                defaults: Some(family),
+            });
+        }
+        if family.is_some() {
+            bail!("--neural picks the default built-ins; it cannot be combined with --model (name the neural built-ins, e.g. --model builtin:readability-lm, instead)");
+        }
+        let models = specs
+            .iter()
+            .map(|spec| NamedModel::from_spec(spec))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ModelGroups {
+            groups: vec![models],
+            defaults: None,
+        })
+    }
+
+    /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
+    /// them: per topic, per summary, per model.
+    pub fn predict(&self, topics: &[Topic], cancel: &AtomicBool) -> Result<Vec<Prediction>> {
+        use rayon::prelude::*;
+        let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
+        let scorers = refs
+            .iter()
+            .map(|g| Scorer::new(g))
+            .collect::<Result<Vec<_>>>()?;
+        let per_topic = topics
+            .par_iter()
+            .map(|topic| {
+                let group = self.pick(topic);
+                let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
+                let models = &self.groups[group];
+                let mut out = Vec::with_capacity(topic.summaries.len() * models.len());
+                for (r, summary) in topic.summaries.iter().enumerate() {
+                    for (m, model) in models.iter().enumerate() {
+                        out.push(Prediction {
+                            topic: topic.topic.clone(),
+                            system: summary.system.clone(),
+                            target: model.target.clone(),
+                            score: scored.scores[m][r],
+                            raw: scored.raw_of(m, r),
+                            model: model.name.clone(),
+                        });
+                    }
+                }
+                Ok(out)
+            })
+            .collect::<Vec<Result<Vec<Prediction>>>>();
+        let mut all = Vec::new();
+        for p in per_topic {
+            all.extend(p?);
+        }
+        Ok(all)
+    }
+
+    /// The model names, per group (one group, or the reference-based and `-noref` defaults).
+    pub fn names(&self) -> Vec<Vec<String>> {
+        self.groups
+            .iter()
+            .map(|g| g.iter().map(|m| m.name.clone()).collect())
+            .collect()
+    }
+
+    /// The group that scores `topic`.
+    fn pick(&self, topic: &Topic) -> usize {
+        usize::from(self.defaults.is_some() && topic.references.is_empty())
+    }
+
+    /// Output columns: one per target for the defaults (both variants share them), else one per
+    /// model.
+    fn columns(&self) -> Vec<String> {
+        if let Some(family) = self.defaults {
+            family.targets().iter().map(|t| t.to_string()).collect()
+        } else {
+            self.groups[0].iter().map(|m| m.name.clone()).collect()
+        }
+    }
+}
+
+/// The predictions for one topic: the group that scored it and, per summary, one score per model.
+struct TopicScores {
+    group: usize,
+    rows: Vec<Vec<f64>>,
+    /// Per summary, per model: the raw output of calibrated models.
+    raw: Vec<Vec<Option<f64>>>,
+    /// Per summary: why it was not scored (see [`super::degenerate`]).
+    degenerate: Vec<Option<super::degenerate::Degenerate>>,
+}
+
+/// Score the set (or the plain-text files) of `args`, streaming; `on_prediction` sees every
+/// prediction written, as (model name, score), in output order.
+pub fn score_streaming(
+    args: &ScoreArgs,
+    cancel: &AtomicBool,
+    mut on_prediction: impl FnMut(&str, f64),
+) -> Result<ScoreReport> {
+    let groups = ModelGroups::load_family(&args.model, args.neural.then_some(Family::Neural))?;
+    let refs: Vec<Vec<&NamedModel>> = groups.groups.iter().map(|g| g.iter().collect()).collect();
+    let scorers = refs
+        .iter()
+        .map(|g| Scorer::new(g))
+        .collect::<Result<Vec<_>>>()?;
+    let format = ScoreFormat::resolve(args.format, args.output.as_deref());
+    let columns = groups.columns();
+    let sink_name = args.output.as_ref().map_or_else(
+        || "standard output".to_string(),
+        |p| p.display().to_string(),
+    );
+    let (topics, source): (Box<dyn Iterator<Item = Result<Topic>> + Send>, String) = match &args.set
+    {
+        Some(set) => (Box::new(jsonl::open_set(set)?), set.display().to_string()),
+        None => {
+            let (topics, source) = args.plain_text_topics()?;
+            (Box::new(topics.into_iter().map(Ok)), source)
+        }
+    };
+
+    let mut output = Output::create(args.output.as_deref(), &args.input_paths())?;
+    let mut writer =
+        PredictionWriter::new(format, &columns, groups.defaults.is_some(), output.writer())?;
+    let mut systems: BTreeMap<String, Vec<(f64, usize)>> = BTreeMap::new();
+    let mut predictions = 0;
+    // Degenerate summaries seen: (kind, count, an example), for one warning per kind.
+    let mut degenerate: Vec<(super::degenerate::Degenerate, usize, String)> = Vec::new();
+    let progress = std::io::stderr().is_terminal();
+    let stats = for_each_topic(
+        topics,
+        Window::default(),
+        progress,
+        cancel,
+        |topic| {
+            let group = groups.pick(topic);
+            let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
+            let rows = (0..scored.table.records.len())
+                .map(|r| scored.scores.iter().map(|s| s[r]).collect())
+                .collect();
+            let raw = (0..scored.table.records.len())
+                .map(|r| {
+                    (0..scored.scores.len())
+                        .map(|m| scored.raw_of(m, r))
+                        .collect()
+                })
+                .collect();
+            Ok(TopicScores {
+                group,
+                rows,
+                raw,
+                degenerate: scored.degenerate,
+            })
+        },
+        |topic, scores| {
+            let models = &groups.groups[scores.group];
+            for (((summary, row), raw), kind) in topic
+                .summaries
+                .iter()
+                .zip(&scores.rows)
+                .zip(&scores.raw)
+                .zip(&scores.degenerate)
+            {
+                if let Some(kind) = kind {
+                    match degenerate.iter_mut().find(|(k, _, _)| k == kind) {
+                        Some(entry) => entry.1 += 1,
+                        None => degenerate.push((
+                            *kind,
+                            1,
+                            format!("{}/{}", topic.topic, summary.system),
+                        )),
+                    }
+                }
+                writer
+                    .write(topic, &summary.system, models, row, raw)
+                    .with_context(|| format!("writing {sink_name}"))?;
+                let sums = systems
+                    .entry(summary.system.clone())
+                    .or_insert_with(|| vec![(0.0, 0); columns.len()]);
+                for ((model, &score), slot) in models.iter().zip(row).zip(sums.iter_mut()) {
+                    on_prediction(&model.name, score);
+                    if score.is_finite() {
+                        slot.0 += score;
+                        slot.1 += 1;
+                    }
+                    predictions += 1;
+                }
+            }
+            Ok(())
+        },
+    )
+    .with_context(|| format!("scoring {source}"))?;
+    writer
+        .finish()
+        .with_context(|| format!("writing {sink_name}"))?;
+    output.commit()?;
+    let report = ScoreReport {
+        predictions,
+        stats,
+        systems,
+        columns,
+    };
+    for (kind, n, example) in &degenerate {
+        eprintln!("warning: {n} summaries not scored (score null): {kind} (e.g. {example})");
+    }
+    eprint!("{}", system_table(&report, 40));
+    eprintln!(
+        "wrote {} predictions for {} summaries ({} topics, {:.0} summaries/s) to {sink_name}",
+        report.predictions,
+        report.stats.summaries,
+        report.stats.topics,
+        report.stats.summaries_per_second()
+    );
+    Ok(report)
+}
+
+/// The per-system table of mean predictions (at most `max_rows` systems, then a count).
+pub fn system_table(report: &ScoreReport, max_rows: usize) -> String {
+    let mut out = String::new();
+    if report.systems.is_empty() {
+        return out;
+    }
+    let width = report
+        .systems
+        .keys()
+        .take(max_rows)
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    out.push_str(&format!("{:<width$} {:>9}", "system", "summaries"));
+    for c in &report.columns {
+        out.push_str(&format!(" {:>14}", c));
+    }
+    out.push('\n');
+    for (system, sums) in report.systems.iter().take(max_rows) {
+        let n = sums.iter().map(|s| s.1).max().unwrap_or(0);
+        out.push_str(&format!("{system:<width$} {n:>9}"));
+        for &(sum, count) in sums {
+            if count == 0 {
+                out.push_str(&format!(" {:>14}", "-"));
+            } else {
+                out.push_str(&format!(" {:>14.4}", sum / count as f64));
+            }
+        }
+        out.push('\n');
+    }
+    if report.systems.len() > max_rows {
+        out.push_str(&format!(
+            "… and {} more systems\n",
+            report.systems.len() - max_rows
+        ));
+    }
+    out
+}
+
+/// Where predictions go: standard output, a device or pipe written in place, or an
+/// [`aesop_core::output::OutputFile`] that [`Output::commit`] renames into place (dropped
+/// uncommitted, it is deleted).
+enum Output {
+    Stdout,
+    /// A device or pipe (`/dev/stdout`, a FIFO): written in place, there is nothing to rename.
+    Special(std::fs::File),
+    /// The project's safe writer: refuses inputs and read-only files, never leaves a partial file.
+    File(aesop_core::output::OutputFile),
+}
+
+impl Output {
+    fn create(path: Option<&Path>, inputs: &[&Path]) -> Result<Output> {
+        let Some(path) = path else {
+            return Ok(Output::Stdout);
+        };
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("{}: cannot open", path.display()))?;
+            return Ok(Output::Special(file));
+        }
+        Ok(Output::File(aesop_core::output::OutputFile::create(
+            path, inputs,
+        )?))
+    }
+
+    fn writer(&mut self) -> Box<dyn Write + '_> {
+        match self {
+            Output::Stdout => Box::new(BufWriter::new(std::io::stdout().lock())),
+            Output::Special(file) => Box::new(BufWriter::new(file)),
+            Output::File(file) => Box::new(BufWriter::with_capacity(1 << 16, file)),
+        }
+    }
+
+    fn commit(self) -> Result<()> {
+        match self {
+            Output::Stdout | Output::Special(_) => Ok(()),
+            Output::File(file) => file.commit(),
+        }
+    }
+}
+
+/// Writes predictions as JSON Lines or CSV.
+enum PredictionWriter<'w> {
+    Jsonl(Box<dyn Write + 'w>),
+    Csv {
+        w: Box<csv::Writer<Box<dyn Write + 'w>>>,
+        /// The default built-ins: a last column names the variant used for the row.
+        models_column: bool,
+    },
+}
+
+impl<'w> PredictionWriter<'w> {
+    fn new(
+        format: ScoreFormat,
+        columns: &[String],
+        defaults: bool,
+        out: Box<dyn Write + 'w>,
+    ) -> Result<PredictionWriter<'w>> {
+        Ok(match format {
+            ScoreFormat::Jsonl => PredictionWriter::Jsonl(out),
+            ScoreFormat::Csv => {
+                let mut w = csv::Writer::from_writer(out);
+                let mut header = vec!["topic", "system"];
+                header.extend(columns.iter().map(String::as_str));
+                if defaults {
+                    header.push("models");
+                }
+                w.write_record(&header)?;
+                PredictionWriter::Csv {
+                    w: Box::new(w),
+                    models_column: defaults,
+                }
+            }
+        })
+    }
+
+    fn write(
+        &mut self,
+        topic: &Topic,
+        system: &str,
+        models: &[NamedModel],
+        scores: &[f64],
+        raw: &[Option<f64>],
+    ) -> Result<()> {
+        match self {
+            PredictionWriter::Jsonl(out) => {
+                for ((model, &score), &raw) in models.iter().zip(scores).zip(raw) {
+                    let line = PredictionLine {
+                        topic: &topic.topic,
+                        system,
+                        target: &model.target,
+                        score,
+                        raw,
+                        model: Some(&model.name),
+                    };
+                    serde_json::to_writer(&mut *out, &line)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+            PredictionWriter::Csv { w, models_column } => {
+                let mut row = vec![topic.topic.clone(), system.to_string()];
+                row.extend(scores.iter().map(|s| {
+                    if s.is_finite() {
+                        s.to_string()
+                    } else {
+                        String::new()
+                    }
+                }));
+                if *models_column {
+                    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+                    row.push(names.join(" "));
+                }
+                w.write_record(&row)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<()> {
+        match self {
+            PredictionWriter::Jsonl(mut out) => out.flush()?,
+            PredictionWriter::Csv { mut w, .. } => w.flush()?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,353 @@
+//! Scoring topics with one or more models: the library side of `aesop score` and of the HTTP
+//! service. Features are extracted once per topic for all models that share feature options.
+
+use super::builtin::{self, Builtin, Family};
+use super::degenerate::{self, Degenerate};
+use super::model_file::{fnv1a64, ModelFile, NeuralRecord};
+use aesop_corpus::Topic;
+use aesop_features::run::{extract_features, FeatureTable};
+use aesop_features::{build_classes, FeatureClass, FeatureOptions, CLASSES};
+use anyhow::{bail, Context, Result};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// A loaded model with the name and version users see.
+#[derive(Debug)]
+pub struct NamedModel {
+    /// `pyramid`, `readability-noref`, or the name a user gave a model file.
+    pub name: String,
+    /// For built-ins aesop's version and a hash of the model; for files a hash of the file.
+    pub version: String,
+    /// What the predictions are written as (`target` of the prediction lines).
+    pub target: String,
+    /// `builtin:NAME` or the file's path, for error messages.
+    pub source: String,
+    pub model: ModelFile,
+}
+
+impl NamedModel {
+    pub fn from_builtin(b: &Builtin) -> Result<NamedModel> {
+        Ok(NamedModel {
+            name: b.name.to_string(),
+            version: b.version(),
+            target: b.target.to_string(),
+            source: format!("builtin:{}", b.name),
+            model: b.load()?,
+        })
+    }
+
+    /// A model file, named `name` (the file stem when `None`).
+    pub fn from_file(path: &Path, name: Option<&str>) -> Result<NamedModel> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let model = ModelFile::from_bytes(&bytes, &path.display().to_string())?;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            ),
+        };
+        Ok(NamedModel {
+            name,
+            version: format!("{:016x}", fnv1a64(&bytes)),
+            target: model.target.clone(),
+            source: path.display().to_string(),
+            model,
+        })
+    }
+
+    /// `builtin:NAME` or a model file path.
+    pub fn from_spec(spec: &str) -> Result<NamedModel> {
+        match spec.strip_prefix("builtin:") {
+            Some(name) => NamedModel::from_builtin(builtin::find(name)?),
+            None => NamedModel::from_file(Path::new(spec), None),
+        }
+    }
+
+    /// A reference-based model cannot score a topic without references.
+    pub fn check_references(&self, topics: &[Topic]) -> Result<()> {
+        if !self.model.needs_references() {
+            return Ok(());
+        }
+        if let Some(t) = topics.iter().find(|t| t.references.is_empty()) {
+            let alternative = if self.source.starts_with("builtin:") {
+                format!("the built-in `{}-noref`", self.target)
+            } else {
+                "a reference-free model (train one with --no-references, or a built-in `…-noref` model)"
+                    .to_string()
+            };
+            bail!(
+                "model {} uses features that need references, but topic '{}' has none; use {alternative} instead",
+                self.source,
+                t.topic
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Every classic built-in model, loaded.
+pub fn load_builtins() -> Result<Vec<NamedModel>> {
+    load_builtins_of(Family::Classic)
+}
+
+/// Every built-in model of `family`, loaded (the neural family includes the classic ones).
+pub fn load_builtins_of(family: Family) -> Result<Vec<NamedModel>> {
+    builtin::BUILTINS
+        .iter()
+        .filter(|b| family.includes(b))
+        .map(NamedModel::from_builtin)
+        .collect()
+}
+
+/// The built-in models `score` uses for a topic when none is named: for each default target the
+/// reference-based variant if the topic has references, else the reference-free one.
+pub fn default_model_names(topic: &Topic) -> Vec<&'static str> {
+    default_model_names_of(topic, Family::Classic)
+}
+
+/// [`default_model_names`] for the built-ins of `family`.
+pub fn default_model_names_of(topic: &Topic, family: Family) -> Vec<&'static str> {
+    family
+        .targets()
+        .iter()
+        .filter_map(|t| builtin::default_of(t, !topic.references.is_empty(), family).ok())
+        .map(|b| b.name)
+        .collect()
+}
+
+/// Predictions of several models for the same topics.
+#[derive(Debug)]
+pub struct Scored {
+    /// The features of every summary (all classes any model uses), in set order.
+    pub table: FeatureTable,
+    /// `scores[m][r]`: model `m`'s prediction for record `r` of `table` (calibrated to the
+    /// target's scale when the model has a calibration; NaN, written as `null`, for a
+    /// degenerate summary).
+    pub scores: Vec<Vec<f64>>,
+    /// `raw[m][r]`: model `m`'s raw output; empty for a model without a calibration.
+    pub raw: Vec<Vec<f64>>,
+    /// `degenerate[r]`: why record `r` was not scored (see [`super::degenerate`]).
+    pub degenerate: Vec<Option<Degenerate>>,
+}
+
+impl Scored {
+    /// Model `m`'s raw output for record `r`, when it differs from its score (calibrated).
+    pub fn raw_of(&self, m: usize, r: usize) -> Option<f64> {
+        self.raw.get(m).and_then(|v| v.get(r)).copied()
+    }
+
+    /// One line per kind of degenerate summary, for a warning on output.
+    pub fn degenerate_warnings(&self) -> Vec<String> {
+        let mut counts: Vec<(Degenerate, usize, String)> = Vec::new();
+        for (record, kind) in self.table.records.iter().zip(&self.degenerate) {
+            let Some(kind) = kind else { continue };
+            match counts.iter_mut().find(|(k, _, _)| k == kind) {
+                Some(entry) => entry.1 += 1,
+                None => counts.push((*kind, 1, format!("{}/{}", record.topic, record.system))),
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(kind, n, example)| {
+                format!("{n} summaries not scored (score null): {kind} (e.g. {example})")
+            })
+            .collect()
+    }
+}
+
+/// Score `topics` with every model in `models`. Features are computed once for the union of the
+/// models' classes, so all models must share feature options (the built-ins do); each model
+/// must be able to score every topic (see [`NamedModel::check_references`]).
+pub fn score_topics(
+    models: &[&NamedModel],
+    topics: &[Topic],
+    show_progress: bool,
+    cancel: &AtomicBool,
+) -> Result<Scored> {
+    Scorer::new(models)?.score(topics, show_progress, cancel)
+}
+
+/// Models that score together, with their feature classes built once: the reusable core of
+/// [`score_topics`] for callers that score many batches (streaming `aesop score`, Python).
+pub struct Scorer<'m> {
+    models: Vec<&'m NamedModel>,
+    classes: Vec<Box<dyn FeatureClass>>,
+}
+
+impl<'m> Scorer<'m> {
+    /// Check that the models share feature options and build the union of their classes.
+    pub fn new(models: &[&'m NamedModel]) -> Result<Scorer<'m>> {
+        let Some(first) = models.first() else {
+            bail!("no model to score with");
+        };
+        for m in models {
+            if m.model.feature_options != first.model.feature_options {
+                bail!(
+                    "models {} and {} were trained with different feature options; score them in separate runs",
+                    first.source,
+                    m.source
+                );
+            }
+        }
+        // The union of classes in the registry's order, then any unknown ones (which fail in
+        // build_classes with the list of known classes).
+        let mut classes: Vec<String> = CLASSES
+            .iter()
+            .filter(|c| {
+                models
+                    .iter()
+                    .any(|m| m.model.classes.iter().any(|x| x == c.name))
+            })
+            .map(|c| c.name.to_string())
+            .collect();
+        for m in models {
+            for c in &m.model.classes {
+                if !classes.contains(c) {
+                    classes.push(c.clone());
+                }
+            }
+        }
+        let mut options: FeatureOptions = (&first.model.feature_options).into();
+        // The neural class's options: those of the models that use it, which must agree.
+        let neural_users = models
+            .iter()
+            .filter(|m| m.model.classes.iter().any(|c| c == "neural"));
+        let mut neural: Option<(&NamedModel, Option<&NeuralRecord>)> = None;
+        for m in neural_users {
+            match neural {
+                None => neural = Some((m, m.model.neural.as_ref())),
+                Some((other, record)) if record != m.model.neural.as_ref() => bail!(
+                    "models {} and {} were trained with different neural options; score them in separate runs",
+                    other.source,
+                    m.source
+                ),
+                Some(_) => {}
+            }
+        }
+        if let Some((_, Some(record))) = neural {
+            options.neural = record.into();
+        }
+        let classes = build_classes(&classes, &options).with_context(|| {
+            // The neural class fails to build when its model file is absent: name the models
+            // that need it, not merely the first one.
+            let neural: Vec<&str> = models
+                .iter()
+                .filter(|m| m.model.classes.iter().any(|c| c == "neural"))
+                .map(|m| m.source.as_str())
+                .collect();
+            if neural.is_empty() {
+                format!(
+                    "model {} needs a feature class this build lacks",
+                    first.source
+                )
+            } else {
+                format!("{} use the neural LM class", neural.join(", "))
+            }
+        })?;
+        Ok(Scorer {
+            models: models.to_vec(),
+            classes,
+        })
+    }
+
+    /// The models, in score order.
+    pub fn models(&self) -> &[&'m NamedModel] {
+        &self.models
+    }
+
+    /// Score `topics` with every model; fails when a model needs references a topic lacks.
+    pub fn score(
+        &self,
+        topics: &[Topic],
+        show_progress: bool,
+        cancel: &AtomicBool,
+    ) -> Result<Scored> {
+        for m in &self.models {
+            m.check_references(topics)?;
+        }
+        // Degenerate summaries are not scored, so their features are not computed either (a
+        // 10 MB one would cost minutes): their text is emptied for extraction.
+        let cleaned = without_degenerate_text(topics);
+        let table = extract_features(
+            cleaned.as_deref().unwrap_or(topics),
+            &self.classes,
+            show_progress,
+            cancel,
+        )?;
+        let mut scores = Vec::new();
+        let mut raw = Vec::new();
+        for m in &self.models {
+            let (score, model_raw) = m
+                .model
+                .predict_table_calibrated(&table)
+                .with_context(|| format!("scoring with {}", m.source))?;
+            scores.push(score);
+            raw.push(if m.model.transfer.calibration.is_some() {
+                model_raw
+            } else {
+                Vec::new()
+            });
+        }
+        Ok(mark_degenerate(topics, table, scores, raw))
+    }
+}
+
+/// `topics` with the text of every degenerate summary emptied, or `None` when there is none.
+fn without_degenerate_text(topics: &[Topic]) -> Option<Vec<Topic>> {
+    let any = topics.iter().any(|t| {
+        t.summaries
+            .iter()
+            .any(|s| degenerate::detect(&s.text).is_some())
+    });
+    if !any {
+        return None;
+    }
+    let mut cleaned = topics.to_vec();
+    for summary in cleaned.iter_mut().flat_map(|t| t.summaries.iter_mut()) {
+        if degenerate::detect(&summary.text).is_some() {
+            summary.text.clear();
+        }
+    }
+    Some(cleaned)
+}
+
+/// Null the scores of degenerate summaries (the one call site of [`degenerate::detect`]).
+fn mark_degenerate(
+    topics: &[Topic],
+    table: FeatureTable,
+    mut scores: Vec<Vec<f64>>,
+    mut raw: Vec<Vec<f64>>,
+) -> Scored {
+    let texts: std::collections::HashMap<(&str, &str), &str> = topics
+        .iter()
+        .flat_map(|t| {
+            t.summaries
+                .iter()
+                .map(move |s| ((t.topic.as_str(), s.system.as_str()), s.text.as_str()))
+        })
+        .collect();
+    let degenerate: Vec<Option<Degenerate>> = table
+        .records
+        .iter()
+        .map(|r| {
+            texts
+                .get(&(r.topic.as_str(), r.system.as_str()))
+                .and_then(|text| degenerate::detect(text))
+        })
+        .collect();
+    for model_scores in scores.iter_mut().chain(raw.iter_mut()) {
+        for (score, kind) in model_scores.iter_mut().zip(&degenerate) {
+            if kind.is_some() {
+                *score = f64::NAN;
+            }
+        }
+    }
+    Scored {
+        table,
+        scores,
+        raw,
+        degenerate,
+    }
+}

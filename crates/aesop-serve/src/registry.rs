@@ -1,0 +1,210 @@
+//! The models the service can score with: the built-ins (always) and user model files given as
+//! `--model NAME=PATH`, which a reload reads again. A registry is immutable; a reload builds a
+//! new one and swaps it in, so requests in flight keep the one they started with.
+
+use aesop_corpus::{Document, Reference, Summary, Topic};
+use aesop_learn::builtin::{self, Family};
+use aesop_learn::scoring::{load_builtins_of, score_topics, NamedModel};
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// A user model: `NAME=PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSpec {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+impl FromStr for ModelSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<ModelSpec, String> {
+        let Some((name, path)) = text.split_once('=') else {
+            return Err(format!("expected NAME=PATH, got '{text}'"));
+        };
+        let name = name.trim();
+        if name.is_empty() || path.is_empty() {
+            return Err(format!("expected NAME=PATH, got '{text}'"));
+        }
+        if name.contains(|c: char| c.is_whitespace() || c.is_control()) {
+            return Err(format!("model name '{name}' must not contain spaces"));
+        }
+        Ok(ModelSpec {
+            name: name.to_string(),
+            path: PathBuf::from(path),
+        })
+    }
+}
+
+/// One generation of loaded models: built-ins first (in `aesop models` order), then user
+/// models in the order given.
+#[derive(Debug)]
+pub struct Registry {
+    models: Vec<Arc<NamedModel>>,
+    builtin_count: usize,
+    /// The built-ins used when a request names no model.
+    family: Family,
+}
+
+impl Registry {
+    /// Load and pre-warm the classic built-ins and the user models.
+    pub fn load(specs: &[ModelSpec]) -> Result<Registry> {
+        Registry::load_family(specs, Family::Classic)
+    }
+
+    /// Load and pre-warm the built-ins of `family` (the neural family loads the LM once) and
+    /// the user models.
+    pub fn load_family(specs: &[ModelSpec], family: Family) -> Result<Registry> {
+        let builtins: Vec<Arc<NamedModel>> = load_builtins_of(family)?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        warm(&builtins)?;
+        Registry::with_builtins(builtins, specs, family)
+    }
+
+    /// A new generation that keeps this one's built-ins and reads the user model files again.
+    /// Any bad file fails the whole reload, and the caller keeps serving the old generation.
+    pub fn reload(&self, specs: &[ModelSpec]) -> Result<Registry> {
+        Registry::with_builtins(
+            self.models[..self.builtin_count].to_vec(),
+            specs,
+            self.family,
+        )
+    }
+
+    /// The built-ins used when a request names no model.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+
+    fn with_builtins(
+        builtins: Vec<Arc<NamedModel>>,
+        specs: &[ModelSpec],
+        family: Family,
+    ) -> Result<Registry> {
+        let builtin_count = builtins.len();
+        let mut models = builtins;
+        for spec in specs {
+            if models.iter().any(|m| m.name == spec.name) {
+                bail!(
+                    "--model {}={}: the name '{}' is already taken{}",
+                    spec.name,
+                    spec.path.display(),
+                    spec.name,
+                    if builtin::find(&spec.name).is_ok() {
+                        " by a built-in model"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            let model = NamedModel::from_file(&spec.path, Some(&spec.name))
+                .with_context(|| format!("loading model '{}'", spec.name))?;
+            let model = Arc::new(model);
+            warm(std::slice::from_ref(&model))
+                .with_context(|| format!("model '{}' cannot score", spec.name))?;
+            models.push(model);
+        }
+        Ok(Registry {
+            models,
+            builtin_count,
+            family,
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<NamedModel>> {
+        self.models.iter().find(|m| m.name == name)
+    }
+
+    pub fn models(&self) -> &[Arc<NamedModel>] {
+        &self.models
+    }
+
+    /// The cards `GET /v1/models` lists: the built-ins' own cards, and for user models what the
+    /// model file says about itself.
+    pub fn cards(&self) -> Vec<serde_json::Value> {
+        self.models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                if i < self.builtin_count {
+                    if let Ok(b) = builtin::find(&m.name) {
+                        let mut card = builtin::card_json(b);
+                        card["builtin"] = serde_json::json!(true);
+                        return card;
+                    }
+                }
+                serde_json::json!({
+                    "name": m.name,
+                    "target": m.target,
+                    "reference_free": !m.model.needs_references(),
+                    "version": m.version,
+                    "builtin": false,
+                    "source": m.source,
+                    "classes": m.model.classes,
+                    "features": m.model.feature_names.len(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Score a tiny topic with every model once: checks that each can score at all, and makes the
+/// first real request as fast as later ones (lazily decoded resources are decoded now).
+pub fn warm(models: &[Arc<NamedModel>]) -> Result<()> {
+    let topic = warm_topic();
+    let never = AtomicBool::new(false);
+    for model in models {
+        let scored = score_topics(
+            &[model.as_ref()],
+            std::slice::from_ref(&topic),
+            false,
+            &never,
+        )?;
+        if scored.scores.first().map(Vec::len) != Some(topic.summaries.len()) {
+            bail!("model {} gave no predictions", model.source);
+        }
+    }
+    Ok(())
+}
+
+fn warm_topic() -> Topic {
+    let mut topic = Topic::new("warm-up");
+    topic.documents.push(Document::new(
+        "d1",
+        "The city council approved a new budget on Monday. The plan raises spending on schools \
+         and parks. Critics said the council ignored rising costs of public transport.",
+    ));
+    topic.references.push(Reference::new(
+        "r1",
+        "The council passed a budget that spends more on schools and parks.",
+    ));
+    topic.summaries.push(Summary::new(
+        "s1",
+        "The council approved a budget raising school and park spending.",
+    ));
+    topic.summaries.push(Summary::new(
+        "s2",
+        "Critics said transport costs were ignored.",
+    ));
+    topic
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_model_specs() {
+        let spec: ModelSpec = "mine=/tmp/a=b.aesop".parse().expect("valid");
+        assert_eq!(spec.name, "mine");
+        assert_eq!(spec.path, PathBuf::from("/tmp/a=b.aesop"));
+        assert!("noequals".parse::<ModelSpec>().is_err());
+        assert!("=path".parse::<ModelSpec>().is_err());
+        assert!("a b=path".parse::<ModelSpec>().is_err());
+    }
+}

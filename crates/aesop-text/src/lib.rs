@@ -1,0 +1,14 @@
+//! Text analysis the classic metrics depend on: tokenization profiles (`rouge155`, `simetrix`),
+//! the original Porter (1980) stemmer, WordNet-2.0 exception lists, stop lists, and sentence
+//! splitting.
+
+pub mod porter;
+pub mod profile;
+pub mod sentences;
+pub mod stopwords;
+pub mod wordnet;
+
+pub use profile::{rouge155_tokens, simetrix_tokens, Rouge155Options};
+pub use sentences::split_sentences;
+
+pub mod nlp;
