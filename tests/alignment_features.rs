@@ -1,7 +1,7 @@
 //! The `alignment` class: sentence-level alignment of summaries to the input, on hand-built
 //! topics with hand-computed values, plus a SummEval check.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::alignment::{alignment_values, Alignment, AlignmentInput, FEATURES};

@@ -1,7 +1,7 @@
 //! `aesop features` end to end: columns, CSV and JSONL output, topics without references, a human
 //! summary that is also a reference, and bad input (clear error, exit 1, no partial output).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! values of hand-built analyses (hand-computed), then the real analyser end to end and a few
 //! SummEval topics.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::features::cohmetrix::{

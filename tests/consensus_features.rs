@@ -4,7 +4,7 @@
 //! The words (lava, ash, magma) are not stopwords and Porter leaves them unchanged, so these
 //! expectations hold for the real `simetrix` profile as well as for simple splitting.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::consensus::{consensus_js, Consensus, ConsensusOptions, FEATURES};

@@ -2,7 +2,7 @@
 //! math, the class's degenerate cases, and a SummEval run (finite values; JS divergence
 //! correlates negatively with human relevance at system level).
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::background::Background;

@@ -2,7 +2,7 @@
 //! connectives, first-sentence properties and quotes, on hand-built analyses, through the real
 //! parser, and on SummEval.
 
-mod common;
+use crate::common;
 
 use aesop::features::continuity::{
     continuity_features, cosine, feature_names, quotes, starting_connective, Continuity,

@@ -1,6 +1,6 @@
 //! `aesop import` end to end: writes a judgment set that `jsonl::read_set` accepts; errors exit 1.
 
-mod common;
+use crate::common;
 
 #[test]
 fn import_tac_fixture_writes_a_readable_set() {

@@ -1,6 +1,6 @@
 //! Importers on the public data sets: counts from /work/shared/data/SOURCES.md and a few
 //! score values read from the source files.
-mod common;
+use crate::common;
 
 use aesop::corpus::{import::import, jsonl, Topic};
 use std::collections::BTreeSet;

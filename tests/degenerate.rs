@@ -3,7 +3,7 @@
 //! empty, punctuation-only, symbol-only and absurdly long summaries get no score (`null`, with a
 //! warning), and an extreme but linguistic summary is bounded by the prediction-time clipping.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::learn::builtin;

@@ -2,7 +2,7 @@
 //! its transition / intra-cell features, on hand-built analyses (so parser accuracy does not
 //! matter), plus one run through the real parser and a SummEval data test.
 
-mod common;
+use crate::common;
 
 use aesop::features::discourse::{
     connective_args, discourse_features, explicit_relations, feature_names, find_connectives,

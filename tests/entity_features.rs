@@ -1,7 +1,7 @@
 //! The entity grid (Barzilay & Lapata 2008) from hand-built parses, with hand-computed
 //! transition probabilities; the `entity` class through the real parser and on SummEval.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::entity::{

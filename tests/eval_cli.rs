@@ -1,7 +1,7 @@
 //! `evaluate_command` end to end: fixtures for the file formats and error messages, SummEval for
 //! the measured ROUGE-1 F correlations.
 
-mod common;
+use crate::common;
 
 use aesop::eval::bootstrap::Resample;
 use aesop::eval::{evaluate_command, EvaluateArgs};

@@ -1,7 +1,7 @@
 //! Meta-evaluation statistics against scipy, level aggregation on a hand-computed grid, and
 //! bootstrap determinism.
 
-mod common;
+use crate::common;
 
 use aesop::eval::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, Resample,

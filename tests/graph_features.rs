@@ -1,7 +1,7 @@
 //! N-gram graph operators and the `graph` class, with hand-computed expectations; plus one
 //! SummEval run of the `graph`, `tesla` and `surface` classes (values finite and in range, timing).
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::features::graph::{

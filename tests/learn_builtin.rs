@@ -1,6 +1,6 @@
 //! The built-in models: they load, have real cards, and `score` picks the right variant per topic.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::learn::builtin::{self, BUILTINS};

@@ -1,7 +1,7 @@
 //! Learners on synthetic problems, the ranking SVM's dual solver by hand, model files
 //! (round trip for every learner, and every kind of broken file), and protocol-1 folds.
 
-mod common;
+use crate::common;
 
 use aesop::eval::pearson;
 use aesop::features::FeatureOptions;

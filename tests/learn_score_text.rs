@@ -1,7 +1,7 @@
 //! `aesop score` with plain text files gives the same scores as with a judgment set, and refuses
 //! a reference-based model when no reference is given.
 
-mod common;
+use crate::common;
 
 const ARTICLE: &str =
     "The city council approved a new budget on Monday. The budget raises spending on \

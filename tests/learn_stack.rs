@@ -2,7 +2,7 @@
 //! problem whose target is a nonlinear function of two base targets, model-file round trips, and
 //! SummEval end to end (train, save, score through the library API, cross-validate).
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{jsonl, Summary, Topic};
 use aesop::features::FeatureOptions;

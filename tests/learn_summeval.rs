@@ -2,7 +2,7 @@
 //! feature classes, then train → save → score on the same set. Prints the τ values; the anchors
 //! (EVALUATION.md) are .303 / .417 for the learned pairwise ranker and .253 / .583 for ROUGE-1 F.
 
-mod common;
+use crate::common;
 
 use aesop::features::FeatureOptions;
 use aesop::learn::commands::{

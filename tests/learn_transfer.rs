@@ -1,7 +1,7 @@
 //! Issue 13: several judgment sets in one training, within-topic normalization, calibrated
 //! scores, and model files from before these changes.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
 use aesop::features::FeatureOptions;

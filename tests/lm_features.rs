@@ -1,7 +1,7 @@
 //! The `lm` class: interpolated modified Kneser-Ney probabilities checked by hand on a tiny
 //! corpus, normalization, the shipped model's preferences, and a run over SummEval.
 
-mod common;
+use crate::common;
 
 use aesop::features::lm::{
     lm_sentences, LanguageModel, LmCounts, TrainOptions, BOS, EOS, FEATURES, UNK,

@@ -2,7 +2,7 @@
 //! architecture, truncated) are clear errors, never panics; an absent model names the fetch
 //! command; empty, huge, emoji-only and CJK-only texts give documented values.
 
-mod common;
+use crate::common;
 
 use aesop::neural::llama::Llama;
 use aesop::neural::model::{self, SMOLLM2};

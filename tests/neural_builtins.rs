@@ -3,7 +3,7 @@
 //! error when the LM file is absent. Scoring with the LM needs `aesop models fetch smollm2`:
 //! those tests skip with a notice without it, unless AESOP_REQUIRE_MODELS=1 (set by .ci/run).
 
-mod common;
+use crate::common;
 
 use aesop::learn::builtin::{self, Family, BUILTINS};
 

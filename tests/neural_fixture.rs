@@ -3,7 +3,7 @@
 //! Needs the downloaded model: skipped with a notice when it is absent, a failure under
 //! AESOP_REQUIRE_MODELS=1 (set by .ci/run after `aesop models fetch smollm2`).
 
-mod common;
+use crate::common;
 
 use aesop::neural::model::{self, SMOLLM2};
 use serde::Deserialize;

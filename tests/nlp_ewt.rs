@@ -1,7 +1,7 @@
 //! Accuracy of the shipped models on the UD English-EWT test set with gold tokens, measured
 //! through the `aesop analyze --conllu` code path.
 
-mod common;
+use crate::common;
 
 use aesop::nlp::{analyze_command, conllu, AnalyzeArgs};
 

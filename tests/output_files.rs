@@ -2,7 +2,7 @@
 //! refused and the input survives; symbolic links are written through; read-only and non-regular
 //! files are never replaced; a write error leaves no partial file and names the file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

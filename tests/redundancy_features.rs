@@ -1,7 +1,7 @@
 //! The `redundancy` class: cosine, repeated n-grams and the values of hand-built analyses
 //! (hand-computed), then the real analyser end to end and a few SummEval topics.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::features::redundancy::{

@@ -2,7 +2,7 @@
 //! flags `-n 2 -2 4 -u -m -c 95 -r 1 -a -d` (and the same plus `-s`), compared as ROUGE prints
 //! the values (5 decimals, F from the printed recall and precision).
 
-mod common;
+use crate::common;
 
 use aesop::features::rouge::{score, PreparedText, ReferenceSet, RougeOptions, RougeScores};
 use std::collections::HashMap;

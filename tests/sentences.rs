@@ -1,7 +1,7 @@
 //! Sentence splitter: one case per rule, robustness on hostile input, the EWT evaluation helpers,
 //! and a data test of boundary F1 on UD English-EWT dev against the `sentencex` crate.
 
-mod common;
+use crate::common;
 #[path = "../examples/sentence_eval/ewt.rs"]
 mod ewt;
 

@@ -2,7 +2,7 @@
 //! serve` process for signals). A small raw HTTP/1.1 client sends exactly the bytes each case
 //! needs (invalid UTF-8, oversized bodies).
 
-mod common;
+use crate::common;
 
 use aesop::learn::builtin;
 use aesop::learn::commands::{score_command, ScoreArgs};

@@ -1,7 +1,7 @@
 //! Extractive fragments (Grusky et al. 2018), novel and repeated n-grams, and the `surface`
 //! class rows, with hand-computed expectations.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Document, Summary, Topic};
 use aesop::features::surface::{

@@ -1,7 +1,7 @@
 //! Sentence-fluency features from hand-built parses with hand-computed values; the `syntax`
 //! class through the real parser and on SummEval.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Summary, Topic};
 use aesop::features::syntax::{syntax_features, tree_depth, verbless_root, Syntax};

@@ -1,7 +1,7 @@
 //! TESLA-S: bags, weights, the exact-match optimum, F with α = 0.8, the transportation LP with
 //! partial similarities, and the class rows. Expectations are computed by hand.
 
-mod common;
+use crate::common;
 
 use aesop::corpus::{Reference, Summary, Topic};
 use aesop::features::surface::word_tokens;

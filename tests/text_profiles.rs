@@ -1,6 +1,6 @@
 //! The tokenization profiles through the public API: `rouge155` (ROUGE-1.5.5) and `simetrix`.
 
-mod common;
+use crate::common;
 
 use aesop::text::profile::rouge155_sentence_tokens;
 use aesop::text::{porter, rouge155_tokens, simetrix_tokens, stopwords, wordnet, Rouge155Options};
