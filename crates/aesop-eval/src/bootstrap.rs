@@ -13,7 +13,8 @@ use serde::Serialize;
 use aesop_core::rng::SplitMix64 as SeededRng;
 
 /// What a bootstrap sample redraws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Resample {
     Systems,

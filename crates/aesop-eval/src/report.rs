@@ -19,44 +19,45 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `aesop evaluate`.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct EvaluateArgs {
     /// Predictions (JSON Lines: topic, system, target, score) or, with --feature, a features
     /// file (CSV or JSON Lines as written by `aesop features`).
     pub predictions: PathBuf,
     /// Judgment set with the human scores.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub human: PathBuf,
     /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub target: String,
     /// Column of a features file to evaluate, e.g. rouge.r1_f.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub feature: Option<String>,
     /// Second predictions or features file: paired bootstrap, permutation test and the
     /// discriminative-power table of both.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub compare: Option<PathBuf>,
     /// Column of the --compare features file (default: the --feature column).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub compare_feature: Option<String>,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
-    #[arg(long, default_value_t = 1000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
     /// What the bootstrap redraws.
-    #[arg(long, value_enum, default_value_t = Resample::Both)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Resample::Both))]
     pub resample: Resample,
     /// Seed of every random draw.
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Significance level of the discriminative-power table.
-    #[arg(long, default_value_t = 0.05)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.05))]
     pub alpha: f64,
     /// Write the full report as JSON.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub json: Option<PathBuf>,
     /// Write a scatter plot of system means (metric against human) as SVG.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub plot: Option<PathBuf>,
 }
 

@@ -26,27 +26,28 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `aesop ablate SET --target T [--learner L] [--classes …] [--no-references] -o OUT.md`
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct AblateArgs {
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub learn: LearnArgs,
     /// Topic folds.
-    #[arg(long, default_value_t = 5)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
     pub topic_folds: usize,
     /// System folds.
-    #[arg(long, default_value_t = 4)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
     pub system_folds: usize,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
-    #[arg(long, default_value_t = 1000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
     /// Markdown table to write.
-    #[arg(short, long)]
+    #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
     /// Also write the table as CSV.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub csv: Option<PathBuf>,
     /// Also write a bar chart of summary-level τ (SVG).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub chart: Option<PathBuf>,
 }
 

@@ -12,9 +12,7 @@ use super::transfer::{
 use super::Dataset;
 use aesop_corpus::{jsonl, Topic};
 use aesop_features::run::{extract_features, FeatureTable};
-use aesop_features::{
-    self as features, build_classes, feature_plan, select_features, FeatureOptions,
-};
+use aesop_features::{build_classes, feature_plan, select_features, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -22,33 +20,37 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 /// What to learn and from what: shared by `train`, `cross-validate` and `ablate`.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct LearnArgs {
     /// Judgment set (JSON Lines) with human scores (or give each set with --set).
-    #[arg(required_unless_present = "sets")]
+    #[cfg_attr(feature = "cli", arg(required_unless_present = "sets"))]
     pub set: Option<PathBuf>,
     /// Score to learn (e.g. pyramid, responsiveness, relevance). With --set only: the name of
     /// the model's target (default: the sets' column when they all name the same one).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub target: Option<String>,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub transfer: TransferArgs,
-    #[arg(long, value_enum, default_value_t = LearnerKind::RankSvm)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = LearnerKind::RankSvm))]
     pub learner: LearnerKind,
-    #[arg(long, value_delimiter = ',', help = features::registry::classes_help())]
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', help = aesop_features::registry::classes_help()))]
     pub classes: Vec<String>,
-    #[arg(long, help = features::registry::no_references_help())]
+    #[cfg_attr(feature = "cli", arg(long, help = aesop_features::registry::no_references_help()))]
     pub no_references: bool,
     /// Keep only these features of the classes: comma-separated names, or prefixes ending in
     /// `*` (e.g. `neural.src_mean,neural.pmi_*`). Each must match a feature. Default: all.
-    #[arg(long = "features", value_delimiter = ',', value_name = "NAME")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "features", value_delimiter = ',', value_name = "NAME")
+    )]
     pub features: Vec<String>,
     /// Seed of the folds, the solvers and every resampling.
-    #[arg(long, default_value_t = 1)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub hyper: HyperArgs,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub stack: StackArgs,
 }
 
@@ -71,20 +73,21 @@ impl LearnArgs {
 }
 
 /// Several judgment sets and how they are pooled (issue 13; see `transfer`).
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct TransferArgs {
     /// A judgment set and the column to learn from it; repeat for several sets. COLUMN is an
     /// original score name (relevance) or a mapped one (responsiveness, readability, pyramid).
     /// Ranking pairs stay within a topic of a set; regression targets are standardized per set.
-    #[arg(long = "set", value_name = "PATH:COLUMN", value_parser = transfer::parse_set_spec)]
+    #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", value_parser = transfer::parse_set_spec))]
     pub sets: Vec<SetSpec>,
     /// Weigh every set equally whatever its number of summaries.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub equal_set_weights: bool,
     /// Normalize each feature within its topic before learning (stored in the model, applied
     /// when scoring). topic-z and topic-rank make a summary's score depend on the other
     /// summaries of its topic in the same batch.
-    #[arg(long, value_enum, default_value_t = Normalization::None)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Normalization::None))]
     pub normalize: Normalization,
 }
 
@@ -154,22 +157,23 @@ impl LearnArgs {
 
 /// A stacked (CREMER-style) model: base models trained on their own targets, and `--learner`
 /// (with the hyper-parameter flags) as the meta learner over their predictions.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct StackArgs {
     /// A base model of a stacked model; repeat for each. CLASSES: comma-separated or `all`;
     /// C: fixed C (empty: inner cross-validation); LEARNER: default rank-svm. `--target` and
     /// `--learner` are then the meta learner's, `--no-references` applies to every base, and
     /// `--classes` is refused. Example: --stack content=relevance:content,rouge:0.001
     /// --stack readability=coherence:all:0.0001 --learner svr-rbf
-    #[arg(long = "stack", value_name = "NAME=TARGET[:CLASSES[:C[:LEARNER]]]",
-          value_parser = stack::parse_stack_flag)]
+    #[cfg_attr(feature = "cli", arg(long = "stack", value_name = "NAME=TARGET[:CLASSES[:C[:LEARNER]]]",
+          value_parser = stack::parse_stack_flag))]
     pub bases: Vec<BaseSpec>,
     /// Stacked model: topic folds of the inner split that gives the meta learner out-of-fold
     /// base predictions.
-    #[arg(long, default_value_t = stack::DEFAULT_INNER_TOPIC_FOLDS)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = stack::DEFAULT_INNER_TOPIC_FOLDS))]
     pub stack_topic_folds: usize,
     /// Stacked model: system folds of that inner split.
-    #[arg(long, default_value_t = stack::DEFAULT_INNER_SYSTEM_FOLDS)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = stack::DEFAULT_INNER_SYSTEM_FOLDS))]
     pub stack_system_folds: usize,
 }
 
@@ -229,31 +233,32 @@ impl LearnArgs {
 
 /// Hyper-parameters fixed on the command line. Unset, they are chosen by inner cross-validation
 /// over the training topics (the grids are in learners.rs).
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct HyperArgs {
     /// C of rank-svm and the SVRs.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub c: Option<f64>,
     /// SVR: half-width of the ε-tube in target standard deviations (default 0.1; needs --c).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub epsilon: Option<f64>,
     /// SVR: RBF width factor (default 0.5) or polynomial degree (default 2); needs --c.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub kernel_param: Option<f64>,
     /// Elastic net: penalty (fixes the hyper-parameters; --l1-ratio defaults to 0.5).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub penalty: Option<f64>,
     /// Elastic net: share of the L1 penalty, in [0, 1] (needs --penalty).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub l1_ratio: Option<f64>,
     /// Random forest: number of trees (default 100).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub trees: Option<usize>,
     /// Random forest: maximum depth (default unlimited).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub max_depth: Option<u16>,
     /// Random forest: minimum samples per leaf (default 5).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub min_leaf: Option<usize>,
 }
 
@@ -276,42 +281,44 @@ impl HyperArgs {
 }
 
 /// `aesop train SET --target T [--learner L] [--classes …] [--no-references] -o MODEL`
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct TrainArgs {
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub learn: LearnArgs,
     /// Model file to write.
-    #[arg(short, long)]
+    #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
     /// An evaluation report (JSON, e.g. from `aesop evaluate --json` on this model's protocol-1
     /// predictions) to store in the model file.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub report: Option<PathBuf>,
 }
 
 /// `aesop cross-validate SET --target T …` (protocol 1 of EVALUATION.md)
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct CrossValidateArgs {
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub learn: LearnArgs,
     /// Topic folds.
-    #[arg(long, default_value_t = 5)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
     pub topic_folds: usize,
     /// System folds.
-    #[arg(long, default_value_t = 4)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
     pub system_folds: usize,
     /// Out-of-fold predictions to write (JSON Lines).
-    #[arg(short, long)]
+    #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
     /// Also write the report as JSON here.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub report: Option<PathBuf>,
     /// Protocol 2: for each --set, train on all the others and score it; report each held-out
     /// set next to the best single feature of the same classes on it, with a paired test.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub leave_one_set_out: bool,
     /// Bootstrap (and permutation) samples of the --leave-one-set-out statistics.
-    #[arg(long, default_value_t = 1000)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
 }
 

@@ -18,38 +18,39 @@ use std::sync::atomic::AtomicBool;
 
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
 /// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
-#[derive(Debug, Clone, clap::Args)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"])))]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "cli", command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"]))))]
 pub struct ScoreArgs {
     /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
     /// FILE… --summary FILE… [--reference FILE…].
-    #[arg(conflicts_with_all = ["documents", "summary", "reference"])]
+    #[cfg_attr(feature = "cli", arg(conflicts_with_all = ["documents", "summary", "reference"]))]
     pub set: Option<PathBuf>,
     /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
     /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
     /// reference-based variant for topics with references and `…-noref` for topics without.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub model: Vec<String>,
     /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
     /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
-    #[arg(long, conflicts_with = "model")]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "model"))]
     pub neural: bool,
     /// Plain-text input documents of one topic (UTF-8), instead of a judgment set.
-    #[arg(long, num_args = 1.., requires = "summary")]
+    #[cfg_attr(feature = "cli", arg(long, num_args = 1.., requires = "summary"))]
     pub documents: Vec<PathBuf>,
     /// Plain-text summaries to score (one file each; the system name is the file name); needs
     /// --documents (as the HTTP service, which refuses a topic without documents).
-    #[arg(long, num_args = 1.., requires = "documents")]
+    #[cfg_attr(feature = "cli", arg(long, num_args = 1.., requires = "documents"))]
     pub summary: Vec<PathBuf>,
     /// Plain-text human reference summaries (optional).
-    #[arg(long, num_args = 1..)]
+    #[cfg_attr(feature = "cli", arg(long, num_args = 1..))]
     pub reference: Vec<PathBuf>,
     /// Predictions to write (JSON Lines); standard output when omitted.
-    #[arg(short, long)]
+    #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: Option<PathBuf>,
     /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
     /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
-    #[arg(long, value_enum)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub format: Option<ScoreFormat>,
 }
 
@@ -117,7 +118,8 @@ impl ScoreArgs {
 }
 
 /// Output formats of `aesop score`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ScoreFormat {
     /// One line per (summary, model): `{"topic","system","target","score","model"}`.
     Jsonl,

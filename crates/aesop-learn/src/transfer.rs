@@ -64,7 +64,8 @@ pub fn parse_set_spec(text: &str) -> std::result::Result<SetSpec, String> {
 }
 
 /// How feature values are normalized within each topic before the model sees them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Normalization {
     /// Raw values (the behaviour of every model before this option).
     #[default]

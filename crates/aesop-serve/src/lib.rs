@@ -37,55 +37,57 @@ pub use server::{run, spawn, ServerHandle};
 pub const MIN_TOKEN_BYTES: usize = 16;
 
 /// `aesop serve [--addr IP:PORT] [--model NAME=PATH …] [--token-file FILE] [limits…]`
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ServeArgs {
     /// Address to listen on, IP:PORT or HOST:PORT (`localhost:8080`; port 0 picks a free port;
     /// the bound address is logged).
-    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_addr)]
+    #[cfg_attr(feature = "cli", arg(long, default_value = "127.0.0.1:8080", value_parser = parse_addr))]
     pub addr: SocketAddr,
     /// A model file to serve under NAME, besides the built-ins; repeat for several. Reloaded on
     /// SIGHUP or POST /v1/models/reload.
-    #[arg(long = "model", value_name = "NAME=PATH")]
+    #[cfg_attr(feature = "cli", arg(long = "model", value_name = "NAME=PATH"))]
     pub models: Vec<ModelSpec>,
     /// File holding a bearer token that requests must send (`Authorization: Bearer TOKEN`);
     /// required when --addr is not a loopback address.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub token_file: Option<PathBuf>,
     /// Scoring requests run at once [default: number of CPUs].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=1024)))]
     pub workers: Option<u32>,
     /// Scoring requests that may wait for a worker; more get 429 at once.
-    #[arg(long, default_value_t = 32)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 32))]
     pub queue: usize,
     /// Largest request body in bytes.
-    #[arg(long, default_value_t = Limits::default().max_body_bytes)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_body_bytes))]
     pub max_body_bytes: usize,
     /// Most topics in one request.
-    #[arg(long, default_value_t = Limits::default().max_topics)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_topics))]
     pub max_topics: usize,
     /// Most summaries in one request (over all its topics).
-    #[arg(long, default_value_t = Limits::default().max_summaries)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_summaries))]
     pub max_summaries: usize,
     /// Longest document, reference or summary text, in bytes.
-    #[arg(long, default_value_t = Limits::default().max_text_bytes)]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_text_bytes))]
     pub max_text_bytes: usize,
     /// Time limit per request in milliseconds, waiting for a worker included.
-    #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..)))]
     pub timeout_ms: u64,
     /// Most connections open at once; more are closed at once.
-    #[arg(long, default_value_t = Limits::default().max_connections, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_connections, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)))]
     pub max_connections: usize,
     /// Seconds a connection has to send a request's headers; then it is closed.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..)))]
     pub header_timeout_secs: u64,
     /// Also load the built-ins with the neural LM class (`…-lm`, `faithfulness`) and use them
     /// when a request names no model. Needs `aesop models fetch smollm2`; see docs/NEURAL.md
     /// for their latency.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub neural: bool,
 }
 
 /// `--addr`: an IP address and port, or a host name and port resolved once (the first address).
+#[cfg(feature = "cli")]
 fn parse_addr(text: &str) -> std::result::Result<SocketAddr, String> {
     use std::net::ToSocketAddrs;
     if let Ok(addr) = text.parse() {

@@ -261,16 +261,20 @@ pub fn analysis_to_conllu(text: &str, analysis: &Analysis) -> Vec<Sentence> {
 }
 
 /// `aesop analyze`: raw text or CoNLL-U in, CoNLL-U out.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct AnalyzeArgs {
     /// Raw text file to analyse (`-` or nothing: standard input).
     pub input: Option<PathBuf>,
     /// Read this CoNLL-U file instead, keep its tokenization and sentences, and fill in UPOS,
     /// XPOS, HEAD and DEPREL (for measuring accuracy on gold tokens).
-    #[arg(long, value_name = "FILE", conflicts_with = "input")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", conflicts_with = "input")
+    )]
     pub conllu: Option<PathBuf>,
     /// Write CoNLL-U here instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    #[cfg_attr(feature = "cli", arg(short, long, value_name = "FILE"))]
     pub output: Option<PathBuf>,
 }
 
