@@ -17,7 +17,7 @@
 use super::correlation::{kendall_tau_b, pearson, spearman};
 use anyhow::{bail, Result};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One summary's metric score and human score.
 #[derive(Debug, Clone, PartialEq)]
@@ -326,6 +326,46 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
         systems: means.len(),
         rows: global_m.len(),
     }
+}
+
+/// Summary-level Kendall τ-b of flat rows (one per summary, `topics` naming each row's topic):
+/// within each topic, averaged over topics where it is defined (a topic whose human scores are
+/// all tied has none); NaN when none is. Cross-validation reports use it on out-of-fold
+/// predictions; [`level_statistics`] computes the same on the topic × system grid.
+pub fn summary_level_tau(metric: &[f64], human: &[f64], topics: &[String]) -> f64 {
+    let mut by_topic: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for ((p, t), topic) in metric.iter().zip(human).zip(topics) {
+        let entry = by_topic.entry(topic).or_default();
+        entry.0.push(*p);
+        entry.1.push(*t);
+    }
+    let taus: Vec<f64> = by_topic
+        .values()
+        .map(|(p, t)| kendall_tau_b(p, t))
+        .filter(|t| t.is_finite())
+        .collect();
+    if taus.is_empty() {
+        f64::NAN
+    } else {
+        taus.iter().sum::<f64>() / taus.len() as f64
+    }
+}
+
+/// System-level Kendall τ-b of flat rows: between each system's mean metric score and mean
+/// human score.
+pub fn system_level_tau(metric: &[f64], human: &[f64], systems: &[String]) -> f64 {
+    let mut by_system: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
+    for ((p, t), s) in metric.iter().zip(human).zip(systems) {
+        let e = by_system.entry(s).or_default();
+        e.0 += p;
+        e.1 += t;
+        e.2 += 1;
+    }
+    let (p, t): (Vec<f64>, Vec<f64>) = by_system
+        .values()
+        .map(|(p, t, n)| (p / *n as f64, t / *n as f64))
+        .unzip();
+    kendall_tau_b(&p, &t)
 }
 
 #[cfg(test)]

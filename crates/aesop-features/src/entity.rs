@@ -351,7 +351,7 @@ pub fn sequence_names(n: usize) -> Vec<String> {
 /// Transition lengths.
 const LENGTHS: [usize; 2] = [2, 3];
 
-/// The feature values of a grid, in [`EntityClass::feature_names`] order.
+/// The feature values of a grid, in [`CLASS`]'s feature order.
 pub fn grid_features(grid: &EntityGrid) -> Vec<f64> {
     let all: Vec<Vec<Role>> = (0..grid.entities.len()).map(|e| grid.column(e)).collect();
     let salient: Vec<Vec<Role>> = (0..grid.entities.len())

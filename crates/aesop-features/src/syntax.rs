@@ -136,7 +136,7 @@ pub fn unterminated(sentence: &AnalyzedSentence) -> bool {
     }
 }
 
-/// The `syntax` feature values of one analysed summary, in [`Syntax::feature_names`] order.
+/// The `syntax` feature values of one analysed summary, in [`CLASS`]'s feature order.
 pub fn syntax_features(analysis: &Analysis) -> Vec<f64> {
     let sentences: Vec<&AnalyzedSentence> = analysis
         .sentences

@@ -128,42 +128,8 @@ pub fn out_of_fold(
     Ok(predictions)
 }
 
-/// Summary level: Kendall τ-b between prediction and human score within each topic, averaged
-/// over topics where it is defined (a topic whose human scores are all tied has none).
-pub fn summary_level_tau(predictions: &[f64], targets: &[f64], topics: &[String]) -> f64 {
-    let mut by_topic: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for ((p, t), topic) in predictions.iter().zip(targets).zip(topics) {
-        let entry = by_topic.entry(topic).or_default();
-        entry.0.push(*p);
-        entry.1.push(*t);
-    }
-    let taus: Vec<f64> = by_topic
-        .values()
-        .map(|(p, t)| kendall_tau_b(p, t))
-        .filter(|t| t.is_finite())
-        .collect();
-    if taus.is_empty() {
-        f64::NAN
-    } else {
-        taus.iter().sum::<f64>() / taus.len() as f64
-    }
-}
-
-/// System level: Kendall τ-b between each system's mean prediction and mean human score.
-pub fn system_level_tau(predictions: &[f64], targets: &[f64], systems: &[String]) -> f64 {
-    let mut by_system: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
-    for ((p, t), s) in predictions.iter().zip(targets).zip(systems) {
-        let e = by_system.entry(s).or_default();
-        e.0 += p;
-        e.1 += t;
-        e.2 += 1;
-    }
-    let (p, t): (Vec<f64>, Vec<f64>) = by_system
-        .values()
-        .map(|(p, t, n)| (p / *n as f64, t / *n as f64))
-        .unzip();
-    kendall_tau_b(&p, &t)
-}
+/// Summary- and system-level τ of flat rows, as every report computes them.
+pub use aesop_eval::levels::{summary_level_tau, system_level_tau};
 
 /// How one grid point scored in the inner search: the within-topic Kendall τ-b of its
 /// out-of-fold predictions for each inner test topic where τ is defined.

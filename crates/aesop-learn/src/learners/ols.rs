@@ -30,7 +30,7 @@ const OLS_RELATIVE_RIDGE: f64 = 1e-9;
 /// Ordinary least squares with an intercept, robust to degenerate designs.
 ///
 /// Columns and target are centred (the intercept is then ȳ − w·x̄), and the normal equations
-/// (XᵀX + λI) w = Xᵀy are solved by Cholesky with the tiny ridge λ = [`OLS_RELATIVE_RIDGE`] ×
+/// (XᵀX + λI) w = Xᵀy are solved by Cholesky with the tiny ridge λ = `OLS_RELATIVE_RIDGE` ×
 /// mean diagonal of XᵀX. With a full-rank design that is OLS; where XᵀX is singular — duplicated
 /// or collinear columns, a constant column (all zero after standardization), fewer rows than
 /// features — it is the limit of ridge regression as λ → 0, i.e. the minimum-norm least-squares

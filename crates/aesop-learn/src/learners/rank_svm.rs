@@ -82,13 +82,13 @@ pub fn within_group_pairs(targets: &[f64], groups: &[usize]) -> Vec<Pair> {
     pairs
 }
 
-/// Stopping tolerance of the ranking SVM's dual solver in [`fit`]: LIBLINEAR's default for its
+/// Stopping tolerance of the ranking SVM's dual solver in [`super::fit`]: LIBLINEAR's default for its
 /// dual solvers (an absolute bound on the spread of projected gradients, which are O(1) here
 /// since the hinge gradient is w·z − 1). Tighter values change w by well under 1% on the
 /// benchmark (examples/bench_rank_svm.rs) but cost several times the epochs.
 pub const RANK_SVM_TOLERANCE: f64 = 0.1;
 
-/// Epoch cap of the ranking SVM's dual solver in [`fit`] (LIBLINEAR's default iteration cap).
+/// Epoch cap of the ranking SVM's dual solver in [`super::fit`] (LIBLINEAR's default iteration cap).
 pub const RANK_SVM_MAX_EPOCHS: usize = 1000;
 
 /// The result of [`rank_svm_dual_cd`].
