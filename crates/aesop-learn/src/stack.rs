@@ -108,26 +108,14 @@ impl BaseSpec {
             Some(text) => {
                 let c: f64 = text
                     .parse()
-                    .ok()
-                    .filter(|c: &f64| c.is_finite() && *c > 0.0)
-                    .ok_or_else(|| bad(format!("C must be a positive number, got '{text}'")))?;
-                if !matches!(
-                    learner,
-                    LearnerKind::RankSvm
-                        | LearnerKind::SvrRbf
-                        | LearnerKind::SvrPoly
-                        | LearnerKind::SvrLinear
-                ) {
-                    return Err(bad(format!(
-                        "C does not apply to the {} learner",
-                        learner.name()
-                    )));
-                }
+                    .map_err(|_| bad(format!("C must be a positive number, got '{text}'")))?;
                 let given = learners::HyperParams {
                     c: Some(c),
                     ..Default::default()
                 };
-                learners::fixed_hyper(learner, &given).map_err(|e| bad(e.to_string()))?
+                // Checked where every hyper-parameter is; the spec's field is C, not --c.
+                learners::fixed_hyper(learner, &given)
+                    .map_err(|e| bad(e.to_string().replacen("--c", "C", 1)))?
             }
         };
         Ok(BaseSpec {

@@ -166,7 +166,7 @@ fn positive(flag: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        bail!("{flag} must be a positive number, got {v}")
+        bail!("{flag} must be a positive number, got '{v}'")
     }
 }
 
