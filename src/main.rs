@@ -6,7 +6,6 @@ use aesop::learn::commands as learn;
 use aesop::output::OutputFile;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,13 +37,20 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         /// Judgment set to write.
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        progress: ProgressFlag,
     },
     /// Tokenize, tag and parse English text (CoNLL-U out); with --conllu, tag and parse given tokens.
     #[command(
         after_help = "Examples:\n  echo 'The cat sat on the mat.' | aesop analyze\n  \
 aesop analyze --conllu en_ewt-ud-test.conllu -o predicted.conllu"
     )]
-    Analyze(aesop::nlp::AnalyzeArgs),
+    Analyze {
+        #[command(flatten)]
+        args: aesop::nlp::AnalyzeArgs,
+        #[command(flatten)]
+        progress: ProgressFlag,
+    },
     /// Train a predictor of a human score from feature classes and save it as a model file.
     #[command(
         after_help = "Examples:\n  aesop train summeval.jsonl --target relevance --learner rank-svm -o relevance.aesop\n  \
@@ -57,6 +63,8 @@ aesop train summeval.jsonl --target relevance --learner svr-rbf \\\n    \
         args: learn::TrainArgs,
         #[command(flatten)]
         options: FeatureFlags,
+        #[command(flatten)]
+        progress: ProgressFlag,
     },
     /// Score summaries with the built-in models or saved ones (predictions as JSON Lines).
     #[command(
@@ -64,7 +72,12 @@ aesop train summeval.jsonl --target relevance --learner svr-rbf \\\n    \
 aesop score new.jsonl --model relevance.aesop --model builtin:readability-noref\n  \
 aesop score --documents article.txt --summary mine.txt theirs.txt"
     )]
-    Score(learn::ScoreArgs),
+    Score {
+        #[command(flatten)]
+        args: learn::ScoreArgs,
+        #[command(flatten)]
+        progress: ProgressFlag,
+    },
     /// List the built-in models with their cards; with NAME, print that model's full card.
     /// `aesop models fetch smollm2` downloads the neural LM (once; see docs/NEURAL.md).
     #[command(
@@ -89,6 +102,8 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         args: learn::CrossValidateArgs,
         #[command(flatten)]
         options: FeatureFlags,
+        #[command(flatten)]
+        progress: ProgressFlag,
     },
     /// Ablation over feature classes under protocol 1: each class alone and the model without it.
     #[command(
@@ -99,6 +114,8 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         args: aesop::learn::ablate::AblateArgs,
         #[command(flatten)]
         options: FeatureFlags,
+        #[command(flatten)]
+        progress: ProgressFlag,
     },
     /// Judge predictions or a single feature against human scores: correlations at summary,
     /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison.
@@ -107,7 +124,12 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
 aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target relevance \\\n    \
 --compare features.csv --compare-feature rouge.r2_f"
     )]
-    Evaluate(aesop::eval::EvaluateArgs),
+    Evaluate {
+        #[command(flatten)]
+        args: aesop::eval::EvaluateArgs,
+        #[command(flatten)]
+        progress: ProgressFlag,
+    },
     /// Serve the built-in and given models over HTTP (JSON API; see docs/SERVICE.md).
     #[command(
         after_help = "Examples:\n  aesop serve\n  aesop serve --addr 127.0.0.1:9000 --model relevance=relevance.aesop\n  \
@@ -129,7 +151,35 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         output: Option<PathBuf>,
         #[command(flatten)]
         options: FeatureFlags,
+        #[command(flatten)]
+        progress: ProgressFlag,
     },
+}
+
+/// `--progress`, one definition for every long-running verb (aesop_core::progress).
+#[derive(clap::Args)]
+struct ProgressFlag {
+    /// Show progress on standard error even when it is not a terminal (then as plain lines,
+    /// about one a second); on a terminal it is always shown.
+    #[arg(long)]
+    progress: bool,
+}
+
+impl Command {
+    /// The `--progress` of the verbs that take it.
+    fn progress(&self) -> bool {
+        match self {
+            Command::Import { progress, .. }
+            | Command::Analyze { progress, .. }
+            | Command::Train { progress, .. }
+            | Command::Score { progress, .. }
+            | Command::CrossValidate { progress, .. }
+            | Command::Ablate { progress, .. }
+            | Command::Evaluate { progress, .. }
+            | Command::Features { progress, .. } => progress.progress,
+            Command::Models { .. } | Command::Serve(_) => false,
+        }
+    }
 }
 
 /// Options of the feature classes; defaults are those documented in docs/FEATURES.md.
@@ -180,9 +230,6 @@ struct FeatureFlags {
     /// neural: references for the BARTScore-style features (0: off, NaN).
     #[arg(long, default_value_t = 2)]
     neural_references: usize,
-    /// Show the progress bar even when standard error is not a terminal.
-    #[arg(long)]
-    progress: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -274,6 +321,7 @@ fn non_negative(text: &str) -> std::result::Result<f64, String> {
 fn main() -> ExitCode {
     aesop::neural::configure_cpu_threads();
     let cli = Cli::parse();
+    aesop::progress::force(cli.command.progress());
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if err.is::<run::Interrupted>() => {
@@ -293,9 +341,15 @@ fn dispatch(command: Command) -> Result<()> {
             format,
             path,
             output,
+            ..
         } => {
-            let topics = import::import(&format, &path)?;
-            OutputFile::write_with(&output, &[&path], |file| jsonl::write_set(file, &topics))?;
+            let spinner = aesop::progress::spinner(&format!("importing {}", path.display()));
+            let topics = import::import(&format, &path).and_then(|topics| {
+                OutputFile::write_with(&output, &[&path], |file| jsonl::write_set(file, &topics))?;
+                Ok(topics)
+            });
+            spinner.finish_and_clear();
+            let topics = topics?;
             let summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
             eprintln!(
                 "wrote {} topics, {summaries} summaries to {}",
@@ -304,17 +358,38 @@ fn dispatch(command: Command) -> Result<()> {
             );
             Ok(())
         }
-        Command::Analyze(args) => aesop::nlp::analyze_command(args),
-        Command::Evaluate(args) => aesop::eval::evaluate_command(args),
-        Command::Train { args, options } => {
+        Command::Analyze { args, .. } => aesop::nlp::analyze_command(args),
+        Command::Evaluate { args, .. } => {
+            // A built-in model's predictions on its own training set: say the figures are
+            // in-sample (docs/ROBUSTNESS.md).
+            let mut warnings = Vec::new();
+            if args.feature.is_none() {
+                warnings.extend(aesop::learn::in_sample::in_sample_warnings(
+                    &args.predictions,
+                    &args.human,
+                    &args.target,
+                ));
+            }
+            if let (Some(compare), None) = (&args.compare, args.compare_feature.as_ref()) {
+                if args.feature.is_none() {
+                    warnings.extend(aesop::learn::in_sample::in_sample_warnings(
+                        compare,
+                        &args.human,
+                        &args.target,
+                    ));
+                }
+            }
+            aesop::eval::evaluate_command_with_warnings(args, warnings)
+        }
+        Command::Train { args, options, .. } => {
             learn::train_command(&args, &options.to_options(), &*interrupt_flag()?).map(|_| ())
         }
-        Command::Ablate { args, options } => {
+        Command::Ablate { args, options, .. } => {
             aesop::learn::ablate::ablate_command(&args, &options.to_options(), &*interrupt_flag()?)
                 .map(|_| ())
         }
         Command::Serve(args) => aesop::serve::run(args),
-        Command::Score(args) => {
+        Command::Score { args, .. } => {
             aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())
                 .map(|_| ())
         }
@@ -331,7 +406,7 @@ fn dispatch(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::CrossValidate { args, options } => {
+        Command::CrossValidate { args, options, .. } => {
             learn::cross_validate_command(&args, &options.to_options(), &*interrupt_flag()?)
                 .map(|_| ())
         }
@@ -340,12 +415,13 @@ fn dispatch(command: Command) -> Result<()> {
             classes,
             output,
             options,
+            ..
         } => {
             // Installed first: reading a large set takes a while, and Ctrl-C then must still
             // end with exit 130 and no output.
             let cancel = interrupt_flag()?;
             let classes = features::build_classes(&classes, &options.to_options())?;
-            let progress = options.progress || std::io::stderr().is_terminal();
+            let progress = aesop::progress::enabled();
             // Streamed: topics are read, extracted and written a window at a time.
             let topics = jsonl::open_set(&set)?;
             let streamed = match output {
@@ -371,12 +447,13 @@ fn dispatch(command: Command) -> Result<()> {
             };
             for skipped in &streamed.skipped {
                 eprintln!(
-                    "note: class {} has no values for {} summaries in {} topic(s) (e.g. {}): no references to \
-                     compare with (a human summary is never compared with itself); those cells are left empty",
+                    "note: class {} has no values for {} summaries in {} topic(s) (e.g. {}): {}; \
+                     those cells are left empty",
                     skipped.class,
                     skipped.summaries,
                     skipped.topics.len(),
-                    skipped.topics[0]
+                    skipped.topics[0],
+                    skipped.reasons.join("; ")
                 );
             }
             Ok(())

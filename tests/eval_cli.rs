@@ -299,3 +299,32 @@ fn summeval_rouge1_f_against_relevance() {
         assert!(lo <= v && v <= hi, "{}: {v} not in [{lo}, {hi}]", e["name"]);
     }
 }
+
+#[test]
+fn predictions_are_judged_by_raw_when_a_line_has_it() {
+    // The grid's predictions moved to `raw`, and `score` reversed (as per-fold calibrations
+    // could distort it): evaluate ranks by `raw`, so the hand-computed τ values still hold.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let moved: Vec<String> = std::fs::read_to_string(fixture("eval/predictions.jsonl"))
+        .expect("fixture")
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).expect("json");
+            let score = v["score"].clone();
+            v["raw"] = score.clone();
+            v["score"] = serde_json::json!(-score.as_f64().expect("number"));
+            v.to_string()
+        })
+        .collect();
+    let predictions = dir.path().join("oof.jsonl");
+    std::fs::write(&predictions, moved.join("\n") + "\n").expect("write");
+    let mut a = args(predictions, fixture("eval/set.jsonl"), "pyramid");
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+    assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+}

@@ -7,7 +7,9 @@
 mod common;
 
 mod alignment_features;
+mod cli_bad_inputs;
 mod cli_features;
+mod cli_verbs;
 mod cohmetrix_features;
 mod consensus_features;
 mod content_features;
@@ -42,6 +44,7 @@ mod npsyntax_features;
 mod output_files;
 mod redundancy_features;
 mod rouge_features;
+mod score_large_topic;
 mod score_stream;
 mod sentences;
 mod serve_api;

@@ -55,6 +55,50 @@ fn repeated_ngrams_within_sentences() {
     assert_eq!(longest_repeated_ngram::<String>(&[]), 0);
 }
 
+/// The longest repeated n-gram by trying every length, as the definition reads.
+fn longest_repeated_by_every_length(sequences: &[Vec<u32>]) -> usize {
+    let mut longest = 0;
+    for n in 1..=sequences.iter().map(Vec::len).max().unwrap_or(0) {
+        let mut seen = std::collections::HashSet::new();
+        if sequences
+            .iter()
+            .filter(|s| s.len() >= n)
+            .flat_map(|s| s.windows(n))
+            .any(|w| !seen.insert(w))
+        {
+            longest = n;
+        }
+    }
+    longest
+}
+
+#[test]
+fn longest_repeated_ngram_equals_trying_every_length() {
+    // Seeded random sequences over small alphabets, so repeats of every length occur.
+    let mut state: u64 = 7;
+    let mut next = |bound: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % bound
+    };
+    for case in 0..300 {
+        let alphabet = 1 + case % 6;
+        let sequences: Vec<Vec<u32>> = (0..1 + next(4))
+            .map(|_| (0..next(30)).map(|_| next(alphabet) as u32).collect())
+            .collect();
+        assert_eq!(
+            longest_repeated_ngram(&sequences),
+            longest_repeated_by_every_length(&sequences),
+            "{sequences:?}"
+        );
+    }
+    // One 20,000-word sentence that is a 10,000-word passage twice (the quadratic case).
+    let passage: Vec<u32> = (0..10_000).map(|_| next(1_000) as u32).collect();
+    let twice = [passage.clone(), passage].concat();
+    assert!(longest_repeated_ngram(&[twice]) >= 10_000);
+}
+
 /// "The cat chased the mouse. The cat chased the mouse. Dogs bark loudly."
 fn duplicated() -> aesop::nlp::Analysis {
     let first = sentence(&[

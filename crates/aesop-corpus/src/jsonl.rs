@@ -4,11 +4,14 @@
 //! file, the line and the field (`set.jsonl:12: summaries[3].scores.relevance: expected a number`).
 //! Validation is done by hand on a `serde_json::Value` rather than by serde derive so that the
 //! messages carry the full field path and so that missing scores (`null`, `"NaN"`) can be
-//! dropped instead of rejected.
+//! dropped instead of rejected. Lines are parsed by [`parse_json`], which (unlike
+//! `serde_json::from_str`) refuses an object that repeats a key instead of keeping the last value.
 
 use super::{Document, Extra, Query, Reference, Summary, Topic};
 use anyhow::{Context, Result};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
@@ -69,6 +72,8 @@ pub struct SetReader<R> {
     /// Topic id -> line where it first appeared, to report duplicates with both lines.
     seen_topics: HashMap<String, usize>,
     failed_io: bool,
+    /// Whether anything (a topic or an error) was yielded: a set with no line at all is an error.
+    yielded: bool,
 }
 
 impl<R: BufRead> SetReader<R> {
@@ -80,6 +85,7 @@ impl<R: BufRead> SetReader<R> {
             buffer: Vec::new(),
             seen_topics: HashMap::new(),
             failed_io: false,
+            yielded: false,
         }
     }
 
@@ -135,15 +141,25 @@ impl<R: BufRead> Iterator for SetReader<R> {
         loop {
             self.buffer.clear();
             match self.input.read_until(b'\n', &mut self.buffer) {
-                Ok(0) => return None,
+                Ok(0) if self.yielded => return None,
+                Ok(0) => {
+                    // An empty set is refused here, so that no verb writes an empty (header-only) result.
+                    self.yielded = true;
+                    return Some(Err(anyhow::anyhow!(
+                        "{}: no topics (the file is empty or holds only blank lines)",
+                        self.label
+                    )));
+                }
                 Ok(_) => {
                     self.line_number += 1;
                     if let Some(result) = self.parse_line() {
+                        self.yielded = true;
                         return Some(result);
                     }
                 }
                 Err(e) => {
                     self.failed_io = true;
+                    self.yielded = true;
                     return Some(Err(anyhow::anyhow!(
                         "{}:{}: read error: {e}",
                         self.label,
@@ -155,16 +171,22 @@ impl<R: BufRead> Iterator for SetReader<R> {
     }
 }
 
-/// Parse one line of JSON. Python's `json.dumps` writes bare `NaN`/`Infinity`, which JSON does
-/// not allow; such lines are retried with those tokens quoted, so that the score rules (a
-/// `"NaN"` score is missing, an infinite one is an error naming its field) apply to them too.
-fn parse_json(text: &str) -> std::result::Result<Value, String> {
-    match serde_json::from_str::<Value>(text) {
+/// Parse one line of JSON (a judgment-set line; the importers and `evaluate` use it too).
+/// Python's `json.dumps` writes bare `NaN`/`Infinity`, which JSON does not allow; such lines are
+/// retried with those tokens quoted, so that the score rules (a `"NaN"` score is missing, an
+/// infinite one is an error naming its field) apply to them too. An object that repeats a key is
+/// an error naming the key's path (`summaries[0].scores.relevance: duplicate key …`). The error
+/// is the message without the file and line, which the caller adds.
+pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
+    match parse_strict(text) {
         Ok(value) => Ok(value),
-        Err(first) => {
+        Err(Unparsed::Duplicate(message)) => Err(message),
+        Err(Unparsed::Json(first)) => {
             if let Some(quoted) = quote_bare_non_finite(text) {
-                if let Ok(value) = serde_json::from_str::<Value>(&quoted) {
-                    return Ok(value);
+                match parse_strict(&quoted) {
+                    Ok(value) => return Ok(value),
+                    Err(Unparsed::Duplicate(message)) => return Err(message),
+                    Err(Unparsed::Json(_)) => {}
                 }
             }
             let message = first.to_string();
@@ -178,6 +200,155 @@ fn parse_json(text: &str) -> std::result::Result<Value, String> {
                 first.column()
             ))
         }
+    }
+}
+
+/// Why [`parse_strict`] gave no value.
+pub enum Unparsed {
+    Json(serde_json::Error),
+    /// The finished message, e.g. `summaries[0].scores.relevance: duplicate key "relevance" …`.
+    Duplicate(String),
+}
+
+/// `serde_json::from_str::<Value>`, except that an object repeating a key is refused (the HTTP
+/// service parses request bodies with it; [`parse_json`] adds the bare-NaN retry for lines).
+pub fn parse_strict(text: &str) -> std::result::Result<Value, Unparsed> {
+    let found = RefCell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let result = Strict(&found)
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    match (result, found.into_inner()) {
+        (Ok(value), _) => Ok(value),
+        (Err(_), Some(duplicate)) => Err(Unparsed::Duplicate(duplicate.message())),
+        (Err(e), None) => Err(Unparsed::Json(e)),
+    }
+}
+
+/// A repeated key and where: `path` holds the segments of its object's path innermost first
+/// (`.scores`, `[0]`, `.summaries`), added as the error unwinds, so a valid line pays nothing.
+struct Duplicate {
+    key: String,
+    path: Vec<String>,
+}
+
+impl Duplicate {
+    fn message(&self) -> String {
+        let mut field: String = self.path.iter().rev().map(String::as_str).collect();
+        field.push('.');
+        field.push_str(&self.key);
+        format!(
+            "{}: duplicate key {:?} (an object may give each key once)",
+            field.trim_start_matches('.'),
+            self.key
+        )
+    }
+}
+
+/// Builds a `serde_json::Value` as serde_json's own visitor does, but refuses repeated keys.
+#[derive(Clone, Copy)]
+struct Strict<'a>(&'a RefCell<Option<Duplicate>>);
+
+impl Strict<'_> {
+    /// On the way out of an error: prefix the duplicate's path with this level's segment.
+    fn unwind(&self, segment: impl FnOnce() -> String) {
+        if let Some(duplicate) = self.0.borrow_mut().as_mut() {
+            duplicate.path.push(segment());
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.deserialize(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            match seq.next_element_seed(self) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => return Ok(Value::Array(items)),
+                Err(e) => {
+                    self.unwind(|| format!("[{}]", items.len()));
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = match map.next_value_seed(self) {
+                Ok(value) => value,
+                Err(e) => {
+                    self.unwind(|| format!(".{key}"));
+                    return Err(e);
+                }
+            };
+            match object.entry(key) {
+                serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+                serde_json::map::Entry::Occupied(slot) => {
+                    let key = slot.key().clone();
+                    let message = format!("duplicate key {key:?}");
+                    *self.0.borrow_mut() = Some(Duplicate {
+                        key,
+                        path: Vec::new(),
+                    });
+                    return Err(de::Error::custom(message));
+                }
+            }
+        }
+        Ok(Value::Object(object))
     }
 }
 
@@ -481,5 +652,47 @@ mod tests {
             r#"{"a": "NaN", "b": "NaN in text", "c": "-Infinity", "d": "say \"NaN\""}"#
         );
         assert_eq!(quote_bare_non_finite(r#"{"a": "NaN"}"#), None);
+    }
+
+    #[test]
+    fn repeated_keys_are_refused_with_their_path() {
+        let message = parse_json(r#"{"topic": "t", "topic": "u"}"#).expect_err("duplicate");
+        assert!(
+            message.starts_with("topic: duplicate key \"topic\""),
+            "{message}"
+        );
+        let line = r#"{"topic": "t", "summaries": [{"system": "a", "text": "x"},
+            {"system": "b", "text": "y", "scores": {"relevance": 1, "relevance": 5}}]}"#;
+        let message = parse_json(&line.replace('\n', " ")).expect_err("nested duplicate");
+        assert!(
+            message.starts_with("summaries[1].scores.relevance: duplicate key \"relevance\""),
+            "{message}"
+        );
+        // Also on a line that needs its bare NaN quoted first.
+        let message = parse_json(r#"{"a": NaN, "a": 1}"#).expect_err("duplicate after NaN");
+        assert!(message.starts_with("a: duplicate key"), "{message}");
+        // The same key in different objects, and equal values elsewhere, are fine.
+        let value = parse_json(r#"{"a": {"k": 1}, "b": {"k": 1}, "c": [1, 1.5, null, true]}"#)
+            .expect("valid");
+        assert_eq!(
+            value,
+            serde_json::from_str::<Value>(
+                r#"{"a": {"k": 1}, "b": {"k": 1}, "c": [1, 1.5, null, true]}"#
+            )
+            .expect("json")
+        );
+        assert!(parse_json("{\"a\": 1} x")
+            .expect_err("trailing")
+            .starts_with("malformed JSON"));
+    }
+
+    #[test]
+    fn an_empty_set_is_an_error_naming_it() {
+        for content in ["", "\n  \n\r\n", "\u{feff}\n"] {
+            let results: Vec<_> = SetReader::new(content.as_bytes(), "empty.jsonl").collect();
+            assert_eq!(results.len(), 1, "{content:?}");
+            let message = format!("{:#}", results[0].as_ref().expect_err("no topics"));
+            assert!(message.starts_with("empty.jsonl: no topics"), "{message}");
+        }
     }
 }

@@ -14,4 +14,4 @@ pub mod svg;
 pub mod wilcoxon;
 
 pub use correlation::{kendall_tau_b, pearson, spearman};
-pub use report::{evaluate_command, EvaluateArgs};
+pub use report::{evaluate_command, evaluate_command_with_warnings, EvaluateArgs};

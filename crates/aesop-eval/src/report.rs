@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct EvaluateArgs {
-    /// Predictions (JSON Lines: topic, system, target, score) or, with --feature, a features
+    /// Predictions (JSON Lines: topic, system, target, score; a line's `raw`, the uncalibrated
+    /// model output, is used instead of `score` when present) or, with --feature, a features
     /// file (CSV or JSON Lines as written by `aesop features`).
     pub predictions: PathBuf,
     /// Judgment set with the human scores.
@@ -101,6 +102,10 @@ pub struct EvaluationReport {
     pub discriminative_power: DiscriminativePower,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
+    /// Why the figures may mislead, e.g. a built-in model evaluated on its own training set
+    /// (found by the caller: `aesop_learn::in_sample`); also printed on standard error.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The paired comparison with a second metric.
@@ -117,7 +122,24 @@ pub struct Comparison {
 
 /// Run `aesop evaluate`.
 pub fn evaluate_command(args: EvaluateArgs) -> Result<()> {
-    let report = build_report(&args)?;
+    evaluate_command_with_warnings(args, Vec::new())
+}
+
+/// Run `aesop evaluate` with `warnings` about the inputs: each printed on standard error and
+/// kept in the `--json` report.
+pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>) -> Result<()> {
+    let spinner = aesop_core::progress::spinner(&format!(
+        "evaluating {} ({} bootstrap samples)",
+        args.predictions.display(),
+        args.bootstrap
+    ));
+    let report = build_report(&args);
+    spinner.finish_and_clear();
+    let mut report = report?;
+    for warning in &warnings {
+        eprintln!("warning: {warning}");
+    }
+    report.warnings = warnings;
     print!("{}", render_text(&report));
     let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
     inputs.extend(args.compare.as_deref());
@@ -175,6 +197,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         system_means,
         discriminative_power: discriminative_power(&data, args.alpha),
         comparison,
+        warnings: Vec::new(),
     })
 }
 
@@ -320,7 +343,13 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
                 path.display()
             )
         })?;
-        if !value.is_finite() {
+        if value.is_infinite() {
+            bail!(
+                "{}:{line}: {column}: infinite value (leave the cell empty or write NaN for a missing one)",
+                path.display()
+            );
+        }
+        if value.is_nan() {
             scores.missing += 1;
             continue;
         }
@@ -342,14 +371,25 @@ fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value
         let line_number = i + 1;
         let line =
             line.with_context(|| format!("{}:{line_number}: cannot read", path.display()))?;
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if line_number == 1 => rest.to_string(),
+            _ => line,
+        };
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<Value>(&line) {
+        // Parsed as judgment-set lines are: a bare NaN is a missing value, a repeated key an error.
+        match jsonl::parse_json(&line) {
             Ok(Value::Object(map)) => out.push((line_number, map)),
             Ok(_) => bail!("{}:{line_number}: expected a JSON object", path.display()),
-            Err(e) => bail!("{}:{line_number}: invalid JSON: {e}", path.display()),
+            Err(message) => bail!("{}:{line_number}: {message}", path.display()),
         }
+    }
+    if out.is_empty() {
+        bail!(
+            "{}: no records (the file is empty or holds only blank lines)",
+            path.display()
+        );
     }
     Ok(out)
 }
@@ -368,7 +408,8 @@ fn string_field(
     }
 }
 
-/// A number, or `None` for null / a missing value.
+/// A number, or `None` for a missing value: null or NaN (bare, as Python writes it, or `"NaN"`),
+/// as in a judgment set (docs/JUDGMENT_SETS.md); an infinite value is an error.
 fn number_field(
     path: &Path,
     line: usize,
@@ -378,6 +419,18 @@ fn number_field(
     match object.get(name) {
         Some(Value::Number(n)) => Ok(n.as_f64().filter(|v| v.is_finite())),
         Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("nan") => Ok(None),
+        Some(Value::String(s))
+            if matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "infinity" | "-infinity" | "inf" | "-inf"
+            ) =>
+        {
+            bail!(
+                "{}:{line}: {name}: infinite value (use null or NaN for a missing one)",
+                path.display()
+            )
+        }
         Some(other) => bail!(
             "{}:{line}: {name}: expected a number, found {other}",
             path.display()
@@ -441,7 +494,14 @@ fn read_predictions(path: &Path, target: &str) -> Result<MetricScores> {
         }
         let topic = string_field(path, *line, object, "topic")?;
         let system = string_field(path, *line, object, "system")?;
-        match number_field(path, *line, object, "score")? {
+        // The model's own output when the line has it: a calibrated `score` is a clamped linear
+        // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which
+        // would mix the folds' scales within a topic's ranking.
+        let value = match object.get("raw") {
+            Some(raw) if !raw.is_null() => number_field(path, *line, object, "raw")?,
+            _ => number_field(path, *line, object, "score")?,
+        };
+        match value {
             Some(v) => scores.rows.push((topic, system, v)),
             None => scores.missing += 1,
         }

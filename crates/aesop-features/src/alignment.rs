@@ -278,6 +278,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "alignment of summary sentences to the input",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Alignment::new())),
 };
 

@@ -474,6 +474,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "Coh-Metrix-like descriptive measures",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(CohMetrix::new())),
 };
 

@@ -20,9 +20,11 @@
 
 use super::content::summary_counts;
 use super::distribution::{
-    AlignedCounts, Lidstone, WordCounts, WordMap, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
+    grouped_divergences, Lidstone, WordCounts, WordMap, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
 };
-use super::rouge::{score, PreparedText, RougeOptions};
+use super::rouge::{
+    score, MultiRefMode, NgramCounts, PooledNgrams, PreparedText, Prf, RougeOptions,
+};
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 
 /// Feature names without the class prefix, in output order.
@@ -71,18 +73,9 @@ pub fn consensus_js(
     opts: &ConsensusOptions,
 ) -> (f64, f64) {
     let (_, aligned) = pool.align(summary);
-    js_of_aligned(&aligned, pool.vocabulary_size(), opts)
-}
-
-/// (JS, smoothed JS) of a pool (`a`) and a summary (`b`) already aligned.
-fn js_of_aligned(
-    aligned: &AlignedCounts,
-    pool_vocabulary: usize,
-    opts: &ConsensusOptions,
-) -> (f64, f64) {
     let smoothing = Lidstone {
         delta: opts.delta,
-        bins: opts.bins_factor * pool_vocabulary as f64,
+        bins: opts.bins_factor * pool.vocabulary_size() as f64,
     };
     let d = aligned.divergences(smoothing);
     (d.js, d.js_smoothed)
@@ -140,6 +133,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "closeness to the other systems' summaries",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: true,
     build: |o| Ok(Box::new(Consensus::new(o.consensus.clone()))),
 };
 
@@ -156,68 +150,296 @@ impl FeatureClass for Consensus {
             .iter()
             .map(|s| self.opts.include_human || !s.human)
             .collect();
-        if in_pool.iter().filter(|&&b| b).count() == 0 {
-            return vec![None; summaries.len()];
-        }
+        let members = in_pool.iter().filter(|&&b| b).count();
         let counts = summary_counts(ctx);
         let interned = InternedSummaries::new(&counts);
-        // All pool members pooled once; each summary then takes itself out and back in.
-        let mut pool = vec![0u64; interned.vocabulary_size];
-        for (own, _) in interned.sparse.iter().zip(&in_pool).filter(|(_, &p)| p) {
-            for &(id, n) in own {
-                pool[id] += n;
-            }
-        }
-        let mut own_dense = vec![0u64; interned.vocabulary_size];
-        let prepared: Vec<PreparedText> = summaries
-            .iter()
-            .map(|s| PreparedText::new(&s.text, &self.opts.rouge))
-            .collect();
-
+        let pool = PoolDistribution::new(&interned, &in_pool);
+        let rouge = RougeAgainstPool::new(summaries, &in_pool, &self.opts.rouge);
         (0..summaries.len())
             .map(|i| {
-                let others: Vec<&PreparedText> = (0..summaries.len())
-                    .filter(|&j| j != i && in_pool[j])
-                    .map(|j| &prepared[j])
-                    .collect();
-                if others.is_empty() {
+                if members - usize::from(in_pool[i]) == 0 {
                     return None;
                 }
-                let own = &interned.sparse[i];
-                for &(id, n) in own {
-                    own_dense[id] = n;
-                    if in_pool[i] {
-                        pool[id] -= n;
-                    }
-                }
-                let capacity = pool.len();
-                let (mut a, mut b) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
-                let mut pool_vocabulary = 0;
-                for (&p, &q) in pool.iter().zip(&own_dense) {
-                    if p > 0 || q > 0 {
-                        a.push(p);
-                        b.push(q);
-                        pool_vocabulary += usize::from(p > 0);
-                    }
-                }
-                let (js, js_smoothed) =
-                    js_of_aligned(&AlignedCounts::new(a, b), pool_vocabulary, &self.opts);
-                for &(id, n) in own {
-                    own_dense[id] = 0;
-                    if in_pool[i] {
-                        pool[id] += n;
-                    }
-                }
-                let rouge = score(&prepared[i], &others, &self.opts.rouge);
+                let (js, js_smoothed) = pool.js_without(i, &self.opts);
+                let (rouge1, rouge2) = rouge.score(i);
                 Some(vec![
+                    js,
+                    js_smoothed,
+                    rouge1.recall,
+                    rouge2.recall,
+                    rouge1.f,
+                    rouge2.f,
+                ])
+            })
+            .collect()
+    }
+}
+
+/// The pool's word counts, and how many words share each count, so that the JS divergence of
+/// one summary against the pool without it visits the summary's words and the distinct counts
+/// only, not the whole pool vocabulary (which grows with the topic).
+struct PoolDistribution<'a> {
+    interned: &'a InternedSummaries,
+    in_pool: &'a [bool],
+    /// Count of every word over all pool members.
+    counts: Vec<u64>,
+    /// (count, number of words with that count), ascending, counts > 0 only.
+    count_groups: Vec<(u64, u64)>,
+    total: u64,
+    vocabulary: usize,
+}
+
+impl<'a> PoolDistribution<'a> {
+    fn new(interned: &'a InternedSummaries, in_pool: &'a [bool]) -> PoolDistribution<'a> {
+        let mut counts = vec![0u64; interned.vocabulary_size];
+        for (own, _) in interned.sparse.iter().zip(in_pool).filter(|(_, &p)| p) {
+            for &(id, n) in own {
+                counts[id] += n;
+            }
+        }
+        let mut sorted: Vec<u64> = counts.iter().copied().filter(|&c| c > 0).collect();
+        sorted.sort_unstable();
+        let mut count_groups: Vec<(u64, u64)> = Vec::new();
+        for c in sorted {
+            match count_groups.last_mut() {
+                Some((last, words)) if *last == c => *words += 1,
+                _ => count_groups.push((c, 1)),
+            }
+        }
+        PoolDistribution {
+            interned,
+            in_pool,
+            total: counts.iter().sum(),
+            vocabulary: count_groups.iter().map(|&(_, w)| w as usize).sum(),
+            counts,
+            count_groups,
+        }
+    }
+
+    /// (JS, smoothed JS) of summary `i` against the pool with `i` taken out.
+    fn js_without(&self, i: usize, opts: &ConsensusOptions) -> (f64, f64) {
+        let own = &self.interned.sparse[i];
+        let member = self.in_pool[i];
+        // The summary's own words: (pool count without it, its count).
+        let mut groups: Vec<(u64, u64, u64)> =
+            Vec::with_capacity(own.len() + self.count_groups.len());
+        let mut own_pool_counts: Vec<u64> = Vec::with_capacity(own.len());
+        let (mut own_total, mut lost_words) = (0, 0);
+        for &(id, n) in own {
+            let full = self.counts[id];
+            let without = if member { full - n } else { full };
+            groups.push((without, n, 1));
+            own_total += n;
+            if full > 0 {
+                own_pool_counts.push(full);
+                lost_words += usize::from(without == 0);
+            }
+        }
+        // Every other pool word, grouped by its count.
+        own_pool_counts.sort_unstable();
+        let mut own_at = own_pool_counts.iter().peekable();
+        for &(count, words) in &self.count_groups {
+            let mut own_words = 0;
+            while own_at.next_if(|&&c| c == count).is_some() {
+                own_words += 1;
+            }
+            if words > own_words {
+                groups.push((count, 0, words - own_words));
+            }
+        }
+        let pool_total = if member {
+            self.total - own_total
+        } else {
+            self.total
+        };
+        let smoothing = Lidstone {
+            delta: opts.delta,
+            bins: opts.bins_factor * (self.vocabulary - lost_words) as f64,
+        };
+        let d = grouped_divergences(groups, (pool_total, own_total), smoothing);
+        (d.js, d.js_smoothed)
+    }
+}
+
+/// ROUGE-1/2 of each summary with the other pool members as pseudo-references: linear in the
+/// pool's size for the model average (the default); the best-reference mode, which only a
+/// hand-built option set can ask for, scores every pair.
+enum RougeAgainstPool<'a> {
+    Average {
+        texts: Vec<NgramCounts>,
+        pool: PooledNgrams,
+        in_pool: &'a [bool],
+    },
+    Pairwise {
+        texts: Vec<PreparedText>,
+        in_pool: &'a [bool],
+        opts: &'a RougeOptions,
+    },
+}
+
+impl<'a> RougeAgainstPool<'a> {
+    fn new(
+        summaries: &[aesop_corpus::Summary],
+        in_pool: &'a [bool],
+        opts: &'a RougeOptions,
+    ) -> RougeAgainstPool<'a> {
+        if opts.mode == MultiRefMode::Average {
+            let texts: Vec<NgramCounts> = summaries
+                .iter()
+                .map(|s| NgramCounts::new(&s.text, opts))
+                .collect();
+            let members: Vec<&NgramCounts> = texts
+                .iter()
+                .zip(in_pool)
+                .filter(|(_, &p)| p)
+                .map(|(t, _)| t)
+                .collect();
+            let pool = PooledNgrams::new(&members);
+            RougeAgainstPool::Average {
+                texts,
+                pool,
+                in_pool,
+            }
+        } else {
+            RougeAgainstPool::Pairwise {
+                texts: summaries
+                    .iter()
+                    .map(|s| PreparedText::new(&s.text, opts))
+                    .collect(),
+                in_pool,
+                opts,
+            }
+        }
+    }
+
+    /// (ROUGE-1, ROUGE-2) of summary `i`.
+    fn score(&self, i: usize) -> (Prf, Prf) {
+        match self {
+            RougeAgainstPool::Average {
+                texts,
+                pool,
+                in_pool,
+            } => pool.score_against_others(&texts[i], in_pool[i]),
+            RougeAgainstPool::Pairwise {
+                texts,
+                in_pool,
+                opts,
+            } => {
+                let others: Vec<&PreparedText> = (0..texts.len())
+                    .filter(|&j| j != i && in_pool[j])
+                    .map(|j| &texts[j])
+                    .collect();
+                let s = score(&texts[i], &others, opts);
+                (s.rouge1, s.rouge2)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aesop_corpus::{Summary, Topic};
+
+    /// A topic of `n` summaries drawn from a small vocabulary (so that words repeat within and
+    /// across summaries and many words share pool counts), some of them human, some empty,
+    /// some on several lines; a fixed linear congruential generator keeps it reproducible.
+    fn random_topic(n: usize) -> Topic {
+        const WORDS: &[&str] = &[
+            "volcano",
+            "lava",
+            "ash",
+            "eruption",
+            "village",
+            "evacuated",
+            "scientists",
+            "warned",
+            "crater",
+            "smoke",
+            "residents",
+            "fled",
+            "Tuesday",
+            "island",
+            "government",
+            "flights",
+            "cancelled",
+            "airport",
+            "closed",
+            "magma",
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |bound: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as usize) % bound
+        };
+        let mut topic = Topic::new("t");
+        for i in 0..n {
+            let words: Vec<&str> = (0..next(25)).map(|_| WORDS[next(WORDS.len())]).collect();
+            let text = if next(4) == 0 {
+                words.join(" ").replacen(' ', ".\n", 1)
+            } else {
+                words.join(" ")
+            };
+            let mut summary = Summary::new(format!("s{i}"), text);
+            summary.human = next(6) == 0;
+            topic.summaries.push(summary);
+        }
+        topic
+    }
+
+    /// The pooled (linear-time) features equal scoring every summary against the others one
+    /// by one, as the class did before (`score` against each other member, JS against the
+    /// summed counts of the others).
+    #[test]
+    fn pooled_features_equal_pairwise_scoring() {
+        let topic = random_topic(60);
+        for include_human in [false, true] {
+            let opts = ConsensusOptions {
+                include_human,
+                ..ConsensusOptions::default()
+            };
+            let ctx = TopicContext::new(&topic);
+            let rows = Consensus::new(opts.clone()).extract(&ctx);
+            let counts = summary_counts(&ctx);
+            let prepared: Vec<PreparedText> = topic
+                .summaries
+                .iter()
+                .map(|s| PreparedText::new(&s.text, &opts.rouge))
+                .collect();
+            let in_pool = |j: usize| include_human || !topic.summaries[j].human;
+            for (i, row) in rows.iter().enumerate() {
+                let others: Vec<usize> = (0..topic.summaries.len())
+                    .filter(|&j| j != i && in_pool(j))
+                    .collect();
+                let mut pool = WordCounts::new();
+                for &j in &others {
+                    pool.add_counts(&counts[j]);
+                }
+                let (js, js_smoothed) = consensus_js(&counts[i], &pool, &opts);
+                let references: Vec<&PreparedText> = others.iter().map(|&j| &prepared[j]).collect();
+                let rouge = score(&prepared[i], &references, &opts.rouge);
+                let expected = [
                     js,
                     js_smoothed,
                     rouge.rouge1.recall,
                     rouge.rouge2.recall,
                     rouge.rouge1.f,
                     rouge.rouge2.f,
-                ])
-            })
-            .collect()
+                ];
+                let row = row.as_ref().expect("every summary has other pool members");
+                for (k, (got, want)) in row.iter().zip(expected).enumerate() {
+                    let same = (got.is_nan() && want.is_nan()) || (got - want).abs() < 1e-12;
+                    assert!(
+                        same,
+                        "summary {i}, {}: pooled {got}, pairwise {want}",
+                        FEATURES[k]
+                    );
+                }
+                // ROUGE counts are integers summed either way: exactly equal.
+                assert_eq!(row[2..], expected[2..], "summary {i}");
+            }
+        }
     }
 }

@@ -248,6 +248,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "input-summary similarity, SIMetrix",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |o| Ok(Box::new(Content::new(o.content.clone()))),
 };
 

@@ -210,6 +210,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "local coherence of adjacent sentences",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Continuity::new())),
 };
 

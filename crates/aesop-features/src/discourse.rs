@@ -318,26 +318,25 @@ pub struct ConnectiveArgs {
     pub arg1_same_sentence: Option<Vec<usize>>,
 }
 
-/// Last token index of the subtree of `root` (0-based).
+/// Last token index of the subtree of `root` (0-based): a walk down from `root` over the
+/// tokens' heads, linear in the sentence (climbing from every token was quadratic on long
+/// sentences). A token counts once, so a malformed (cyclic) tree cannot loop forever.
 fn subtree_end(sentence: &AnalyzedSentence, root: usize) -> usize {
     let n = sentence.tokens.len();
-    let mut end = root;
-    for j in 0..n {
-        // Climb from j; bounded by n steps so a malformed (cyclic) tree cannot loop forever.
-        let mut x = j;
-        for _ in 0..n {
-            if x == root {
-                end = end.max(j);
-                break;
-            }
-            match sentence.tokens[x].head {
-                0 => break,
-                h => x = h - 1,
-            }
-            if x >= n {
-                break;
-            }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, token) in sentence.tokens.iter().enumerate() {
+        if (1..=n).contains(&token.head) {
+            children[token.head - 1].push(i);
         }
+    }
+    let mut visited = vec![false; n];
+    let (mut end, mut stack) = (root, vec![root]);
+    while let Some(x) = stack.pop() {
+        if x >= n || std::mem::replace(&mut visited[x], true) {
+            continue;
+        }
+        end = end.max(x);
+        stack.extend(&children[x]);
     }
     end
 }
@@ -796,6 +795,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "discourse role matrix, DICOMER",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Discourse::new())),
 };
 

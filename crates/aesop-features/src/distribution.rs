@@ -271,6 +271,63 @@ fn x_ln_x_over_y(x: f64, y: f64) -> f64 {
 /// logarithms.
 const MEMO_COUNTS: usize = 256;
 
+/// [`AlignedCounts::divergences`] with the vocabulary given as groups `(count in A, count in
+/// B, number of words with those counts)` and the totals of both sides: words with equal
+/// counts contribute equally, so a caller that knows how many words share counts (the
+/// consensus pool) need not visit every word.
+pub fn grouped_divergences(
+    groups: impl IntoIterator<Item = (u64, u64, u64)>,
+    (na, nb): (u64, u64),
+    smoothing: Lidstone,
+) -> Divergences {
+    let (fa, fb) = (na as f64, nb as f64);
+    // (KL(A‖B), KL(B‖A), JS) terms of one smoothed entry.
+    let smoothed_terms = |ca: u64, cb: u64| {
+        let (pa, pb) = (smoothing.prob(ca, na), smoothing.prob(cb, nb));
+        let mean = (pa + pb) / 2.0;
+        (
+            x_ln_x_over_y(pa, pb),
+            x_ln_x_over_y(pb, pa),
+            x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean),
+        )
+    };
+    let mut memo: Vec<Option<(f64, f64, f64)>> = vec![None; MEMO_COUNTS];
+    let (mut kl_ab, mut kl_ba, mut js_smoothed, mut js) = (0.0, 0.0, 0.0, 0.0);
+    for (ca, cb, words) in groups {
+        let (t_ab, t_ba, t_js) = match (cb, memo.get_mut(ca as usize)) {
+            (0, Some(slot)) => *slot.get_or_insert_with(|| smoothed_terms(ca, 0)),
+            _ => smoothed_terms(ca, cb),
+        };
+        // Unsmoothed JS: a word on one side only contributes p·ln(p/(p/2)) = p·ln 2.
+        let t_js_unsmoothed = match (ca, cb) {
+            (0, _) => cb as f64 / fb * std::f64::consts::LN_2,
+            (_, 0) => ca as f64 / fa * std::f64::consts::LN_2,
+            _ => {
+                let (pa, pb) = (ca as f64 / fa, cb as f64 / fb);
+                let mean = (pa + pb) / 2.0;
+                x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean)
+            }
+        };
+        // 1.0 · t is t exactly, so one word per group sums bit for bit as a plain loop would.
+        let weight = words as f64;
+        kl_ab += weight * t_ab;
+        kl_ba += weight * t_ba;
+        js_smoothed += weight * t_js;
+        js += weight * t_js_unsmoothed;
+    }
+    let js = match (na == 0, nb == 0) {
+        (true, true) => f64::NAN,
+        (true, false) | (false, true) => std::f64::consts::LN_2,
+        (false, false) => js / 2.0,
+    };
+    Divergences {
+        kl_ab,
+        kl_ba,
+        js,
+        js_smoothed: js_smoothed / 2.0,
+    }
+}
+
 impl AlignedCounts {
     /// Aligned counts from two equally long vectors.
     pub fn new(a: Vec<u64>, b: Vec<u64>) -> AlignedCounts {
@@ -287,50 +344,11 @@ impl AlignedCounts {
     /// Natural log. See [`kl_divergence_smoothed`], [`js_divergence`], [`js_divergence_smoothed`]
     /// for the conventions.
     pub fn divergences(&self, smoothing: Lidstone) -> Divergences {
-        let (na, nb) = self.totals();
-        let (fa, fb) = (na as f64, nb as f64);
-        // (KL(A‖B), KL(B‖A), JS) terms of one smoothed entry.
-        let smoothed_terms = |ca: u64, cb: u64| {
-            let (pa, pb) = (smoothing.prob(ca, na), smoothing.prob(cb, nb));
-            let mean = (pa + pb) / 2.0;
-            (
-                x_ln_x_over_y(pa, pb),
-                x_ln_x_over_y(pb, pa),
-                x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean),
-            )
-        };
-        let mut memo: Vec<Option<(f64, f64, f64)>> = vec![None; MEMO_COUNTS];
-        let (mut kl_ab, mut kl_ba, mut js_smoothed, mut js) = (0.0, 0.0, 0.0, 0.0);
-        for (&ca, &cb) in self.a.iter().zip(&self.b) {
-            let (t_ab, t_ba, t_js) = match (cb, memo.get_mut(ca as usize)) {
-                (0, Some(slot)) => *slot.get_or_insert_with(|| smoothed_terms(ca, 0)),
-                _ => smoothed_terms(ca, cb),
-            };
-            kl_ab += t_ab;
-            kl_ba += t_ba;
-            js_smoothed += t_js;
-            // Unsmoothed JS: a word on one side only contributes p·ln(p/(p/2)) = p·ln 2.
-            js += match (ca, cb) {
-                (0, _) => cb as f64 / fb * std::f64::consts::LN_2,
-                (_, 0) => ca as f64 / fa * std::f64::consts::LN_2,
-                _ => {
-                    let (pa, pb) = (ca as f64 / fa, cb as f64 / fb);
-                    let mean = (pa + pb) / 2.0;
-                    x_ln_x_over_y(pa, mean) + x_ln_x_over_y(pb, mean)
-                }
-            };
-        }
-        let js = match (na == 0, nb == 0) {
-            (true, true) => f64::NAN,
-            (true, false) | (false, true) => std::f64::consts::LN_2,
-            (false, false) => js / 2.0,
-        };
-        Divergences {
-            kl_ab,
-            kl_ba,
-            js,
-            js_smoothed: js_smoothed / 2.0,
-        }
+        grouped_divergences(
+            self.a.iter().zip(&self.b).map(|(&ca, &cb)| (ca, cb, 1)),
+            self.totals(),
+            smoothing,
+        )
     }
 
     /// ln-probability of text B as a unigram sample from the distribution of text A; see

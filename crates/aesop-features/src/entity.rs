@@ -401,6 +401,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "entity grid, Barzilay & Lapata",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(EntityClass::new())),
 };
 

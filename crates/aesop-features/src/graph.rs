@@ -436,6 +436,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "character n-gram graphs: AutoSummENG, MeMoG, NPowER",
     default: true,
     references: ReferenceUse::Some,
+    batch_dependent: false,
     build: |o| Ok(Box::new(Graph::new(o.graph.clone()))),
 };
 

@@ -255,6 +255,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "SmolLM2-135M log-probabilities; needs `aesop models fetch smollm2`",
     default: false,
     references: ReferenceUse::Some,
+    batch_dependent: false,
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 

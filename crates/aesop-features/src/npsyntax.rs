@@ -296,6 +296,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "named-entity references and noun-phrase syntax",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(NpSyntax::new())),
 };
 

@@ -28,7 +28,7 @@
 use super::cohmetrix::{content_stem, is_word};
 use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use aesop_text::nlp::Analysis;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Cosine at or above which two sentences count as near-duplicates.
 pub const NEAR_DUPLICATE_COSINE: f64 = 0.8;
@@ -106,23 +106,61 @@ pub fn repeated_ngram_share<T: std::hash::Hash + Eq>(sequences: &[Vec<T>], n: us
 
 /// Length of the longest n-gram occurring at least twice in `sequences` (within sequences,
 /// overlapping occurrences count); 0 if no word repeats.
+///
+/// If an n-gram repeats, so do its prefixes, so the length is found by binary search, each
+/// step one pass of rolling hashes (equal hashes are confirmed by comparing the words): time
+/// O(words · log(longest sequence)), where trying every length would be quadratic in the
+/// length of a summary that repeats a long passage.
 pub fn longest_repeated_ngram<T: std::hash::Hash + Eq>(sequences: &[Vec<T>]) -> usize {
-    let longest_sequence = sequences.iter().map(Vec::len).max().unwrap_or(0);
-    let mut longest = 0;
-    // If no n-gram repeats, no longer one can (its first n words would repeat), so stop there.
-    for n in 1..=longest_sequence {
-        let mut seen: HashSet<&[T]> = HashSet::new();
-        let repeats = sequences
-            .iter()
-            .filter(|s| s.len() >= n)
-            .flat_map(|s| s.windows(n))
-            .any(|w| !seen.insert(w));
-        if !repeats {
-            break;
+    let mut ids: HashMap<&T, u64> = HashMap::new();
+    let sequences: Vec<Vec<u64>> = sequences
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|w| {
+                    let next = ids.len() as u64 + 1;
+                    *ids.entry(w).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    // Invariant: an n-gram of length `repeating` repeats; none longer than `limit` does.
+    let (mut repeating, mut limit) = (0, sequences.iter().map(Vec::len).max().unwrap_or(0));
+    while repeating < limit {
+        let n = (repeating + limit).div_ceil(2);
+        if has_repeated_ngram(&sequences, n) {
+            repeating = n;
+        } else {
+            limit = n - 1;
         }
-        longest = n;
     }
-    longest
+    repeating
+}
+
+/// Whether some n-gram (n ≥ 1) occurs twice within `sequences`.
+fn has_repeated_ngram(sequences: &[Vec<u64>], n: usize) -> bool {
+    // Polynomial hash mod 2^64 over an odd base; BASE^n removes the word leaving the window.
+    const BASE: u64 = 0x100_0000_01b3;
+    let leaving = (0..n).fold(1u64, |p, _| p.wrapping_mul(BASE));
+    let mut seen: HashMap<u64, Vec<&[u64]>> = HashMap::new();
+    for s in sequences.iter().filter(|s| s.len() >= n) {
+        let mut hash = 0u64;
+        for (end, &id) in s.iter().enumerate() {
+            hash = hash.wrapping_mul(BASE).wrapping_add(id);
+            if end >= n {
+                hash = hash.wrapping_sub(leaving.wrapping_mul(s[end - n]));
+            }
+            if end + 1 >= n {
+                let window = &s[end + 1 - n..=end];
+                let same_hash = seen.entry(hash).or_default();
+                if same_hash.contains(&window) {
+                    return true;
+                }
+                same_hash.push(window);
+            }
+        }
+    }
+    false
 }
 
 /// The `redundancy` values of one analysed summary.
@@ -204,6 +242,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "how much a summary repeats itself",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Redundancy::new())),
 };
 

@@ -30,7 +30,32 @@ pub struct ClassSpec {
     /// Computed when no classes are named (`neural` is opt-in: it needs a downloaded model).
     pub default: bool,
     pub references: ReferenceUse,
+    /// Does a summary's row depend on the other summaries of its topic in the batch (the peer
+    /// pool of `consensus`)? Then a model using the class scores a summary differently when it
+    /// is scored with other summaries, and a large topic cannot be scored in parts.
+    pub batch_dependent: bool,
     pub build: fn(&FeatureOptions) -> Result<Box<dyn FeatureClass>>,
+}
+
+impl ClassSpec {
+    /// See the field of the same name.
+    pub fn batch_dependent(&self) -> bool {
+        self.batch_dependent
+    }
+}
+
+/// Is the class `name` batch-dependent ([`ClassSpec::batch_dependent`])? False for unknown names.
+pub fn is_batch_dependent(name: &str) -> bool {
+    class_spec(name).is_some_and(ClassSpec::batch_dependent)
+}
+
+/// The batch-dependent classes, in output order.
+pub fn batch_dependent_class_names() -> Vec<&'static str> {
+    CLASSES
+        .iter()
+        .filter(|c| c.batch_dependent())
+        .map(|c| c.name)
+        .collect()
 }
 
 /// The class named `name`, if this build has it.
@@ -92,7 +117,8 @@ pub fn build_classes(
     Ok(classes)
 }
 
-/// The help of `--classes`: every class with a few words, the optional ones marked.
+/// The help of `--classes`: every class with a few words, the optional and the batch-dependent
+/// ones marked.
 pub fn classes_help() -> String {
     let mut help =
         String::from("Comma-separated feature classes (default: all but the optional). ");
@@ -100,10 +126,20 @@ pub fn classes_help() -> String {
         .iter()
         .map(|c| {
             let optional = if c.default { "" } else { ", optional" };
-            format!("{} ({}{optional})", c.name, c.about)
+            let batch = if c.batch_dependent() {
+                ", batch-dependent"
+            } else {
+                ""
+            };
+            format!("{} ({}{optional}{batch})", c.name, c.about)
         })
         .collect();
     help.push_str(&described.join("; "));
+    help.push_str(&format!(
+        ". Batch-dependent: {} (a summary's features depend on the other summaries of its topic in \
+         the same run, so a model using them scores a summary differently in another batch)",
+        batch_dependent_class_names().join(", ")
+    ));
     help
 }
 
@@ -127,8 +163,51 @@ pub fn no_references_help() -> String {
 }
 
 /// The classes to compute and the model's columns. With `reference_free`, only the features
-/// whose class says they need no references are kept, and classes left without any are dropped.
+/// whose class says they need no references are kept. A class the user named in `classes` that
+/// would be left without any feature is an error naming it (`--classes content,rouge
+/// --no-references` used to drop `rouge` silently); with no classes named, the default set's
+/// reference-free classes are used without comment.
 pub fn feature_plan(
+    classes: &[String],
+    reference_free: bool,
+    options: &FeatureOptions,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (kept, names) = plan_features(classes, reference_free, options)?;
+    if reference_free {
+        let mut dropped: Vec<&str> = Vec::new();
+        for c in classes {
+            if !kept.contains(c) && !dropped.contains(&c.as_str()) {
+                dropped.push(c);
+            }
+        }
+        match dropped.as_slice() {
+            [] => {}
+            [one] => {
+                bail!("{one} needs references; drop it from --classes or leave out --no-references")
+            }
+            many => bail!(
+                "{} need references; drop them from --classes or leave out --no-references",
+                many.join(", ")
+            ),
+        }
+    }
+    refuse_empty(classes, kept, names)
+}
+
+/// As [`feature_plan`], but a named class left without features under `reference_free` is
+/// dropped silently: for the bases of a stacked model, where `--no-references` applies to every
+/// base's classes.
+pub fn feature_plan_dropping(
+    classes: &[String],
+    reference_free: bool,
+    options: &FeatureOptions,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (kept, names) = plan_features(classes, reference_free, options)?;
+    refuse_empty(classes, kept, names)
+}
+
+/// The kept classes and their kept features (see [`feature_plan`]).
+fn plan_features(
     classes: &[String],
     reference_free: bool,
     options: &FeatureOptions,
@@ -147,6 +226,15 @@ pub fn feature_plan(
             names.extend(features);
         }
     }
+    Ok((kept, names))
+}
+
+/// A plan without any class is an error.
+fn refuse_empty(
+    classes: &[String],
+    kept: Vec<String>,
+    names: Vec<String>,
+) -> Result<(Vec<String>, Vec<String>)> {
     if kept.is_empty() {
         bail!(
             "none of the classes {} works without references",
@@ -179,4 +267,52 @@ pub fn select_features(names: Vec<String>, patterns: &[String]) -> Result<Vec<St
         .into_iter()
         .filter(|n| patterns.iter().any(|p| matches(p, n)))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_named_class_that_needs_references_is_refused_under_no_references() {
+        let options = FeatureOptions::default();
+        let e = feature_plan(&names(&["surface", "rouge"]), true, &options)
+            .expect_err("rouge without references")
+            .to_string();
+        assert_eq!(
+            e,
+            "rouge needs references; drop it from --classes or leave out --no-references"
+        );
+        let e = feature_plan(&names(&["rouge", "surface", "tesla"]), true, &options)
+            .expect_err("two classes")
+            .to_string();
+        assert!(e.starts_with("rouge, tesla need references"), "{e}");
+        // Named without --no-references, or not named at all: fine.
+        assert!(feature_plan(&names(&["surface", "rouge"]), false, &options).is_ok());
+        let (kept, _) = feature_plan(&[], true, &options).expect("default set");
+        assert!(!kept.iter().any(|c| c == "rouge"), "{kept:?}");
+        // A class with some reference-free features (graph) stays.
+        let (kept, _) = feature_plan(&names(&["graph", "surface"]), true, &options).expect("graph");
+        assert_eq!(kept, names(&["graph", "surface"]));
+        // Stacked bases drop it as before.
+        let (kept, _) =
+            feature_plan_dropping(&names(&["surface", "rouge"]), true, &options).expect("drop");
+        assert_eq!(kept, names(&["surface"]));
+    }
+
+    #[test]
+    fn consensus_is_the_batch_dependent_class_and_the_help_says_so() {
+        assert_eq!(batch_dependent_class_names(), vec!["consensus"]);
+        assert!(is_batch_dependent("consensus"));
+        assert!(!is_batch_dependent("rouge"));
+        assert!(!is_batch_dependent("no-such-class"));
+        let help = classes_help();
+        assert!(help.contains("consensus ("), "{help}");
+        assert!(help.contains(", batch-dependent)"), "{help}");
+        assert!(help.contains("Batch-dependent: consensus"), "{help}");
+    }
 }

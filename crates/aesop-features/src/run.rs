@@ -28,6 +28,8 @@ pub struct Skipped {
     /// Topics with at least one summary left without values.
     pub topics: Vec<String>,
     pub summaries: usize,
+    /// What those topics lack, each once in first-seen order (e.g. "no input documents").
+    pub reasons: Vec<&'static str>,
 }
 
 impl Skipped {
@@ -39,8 +41,39 @@ impl Skipped {
                 class: c.name().to_string(),
                 topics: Vec::new(),
                 summaries: 0,
+                reasons: Vec::new(),
             })
             .collect()
+    }
+
+    /// Count `missing` summaries of `topic` left without values of `class`, and say why.
+    fn add(&mut self, class: &dyn FeatureClass, topic: &Topic, missing: usize) {
+        if missing == 0 {
+            return;
+        }
+        self.topics.push(topic.topic.clone());
+        self.summaries += missing;
+        let no_references = class.uses_references() && topic.references.is_empty();
+        let mut reasons = Vec::new();
+        if no_references {
+            reasons.push("no references to compare with");
+        }
+        if topic.documents.is_empty() {
+            reasons.push("no input documents");
+        }
+        if reasons.is_empty() && class.uses_references() && topic.summaries.iter().any(|s| s.human)
+        {
+            reasons
+                .push("no other reference for a human summary (one is never compared with itself)");
+        }
+        if reasons.is_empty() {
+            reasons.push("the class computed no values for them");
+        }
+        for reason in reasons {
+            if !self.reasons.contains(&reason) {
+                self.reasons.push(reason);
+            }
+        }
     }
 }
 
@@ -62,7 +95,11 @@ pub fn extract_features(
 ) -> Result<FeatureTable> {
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let bar = if show_progress {
-        let bar = ProgressBar::new(topics.len() as u64);
+        // Through the shared draw target, so `--progress` also draws off a terminal.
+        let bar = ProgressBar::with_draw_target(
+            Some(topics.len() as u64),
+            aesop_core::progress::draw_target(),
+        );
         bar.set_style(
             ProgressStyle::with_template(
                 "{spinner} features [{bar:30}] {pos}/{len} topics {elapsed} (eta {eta})",
@@ -93,11 +130,8 @@ pub fn extract_features(
     for (topic, result) in topics.iter().zip(per_topic) {
         let (topic_records, class_missing) = result?;
         records.extend(topic_records);
-        for (slot, missing) in skipped.iter_mut().zip(class_missing) {
-            if missing > 0 {
-                slot.topics.push(topic.topic.clone());
-                slot.summaries += missing;
-            }
+        for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
+            slot.add(class.as_ref(), topic, missing);
         }
     }
     skipped.retain(|s| s.summaries > 0);
@@ -304,6 +338,12 @@ where
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let mut writer = TableWriter::new(format, &names, out)?;
     let mut skipped = Skipped::none_for(classes);
+    // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
+    let counter = if show_progress {
+        aesop_core::progress::off_terminal_counter("features")
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     let stats = aesop_corpus::stream::for_each_topic(
         topics,
         aesop_corpus::stream::Window::default(),
@@ -314,15 +354,14 @@ where
             for r in &records {
                 writer.write(r)?;
             }
-            for (slot, missing) in skipped.iter_mut().zip(class_missing) {
-                if missing > 0 {
-                    slot.topics.push(topic.topic.clone());
-                    slot.summaries += missing;
-                }
+            for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
+                slot.add(class.as_ref(), topic, missing);
             }
+            counter.inc(1);
             Ok(())
         },
     )?;
+    counter.finish_and_clear();
     writer.finish()?;
     skipped.retain(|s| s.summaries > 0);
     Ok(StreamedFeatures { stats, skipped })

@@ -334,6 +334,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "length, compression, extractive fragments, repetition",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |o| Ok(Box::new(Surface::new(o.surface.clone()))),
 };
 

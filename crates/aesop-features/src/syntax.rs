@@ -213,6 +213,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "sentence fluency from the dependency parse",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Syntax::new())),
 };
 

@@ -588,6 +588,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "TESLA-S against the references",
     default: true,
     references: ReferenceUse::All,
+    batch_dependent: false,
     build: |o| Ok(Box::new(Tesla::new(o.tesla.clone()))),
 };
 

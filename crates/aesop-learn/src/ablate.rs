@@ -176,6 +176,10 @@ pub fn ablate_command(
         .join(" ");
     report.target = target;
     report.reference_free = learn.no_references;
+    // Interrupted during the last model: still nothing is written.
+    if cancel.load(Ordering::Relaxed) {
+        return Err(aesop_core::output::Interrupted.into());
+    }
 
     let markdown = render_markdown(&report);
     let inputs = learn.input_paths();
@@ -303,8 +307,9 @@ pub fn ablate_dataset(
     let mut full: Option<Aligned> = None;
     let mut models = Vec::with_capacity(plans.len());
     for (model, variant, class, columns) in plans {
+        // Ctrl-C: exit 130 with no output, as every other verb (aesop_core::output).
         if cancel.load(Ordering::Relaxed) {
-            bail!("cancelled");
+            return Err(aesop_core::output::Interrupted.into());
         }
         eprintln!("ablate: {model} ({} features)", columns.len());
         let subset = select_columns(data, &columns)?;

@@ -376,9 +376,8 @@ fn extract(
     options: &FeatureOptions,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
-    use std::io::IsTerminal;
     let built = build_classes(classes, options)?;
-    extract_features(topics, &built, std::io::stderr().is_terminal(), cancel)
+    extract_features(topics, &built, aesop_core::progress::enabled(), cancel)
 }
 
 /// Train and save a model.
@@ -650,7 +649,7 @@ pub fn cross_validate_command(
         args.system_folds,
         learn.seed,
     )?;
-    let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout)?;
+    let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
     write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
     let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
     report.sets = specs.iter().map(|s| s.to_string()).collect();

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod cv;
 pub mod dataset;
 pub mod degenerate;
+pub mod in_sample;
 pub mod learners;
 pub mod model_file;
 pub mod multiset;

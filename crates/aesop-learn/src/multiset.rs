@@ -42,14 +42,13 @@ pub fn load_sets(
     normalization: Normalization,
     cancel: &AtomicBool,
 ) -> Result<Vec<LoadedSet>> {
-    use std::io::IsTerminal;
     let built = build_classes(classes, options)?;
     let mut out = Vec::new();
     for spec in specs {
         let bytes = std::fs::read(&spec.path)
             .with_context(|| format!("reading {}", spec.path.display()))?;
         let topics = jsonl::read_set(&spec.path)?;
-        let table = extract_features(&topics, &built, std::io::stderr().is_terminal(), cancel)?;
+        let table = extract_features(&topics, &built, aesop_core::progress::enabled(), cancel)?;
         let raw = Dataset::from_table(&table, &topics, &spec.column, names)
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
         let data = if normalization.batch_dependent() {
@@ -119,9 +118,14 @@ pub fn cross_validate_pooled(
     pooled: &Pooled,
     recipe: &Recipe,
     layout: &Protocol1,
+    cancel: &AtomicBool,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let mut calibrated = vec![f64::NAN; pooled.data.len()];
     let raw = out_of_fold(layout, |train_idx, test_idx| {
+        // Ctrl-C stops between folds (exit 130), not after the last one.
+        if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(aesop_features::run::Interrupted.into());
+        }
         let train = pooled.subset(train_idx);
         let (model, calibration) = train_calibrated(&train, recipe)?;
         let rows: Vec<Vec<f64>> = test_idx

@@ -6,15 +6,17 @@
 //! and a "wrote N predictions" line go to standard error.
 
 use super::builtin::{self, Family};
+use super::model_file::ModelFile;
 use super::scoring::{NamedModel, Scorer};
+use super::transfer::Normalization;
 use aesop_corpus::stream::{for_each_topic, StreamStats, Window};
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
 /// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
@@ -90,13 +92,25 @@ impl ScoreArgs {
             );
             Ok((name, text))
         };
+        // An empty document or reference would silently change every score; an empty summary is
+        // only a degenerate summary (scored null with a warning naming its file).
+        let read_nonempty = |path: &PathBuf, what: &str| -> Result<(String, String)> {
+            let (name, text) = read(path)?;
+            if text.trim().is_empty() {
+                bail!(
+                    "{}: empty {what} file (no text; give a file with the {what}'s text)",
+                    path.display()
+                );
+            }
+            Ok((name, text))
+        };
         let mut topic = Topic::new("input");
         for path in &self.documents {
-            let (id, text) = read(path)?;
+            let (id, text) = read_nonempty(path, "document")?;
             topic.documents.push(aesop_corpus::Document::new(id, text));
         }
         for path in &self.reference {
-            let (id, text) = read(path)?;
+            let (id, text) = read_nonempty(path, "reference")?;
             topic
                 .references
                 .push(aesop_corpus::Reference::new(id, text));
@@ -259,6 +273,39 @@ impl ModelGroups {
         Ok(all)
     }
 
+    /// One warning per named model file whose scores depend on the rest of the batch: it uses a
+    /// batch-dependent feature class (`consensus`) or normalizes features within each topic. The
+    /// built-ins use neither (their cards say so).
+    pub fn batch_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for m in self.groups.iter().flatten() {
+            if m.source.starts_with("builtin:") {
+                continue;
+            }
+            let batch: Vec<&str> = m
+                .model
+                .classes
+                .iter()
+                .map(String::as_str)
+                .filter(|c| aesop_features::registry::is_batch_dependent(c))
+                .collect();
+            if !batch.is_empty() {
+                out.push(format!(
+                    "model {} uses {}: a summary's score depends on the other summaries of its topic in this batch",
+                    m.name,
+                    batch.join(", ")
+                ));
+            }
+            if m.model.transfer.normalization != Normalization::None {
+                out.push(format!(
+                    "model {} normalizes features within each topic: a summary's score depends on the other summaries of its topic in this batch",
+                    m.name
+                ));
+            }
+        }
+        out
+    }
+
     /// The model names, per group (one group, or the reference-based and `-noref` defaults).
     pub fn names(&self) -> Vec<Vec<String>> {
         self.groups
@@ -301,6 +348,9 @@ pub fn score_streaming(
     mut on_prediction: impl FnMut(&str, f64),
 ) -> Result<ScoreReport> {
     let groups = ModelGroups::load_family(&args.model, args.neural.then_some(Family::Neural))?;
+    for warning in groups.batch_warnings() {
+        eprintln!("warning: {warning}");
+    }
     let refs: Vec<Vec<&NamedModel>> = groups.groups.iter().map(|g| g.iter().collect()).collect();
     let scorers = refs
         .iter()
@@ -321,6 +371,28 @@ pub fn score_streaming(
         }
     };
 
+    // A topic of many summaries is scored in parts when no model looks at the other summaries
+    // of a topic: the scores are the same and memory stays flat in the topic's size.
+    let split_parts = AtomicUsize::new(0);
+    let topics: Box<dyn Iterator<Item = Result<Topic>> + Send> = if groups
+        .groups
+        .iter()
+        .flatten()
+        .all(|m| scores_each_summary_alone(&m.model))
+    {
+        let split_parts = &split_parts;
+        Box::new(topics.flat_map(move |topic| match topic {
+            Ok(topic) if topic.summaries.len() > TOPIC_PART => {
+                let parts = split_topic(topic, TOPIC_PART);
+                split_parts.fetch_add(parts.len() - 1, Ordering::Relaxed);
+                parts.into_iter().map(Ok).collect::<Vec<_>>()
+            }
+            other => vec![other],
+        }))
+    } else {
+        topics
+    };
+
     let mut output = Output::create(args.output.as_deref(), &args.input_paths())?;
     let mut writer =
         PredictionWriter::new(format, &columns, groups.defaults.is_some(), output.writer())?;
@@ -328,7 +400,9 @@ pub fn score_streaming(
     let mut predictions = 0;
     // Degenerate summaries seen: (kind, count, an example), for one warning per kind.
     let mut degenerate: Vec<(super::degenerate::Degenerate, usize, String)> = Vec::new();
-    let progress = std::io::stderr().is_terminal();
+    let progress = aesop_core::progress::enabled();
+    // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
+    let counter = aesop_core::progress::off_terminal_counter("score");
     let stats = for_each_topic(
         topics,
         Window::default(),
@@ -369,7 +443,15 @@ pub fn score_streaming(
                         None => degenerate.push((
                             *kind,
                             1,
-                            format!("{}/{}", topic.topic, summary.system),
+                            // Plain-text input: the summary's file as given; a set: topic/system.
+                            match args.summary.iter().find(|p| {
+                                args.set.is_none()
+                                    && p.file_name()
+                                        .is_some_and(|n| n.to_string_lossy() == summary.system)
+                            }) {
+                                Some(path) => path.display().to_string(),
+                                None => format!("{}/{}", topic.topic, summary.system),
+                            },
                         )),
                     }
                 }
@@ -388,10 +470,14 @@ pub fn score_streaming(
                     predictions += 1;
                 }
             }
+            counter.inc(1);
             Ok(())
         },
     )
     .with_context(|| format!("scoring {source}"))?;
+    counter.finish_and_clear();
+    let mut stats = stats;
+    stats.topics -= split_parts.load(Ordering::Relaxed);
     writer
         .finish()
         .with_context(|| format!("writing {sink_name}"))?;
@@ -414,6 +500,33 @@ pub fn score_streaming(
         report.stats.summaries_per_second()
     );
     Ok(report)
+}
+
+/// Summaries per part when a large topic is scored in parts (see [`score_streaming`]).
+const TOPIC_PART: usize = 512;
+
+/// Whether `model` scores a summary from that summary (and its topic's documents and references)
+/// alone: no batch-dependent feature class and no within-topic normalization.
+fn scores_each_summary_alone(model: &ModelFile) -> bool {
+    !model.transfer.normalization.batch_dependent()
+        && !model
+            .classes
+            .iter()
+            .any(|c| aesop_features::registry::is_batch_dependent(c))
+}
+
+/// `topic` as topics of at most `part` summaries each, every one with the topic's id,
+/// documents and references.
+fn split_topic(mut topic: Topic, part: usize) -> Vec<Topic> {
+    let mut summaries = std::mem::take(&mut topic.summaries).into_iter().peekable();
+    let mut parts = Vec::new();
+    while summaries.peek().is_some() {
+        let mut piece = topic.clone();
+        // Collected afresh, so every part owns only its own summaries' memory.
+        piece.summaries = summaries.by_ref().take(part.max(1)).collect();
+        parts.push(piece);
+    }
+    parts
 }
 
 /// The per-system table of mean predictions (at most `max_rows` systems, then a count).

@@ -22,7 +22,7 @@ use super::learners::trained::transpose;
 use super::learners::{self, Fitted, Hyper, LearnerKind};
 use super::{train, Dataset, Trained};
 use aesop_corpus::Topic;
-use aesop_features::feature_plan;
+use aesop_features::feature_plan_dropping;
 use aesop_features::run::{FeatureTable, Interrupted};
 use aesop_features::FeatureOptions;
 use anyhow::{anyhow, bail, Context, Result};
@@ -194,7 +194,7 @@ pub fn plan(
     let mut feature_names: Vec<String> = Vec::new();
     let mut bases = Vec::new();
     for spec in specs {
-        let (base_classes, names) = feature_plan(&spec.classes, reference_free, options)
+        let (base_classes, names) = feature_plan_dropping(&spec.classes, reference_free, options)
             .with_context(|| format!("--stack base '{}'", spec.name))?;
         for c in &base_classes {
             if !classes.contains(c) {

@@ -52,7 +52,17 @@ const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
 /// names the field at fault.
 pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest, ApiError> {
     let text = std::str::from_utf8(body).map_err(|e| invalid_utf8(body, e))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    let value: Value = aesop_corpus::jsonl::parse_strict(text).map_err(|e| {
+        let e = match e {
+            aesop_corpus::jsonl::Unparsed::Json(e) => e,
+            aesop_corpus::jsonl::Unparsed::Duplicate(message) => {
+                return ApiError::new(
+                    axum::http::StatusCode::BAD_REQUEST,
+                    "duplicate_key",
+                    message,
+                )
+            }
+        };
         let message = e.to_string();
         // serde_json ends its message with the position; we report it in our own words.
         let message = message
@@ -361,6 +371,21 @@ mod tests {
         assert!(request.topics[0].summaries[0].scores.is_empty());
         assert_eq!(request.models, None);
         assert!(!request.features);
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_naming_its_path() {
+        let body = format!(
+            r#"{{"topics": [{}]}}"#,
+            TOPIC.replace(r#""system": "s1","#, r#""system": "s1", "system": "s2","#)
+        );
+        let e = error(body.as_bytes());
+        assert_eq!(e.code, "duplicate_key");
+        assert!(
+            e.message.contains("topics[0].summaries[0].system"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! SummEval and Newsroom as released in the BARTScore repository: one article per line,
 //! `{"doc_id", "src", "ref_summ", ["ref_summs"], "sys_summs": {SYSTEM: {"sys_summ", "scores"}}}`.
+//! The two share a layout, so each checks that every summary has the scores it maps (SummEval's
+//! `consistency`, Newsroom's `informativeness`, …): a file of the other kind is refused at its
+//! first summary instead of being imported without its targets.
 
 use super::{check_unique_topics, map_score, read_json_lines, At};
 use crate::{Document, Reference, Summary, Topic};
@@ -11,6 +14,7 @@ use std::path::Path;
 pub fn import_summeval(path: &Path) -> Result<Vec<Topic>> {
     import(
         path,
+        "summeval",
         &[
             ("relevance", "responsiveness"),
             ("coherence", "readability"),
@@ -24,6 +28,7 @@ pub fn import_summeval(path: &Path) -> Result<Vec<Topic>> {
 pub fn import_newsroom(path: &Path) -> Result<Vec<Topic>> {
     import(
         path,
+        "newsroom",
         &[
             ("informativeness", "responsiveness"),
             ("coherence", "readability"),
@@ -31,7 +36,7 @@ pub fn import_newsroom(path: &Path) -> Result<Vec<Topic>> {
     )
 }
 
-fn import(path: &Path, mapping: &[(&str, &str)]) -> Result<Vec<Topic>> {
+fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Topic>> {
     let mut topics = Vec::new();
     for (line, value) in read_json_lines(path)? {
         let at = At { file: path, line };
@@ -58,10 +63,28 @@ fn import(path: &Path, mapping: &[(&str, &str)]) -> Result<Vec<Topic>> {
         for (system, entry) in at.object(&value, "", "sys_summs")? {
             let field = format!("sys_summs.{system}");
             let mut summary = Summary::new(system.clone(), at.string(entry, &field, "sys_summ")?);
-            for (name, score) in at.object(entry, &field, "scores")? {
+            let scores = at.object(entry, &field, "scores")?;
+            for (name, score) in scores {
                 if let Some(score) = at.score(score, &format!("{field}.scores.{name}"))? {
                     summary.scores.insert(name.clone(), score);
                 }
+            }
+            // The mapped scores are required (null is allowed: a missing rating).
+            if let Some((from, _)) = mapping.iter().find(|(from, _)| !scores.contains_key(*from)) {
+                let expected: Vec<&str> = mapping.iter().map(|(from, _)| *from).collect();
+                let found: Vec<&str> = scores.keys().map(String::as_str).collect();
+                return Err(at.error(
+                    &format!("{field}.scores.{from}"),
+                    format!(
+                        "missing required field (a {format} file scores {}; found: {})",
+                        expected.join(", "),
+                        if found.is_empty() {
+                            "none".to_string()
+                        } else {
+                            found.join(", ")
+                        }
+                    ),
+                ));
             }
             for (from, to) in mapping {
                 map_score(&mut summary.scores, from, to);

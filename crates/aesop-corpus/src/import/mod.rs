@@ -1,6 +1,9 @@
 //! Importers: one per source format, each turning a public or NIST layout into topics.
 //! The choices each importer makes (ids, score names, mapped targets) are documented in
 //! docs/JUDGMENT_SETS.md. Every error names the file, and the line and field where one applies.
+//! Shared rules: a leading UTF-8 byte-order mark is skipped ([`read_text`]), JSON lines are parsed
+//! as judgment-set lines are ([`jsonl::parse_json`]: bare `NaN` allowed, repeated keys refused), an
+//! import with no topic is an error, and an error on a file of another known format says which.
 
 mod bartscore;
 mod dialsummeval;
@@ -8,7 +11,7 @@ mod nist;
 mod realsumm;
 mod summeval_op;
 
-use super::jsonl::kind;
+use super::jsonl::{self, kind};
 use super::Topic;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -30,6 +33,23 @@ pub fn import(format: &str, path: &Path) -> Result<Vec<Topic>> {
     if !path.exists() {
         bail!("{}: no such file or directory", path.display());
     }
+    let topics = import_format(format, path).map_err(|e| match foreign_format(format, path) {
+        Some(found) => e.context(format!(
+            "{}: this looks like a {found}, not a {format} file",
+            path.display()
+        )),
+        None => e,
+    })?;
+    if topics.is_empty() {
+        bail!(
+            "{}: no topics (the input is empty or holds only blank lines)",
+            path.display()
+        );
+    }
+    Ok(topics)
+}
+
+fn import_format(format: &str, path: &Path) -> Result<Vec<Topic>> {
     match format {
         "summeval" => bartscore::import_summeval(path),
         "newsroom" => bartscore::import_newsroom(path),
@@ -130,9 +150,75 @@ fn join(parent: &str, key: &str) -> String {
     }
 }
 
+/// When the import of `path` as `format` failed: the format the file's first line looks like, if
+/// it is another known one (so the error can say `import newsroom` was given a SummEval file).
+fn foreign_format(format: &str, path: &Path) -> Option<&'static str> {
+    if !path.is_file() {
+        return None;
+    }
+    let bytes = read_bytes(path).ok()?;
+    let line = bytes
+        .split(|&b| b == b'\n')
+        .map(|line| std::str::from_utf8(line).unwrap_or(""))
+        .find(|line| !line.trim().is_empty())?;
+    let value = jsonl::parse_json(line).ok()?;
+    let has = |key: &str| value.get(key).is_some();
+    let has_score = |name: &str| {
+        value
+            .get("sys_summs")
+            .and_then(Value::as_object)
+            .is_some_and(|systems| {
+                systems
+                    .values()
+                    .any(|s| s.get("scores").and_then(|s| s.get(name)).is_some())
+            })
+    };
+    let (name, found) = if has("topic") && (has("summaries") || has("documents")) {
+        ("", "judgment set (no import needed)")
+    } else if has("doc_id") && has("sys_summs") && has_score("informativeness") {
+        ("newsroom", "newsroom file")
+    } else if has("doc_id") && has("sys_summs") && (has("ref_summs") || has_score("consistency")) {
+        ("summeval", "summeval file")
+    } else if has("reviews") && has("summaries") {
+        ("summeval-op", "summeval-op file")
+    } else if has("model_id") && has("annotations") {
+        ("dialsummeval", "dialsummeval file")
+    } else if has("system_summaries") {
+        (
+            "realsumm",
+            "REALSumm score file (import its directory with `realsumm`)",
+        )
+    } else {
+        return None;
+    };
+    (name != format).then_some(found)
+}
+
+/// The bytes of `path` without a leading UTF-8 byte-order mark (Windows editors write one; the
+/// judgment-set reader skips it too). Every importer reads its files through this or [`read_text`].
+fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let mut bytes =
+        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    Ok(bytes)
+}
+
+/// [`read_bytes`] as UTF-8 text; the error names the file and the byte offset.
+fn read_text(path: &Path) -> Result<String> {
+    String::from_utf8(read_bytes(path)?).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: invalid UTF-8 at byte {}",
+            path.display(),
+            e.utf8_error().valid_up_to() + 1
+        )
+    })
+}
+
 /// Read a JSON Lines file: `(line number, value)` for every non-blank line.
 fn read_json_lines(path: &Path) -> Result<Vec<(usize, Value)>> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = read_bytes(path)?;
     let mut rows = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let number = i + 1;
@@ -146,14 +232,8 @@ fn read_json_lines(path: &Path) -> Result<Vec<(usize, Value)>> {
         if text.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{number}: malformed JSON at column {}: {}",
-                path.display(),
-                e.column(),
-                e
-            )
-        })?;
+        let value = jsonl::parse_json(text)
+            .map_err(|message| anyhow::anyhow!("{}:{number}: {message}", path.display()))?;
         rows.push((number, value));
     }
     Ok(rows)

@@ -1,9 +1,9 @@
 //! REALSumm (Bhandari et al. 2020): a directory with `scores_abs.jsonl`, `scores_ext.jsonl`,
 //! `src.txt` (line i = article of doc_id i) and optionally `doc_id_map.jsonl` (doc_id -> event_id).
 
-use super::{check_unique_topics, map_score, read_json_lines, At};
+use super::{check_unique_topics, map_score, read_json_lines, read_text, At};
 use crate::{Document, Reference, Summary, Topic};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -130,15 +130,7 @@ fn read_event_ids(path: &Path) -> Result<BTreeMap<u64, String>> {
 }
 
 fn read_sources(path: &Path) -> Result<Vec<String>> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: invalid UTF-8 at byte {}",
-            path.display(),
-            e.utf8_error().valid_up_to() + 1
-        )
-    })?;
-    Ok(text.lines().map(strip_sentence_tags).collect())
+    Ok(read_text(path)?.lines().map(strip_sentence_tags).collect())
 }
 
 /// `<t> a . </t> <t> b . </t>` -> "a .\nb .": one sentence per line. Text without tags is trimmed.

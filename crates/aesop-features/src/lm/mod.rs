@@ -461,6 +461,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     about: "trigram Kneser-Ney language model",
     default: true,
     references: ReferenceUse::None,
+    batch_dependent: false,
     build: |_| Ok(Box::new(Lm::new()?)),
 };
 

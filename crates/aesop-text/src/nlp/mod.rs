@@ -280,8 +280,34 @@ pub struct AnalyzeArgs {
 
 /// Run `aesop analyze`.
 pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
+    let spinner = aesop_core::progress::spinner("tagging and parsing");
+    let out = analyze_to_conllu(&args);
+    spinner.finish_and_clear();
+    let out = out?;
+    match &args.output {
+        Some(p) => {
+            let inputs: Vec<&std::path::Path> = args
+                .input
+                .iter()
+                .chain(&args.conllu)
+                .map(|i| i.as_path())
+                .collect();
+            aesop_core::output::OutputFile::write_all_to(p, &inputs, out.as_bytes())?
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            lock.write_all(out.as_bytes())
+                .context("writing standard output")?;
+        }
+    }
+    Ok(())
+}
+
+/// The CoNLL-U text `aesop analyze` writes for `args`' input.
+fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
     let pipeline = Pipeline::embedded()?;
-    let out = if let Some(path) = &args.conllu {
+    Ok(if let Some(path) = &args.conllu {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let mut sentences =
@@ -304,25 +330,7 @@ pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
         // Invalid UTF-8 is replaced rather than rejected: analysis is best effort on any text.
         let text = String::from_utf8_lossy(&bytes).into_owned();
         conllu::write(&analysis_to_conllu(&text, &pipeline.analyze(&text)))
-    };
-    match &args.output {
-        Some(p) => {
-            let inputs: Vec<&std::path::Path> = args
-                .input
-                .iter()
-                .chain(&args.conllu)
-                .map(|i| i.as_path())
-                .collect();
-            aesop_core::output::OutputFile::write_all_to(p, &inputs, out.as_bytes())?
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            lock.write_all(out.as_bytes())
-                .context("writing standard output")?;
-        }
-    }
-    Ok(())
+    })
 }
 
 /// Words and gold (UPOS, XPOS) of CoNLL-U sentences, for tagger training.

@@ -1,0 +1,343 @@
+//! Bad input files from issue 14 (item 10), end to end: a byte-order mark and a file of another
+//! format given to the importers, repeated JSON keys, empty inputs to every verb that reads a
+//! set, bare NaN in `evaluate`, empty plain-text files in `score`, and what the features note
+//! says a topic lacks (docs/ROBUSTNESS.md).
+
+use crate::common;
+use aesop::corpus::import::import;
+use std::path::{Path, PathBuf};
+
+const BOM: &str = "\u{feff}";
+
+/// One small valid source line (or, for realsumm, directory) per JSON importer.
+fn sources(dir: &Path) -> Vec<(&'static str, PathBuf)> {
+    let summeval = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "ref_summs": ["r0", "r1"], "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "consistency": 2, "fluency": 3, "relevance": 4}}}}"#;
+    let newsroom = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "fluency": 3, "informativeness": 2, "relevance": 4}}}}"#;
+    let summeval_op = r#"{"reviews": ["Good .", "Bad ."], "summaries": {"s1": {"summary": "Mixed .", "dimensions": {"Relevance": 3, "Coherence": 4}}}}"#;
+    let dialsummeval = r#"{"id": "1", "model_id": "B", "dialogue": "| A: hi | B: hello", "summary": "They greet .", "annotations": [{"relevance": 3}, {"relevance": 4}]}"#;
+    let mut out = Vec::new();
+    for (format, line) in [
+        ("summeval", summeval),
+        ("newsroom", newsroom),
+        ("summeval-op", summeval_op),
+        ("dialsummeval", dialsummeval),
+    ] {
+        let path = dir.join(format!("{format}.jsonl"));
+        std::fs::write(&path, format!("{BOM}{line}\n")).expect("write");
+        out.push((format, path));
+    }
+    let realsumm = dir.join("realsumm");
+    std::fs::create_dir(&realsumm).expect("dir");
+    let scores = r#"{"doc_id": 0, "ref_summ": "<t> r . </t>", "system_summaries": {"a.txt": {"system_summary": "<t> s . </t>", "scores": {"litepyramid_recall": 0.5}}}}"#;
+    std::fs::write(
+        realsumm.join("scores_abs.jsonl"),
+        format!("{BOM}{scores}\n"),
+    )
+    .expect("abs");
+    std::fs::write(
+        realsumm.join("scores_ext.jsonl"),
+        format!("{BOM}{}\n", scores.replace("a.txt", "b.txt")),
+    )
+    .expect("ext");
+    std::fs::write(
+        realsumm.join("src.txt"),
+        format!("{BOM}<t> the article . </t>\n"),
+    )
+    .expect("src");
+    out.push(("realsumm", realsumm));
+    out
+}
+
+#[test]
+fn every_importer_skips_a_leading_byte_order_mark() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (format, path) in sources(dir.path()) {
+        let topics = import(format, &path).unwrap_or_else(|e| panic!("{format}: {e:#}"));
+        assert_eq!(topics.len(), 1, "{format}");
+        // The mark is not part of the first text read (realsumm: src.txt's first article).
+        assert!(
+            !topics[0].documents[0].text.starts_with(BOM),
+            "{format}: {:?}",
+            topics[0].documents[0].text
+        );
+    }
+}
+
+#[test]
+fn an_importer_refuses_a_file_of_another_format_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sources = sources(dir.path());
+    for (format, _) in &sources {
+        for (other, path) in &sources {
+            if format == other || path.is_dir() {
+                continue;
+            }
+            let message = format!(
+                "{:#}",
+                import(format, path).expect_err(&format!("{format} on a {other} file"))
+            );
+            assert!(
+                message.contains(&format!("{other}.jsonl")),
+                "{format} on {other}: {message}"
+            );
+        }
+    }
+    // The shipped SummEval sample given to `import newsroom`: exit 1, the file, the line and the
+    // missing field named, what the file looks like, and no output.
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
+    let output = dir.path().join("out.jsonl");
+    let out = common::aesop()
+        .args(["import", "newsroom"])
+        .arg(&sample)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("summeval-sample.jsonl:1: sys_summs.")
+            && stderr.contains(".scores.informativeness: missing required field"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("looks like a summeval file, not a newsroom file"),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+    // And the other way round.
+    let newsroom = &sources[1].1;
+    let message = format!(
+        "{:#}",
+        import("summeval", newsroom).expect_err("newsroom file")
+    );
+    assert!(
+        message
+            .contains("newsroom.jsonl:1: sys_summs.M0.scores.consistency: missing required field"),
+        "{message}"
+    );
+}
+
+#[test]
+fn repeated_json_keys_are_refused_with_file_line_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let good = r#"{"topic": "t1", "documents": [{"id": "d", "text": "A text ."}], "summaries": [{"system": "a", "text": "A summary ."}]}"#;
+    let bad = r#"{"topic": "t2", "documents": [{"id": "d", "text": "A text ."}], "summaries": [{"system": "a", "text": "A summary .", "scores": {"relevance": 1, "relevance": 5}}]}"#;
+    std::fs::write(&set, format!("{good}\n{bad}\n")).expect("write");
+    let output = dir.path().join("f.csv");
+    let out = common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "surface", "-o"])
+        .arg(&output)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("set.jsonl:2: summaries[0].scores.relevance: duplicate key \"relevance\""),
+        "{stderr}"
+    );
+    assert!(!output.exists());
+    // An imported line too.
+    let source = dir.path().join("se.jsonl");
+    std::fs::write(
+        &source,
+        r#"{"doc_id": "d1", "src": "one", "src": "two", "ref_summ": "r", "sys_summs": {}}"#,
+    )
+    .expect("write");
+    let message = format!("{:#}", import("summeval", &source).expect_err("duplicate"));
+    assert!(
+        message.contains("se.jsonl:1: src: duplicate key \"src\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_empty_input_is_refused_by_every_verb_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let predictions = dir.path().join("pred.jsonl");
+    std::fs::write(
+        &predictions,
+        "{\"topic\": \"t\", \"system\": \"s\", \"score\": 1}\n",
+    )
+    .expect("write");
+    for (name, content) in [("zero.jsonl", ""), ("blank.jsonl", "\n  \n\r\n")] {
+        let set = dir.path().join(name);
+        std::fs::write(&set, content).expect("write");
+        let output = dir.path().join("out");
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["features", "--classes", "surface"],
+            vec!["score", "--model", "builtin:readability-noref"],
+            vec!["train", "--target", "relevance", "--classes", "surface"],
+            vec![
+                "cross-validate",
+                "--target",
+                "relevance",
+                "--classes",
+                "surface",
+            ],
+        ];
+        for args in runs {
+            let out = common::aesop()
+                .args(&args)
+                .arg(&set)
+                .arg("-o")
+                .arg(&output)
+                .output()
+                .expect("run");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?} {name}: {stderr}");
+            assert!(
+                stderr.contains(&format!("{name}: no topics")),
+                "{args:?} {name}: {stderr}"
+            );
+            assert!(
+                !output.exists(),
+                "{args:?} {name} wrote {}",
+                output.display()
+            );
+        }
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&predictions)
+            .arg("--human")
+            .arg(&set)
+            .args(["--target", "relevance"])
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "evaluate {name}: {stderr}");
+        assert!(stderr.contains(&format!("{name}: no topics")), "{stderr}");
+    }
+}
+
+#[test]
+fn evaluate_reads_a_bare_nan_as_missing_like_the_set_reader() {
+    use aesop::eval::report::{read_human, read_metric};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let predictions = dir.path().join("pred.jsonl");
+    std::fs::write(
+        &predictions,
+        "{\"topic\": \"t\", \"system\": \"a\", \"score\": NaN}\n\
+         {\"topic\": \"t\", \"system\": \"b\", \"score\": \"NaN\"}\n\
+         {\"topic\": \"t\", \"system\": \"c\", \"score\": 0.5}\n",
+    )
+    .expect("write");
+    let metric = read_metric(&predictions, "relevance", None).expect("bare NaN is missing");
+    assert_eq!(metric.rows.len(), 1);
+    assert_eq!(metric.missing, 2);
+    // The same NaN in a human score: also missing.
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        r#"{"topic": "t", "summaries": [{"system": "a", "text": "x", "scores": {"relevance": NaN}}, {"system": "c", "text": "y", "scores": {"relevance": 2}}]}"#,
+    )
+    .expect("write");
+    let human = read_human(&set, "relevance").expect("read");
+    assert_eq!(human, vec![("t".into(), "c".into(), 2.0)]);
+    // An infinite prediction is an error naming file, line and field, as in a set.
+    std::fs::write(
+        &predictions,
+        "{\"topic\": \"t\", \"system\": \"a\", \"score\": 1}\n{\"topic\": \"t\", \"system\": \"b\", \"score\": -Infinity}\n",
+    )
+    .expect("write");
+    let message = format!(
+        "{:#}",
+        read_metric(&predictions, "relevance", None).expect_err("inf")
+    );
+    assert!(
+        message.contains("pred.jsonl:2: score: infinite"),
+        "{message}"
+    );
+}
+
+#[test]
+fn empty_plain_text_documents_and_references_are_refused_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let article = write(
+        "article.txt",
+        "The council approved a new budget on Monday.",
+    );
+    let summary = write("summary.txt", "The council approved a budget.");
+    let empty = write("empty.txt", "");
+    let blank = write("blank.txt", " \n\t\n");
+    for (flag, file, what) in [
+        ("--documents", &empty, "document"),
+        ("--documents", &blank, "document"),
+        ("--reference", &blank, "reference"),
+    ] {
+        let mut command = common::aesop();
+        command.args(["score", "--model", "builtin:readability-noref"]);
+        if flag == "--documents" {
+            command.arg("--documents").arg(file);
+        } else {
+            command
+                .arg("--documents")
+                .arg(&article)
+                .arg("--reference")
+                .arg(file);
+        }
+        let out = command
+            .arg("--summary")
+            .arg(&summary)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag} {file:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}: empty {what} file", file.display())),
+            "{stderr}"
+        );
+    }
+    // An empty summary is still scored null with a warning, which names its file.
+    let out = common::aesop()
+        .args([
+            "score",
+            "--model",
+            "builtin:readability-noref",
+            "--documents",
+        ])
+        .arg(&article)
+        .arg("--summary")
+        .arg(&empty)
+        .arg(&summary)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("summaries not scored") && stderr.contains(&empty.display().to_string()),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_features_note_says_what_a_topic_lacks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    // t1 has documents and references; t2 has a reference but no documents.
+    let t1 = r#"{"topic": "t1", "documents": [{"id": "d", "text": "The council approved a new budget on Monday. Critics objected."}], "references": [{"id": "A", "text": "The council approved a budget."}], "summaries": [{"system": "s", "text": "The council approved a budget on Monday."}]}"#;
+    let t2 = r#"{"topic": "t2", "references": [{"id": "A", "text": "The council approved a budget."}], "summaries": [{"system": "s", "text": "The council approved a budget on Monday."}]}"#;
+    std::fs::write(&set, format!("{t1}\n{t2}\n")).expect("write");
+    let out = common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "content", "-o"])
+        .arg(dir.path().join("f.csv"))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("class content has no values for 1 summaries in 1 topic(s) (e.g. t2): no input documents"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no references"), "{stderr}");
+}

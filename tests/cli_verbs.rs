@@ -1,0 +1,369 @@
+//! Issue 14, verbs end to end: Ctrl-C in `cross-validate` and `ablate` (exit 130, no output),
+//! one `--progress` for every long verb, `--classes` naming a class that `--no-references` would
+//! drop, `evaluate` of a built-in on its own training set, and `score` with a model whose scores
+//! depend on the batch (docs/ROBUSTNESS.md).
+
+use crate::common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The shipped SummEval sample (10 topics, 16 systems) imported into `dir` as `name`.
+fn imported_sample(dir: &Path, name: &str) -> PathBuf {
+    let set = dir.join(name);
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
+    common::aesop()
+        .args(["import", "summeval"])
+        .arg(&sample)
+        .arg("-o")
+        .arg(&set)
+        .assert()
+        .success();
+    set
+}
+
+/// `copies` copies of every topic of `set` (topic ids made unique), written to `dir/big.jsonl`.
+fn repeated(set: &Path, dir: &Path, copies: usize) -> PathBuf {
+    let text = std::fs::read_to_string(set).expect("set");
+    let mut out = String::new();
+    for k in 0..copies {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let mut topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+            let id = topic["topic"].as_str().expect("id").to_string();
+            topic["topic"] = serde_json::Value::String(format!("{id}-{k}"));
+            out.push_str(&topic.to_string());
+            out.push('\n');
+        }
+    }
+    let big = dir.join("big.jsonl");
+    std::fs::write(&big, out).expect("write");
+    big
+}
+
+/// Runs aesop with `args`, sends SIGINT once a standard-error line contains `marker`, and
+/// returns (exit code, standard error); `None` when the run ended before the signal could be
+/// sent (too little work: the caller retries with more).
+fn interrupted_run(args: &[String], marker: &str) -> Option<(Option<i32>, String)> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aesop"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aesop");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let mut signalled = false;
+    loop {
+        match rx.recv_timeout(Duration::from_secs(600)) {
+            Ok(line) => {
+                let hit = line.contains(marker);
+                seen.push(line);
+                if hit {
+                    // Still running? Then signal it; if it has just ended, there is no test.
+                    if child.try_wait().expect("try_wait").is_some() {
+                        break;
+                    }
+                    let status = Command::new("kill")
+                        .args(["-INT", &child.id().to_string()])
+                        .status()
+                        .expect("kill");
+                    signalled = status.success();
+                    break;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let _ = child.kill();
+                panic!("no '{marker}' on standard error in 600 s: {seen:?}");
+            }
+        }
+    }
+    let status = child.wait().expect("wait");
+    reader.join().expect("reader");
+    seen.extend(rx.try_iter());
+    let stderr = seen.join("\n");
+    if !signalled {
+        assert!(
+            status.success(),
+            "{args:?} failed before it could be signalled:\n{stderr}"
+        );
+        return None;
+    }
+    if status.success() {
+        // The signal came as it was writing its output: too late to count.
+        return None;
+    }
+    Some((status.code(), stderr))
+}
+
+/// Runs `verb` (with `extra` arguments, `--progress` and `-o output`) on ever larger copies of the sample until the
+/// signal lands during the run; then exit 130, the interruption message and no output (nor any
+/// temporary file) in the directory.
+fn assert_interrupt_leaves_nothing(verb: &str, output: &str, marker: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().expect("dir");
+    let sample = imported_sample(dir.path(), "sample.jsonl");
+    for copies in [4, 16, 64] {
+        let big = repeated(&sample, dir.path(), copies);
+        let output = dir.path().join(output);
+        let mut args: Vec<String> = vec![verb.into(), big.display().to_string()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend([
+            "--progress".into(),
+            "-o".into(),
+            output.display().to_string(),
+        ]);
+        let Some((code, stderr)) = interrupted_run(&args, marker) else {
+            let _ = std::fs::remove_file(&output);
+            continue;
+        };
+        assert_eq!(
+            code,
+            Some(130),
+            "{verb}: exit code after SIGINT; stderr:\n{stderr}"
+        );
+        assert!(stderr.contains("interrupted"), "{verb}: {stderr}");
+        assert!(!stderr.contains("cancelled"), "{verb}: {stderr}");
+        assert!(
+            !output.exists(),
+            "{verb} wrote {} after SIGINT",
+            output.display()
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["big.jsonl", "sample.jsonl"],
+            "{verb} left files behind"
+        );
+        return;
+    }
+    panic!(
+        "{verb} finished before SIGINT reached it even on 64 copies of the sample (640 topics); \
+         the test needs a longer run"
+    );
+}
+
+#[test]
+fn sigint_in_cross_validate_and_ablate_exits_130_without_output() {
+    // cross-validate: signalled while features are extracted (the progress bar's lines).
+    assert_interrupt_leaves_nothing(
+        "cross-validate",
+        "oof.jsonl",
+        "features [",
+        &["--target", "relevance", "--classes", "surface,content"],
+    );
+    // ablate: signalled once the models are being cross-validated (it used to exit 1,
+    // "cancelled", there).
+    assert_interrupt_leaves_nothing(
+        "ablate",
+        "ablation.md",
+        "ablate: full",
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "surface,content,graph",
+            "--c",
+            "0.01",
+        ],
+    );
+}
+
+#[test]
+fn every_long_verb_takes_the_same_progress_flag() {
+    let verbs = [
+        "import",
+        "analyze",
+        "features",
+        "train",
+        "score",
+        "cross-validate",
+        "ablate",
+        "evaluate",
+    ];
+    let mut helps = Vec::new();
+    for verb in verbs {
+        let out = common::aesop()
+            .args([verb, "--help"])
+            .output()
+            .expect("help");
+        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        // The flag's help, whitespace collapsed (clap wraps and aligns it per verb).
+        let words: Vec<&str> = help.split_whitespace().collect();
+        let line = match words.iter().position(|w| *w == "--progress") {
+            Some(at) => words[at..]
+                .iter()
+                .take_while(|w| !w.starts_with("-h"))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => String::new(),
+        };
+        assert!(
+            line.contains("even when it is not a terminal"),
+            "{verb} --help: {help}"
+        );
+        helps.push(line);
+    }
+    assert!(helps.windows(2).all(|w| w[0] == w[1]), "{helps:?}");
+
+    // Off a terminal (standard error is a pipe here) --progress draws plain lines; without it
+    // nothing.
+    let dir = tempfile::tempdir().expect("dir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    for (flag, drawn) in [(true, true), (false, false)] {
+        let mut cmd = common::aesop();
+        cmd.arg("features").arg(&set).args(["--classes", "surface"]);
+        if flag {
+            cmd.arg("--progress");
+        }
+        let out = cmd
+            .arg("-o")
+            .arg(dir.path().join("f.csv"))
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.contains("features: "),
+            drawn,
+            "--progress {flag}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_named_class_that_needs_references_is_refused_under_no_references() {
+    let dir = tempfile::tempdir().expect("dir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    for verb in ["train", "cross-validate", "ablate"] {
+        let output = dir.path().join("out");
+        let out = common::aesop()
+            .arg(verb)
+            .arg(&set)
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "content,rouge,consensus",
+                "--no-references",
+                "-o",
+            ])
+            .arg(&output)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{verb}: {stderr}");
+        assert!(
+            stderr.contains(
+                "rouge needs references; drop it from --classes or leave out --no-references"
+            ),
+            "{verb}: {stderr}"
+        );
+        assert!(!output.exists());
+    }
+    // Without --classes, --no-references quietly uses the reference-free classes.
+    let model = dir.path().join("m.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--classes", "content,surface"])
+        .args(["--no-references", "--c", "0.01", "-o"])
+        .arg(&model)
+        .assert()
+        .success();
+}
+
+#[test]
+fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
+    let dir = tempfile::tempdir().expect("dir");
+    // As the README imports it: the sample is named like the built-ins' SummEval set.
+    let set = imported_sample(dir.path(), "summeval.jsonl");
+    let predictions = dir.path().join("predictions.jsonl");
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .args(["--model", "builtin:responsiveness", "-o"])
+        .arg(&predictions)
+        .assert()
+        .success();
+    let other = dir.path().join("mine.jsonl");
+    std::fs::copy(&set, &other).expect("copy");
+    for (human, warned) in [(&set, true), (&other, false)] {
+        let json = dir.path().join("report.json");
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&predictions)
+            .arg("--human")
+            .arg(human)
+            .args(["--target", "responsiveness", "--bootstrap", "0", "--json"])
+            .arg(&json)
+            .output()
+            .expect("evaluate");
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+        let message = "model responsiveness was trained on set summeval.jsonl; these topics look like summeval.jsonl";
+        assert_eq!(stderr.contains(message), warned, "{stderr}");
+        assert_eq!(stderr.contains("in-sample"), warned, "{stderr}");
+        match report.get("warnings") {
+            Some(w) => {
+                assert!(warned, "{w}");
+                assert!(w[0].as_str().expect("string").contains(message), "{w}");
+            }
+            None => assert!(!warned, "no warnings in the --json report"),
+        }
+    }
+}
+
+#[test]
+fn score_warns_once_about_a_model_using_a_batch_dependent_class() {
+    let dir = tempfile::tempdir().expect("dir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let model = dir.path().join("peers.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--classes", "surface,consensus"])
+        .args(["--c", "0.01", "-o"])
+        .arg(&model)
+        .assert()
+        .success();
+    let warning = "model peers uses consensus: a summary's score depends on the other summaries of its topic in this batch";
+    for (spec, expected) in [
+        (model.display().to_string(), 1),
+        ("builtin:responsiveness".to_string(), 0),
+    ] {
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .args(["--model", &spec, "-o"])
+            .arg(dir.path().join("p.jsonl"))
+            .output()
+            .expect("score");
+        assert!(out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches(warning).count(),
+            expected,
+            "{spec}: {stderr}"
+        );
+        if expected == 0 {
+            assert!(!stderr.contains("batch"), "{spec}: {stderr}");
+        }
+    }
+}
