@@ -367,3 +367,40 @@ fn score_warns_once_about_a_model_using_a_batch_dependent_class() {
         }
     }
 }
+
+#[test]
+fn score_without_input_or_documents_is_a_usage_error_naming_what_is_missing() {
+    // No arguments: the usage names both ways in (a set, or plain-text summaries).
+    let out = common::aesop().arg("score").output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<SET|--summary <SUMMARY>...>"), "{stderr}");
+    // `--summary` without `--documents`: refused, as the HTTP service refuses zero documents.
+    let summary = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/mine.txt");
+    let out = common::aesop()
+        .arg("score")
+        .arg("--summary")
+        .arg(&summary)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--documents <DOCUMENTS>"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing scored");
+}
+
+#[test]
+fn the_readme_installs_with_the_lock_file() {
+    // Without --locked, `cargo install` re-resolves dependencies and may build versions the
+    // project was never tested with.
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let installs: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.trim_start().starts_with("cargo install"))
+        .collect();
+    assert!(!installs.is_empty(), "the README says how to install");
+    for line in installs {
+        assert!(line.contains("--locked"), "{line}");
+    }
+}

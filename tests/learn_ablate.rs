@@ -202,3 +202,101 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("--c");
     assert!(format!("{err:#}").contains("--c"), "{err:#}");
 }
+
+/// The synthetic set on another scale and under another column, its topics renamed: what a
+/// second corpus looks like to `--set PATH:COLUMN`.
+fn second_set() -> Vec<Topic> {
+    let mut topics = synthetic_set();
+    for topic in &mut topics {
+        topic.topic = format!("U{}", topic.topic);
+        for summary in &mut topic.summaries {
+            let h = summary.scores.remove("pyramid").expect("score");
+            summary.scores.insert("quality".into(), 10.0 * h);
+        }
+    }
+    topics
+}
+
+#[test]
+fn ablation_pools_several_sets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, topics: &[Topic]| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).expect("create");
+        jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
+        path
+    };
+    let a = write("a.jsonl", &synthetic_set());
+    let b = write("b.jsonl", &second_set());
+    let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
+    crate::common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(format!("{}:pyramid", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", b.display()))
+        .args([
+            "--target",
+            "pyramid",
+            "--classes",
+            "surface,rouge",
+            "--c",
+            "0.1",
+        ])
+        .args([
+            "--topic-folds",
+            "4",
+            "--system-folds",
+            "2",
+            "--bootstrap",
+            "100",
+        ])
+        .arg("-o")
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv_path)
+        .assert()
+        .success();
+    let markdown = std::fs::read_to_string(&md).expect("markdown");
+    assert!(
+        markdown.contains("a.jsonl:pyramid") && markdown.contains("b.jsonl:quality"),
+        "the report names both sets: {markdown}"
+    );
+    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let tau = |model: &str| -> f64 {
+        records.iter().find(|r| &r[0] == model).expect("model row")[4]
+            .parse()
+            .expect("summary_tau")
+    };
+    // Both sets order their summaries by surface alone (the scales differ tenfold, which
+    // per-set standardization and within-topic pairs make irrelevant).
+    assert!(
+        tau("only surface") > 0.8,
+        "only surface: {}",
+        tau("only surface")
+    );
+    assert!(tau("without surface") < tau("only surface") - 0.3);
+
+    // A set without the named column: the error names the file and the column.
+    crate::common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(format!("{}:pyramid", a.display()))
+        .arg("--set")
+        .arg(format!("{}:pyramid", b.display()))
+        .args([
+            "--target",
+            "pyramid",
+            "--classes",
+            "surface,rouge",
+            "--c",
+            "0.1",
+        ])
+        .arg("-o")
+        .arg(dir.path().join("never.md"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("b.jsonl: column 'pyramid'"));
+    assert!(!dir.path().join("never.md").exists());
+}

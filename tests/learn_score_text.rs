@@ -147,3 +147,54 @@ fn non_utf8_summary_file_is_a_clear_error() {
         .code(1)
         .stderr(predicates::str::contains("bad.txt: not UTF-8"));
 }
+
+#[test]
+fn score_names_a_model_given_as_name_equals_path() {
+    // `score --model NAME=PATH` as `serve --model NAME=PATH` takes it; a bare PATH is named by
+    // the file's stem.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let lines: Vec<String> = (0..4).map(set_line).collect();
+    std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
+    let model = dir.path().join("m.aesop");
+    common::aesop()
+        .args(["train", "--target", "relevance", "--learner", "rank-svm"])
+        .args(["--classes", "surface", "--no-references"])
+        .arg(&set)
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+    let names = |spec: String| -> Vec<String> {
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .arg("--model")
+            .arg(spec)
+            .output()
+            .expect("score");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("line");
+                v["model"].as_str().expect("model").to_string()
+            })
+            .collect()
+    };
+    let named = names(format!("mine={}", model.display()));
+    assert_eq!(named.len(), 16);
+    assert!(named.iter().all(|n| n == "mine"), "{named:?}");
+    assert!(names(model.display().to_string()).iter().all(|n| n == "m"));
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(format!("=={}", model.display()))
+        .assert()
+        .failure();
+}

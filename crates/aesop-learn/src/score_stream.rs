@@ -28,8 +28,8 @@ pub struct ScoreArgs {
     /// FILE… --summary FILE… [--reference FILE…].
     #[cfg_attr(feature = "cli", arg(conflicts_with_all = ["documents", "summary", "reference"]))]
     pub set: Option<PathBuf>,
-    /// Model file written by `aesop train`, or `builtin:NAME` (see `aesop models`); repeat for
-    /// several. Default: the built-in pyramid, responsiveness and readability models, each in its
+    /// Model file written by `aesop train` (`PATH`, or `NAME=PATH` to name it in the output),
+    /// or `builtin:NAME` (see `aesop models`); repeat for several. Default: the built-in pyramid, responsiveness and readability models, each in its
     /// reference-based variant for topics with references and `…-noref` for topics without.
     #[cfg_attr(feature = "cli", arg(long))]
     pub model: Vec<String>,

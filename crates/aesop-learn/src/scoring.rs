@@ -8,7 +8,7 @@ use aesop_corpus::Topic;
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions, CLASSES};
 use anyhow::{bail, Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 /// A loaded model with the name and version users see.
@@ -57,11 +57,14 @@ impl NamedModel {
         })
     }
 
-    /// `builtin:NAME` or a model file path.
+    /// `builtin:NAME`, a model file `PATH`, or `NAME=PATH` (see [`split_model_spec`]).
     pub fn from_spec(spec: &str) -> Result<NamedModel> {
         match spec.strip_prefix("builtin:") {
             Some(name) => NamedModel::from_builtin(builtin::find(name)?),
-            None => NamedModel::from_file(Path::new(spec), None),
+            None => {
+                let (name, path) = split_model_spec(spec).map_err(|e| anyhow::anyhow!(e))?;
+                NamedModel::from_file(&path, name.as_deref())
+            }
         }
     }
 
@@ -85,6 +88,29 @@ impl NamedModel {
         }
         Ok(())
     }
+}
+
+/// A model file as `score --model` and `serve --model` both take it: `PATH` (named by the
+/// file's stem) or `NAME=PATH`. A path that exists is taken whole, even if it holds `=`.
+pub fn split_model_spec(text: &str) -> std::result::Result<(Option<String>, PathBuf), String> {
+    if !Path::new(text).exists() {
+        if let Some((name, path)) = text.split_once('=') {
+            let name = name.trim();
+            if name.is_empty() || path.is_empty() {
+                return Err(format!("expected PATH or NAME=PATH, got '{text}'"));
+            }
+            if name.contains(|c: char| c.is_whitespace() || c.is_control()) {
+                return Err(format!("model name '{name}' must not contain spaces"));
+            }
+            if !name.contains(std::path::MAIN_SEPARATOR) {
+                return Ok((Some(name.to_string()), PathBuf::from(path)));
+            }
+        }
+    }
+    if text.is_empty() {
+        return Err("expected PATH or NAME=PATH, got ''".to_string());
+    }
+    Ok((None, PathBuf::from(text)))
 }
 
 /// Every classic built-in model, loaded.

@@ -44,9 +44,9 @@ pub struct ServeArgs {
     /// the bound address is logged).
     #[cfg_attr(feature = "cli", arg(long, default_value = "127.0.0.1:8080", value_parser = parse_addr))]
     pub addr: SocketAddr,
-    /// A model file to serve under NAME, besides the built-ins; repeat for several. Reloaded on
-    /// SIGHUP or POST /v1/models/reload.
-    #[cfg_attr(feature = "cli", arg(long = "model", value_name = "NAME=PATH"))]
+    /// A model file to serve besides the built-ins, as `PATH` (named by the file's stem) or
+    /// `NAME=PATH`; repeat for several. Reloaded on SIGHUP or POST /v1/models/reload.
+    #[cfg_attr(feature = "cli", arg(long = "model", value_name = "[NAME=]PATH"))]
     pub models: Vec<ModelSpec>,
     /// File holding a bearer token that requests must send (`Authorization: Bearer TOKEN`);
     /// required when --addr is not a loopback address.

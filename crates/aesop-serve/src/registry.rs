@@ -22,20 +22,18 @@ impl FromStr for ModelSpec {
     type Err = String;
 
     fn from_str(text: &str) -> std::result::Result<ModelSpec, String> {
-        let Some((name, path)) = text.split_once('=') else {
-            return Err(format!("expected NAME=PATH, got '{text}'"));
+        let (name, path) = aesop_learn::scoring::split_model_spec(text)?;
+        let name = match name {
+            Some(name) => name,
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.contains(char::is_whitespace))
+                .ok_or_else(|| {
+                    format!("'{text}': no usable model name in the file name; give NAME=PATH")
+                })?,
         };
-        let name = name.trim();
-        if name.is_empty() || path.is_empty() {
-            return Err(format!("expected NAME=PATH, got '{text}'"));
-        }
-        if name.contains(|c: char| c.is_whitespace() || c.is_control()) {
-            return Err(format!("model name '{name}' must not contain spaces"));
-        }
-        Ok(ModelSpec {
-            name: name.to_string(),
-            path: PathBuf::from(path),
-        })
+        Ok(ModelSpec { name, path })
     }
 }
 
@@ -203,7 +201,10 @@ mod tests {
         let spec: ModelSpec = "mine=/tmp/a=b.aesop".parse().expect("valid");
         assert_eq!(spec.name, "mine");
         assert_eq!(spec.path, PathBuf::from("/tmp/a=b.aesop"));
-        assert!("noequals".parse::<ModelSpec>().is_err());
+        // A bare path is named by its file's stem, as `score --model PATH` names it.
+        let spec: ModelSpec = "/tmp/relevance.aesop".parse().expect("valid");
+        assert_eq!(spec.name, "relevance");
+        assert_eq!(spec.path, PathBuf::from("/tmp/relevance.aesop"));
         assert!("=path".parse::<ModelSpec>().is_err());
         assert!("a b=path".parse::<ModelSpec>().is_err());
     }
