@@ -9,7 +9,9 @@ use aesop::learn::cv::{cross_validate, summary_level_tau, Protocol1};
 use aesop::learn::learners::{
     least_squares, rank_svm_dual_cd, within_group_pairs, Pair, RANK_SVM_TOLERANCE,
 };
-use aesop::learn::model_file::{ModelFile, TrainingSet, FORMAT_VERSION};
+use aesop::learn::model_file::{
+    feature_ranges, FeatureRange, ModelFile, TrainingSet, FORMAT_VERSION,
+};
 use aesop::learn::{train, Dataset, Hyper, LearnerKind, Rng};
 use common::all_close;
 
@@ -163,6 +165,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         report: Some("{}".into()),
         transfer: Default::default(),
         neural: None,
+        feature_ranges: None,
     }
 }
 
@@ -474,4 +477,55 @@ fn dual_coordinate_descent_closes_the_duality_gap_with_shrinking() {
             rank_svm_dual_cd(&data.rows, &pairs, c, RANK_SVM_TOLERANCE, 1000, 3)
         );
     }
+}
+
+#[test]
+fn features_are_clamped_into_their_training_range() {
+    // Format 5 stores each column's training range; a value beyond it predicts as the bound
+    // would, and the range survives saving and loading.
+    let data = linear_problem(12, 10, 0.1, 21);
+    let mut model = model_file(LearnerKind::Ols, &data);
+    let ranges = feature_ranges(&data.rows, data.names.len());
+    let max0 = ranges[0].max;
+    model.feature_ranges = Some(ranges);
+    let bytes = model.to_bytes().expect("encode");
+    assert_eq!(
+        u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")),
+        5
+    );
+    let loaded = ModelFile::from_bytes(&bytes, "m.aesop").expect("decode");
+    assert_eq!(loaded.feature_ranges, model.feature_ranges);
+
+    let table = common::table_with_gaps(&data, data.names.clone(), 1000);
+    let mut at_max = table.clone();
+    at_max.records.truncate(1);
+    at_max.records[0].values[0] = Some(max0);
+    let mut far = at_max.clone();
+    far.records[0].values[0] = Some(max0 + 1e6);
+    let bounded = loaded.predict_table(&at_max).expect("predict")[0];
+    assert_eq!(loaded.predict_table(&far).expect("predict")[0], bounded);
+    // Without the ranges (an older file) the far value moves the linear model further.
+    let mut unbounded = model_file(LearnerKind::Ols, &data);
+    unbounded.feature_ranges = None;
+    assert_ne!(unbounded.predict_table(&far).expect("predict")[0], bounded);
+
+    // A range list that does not match the features is a corrupt file, not a wrong score.
+    let mut short = model_file(LearnerKind::Ols, &data);
+    short.feature_ranges = Some(vec![FeatureRange { min: 0.0, max: 1.0 }]);
+    let e = ModelFile::from_bytes(&short.to_bytes().expect("encode"), "m.aesop")
+        .map(|_| ())
+        .expect_err("must fail")
+        .to_string();
+    assert!(e.contains("m.aesop") && e.contains("feature ranges"), "{e}");
+    // A model without ranges is still written in the oldest format that holds it.
+    assert_eq!(
+        u32::from_le_bytes(
+            model_file(LearnerKind::Ols, &data)
+                .to_bytes()
+                .expect("encode")[8..12]
+                .try_into()
+                .expect("4 bytes")
+        ),
+        1
+    );
 }

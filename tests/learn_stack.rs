@@ -359,6 +359,7 @@ fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
         report: None,
         transfer: Default::default(),
         neural: None,
+        feature_ranges: None,
     }
 }
 

@@ -233,7 +233,14 @@ fn calibration_is_monotone_and_within_the_targets_range() {
     let loaded = ModelFile::load(&model).expect("load");
     assert_eq!(loaded.transfer, file.transfer);
     let bytes = std::fs::read(&model).expect("read");
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 3);
+    // Trained now: calibration and the features' training ranges (format 5).
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 5);
+    let ranges = loaded
+        .feature_ranges
+        .as_ref()
+        .expect("training ranges stored");
+    assert_eq!(ranges.len(), loaded.feature_names.len());
+    assert!(ranges.iter().all(|r| r.min <= r.max));
     let out = dir.path().join("pred.jsonl");
     let scored = common_score(&set, &model, &out);
     assert_eq!(scored.len(), 30);
@@ -326,7 +333,7 @@ fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
     let bytes = model.to_bytes().expect("encode");
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 4);
     let back = ModelFile::from_bytes(&bytes, "v4.aesop").expect("decode");
-    assert_eq!(back.neural, Some(record));
+    assert_eq!(back.neural, Some(record.clone()));
     // Without calibration the (default) transfer information is still written before it.
     assert_eq!(back.transfer, model.transfer);
     // A file that claims format 3 may not carry a third value.
@@ -341,4 +348,17 @@ fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
     reseal(&mut cut, payload);
     let err = ModelFile::from_bytes(&cut, "cut.aesop").expect_err("truncated");
     assert!(err.to_string().contains("cut.aesop"), "{err}");
+    // Format 5: the neural options (here present, then absent) and the feature ranges.
+    model.feature_ranges = Some(aesop::learn::model_file::feature_ranges(
+        &[vec![1.0; model.feature_names.len()]],
+        model.feature_names.len(),
+    ));
+    for neural in [Some(record.clone()), None] {
+        model.neural = neural.clone();
+        let bytes = model.to_bytes().expect("encode");
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 5);
+        let back = ModelFile::from_bytes(&bytes, "v5.aesop").expect("decode");
+        assert_eq!(back.neural, neural);
+        assert_eq!(back.feature_ranges, model.feature_ranges);
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::cv::{summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{self, Hyper, LearnerKind};
-use super::model_file::{fnv1a64, ModelFile, TrainingSet};
+use super::model_file::{self, fnv1a64, ModelFile, TrainingSet};
 use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
 pub use super::score_stream::ScoreArgs;
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
@@ -404,7 +404,9 @@ pub fn train_command(
         }
         None => None,
     };
-    let (model, training, transfer) = match &stack {
+    // The training range of every column (format 5), for direct models; a stacked model's
+    // bases keep the fixed bound of their scaled features.
+    let (model, training, transfer, feature_ranges) = match &stack {
         None => {
             let specs = learn.set_specs()?;
             let loaded = load_sets(
@@ -438,7 +440,8 @@ pub fn train_command(
                 sets: loaded.iter().map(|l| l.record.clone()).collect(),
                 held_out_mae,
             };
-            (model, training, transfer)
+            let ranges = model_file::feature_ranges(&pooled.data.rows, names.len());
+            (model, training, transfer, Some(ranges))
         }
         Some(plan) => {
             let spec = learn.single_set()?;
@@ -457,7 +460,7 @@ pub fn train_command(
                 summaries: table.records.len(),
                 rows: data.len(),
             };
-            (model, training, TransferInfo::default())
+            (model, training, TransferInfo::default(), None)
         }
     };
     let rows = training.rows;
@@ -473,6 +476,7 @@ pub fn train_command(
         report,
         transfer,
         neural: classes_use_neural.then(|| (&options.neural).into()),
+        feature_ranges,
     };
     let inputs = learn.input_paths();
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();

@@ -4,7 +4,9 @@
 //! overlap ratios, so text unlike any training summary made them extrapolate: an empty summary
 //! ranked 2nd of 16 for readability, a punctuation-only one got a higher responsiveness than a
 //! faithful one, and a one-million-character "word" got readability 140,141. Feature values are
-//! now clipped at prediction time ([`crate::dataset::Scaler::transform_row_clipped`]), and
+//! now clamped at prediction time into their training range (model format 5, see
+//! `ModelFile::feature_ranges`) and, in every model, scaled features to ±6
+//! ([`crate::dataset::Scaler::transform_row_clipped`]), and
 //! summaries detected here get no score at all: `null` (in JSON) with the reason, and a warning
 //! on output. The single call site is [`crate::scoring::score_topics`]; docs/ROBUSTNESS.md
 //! lists the cases.

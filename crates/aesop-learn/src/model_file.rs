@@ -29,7 +29,15 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// class ([`NeuralRecord`]), for models that use it: the source budget and the number of
 /// references change the features, so a model must be scored with the options it was trained
 /// with. Version-4 files always carry the [`TransferInfo`] value before it (default if unused).
-pub const FORMAT_VERSION: u32 = 4;
+///
+/// Version 5 (issue 14) writes, after the [`TransferInfo`], the neural options as an `Option`
+/// and then the range of every feature column over the training rows ([`FeatureRange`]):
+/// prediction clamps each feature into its training range, so a value no training summary had
+/// (a 100,000-character summary's length) cannot move a linear model's score without bound.
+/// Older files keep the fixed bound of the scaled features (`Scaler::transform_row_clipped`).
+pub const FORMAT_VERSION: u32 = 5;
+/// The version of models with neural options and no feature ranges.
+pub const FORMAT_VERSION_NEURAL: u32 = 4;
 /// The version of models with transfer information and no neural options.
 pub const FORMAT_VERSION_TRANSFER: u32 = 3;
 /// The version of stacked models without transfer information.
@@ -97,6 +105,43 @@ pub struct ModelFile {
     /// score with the class's defaults.
     #[serde(skip)]
     pub neural: Option<NeuralRecord>,
+    /// Per column of `feature_names`, the smallest and largest finite value in the training
+    /// rows (format version 5; `None` in older files). Written after the neural options.
+    #[serde(skip)]
+    pub feature_ranges: Option<Vec<FeatureRange>>,
+}
+
+/// The smallest and largest finite training value of one feature column (infinite bounds when
+/// the column had no finite value: nothing to clamp to).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FeatureRange {
+    pub min: f64,
+    pub max: f64,
+}
+
+/// The [`FeatureRange`] of every column of `rows` (`columns` of them).
+pub fn feature_ranges(rows: &[Vec<f64>], columns: usize) -> Vec<FeatureRange> {
+    let mut ranges = vec![
+        FeatureRange {
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        };
+        columns
+    ];
+    for row in rows {
+        for (range, &v) in ranges.iter_mut().zip(row) {
+            if v.is_finite() {
+                range.min = range.min.min(v);
+                range.max = range.max.max(v);
+            }
+        }
+    }
+    for range in &mut ranges {
+        if range.min > range.max {
+            (range.min, range.max) = (f64::NEG_INFINITY, f64::INFINITY);
+        }
+    }
+    ranges
 }
 
 /// The options of the `neural` class a model was trained with.
@@ -143,16 +188,22 @@ impl ModelFile {
         out.extend_from_slice(&(version.len() as u16).to_le_bytes());
         out.extend_from_slice(version);
         let mut payload = payload;
-        if !self.transfer.is_default() || self.neural.is_some() {
-            let trailer =
-                bincode::serde::encode_to_vec(&self.transfer, bincode::config::standard())
-                    .context("encoding the model's transfer information")?;
-            payload.extend_from_slice(&trailer);
+        let mut append = |value: &dyn erased::Encode, what: &str| -> Result<()> {
+            payload.extend_from_slice(&value.encode().with_context(|| format!("encoding {what}"))?);
+            Ok(())
+        };
+        let version = self.format_version();
+        if version >= FORMAT_VERSION_TRANSFER {
+            append(&self.transfer, "the model's transfer information")?;
         }
-        if let Some(neural) = &self.neural {
-            let trailer = bincode::serde::encode_to_vec(neural, bincode::config::standard())
-                .context("encoding the model's neural options")?;
-            payload.extend_from_slice(&trailer);
+        if version == FORMAT_VERSION_NEURAL {
+            if let Some(neural) = &self.neural {
+                append(neural, "the model's neural options")?;
+            }
+        }
+        if version >= FORMAT_VERSION {
+            append(&self.neural, "the model's neural options")?;
+            append(&self.feature_ranges, "the model's feature ranges")?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -207,8 +258,18 @@ impl ModelFile {
             }
             model.transfer = decode_next(&mut rest, file, "transfer information")?;
         }
-        if !rest.is_empty() {
-            if version < 4 {
+        if version >= FORMAT_VERSION {
+            model.neural = decode_next(&mut rest, file, "neural options")?;
+            model.feature_ranges = decode_next(&mut rest, file, "feature ranges")?;
+            if model
+                .feature_ranges
+                .as_ref()
+                .is_some_and(|r| r.len() != model.feature_names.len())
+            {
+                return Err(corrupt(file, "feature ranges do not match the features"));
+            }
+        } else if !rest.is_empty() {
+            if version < FORMAT_VERSION_NEURAL {
                 return Err(corrupt(file, "payload longer than the model"));
             }
             model.neural = Some(decode_next(&mut rest, file, "neural options")?);
@@ -221,8 +282,10 @@ impl ModelFile {
 
     /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
     pub fn format_version(&self) -> u32 {
-        if self.neural.is_some() {
+        if self.feature_ranges.is_some() {
             FORMAT_VERSION
+        } else if self.neural.is_some() {
+            FORMAT_VERSION_NEURAL
         } else if !self.transfer.is_default() {
             FORMAT_VERSION_TRANSFER
         } else if self.model.stack_bases().is_some() {
@@ -288,7 +351,19 @@ impl ModelFile {
             .map(|r| {
                 columns
                     .iter()
-                    .map(|&c| r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN))
+                    .enumerate()
+                    .map(|(k, &c)| {
+                        let v = r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN);
+                        // Into the training range (format 5); NaN stays missing.
+                        match self
+                            .feature_ranges
+                            .as_deref()
+                            .and_then(|ranges| ranges.get(k))
+                        {
+                            Some(range) if !v.is_nan() => v.clamp(range.min, range.max),
+                            _ => v,
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -523,6 +598,22 @@ impl From<&FeatureOptionsRecord> for FeatureOptions {
                 rouge: (&r.consensus_rouge).into(),
             },
             surface: surface::SurfaceOptions {},
+        }
+    }
+}
+
+/// Encoding of the trailing values, whatever their type, through one closure.
+mod erased {
+    pub trait Encode {
+        fn encode(&self) -> anyhow::Result<Vec<u8>>;
+    }
+
+    impl<T: serde::Serialize> Encode for T {
+        fn encode(&self) -> anyhow::Result<Vec<u8>> {
+            Ok(bincode::serde::encode_to_vec(
+                self,
+                bincode::config::standard(),
+            )?)
         }
     }
 }
