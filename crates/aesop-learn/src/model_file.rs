@@ -188,22 +188,26 @@ impl ModelFile {
         out.extend_from_slice(&(version.len() as u16).to_le_bytes());
         out.extend_from_slice(version);
         let mut payload = payload;
-        let mut append = |value: &dyn erased::Encode, what: &str| -> Result<()> {
-            payload.extend_from_slice(&value.encode().with_context(|| format!("encoding {what}"))?);
-            Ok(())
-        };
         let version = self.format_version();
         if version >= FORMAT_VERSION_TRANSFER {
-            append(&self.transfer, "the model's transfer information")?;
+            append(
+                &mut payload,
+                &self.transfer,
+                "the model's transfer information",
+            )?;
         }
         if version == FORMAT_VERSION_NEURAL {
             if let Some(neural) = &self.neural {
-                append(neural, "the model's neural options")?;
+                append(&mut payload, neural, "the model's neural options")?;
             }
         }
         if version >= FORMAT_VERSION {
-            append(&self.neural, "the model's neural options")?;
-            append(&self.feature_ranges, "the model's feature ranges")?;
+            append(&mut payload, &self.neural, "the model's neural options")?;
+            append(
+                &mut payload,
+                &self.feature_ranges,
+                "the model's feature ranges",
+            )?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -602,18 +606,10 @@ impl From<&FeatureOptionsRecord> for FeatureOptions {
     }
 }
 
-/// Encoding of the trailing values, whatever their type, through one closure.
-mod erased {
-    pub trait Encode {
-        fn encode(&self) -> anyhow::Result<Vec<u8>>;
-    }
-
-    impl<T: serde::Serialize> Encode for T {
-        fn encode(&self) -> anyhow::Result<Vec<u8>> {
-            Ok(bincode::serde::encode_to_vec(
-                self,
-                bincode::config::standard(),
-            )?)
-        }
-    }
+/// Append one trailing bincode value to a model payload; `what` names it in errors.
+fn append<T: Serialize>(payload: &mut Vec<u8>, value: &T, what: &str) -> Result<()> {
+    let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard())
+        .with_context(|| format!("encoding {what}"))?;
+    payload.extend_from_slice(&bytes);
+    Ok(())
 }

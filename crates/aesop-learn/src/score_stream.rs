@@ -8,7 +8,6 @@
 use super::builtin::{self, Family};
 use super::model_file::ModelFile;
 use super::scoring::{NamedModel, Scorer};
-use super::transfer::Normalization;
 use aesop_corpus::stream::{for_each_topic, StreamStats, Window};
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
@@ -296,7 +295,7 @@ impl ModelGroups {
                     batch.join(", ")
                 ));
             }
-            if m.model.transfer.normalization != Normalization::None {
+            if m.model.transfer.normalization.batch_dependent() {
                 out.push(format!(
                     "model {} normalizes features within each topic: a summary's score depends on the other summaries of its topic in this batch",
                     m.name
