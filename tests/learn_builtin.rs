@@ -9,6 +9,36 @@ use aesop::learn::scoring::{default_model_names, NamedModel};
 use std::sync::atomic::AtomicBool;
 
 #[test]
+fn every_builtin_stores_the_training_range_of_each_feature() {
+    // Issue 14: score clamps each feature into the range seen in training, so a value no
+    // training summary had cannot push a built-in's score past the most extreme one.
+    for b in BUILTINS {
+        let model = b.load().unwrap_or_else(|e| panic!("{}: {e:#}", b.name));
+        let ranges = model
+            .feature_ranges
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no feature ranges (retrain it)", b.name));
+        assert_eq!(ranges.len(), model.feature_names.len(), "{}", b.name);
+        let spread = ranges
+            .iter()
+            .filter(|r| r.min.is_finite() && r.max.is_finite() && r.min < r.max)
+            .count();
+        assert!(
+            ranges.iter().all(|r| !(r.min > r.max)),
+            "{}: a range with min above max",
+            b.name
+        );
+        // Nearly every column varies over thousands of training summaries.
+        assert!(
+            spread * 10 >= ranges.len() * 8,
+            "{}: only {spread} of {} columns have a finite range",
+            b.name,
+            ranges.len()
+        );
+    }
+}
+
+#[test]
 fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
     assert_eq!(BUILTINS.iter().filter(|b| !b.neural).count(), 6);
     // Issue 15: four more that use the neural LM class (tests/neural_builtins.rs); they have the

@@ -66,6 +66,9 @@ print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}
          else " (reference-free only)." if reference_free else ".")
       + " No batch-dependent class (`consensus`) and no within-topic normalization: a summary's score"
       " depends on that summary (and its inputs and references) alone.")
+print("- Feature ranges: the model stores each column's smallest and largest training value (model format 5), and "
+      "`score` clamps every feature into that range, so a value no training summary had (the length of a "
+      "100,000-character summary) moves the score no further than the most extreme training summary did.")
 if "neural" in loso["classes"]:
     print("- The `neural` class scores every summary with SmolLM2-135M (Apache-2.0, SmolLM2 by Hugging Face; "
           "models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, source budget "
