@@ -12,8 +12,61 @@
 //! with `y`). The matchers below enumerate every way a pattern can match, as the regex
 //! engine's backtracking does, so they agree with Perl on every input.
 
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::thread::LocalKey;
+
+/// Words whose stems one thread remembers, per stemmer; past this a memo starts afresh.
+const MEMO_WORDS: usize = 200_000;
+
+type Memo = RefCell<FxHashMap<Box<str>, Box<str>>>;
+
+thread_local! {
+    /// Stems already computed on this thread. Why: the same words recur across the summaries,
+    /// references and documents of every topic, and several classes stem them; a lookup costs
+    /// a fraction of running the rules again.
+    static STEMS: Memo = RefCell::new(FxHashMap::default());
+    static REFERENCE_STEMS: Memo = RefCell::new(FxHashMap::default());
+}
+
+/// `use_stem(stemmer(word))`, with the stem taken from `memo` when this thread has seen `word`.
+fn memoized<R>(
+    memo: &'static LocalKey<Memo>,
+    word: &str,
+    stemmer: fn(&str) -> String,
+    use_stem: impl FnOnce(&str) -> R,
+) -> R {
+    memo.with(|memo| {
+        if let Ok(seen) = memo.try_borrow() {
+            if let Some(stemmed) = seen.get(word) {
+                return use_stem(stemmed);
+            }
+        }
+        let stemmed = stemmer(word);
+        let result = use_stem(&stemmed);
+        // Busy only if `use_stem` itself stems (not done here): then skip remembering.
+        if let Ok(mut memo) = memo.try_borrow_mut() {
+            if memo.len() >= MEMO_WORDS {
+                memo.clear();
+            }
+            memo.insert(word.into(), stemmed.into_boxed_str());
+        }
+        result
+    })
+}
+
 /// Stem one lowercase word.
 pub fn stem(word: &str) -> String {
+    with_stem(word, str::to_string)
+}
+
+/// `use_stem` of [`stem`]`(word)`, without allocating when the stem is remembered.
+pub fn with_stem<R>(word: &str, use_stem: impl FnOnce(&str) -> R) -> R {
+    memoized(&STEMS, word, stem_uncached, use_stem)
+}
+
+/// [`stem`] without the memo.
+fn stem_uncached(word: &str) -> String {
     let mut w: Vec<char> = word.chars().collect();
     if w.len() < 3 {
         return word.to_string();
@@ -292,6 +345,16 @@ fn step5(w: &mut Vec<char>) {
 /// single longest listed suffix (no second `-ment`/`-ent` pass), and in undoubling a final
 /// `yy` after `-ed`/`-ing`, which only this release does.
 pub fn stem_reference(word: &str) -> String {
+    memoized(
+        &REFERENCE_STEMS,
+        word,
+        stem_reference_uncached,
+        str::to_string,
+    )
+}
+
+/// [`stem_reference`] without the memo.
+fn stem_reference_uncached(word: &str) -> String {
     let mut w: Vec<char> = word.chars().collect();
     if w.len() < 3 {
         return word.to_string();
@@ -449,7 +512,38 @@ mod reference {
 
 #[cfg(test)]
 mod tests {
-    use super::{stem, stem_reference};
+    use super::{stem, stem_reference, stem_reference_uncached, stem_uncached, with_stem};
+
+    #[test]
+    fn remembered_stems_equal_computed_ones() {
+        let words = [
+            "generalizations",
+            "relational",
+            "agreement",
+            "sly",
+            "yyed",
+            "ponies",
+        ];
+        for _ in 0..3 {
+            for w in words {
+                assert_eq!(stem(w), stem_uncached(w));
+                assert_eq!(stem_reference(w), stem_reference_uncached(w));
+                assert_eq!(with_stem(w, str::len), stem_uncached(w).len());
+            }
+        }
+        // A caller that stems inside `with_stem` (the memo is then busy) gets the same stems.
+        let nested = with_stem("relational", |outer| {
+            format!("{outer} {}", stem("hopefulness"))
+        });
+        assert_eq!(nested, "relat hope");
+        assert_eq!(
+            with_stem("conditional", |outer| format!(
+                "{outer} {}",
+                stem("conditional")
+            )),
+            "condit condit"
+        );
+    }
 
     /// Both variants agree on the paper's examples; `check` asserts both.
     fn check(pairs: &[(&str, &str)]) {

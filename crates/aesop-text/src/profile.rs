@@ -1,8 +1,6 @@
 //! Tokenization profiles: the exact token streams that ROUGE-1.5.5 and SIMetrix count.
 
 use super::{porter, stopwords, wordnet};
-use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// Options of the `rouge155` profile (ROUGE-1.5.5 `-s` and `-m`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,33 +61,13 @@ pub fn for_each_rouge155_token(text: &str, opts: Rouge155Options, mut emit: impl
     finish(&mut word);
 }
 
-/// Stems are cached per thread: the same words recur across a corpus and the stemmer is the
-/// costliest step of tokenization. The cache is cleared when it reaches this many words.
-const STEM_CACHE_LIMIT: usize = 200_000;
-
-thread_local! {
-    static STEM_CACHE: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
-}
-
 /// ROUGE-1.5.5's `-m` stem of `word`: the WordNet exception base if there is one, else Porter.
 fn with_rouge155_stem(word: &str, emit: &mut impl FnMut(&str)) {
     if let Some(base) = wordnet::exception_base(word) {
         emit(base);
         return;
     }
-    STEM_CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some(stem) = cache.get(word) {
-            emit(stem);
-            return;
-        }
-        let stem = porter::stem(word);
-        emit(&stem);
-        if cache.len() >= STEM_CACHE_LIMIT {
-            cache.clear();
-        }
-        cache.insert(word.to_string(), stem);
-    });
+    porter::with_stem(word, emit);
 }
 
 /// Tokens of `text` as SIMetrix (Louis & Nenkova) counts them: every character outside

@@ -57,15 +57,15 @@ impl Writer {
         self.f32(m.scale);
         self.varint(m.nfeatures() as u64);
         let mut prev_key = 0u64;
-        for (key, row) in m.rows() {
+        for (key, row) in m.levels() {
             self.varint(u64::from(key) - prev_key);
             prev_key = u64::from(key);
             self.varint(row.len() as u64);
             let mut prev_class = 0u64;
-            for &(class, w) in row {
+            for (class, w) in row {
                 self.varint(u64::from(class) - prev_class);
                 prev_class = u64::from(class);
-                self.signed((w / m.scale).round() as i64);
+                self.signed(i64::from(w));
             }
         }
     }
@@ -176,13 +176,17 @@ impl Reader {
                     class < nclasses as u64,
                     "class index out of range in model file"
                 );
-                row.push((class as u16, self.signed()? as f32 * scale));
+                let level =
+                    i16::try_from(self.signed()?).context("weight out of range in model file")?;
+                row.push((class as u16, level));
             }
             rows.push((u32::try_from(key).context("feature key out of range")?, row));
         }
-        let mut m = Model::from_rows(nclasses, rows);
-        m.scale = scale;
-        Ok(m)
+        ensure!(
+            scale.is_finite() && scale > 0.0,
+            "bad weight scale in model file"
+        );
+        Ok(Model::from_levels(nclasses, scale, rows))
     }
 }
 

@@ -199,38 +199,112 @@ impl Trainer {
                 averaged.push((key, row));
             }
         }
-        Model::from_rows(self.nclasses, averaged).quantized(PRUNE_FRACTION)
+        Model::from_rows_quantized(self.nclasses, averaged, PRUNE_FRACTION)
     }
 }
 
-/// Averaged weights for inference: per feature, a run of (class, weight) pairs.
+/// Averaged weights for inference, as integers times one `scale` (the quantization of
+/// [`Model::quantized`], which is also what the model file stores).
+///
+/// Why this layout: scoring is bound by memory, not arithmetic (the parser's table is tens of
+/// megabytes, far beyond the caches), so every byte a lookup brings in counts. Weights are
+/// 16-bit levels; a feature's slot in the index is 8 bytes and points straight at its weights.
+/// Sums are exact in `i32`, so a score is `scale` times an exact integer whatever the order of
+/// the features.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub nclasses: usize,
-    index: FeatureMap<Row>,
-    entries: Vec<(u16, f32)>,
-    /// Rows with many classes again as dense runs of `nclasses` weights (0 where absent), which
+    index: FeatureIndex,
+    /// Sparse rows, each a header `(number of pairs, 0)` then its (class, weight level) pairs
+    /// sorted by class.
+    entries: Vec<(u16, i16)>,
+    /// Rows with many classes, as dense runs of `nclasses` levels (0 where absent), which
     /// [`Model::scores`] adds with vector instructions instead of scattering pairs: the parser's
-    /// frequent features have weights for most of its transitions. Each class still receives
-    /// its weights in feature order, so scores are bit for bit those of the sparse rows.
-    dense: Vec<f32>,
-    /// Weights are multiples of this (the file stores integers).
+    /// frequent features have weights for most of its transitions.
+    dense: Vec<i16>,
+    /// Weights are multiples of this.
     pub scale: f32,
 }
 
-/// Where one feature's weights are: `entries[start..start + len]`, and `dense[dense..dense +
-/// nclasses]` when the row is also kept dense (`NO_DENSE` otherwise).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Row {
-    start: u32,
-    len: u32,
-    dense: u32,
+/// Where a feature's weights are, as its index slot stores it: `DENSE_ROW | r` for the `r`-th
+/// dense row (`dense[r * nclasses..]`), else the position of its header in `entries`.
+type RowAt = u32;
+const DENSE_ROW: RowAt = 1 << 31;
+/// A free slot (no sparse row starts there: `entries` would need 4 billion pairs).
+const FREE: RowAt = u32::MAX;
+/// Rows with at least this share of the classes are stored dense.
+const DENSE_SHARE: usize = 4;
+
+/// Feature hash → [`RowAt`], by open addressing with linear probing. Why not a `HashMap`: the
+/// key and where its weights are share one 8-byte slot, so a lookup usually costs one cache
+/// miss instead of two (control bytes, then bucket), and the table is half the size.
+#[derive(Clone, Debug, PartialEq)]
+struct FeatureIndex {
+    slots: Vec<Slot>,
+    /// `64 - log2(slots.len())`: the slot of a key is the top bits of its multiplied hash.
+    shift: u32,
+    len: usize,
 }
 
-const NO_DENSE: u32 = u32::MAX;
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Slot {
+    key: u32,
+    at: RowAt,
+}
 
-/// Rows with at least this share of the classes are also stored dense.
-const DENSE_SHARE: usize = 4;
+impl FeatureIndex {
+    /// An index of `(key, where)` pairs with distinct keys, at most 2/3 full.
+    fn new(pairs: &[(u32, RowAt)]) -> FeatureIndex {
+        let capacity = (pairs.len() + pairs.len() / 2).max(2).next_power_of_two();
+        let mut index = FeatureIndex {
+            slots: vec![Slot { key: 0, at: FREE }; capacity],
+            shift: 64 - capacity.trailing_zeros(),
+            len: 0,
+        };
+        for &(key, at) in pairs {
+            let mut i = index.home(key);
+            while index.slots[i].at != FREE && index.slots[i].key != key {
+                i = (i + 1) & (capacity - 1);
+            }
+            if index.slots[i].at == FREE {
+                index.len += 1;
+            }
+            index.slots[i] = Slot { key, at };
+        }
+        index
+    }
+
+    fn home(&self, key: u32) -> usize {
+        (u64::from(key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    fn get(&self, key: u32) -> Option<RowAt> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            let slot = self.slots[i];
+            if slot.at == FREE {
+                return None;
+            }
+            if slot.key == key {
+                return Some(slot.at);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u32, RowAt)> + '_ {
+        self.slots
+            .iter()
+            .filter(|s| s.at != FREE)
+            .map(|s| (s.key, s.at))
+    }
+}
+
+/// Features looked up per batch before their weights are added (see [`Model::scores`]).
+const LOOKUP_BATCH: usize = 32;
+/// Classes whose scores are summed on the stack (more use the heap).
+const STACK_CLASSES: usize = 128;
 
 /// Quantization levels: weights are stored as integers in ±QUANT_LEVELS·scale.
 const QUANT_LEVELS: f32 = 32767.0;
@@ -238,116 +312,217 @@ const QUANT_LEVELS: f32 = 32767.0;
 pub const PRUNE_FRACTION: f32 = 1.0 / 4096.0;
 
 impl Model {
-    pub fn from_rows(nclasses: usize, mut rows: Vec<(u32, Vec<(u16, f32)>)>) -> Model {
+    /// A model of weight levels (`scale` times each integer is the weight). Zero levels are
+    /// dropped; a key or class given twice keeps its first weight.
+    pub fn from_levels(
+        nclasses: usize,
+        scale: f32,
+        mut rows: Vec<(u32, Vec<(u16, i16)>)>,
+    ) -> Model {
         rows.sort_by_key(|r| r.0);
-        let mut index = FeatureMap::default();
+        rows.dedup_by_key(|r| r.0);
+        let mut index = Vec::with_capacity(rows.len());
         let mut entries = Vec::new();
         let mut dense = Vec::new();
         for (key, mut row) in rows {
+            row.retain(|&(_, w)| w != 0);
             row.sort_by_key(|e| e.0);
-            let dense_start = if nclasses >= 8
+            row.dedup_by_key(|e| e.0);
+            if row.is_empty() {
+                continue;
+            }
+            let at = if nclasses >= 8
                 && row.len() * DENSE_SHARE >= nclasses
                 && row.iter().all(|&(c, _)| usize::from(c) < nclasses)
             {
                 let at = dense.len();
-                dense.resize(at + nclasses, 0.0f32);
+                dense.resize(at + nclasses, 0);
                 for &(c, w) in &row {
                     dense[at + usize::from(c)] = w;
                 }
-                at as u32
+                DENSE_ROW | (at / nclasses) as u32
             } else {
-                NO_DENSE
+                let at = entries.len() as u32;
+                entries.push((row.len() as u16, 0));
+                entries.extend(row);
+                at
             };
-            index.insert(
-                key,
-                Row {
-                    start: entries.len() as u32,
-                    len: row.len() as u32,
-                    dense: dense_start,
-                },
-            );
-            entries.extend(row);
+            index.push((key, at));
         }
         Model {
             nclasses,
-            index,
+            index: FeatureIndex::new(&index),
             entries,
             dense,
-            scale: 1.0,
+            scale,
         }
+    }
+
+    /// A model of real-valued weights, quantized to the finest levels (the largest weight at
+    /// ±32767 levels); weights that round to 0 are dropped.
+    pub fn from_rows(nclasses: usize, rows: Vec<(u32, Vec<(u16, f32)>)>) -> Model {
+        let max = rows
+            .iter()
+            .flat_map(|(_, row)| row.iter().map(|e| e.1.abs()))
+            .fold(0.0f32, f32::max);
+        Model::quantize(nclasses, rows, max / QUANT_LEVELS)
+    }
+
+    fn quantize(nclasses: usize, rows: Vec<(u32, Vec<(u16, f32)>)>, scale: f32) -> Model {
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Model::from_levels(nclasses, 1.0, Vec::new());
+        }
+        let levels = rows
+            .into_iter()
+            .map(|(key, row)| {
+                let row = row
+                    .into_iter()
+                    .map(|(c, w)| {
+                        let level = (w / scale).round().clamp(-QUANT_LEVELS, QUANT_LEVELS);
+                        (c, level as i16)
+                    })
+                    .collect();
+                (key, row)
+            })
+            .collect();
+        Model::from_levels(nclasses, scale, levels)
     }
 
     /// Round weights to multiples of a scale chosen from the largest weight, dropping weights below
     /// `prune_fraction` of the largest (the step size is at least that fraction).
     pub fn quantized(&self, prune_fraction: f32) -> Model {
-        let max = self
-            .entries
-            .iter()
-            .map(|e| e.1.abs())
-            .fold(0.0f32, f32::max);
-        if max == 0.0 {
-            return self.clone();
-        }
-        let scale = (max * prune_fraction).max(max / QUANT_LEVELS);
-        let rows: Vec<(u32, Vec<(u16, f32)>)> = self
-            .rows()
-            .map(|(key, row)| {
-                let row = row
-                    .iter()
-                    .filter_map(|&(c, w)| {
-                        let q = (w / scale).round();
-                        (q != 0.0).then_some((c, q * scale))
-                    })
-                    .collect::<Vec<_>>();
-                (key, row)
-            })
-            .filter(|(_, row)| !row.is_empty())
-            .collect();
-        let mut m = Model::from_rows(self.nclasses, rows);
-        m.scale = scale;
-        m
+        Model::from_rows_quantized(self.nclasses, self.rows().collect(), prune_fraction)
     }
 
-    /// Rows sorted by feature key.
-    pub fn rows(&self) -> impl Iterator<Item = (u32, &[(u16, f32)])> {
-        let mut keys: Vec<(&u32, &Row)> = self.index.iter().collect();
-        keys.sort_by_key(|k| *k.0);
-        keys.into_iter().map(|(&k, r)| {
-            (
-                k,
-                &self.entries[r.start as usize..(r.start + r.len) as usize],
-            )
+    /// [`Model::from_rows`] at the levels [`Model::quantized`] would choose, rounding each
+    /// weight once (rounding to the finest levels first could move a weight by one level).
+    pub fn from_rows_quantized(
+        nclasses: usize,
+        rows: Vec<(u32, Vec<(u16, f32)>)>,
+        prune_fraction: f32,
+    ) -> Model {
+        let max = rows
+            .iter()
+            .flat_map(|(_, row)| row.iter().map(|e| e.1.abs()))
+            .fold(0.0f32, f32::max);
+        Model::quantize(
+            nclasses,
+            rows,
+            (max * prune_fraction).max(max / QUANT_LEVELS),
+        )
+    }
+
+    /// The (class, weight level) pairs of the row at `at`, sorted by class.
+    fn row_levels(&self, at: RowAt) -> Vec<(u16, i16)> {
+        if at & DENSE_ROW != 0 {
+            let start = (at & !DENSE_ROW) as usize * self.nclasses;
+            (0u16..)
+                .zip(&self.dense[start..start + self.nclasses])
+                .filter(|&(_, &w)| w != 0)
+                .map(|(c, &w)| (c, w))
+                .collect()
+        } else {
+            self.sparse_row(at).to_vec()
+        }
+    }
+
+    fn sparse_row(&self, at: RowAt) -> &[(u16, i16)] {
+        let at = at as usize;
+        let len = usize::from(self.entries[at].0);
+        &self.entries[at + 1..at + 1 + len]
+    }
+
+    /// Rows sorted by feature key, as (class, weight level) pairs sorted by class.
+    pub fn levels(&self) -> impl Iterator<Item = (u32, Vec<(u16, i16)>)> + '_ {
+        let mut keys: Vec<(u32, RowAt)> = self.index.iter().collect();
+        keys.sort_by_key(|k| k.0);
+        keys.into_iter().map(|(k, at)| (k, self.row_levels(at)))
+    }
+
+    /// Rows sorted by feature key, as (class, weight) pairs sorted by class.
+    pub fn rows(&self) -> impl Iterator<Item = (u32, Vec<(u16, f32)>)> + '_ {
+        self.levels().map(|(k, row)| {
+            let row = row
+                .into_iter()
+                .map(|(c, w)| (c, f32::from(w) * self.scale))
+                .collect();
+            (k, row)
         })
     }
 
     pub fn nfeatures(&self) -> usize {
-        self.index.len()
+        self.index.len
     }
 
+    /// Number of non-zero weights.
     pub fn nweights(&self) -> usize {
-        self.entries.len()
+        let dense = self.dense.iter().filter(|&&w| w != 0).count();
+        dense + self.entries.len() - (self.index.len - self.dense.len() / self.nclasses.max(1))
     }
 
-    /// Class scores for a feature set, written into `out` (length `nclasses`).
+    /// Class scores for a feature set, written into `out`: `scale` times the exact integer sum
+    /// of the features' weight levels for each class (classes past `nclasses` get 0).
+    ///
+    /// The rows of a batch of features are found first and their weights added after, and
+    /// before each step the memory it needs is touched by loads no branch waits on: each lookup
+    /// is a likely cache miss, and this way the processor overlaps them.
     pub fn scores(&self, feats: &[u32], out: &mut [f32]) {
-        out.iter_mut().for_each(|s| *s = 0.0);
         let n = self.nclasses.min(out.len());
-        for f in feats {
-            if let Some(r) = self.index.get(f) {
-                if r.dense != NO_DENSE && n == self.nclasses {
-                    let row = &self.dense[r.dense as usize..r.dense as usize + n];
-                    for (s, &w) in out[..n].iter_mut().zip(row) {
-                        *s += w;
-                    }
-                    continue;
+        let mut on_stack = [0i32; STACK_CLASSES];
+        let mut on_heap = Vec::new();
+        let sums: &mut [i32] = if self.nclasses <= STACK_CLASSES {
+            &mut on_stack[..self.nclasses]
+        } else {
+            on_heap.resize(self.nclasses, 0);
+            &mut on_heap
+        };
+        let mut found_rows = [FREE; LOOKUP_BATCH];
+        for batch in feats.chunks(LOOKUP_BATCH) {
+            let mut touched = 0u32;
+            for &f in batch {
+                touched ^= self.index.slots[self.index.home(f)].at;
+            }
+            std::hint::black_box(touched);
+            let mut found = 0;
+            for &f in batch {
+                if let Some(at) = self.index.get(f) {
+                    found_rows[found] = at;
+                    found += 1;
                 }
-                for &(class, w) in &self.entries[r.start as usize..(r.start + r.len) as usize] {
-                    if let Some(s) = out.get_mut(usize::from(class)) {
-                        *s += w;
+            }
+            let rows = &found_rows[..found];
+            let mut touched = 0i16;
+            for &at in rows {
+                if at & DENSE_ROW != 0 {
+                    let start = (at & !DENSE_ROW) as usize * self.nclasses;
+                    for i in (start..start + self.nclasses).step_by(32) {
+                        touched ^= self.dense[i];
+                    }
+                } else {
+                    touched ^= self.entries[at as usize].1;
+                }
+            }
+            std::hint::black_box(touched);
+            for &at in rows {
+                if at & DENSE_ROW != 0 {
+                    let start = (at & !DENSE_ROW) as usize * self.nclasses;
+                    let row = &self.dense[start..start + self.nclasses];
+                    for (s, &w) in sums.iter_mut().zip(row) {
+                        *s += i32::from(w);
+                    }
+                } else {
+                    for &(class, w) in self.sparse_row(at) {
+                        if let Some(s) = sums.get_mut(usize::from(class)) {
+                            *s += i32::from(w);
+                        }
                     }
                 }
             }
         }
+        for (o, &s) in out[..n].iter_mut().zip(sums.iter()) {
+            *o = s as f32 * self.scale;
+        }
+        out[n..].iter_mut().for_each(|o| *o = 0.0);
     }
 }
 
@@ -385,7 +560,7 @@ mod tests {
     }
 
     #[test]
-    fn dense_rows_score_bit_for_bit_like_sparse_pairs() {
+    fn scores_are_the_exact_sums_of_the_quantized_weights() {
         // 20 classes; rows from 1 to 20 classes, so some are stored dense and some are not.
         let mut rng = XorShift::new(7);
         let rows: Vec<(u32, Vec<(u16, f32)>)> = (0..200u32)
@@ -397,29 +572,55 @@ mod tests {
                     .iter()
                     .map(|&c| (c, (rng.next_f64() as f32 - 0.5) * 3.0))
                     .collect();
-                (key, row)
+                (key * 7919, row)
             })
             .collect();
         let model = Model::from_rows(20, rows.clone());
-        assert!(!model.dense.is_empty(), "some rows are dense");
+        assert!(!model.dense.is_empty() && !model.entries.is_empty());
+        assert_eq!(model.nfeatures(), 200);
+        assert_eq!(
+            model.nweights(),
+            rows.iter().map(|r| r.1.len()).sum::<usize>()
+        );
+        let levels: HashMap<u32, Vec<(u16, i16)>> = model.levels().collect();
         let by_key: HashMap<u32, Vec<(u16, f32)>> = rows.into_iter().collect();
         for trial in 0..50u64 {
-            let feats: Vec<u32> = (0..40)
-                .map(|i| ((i * 37 + trial * 11) % 230) as u32)
+            // Keys in and out of the model, some repeated.
+            let feats: Vec<u32> = (0..70)
+                .map(|i| (((i * 37 + trial * 11) % 230) * 7919) as u32)
                 .collect();
-            let mut expected = vec![0.0f32; 20];
+            let mut exact = [0i64; 20];
+            let mut real = [0.0f64; 20];
             for f in &feats {
-                let mut row = by_key.get(f).cloned().unwrap_or_default();
-                row.sort_by_key(|e| e.0);
-                for (c, w) in row {
-                    expected[usize::from(c)] += w;
+                for &(c, w) in levels.get(f).map_or(&[][..], Vec::as_slice) {
+                    exact[usize::from(c)] += i64::from(w);
+                }
+                for &(c, w) in by_key.get(f).map_or(&[][..], Vec::as_slice) {
+                    real[usize::from(c)] += f64::from(w);
                 }
             }
-            let mut got = vec![0.0f32; 20];
+            let mut got = vec![0.0f32; 22];
             model.scores(&feats, &mut got);
-            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&got), bits(&expected));
+            for c in 0..20 {
+                assert_eq!(got[c], exact[c] as f32 * model.scale, "class {c}");
+                // Each weight is within half a level of the real one.
+                assert!((f64::from(got[c]) - real[c]).abs() <= 70.0 * f64::from(model.scale));
+            }
+            assert_eq!(&got[20..], &[0.0, 0.0], "classes past nclasses score 0");
         }
+    }
+
+    #[test]
+    fn requantizing_keeps_weights_at_the_coarser_levels() {
+        let rows = vec![
+            (1u32, vec![(0u16, 1.0f32), (1, -0.5), (2, 0.0001)]),
+            (2, vec![(1, 0.25)]),
+        ];
+        let model = Model::from_rows(3, rows).quantized(1.0 / 8.0);
+        assert_eq!(model.scale, 1.0 / 8.0);
+        let levels: Vec<(u32, Vec<(u16, i16)>)> = model.levels().collect();
+        // 0.0001 is below 1/8 of the largest weight: dropped.
+        assert_eq!(levels, vec![(1, vec![(0, 8), (1, -4)]), (2, vec![(1, 2)])]);
     }
 
     #[test]
