@@ -376,11 +376,7 @@ impl Model {
     /// A model of real-valued weights, quantized to the finest levels (the largest weight at
     /// ±32767 levels); weights that round to 0 are dropped.
     pub fn from_rows(nclasses: usize, rows: Vec<(u32, Vec<(u16, f32)>)>) -> Model {
-        let max = rows
-            .iter()
-            .flat_map(|(_, row)| row.iter().map(|e| e.1.abs()))
-            .fold(0.0f32, f32::max);
-        Model::quantize(nclasses, rows, max / QUANT_LEVELS)
+        Model::from_rows_quantized(nclasses, rows, 0.0)
     }
 
     fn quantize(nclasses: usize, rows: Vec<(u32, Vec<(u16, f32)>)>, scale: f32) -> Model {
