@@ -292,3 +292,80 @@ fn summeval_graph_tesla_surface_values_finite_and_in_range() {
         }
     }
 }
+
+/// The class builds one edge index per topic (n-grams packed as integers for rank ≤ 3, interned
+/// above) and counts summary edges per index row; its rows must equal the pairwise operators
+/// for other ranks and windows too, with several references, several input documents (merged)
+/// and summaries that repeat edges or use n-grams the topic never does.
+#[test]
+fn class_rows_equal_the_pairwise_operators_for_any_rank_and_window() {
+    let mut topic = Topic::new("t");
+    topic
+        .documents
+        .push(Document::new("d1", "the cat sat on the mat. the cat sat."));
+    topic
+        .documents
+        .push(Document::new("d2", "a dog barked at the cat on the mat"));
+    for (k, r) in [
+        "the cat sat on the mat",
+        "a cat sat down",
+        "dogs bark; cats sit",
+        "ééé é",
+    ]
+    .iter()
+    .enumerate()
+    {
+        topic.references.push(Reference::new(format!("r{k}"), *r));
+    }
+    let summaries = [
+        "the cat sat on the mat",
+        "cat cat cat cat",
+        "qqqq xyz ééé",
+        "ab",
+        "",
+    ];
+    for (k, s) in summaries.iter().enumerate() {
+        topic.summaries.push(Summary::new(format!("s{k}"), *s));
+    }
+    for (rank, window) in [(3, 3), (1, 2), (2, 1), (4, 3), (5, 4)] {
+        let class = Graph::new(GraphOptions { rank, window });
+        let rows = class.extract(&TopicContext::new(&topic));
+        let mut vocab = NGramVocabulary::new();
+        let mut g = |t: &str| build_with_vocabulary(t, rank, window, &mut vocab);
+        let refs: Vec<NGramGraph> = topic.references.iter().map(|r| g(&r.text)).collect();
+        let docs: Vec<NGramGraph> = topic.documents.iter().map(|d| g(&d.text)).collect();
+        let (merged_refs, merged_docs) = (merge(&refs), merge(&docs));
+        for (summary, row) in summaries.iter().zip(&rows) {
+            let s = g(summary);
+            let n = refs.len() as f64;
+            let autosummeng = refs.iter().map(|r| value_similarity(&s, r)).sum::<f64>() / n;
+            let autosummeng_nvs = refs
+                .iter()
+                .map(|r| normalized_value_similarity(&s, r))
+                .sum::<f64>()
+                / n;
+            let memog = value_similarity(&s, &merged_refs);
+            let expected = [
+                autosummeng,
+                memog,
+                npower(autosummeng, memog),
+                autosummeng_nvs,
+                normalized_value_similarity(&s, &merged_refs),
+                value_similarity(&s, &merged_docs),
+                normalized_value_similarity(&s, &merged_docs),
+            ];
+            let row = row.as_ref().unwrap();
+            for (k, (&got, want)) in row.iter().zip(expected).enumerate() {
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "rank {rank} window {window} summary {summary:?} feature {k}: {got} vs {want}"
+                );
+            }
+        }
+        // The first summary equals a reference: its values are far from 0.
+        assert!(
+            rows[0].as_ref().unwrap()[0] > 0.2,
+            "rank {rank} window {window}"
+        );
+    }
+}

@@ -36,7 +36,10 @@
 //! [`TopicContext::shared`]. The class puts all of a topic's comparison graphs into one edge
 //! index (edge → weight in each graph), so each summary edge is looked up once for all
 //! references, the merged references and the input; the sums are the same as
-//! [`value_similarity`]'s.
+//! [`value_similarity`]'s. That index is filled in one pass over the topic's texts, keyed by the
+//! n-grams themselves (for rank ≤ 3 their characters packed in an integer, so no string is
+//! hashed), and the merged graphs' means are taken from its per-graph counts. A summary's
+//! edge occurrences are looked up there one by one and counted per row.
 
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
@@ -273,105 +276,248 @@ pub fn npower(autosummeng: f64, memog: f64) -> f64 {
     (NPOWER_AUTOSUMMENG * autosummeng + NPOWER_MEMOG * memog + NPOWER_INTERCEPT) / 10.0
 }
 
+/// Vertex keys of a text's n-grams, one per character position: the n-gram's characters packed
+/// 21 bits each (a Unicode scalar value fits) when `rank` ≤ 3, so the key is the n-gram itself
+/// and no string is hashed; else an id from `intern`. Empty when the text is shorter than
+/// `rank` or `rank` is 0.
+fn vertex_keys<'t>(text: &'t str, rank: usize, mut intern: impl FnMut(&'t str) -> u64) -> Vec<u64> {
+    if rank == 0 {
+        return Vec::new();
+    }
+    if rank <= PACKED_MAX_RANK {
+        let mask = (1u64 << (CHAR_BITS * rank)) - 1;
+        let mut key = 0u64;
+        let mut keys = Vec::with_capacity(text.len());
+        for (k, c) in text.chars().enumerate() {
+            key = ((key << CHAR_BITS) | u64::from(u32::from(c))) & mask;
+            if k + 1 >= rank {
+                keys.push(key);
+            }
+        }
+        return keys;
+    }
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let chars = bounds.len() - 1;
+    if chars < rank {
+        return Vec::new();
+    }
+    (0..=chars - rank)
+        .map(|k| intern(&text[bounds[k]..bounds[k + rank]]))
+        .collect()
+}
+
+/// Bits per packed character (Unicode scalar values are below 2^21).
+const CHAR_BITS: usize = 21;
+/// The largest rank whose n-grams pack into a `u64`.
+const PACKED_MAX_RANK: usize = 3;
+
+/// Calls `edge` with the key of every neighbouring pair of n-gram occurrences (start positions
+/// 1..=`window` apart): the two vertex keys, smaller first, packed in a `u128`.
+fn for_each_edge(vertices: &[u64], window: usize, mut edge: impl FnMut(u128)) {
+    for (i, &a) in vertices.iter().enumerate() {
+        for &b in vertices.iter().skip(i + 1).take(window) {
+            let (low, high) = if a <= b { (a, b) } else { (b, a) };
+            edge((u128::from(low) << 64) | u128::from(high));
+        }
+    }
+}
+
 /// Per-topic graphs, built once and shared between calls. Every comparison graph (each
 /// reference, the merged references, the merged input) is a column of one edge index, so a
-/// summary edge is looked up once for all of them instead of once per graph.
+/// summary edge is looked up once for all of them instead of once per graph. The index keeps
+/// occurrence counts; the merged columns' weights are the edge-wise means that [`merge`]
+/// computes (sum over graphs / number of graphs, which [`merge`]'s running update reaches up to
+/// rounding).
 struct TopicGraphs {
     rank: usize,
     window: usize,
+    /// N-gram ids when `rank` is too large to pack (see [`vertex_keys`]).
     vocabulary: NGramVocabulary,
-    /// Edge key → row of `weights`.
-    rows: HashMap<u64, u32, FastState>,
-    /// Row-major edge weights, `columns` per row (0 = edge absent from that graph).
-    weights: Vec<f64>,
+    /// Edge key → row of `counts`.
+    rows: HashMap<u128, u32, FastState>,
+    /// Row-major occurrence counts, `columns` per row: one column per reference, then the sum
+    /// over the references, then the sum over the input documents (0 = edge absent).
+    counts: Vec<u32>,
     /// |G| of each column's graph.
     sizes: Vec<usize>,
     columns: usize,
     n_references: usize,
-    has_input: bool,
+    n_documents: usize,
+}
+
+/// The most edges [`TopicGraphs::build`] reserves room for before it has seen them.
+const MAX_RESERVED_EDGES: usize = 1 << 18;
+
+/// min(1, c)/max(1, c) = 1/c for small counts c: the ratio of an edge the summary has once.
+static UNIT_RATIOS: std::sync::LazyLock<[f64; 256]> = std::sync::LazyLock::new(|| {
+    let mut ratios = [0.0; 256];
+    for (c, r) in ratios.iter_mut().enumerate().skip(1) {
+        *r = 1.0 / c as f64;
+    }
+    ratios
+});
+
+/// The value ratio min(w1, w2)/max(w1, w2) of an edge in both graphs.
+fn value_ratio(w1: f64, w2: f64) -> f64 {
+    w1.min(w2) / w1.max(w2)
 }
 
 impl TopicGraphs {
     fn build(topic: &Topic, rank: usize, window: usize) -> TopicGraphs {
-        let mut vocabulary = NGramVocabulary::new();
-        let references: Vec<NGramGraph> = topic
+        let n_references = topic.references.len();
+        let n_documents = topic.documents.len();
+        let columns = n_references + 2;
+        let (reference_sum_column, input_column) = (n_references, n_references + 1);
+        let texts: Vec<(usize, &str)> = topic
             .references
             .iter()
-            .map(|r| build_with_vocabulary(&r.text, rank, window, &mut vocabulary))
+            .enumerate()
+            .map(|(column, r)| (column, r.text.as_str()))
+            .chain(
+                topic
+                    .documents
+                    .iter()
+                    .map(|d| (input_column, d.text.as_str())),
+            )
             .collect();
-        let documents: Vec<NGramGraph> = topic
-            .documents
-            .iter()
-            .map(|d| build_with_vocabulary(&d.text, rank, window, &mut vocabulary))
-            .collect();
-        // Columns: each reference, the merged references, the merged input documents.
-        let mut graphs: Vec<NGramGraph> = Vec::with_capacity(references.len() + 2);
-        let merged_references = merge(&references);
-        graphs.extend(references);
-        graphs.push(merged_references);
-        graphs.push(merge(&documents));
-        let columns = graphs.len();
-        let mut rows: HashMap<u64, u32, FastState> = HashMap::default();
-        let mut weights: Vec<f64> = Vec::new();
-        for (column, graph) in graphs.iter().enumerate() {
-            for (&key, &w) in &graph.edges {
+        // Sized once from the number of edge occurrences (an upper bound on distinct edges; about
+        // two in three are distinct in news text), so the index is not rebuilt as it grows.
+        // Capped, so a huge document does not reserve memory it may not need.
+        let occurrences: usize = texts.iter().map(|(_, t)| t.len() * window).sum();
+        let expected_edges = (occurrences * 2 / 3).min(MAX_RESERVED_EDGES);
+        let mut rows: HashMap<u128, u32, FastState> =
+            HashMap::with_capacity_and_hasher(expected_edges, FastState::default());
+        let mut counts: Vec<u32> = Vec::with_capacity(expected_edges * columns);
+        let mut vocabulary = NGramVocabulary::new();
+        for (column, text) in texts {
+            let vertices = vertex_keys(text, rank, |ngram| u64::from(vocabulary.intern(ngram)));
+            if window == 0 {
+                continue;
+            }
+            let sum_column = if column == input_column {
+                input_column
+            } else {
+                reference_sum_column
+            };
+            for_each_edge(&vertices, window, |key| {
                 let next = rows.len() as u32;
                 let row = *rows.entry(key).or_insert(next) as usize;
-                if row * columns >= weights.len() {
-                    weights.resize((row + 1) * columns, 0.0);
+                if row == next as usize {
+                    counts.resize(counts.len() + columns, 0);
                 }
-                weights[row * columns + column] = w;
-            }
+                let start = row * columns;
+                if column != input_column {
+                    counts[start + column] += 1;
+                }
+                counts[start + sum_column] += 1;
+            });
         }
+        let sizes = (0..columns)
+            .map(|c| {
+                counts
+                    .chunks_exact(columns)
+                    .filter(|row| row[c] > 0)
+                    .count()
+            })
+            .collect();
         TopicGraphs {
             rank,
             window,
             vocabulary,
             rows,
-            weights,
-            sizes: graphs.iter().map(NGramGraph::len).collect(),
+            counts,
+            sizes,
             columns,
-            n_references: topic.references.len(),
-            has_input: !documents.is_empty(),
+            n_references,
+            n_documents,
         }
     }
 
-    /// The graph of a summary over the topic vocabulary; n-grams the topic never uses get
-    /// fresh ids above it (they cannot match, but still count towards |G|).
-    fn summary_graph(&self, text: &str) -> NGramGraph {
-        let base = self.vocabulary.len() as u32;
-        let mut unseen: HashMap<&str, u32, FastState> = HashMap::default();
-        build(text, self.rank, self.window, |ngram| {
-            self.vocabulary.get(ngram).unwrap_or_else(|| {
-                let next = base + unseen.len() as u32;
-                *unseen.entry(ngram).or_insert(next)
-            })
-        })
-    }
+    /// (VS, NVS) of the graph of summary `text` to every column graph; the same values as
+    /// [`value_similarity`] and [`normalized_value_similarity`]. Each edge occurrence is looked
+    /// up in the topic index once: matched edges are counted per index row, edges the topic
+    /// lacks are kept aside only to count them towards |G|. N-grams the topic never uses get
+    /// fresh ids above its vocabulary (when ids are used at all).
+    fn similarities(&self, text: &str, scratch: &mut SummaryScratch) -> Vec<(f64, f64)> {
+        let base = self.vocabulary.len() as u64;
+        let mut unseen_ngrams: HashMap<&str, u64, FastState> = HashMap::default();
+        let vertices = vertex_keys(text, self.rank, |ngram| {
+            self.vocabulary
+                .get(ngram)
+                .map(u64::from)
+                .unwrap_or_else(|| {
+                    let next = base + unseen_ngrams.len() as u64;
+                    *unseen_ngrams.entry(ngram).or_insert(next)
+                })
+        });
+        let SummaryScratch {
+            counts,
+            touched,
+            unseen,
+        } = scratch;
+        counts.resize(self.rows.len(), 0);
+        if self.window > 0 {
+            for_each_edge(&vertices, self.window, |key| match self.rows.get(&key) {
+                Some(&row) => {
+                    let count = &mut counts[row as usize];
+                    if *count == 0 {
+                        touched.push(row);
+                    }
+                    *count += 1;
+                }
+                None => unseen.push(key),
+            });
+        }
+        unseen.sort_unstable();
+        unseen.dedup();
+        let summary_size = touched.len() + unseen.len();
+        unseen.clear();
 
-    /// (VS, NVS) of `summary` to every column graph; the same values as
-    /// [`value_similarity`] and [`normalized_value_similarity`].
-    fn similarities(&self, summary: &NGramGraph) -> Vec<(f64, f64)> {
-        let mut ratio_sums = vec![0.0; self.columns];
-        for (key, &ws) in &summary.edges {
-            let Some(&row) = self.rows.get(key) else {
-                continue;
-            };
-            let start = row as usize * self.columns;
-            for (sum, &w) in ratio_sums
-                .iter_mut()
-                .zip(&self.weights[start..start + self.columns])
-            {
-                if w > 0.0 {
-                    *sum += ws.min(w) / ws.max(w);
+        let (columns, n_references) = (self.columns, self.n_references);
+        let mut ratio_sums = vec![0.0; columns];
+        let unit_ratios = &*UNIT_RATIOS;
+        for &row in touched.iter() {
+            let row = row as usize;
+            let ws = std::mem::take(&mut counts[row]);
+            let start = row * columns;
+            let topic_counts = &self.counts[start..start + columns];
+            let (per_reference, sums) = topic_counts.split_at(n_references);
+            if ws == 1 {
+                // The common case: 1/c for a reference's count c, from the table.
+                for (sum, &c) in ratio_sums.iter_mut().zip(per_reference) {
+                    *sum += match unit_ratios.get(c as usize) {
+                        Some(&r) => r,
+                        None => 1.0 / f64::from(c),
+                    };
+                }
+            } else {
+                let ws = f64::from(ws);
+                for (sum, &c) in ratio_sums.iter_mut().zip(per_reference) {
+                    if c > 0 {
+                        *sum += value_ratio(ws, f64::from(c));
+                    }
                 }
             }
+            let ws = f64::from(ws);
+            if sums[0] > 0 {
+                let merged = f64::from(sums[0]) / n_references as f64;
+                ratio_sums[n_references] += value_ratio(ws, merged);
+            }
+            if sums[1] > 0 {
+                let input = f64::from(sums[1]) / self.n_documents as f64;
+                ratio_sums[n_references + 1] += value_ratio(ws, input);
+            }
         }
+        touched.clear();
         ratio_sums
             .iter()
             .zip(&self.sizes)
             .map(|(&sum, &size)| {
-                let (small, large) = (summary.len().min(size), summary.len().max(size));
+                let (small, large) = (summary_size.min(size), summary_size.max(size));
                 if small == 0 {
                     (0.0, 0.0)
                 } else {
@@ -380,6 +526,17 @@ impl TopicGraphs {
             })
             .collect()
     }
+}
+
+/// Buffers for [`TopicGraphs::similarities`], reused across a topic's summaries.
+#[derive(Default)]
+struct SummaryScratch {
+    /// Occurrences of each topic edge in the summary (all 0 between calls).
+    counts: Vec<u32>,
+    /// Rows with a non-zero count, in first-seen order.
+    touched: Vec<u32>,
+    /// Keys of the summary edges the topic lacks.
+    unseen: Vec<u128>,
 }
 
 const FEATURES: &[&str] = &[
@@ -402,9 +559,13 @@ impl Graph {
         Graph { opts }
     }
 
-    fn summary_row(&self, graphs: &TopicGraphs, text: &str) -> Vec<f64> {
-        let summary = graphs.summary_graph(text);
-        let sims = graphs.similarities(&summary);
+    fn summary_row(
+        &self,
+        graphs: &TopicGraphs,
+        text: &str,
+        scratch: &mut SummaryScratch,
+    ) -> Vec<f64> {
+        let sims = graphs.similarities(text, scratch);
         let n = graphs.n_references;
         let (autosummeng, memog, autosummeng_nvs, memog_nvs) = if n == 0 {
             (f64::NAN, f64::NAN, f64::NAN, f64::NAN)
@@ -413,7 +574,7 @@ impl Graph {
             let nvs_sum: f64 = sims[..n].iter().map(|p| p.1).sum();
             (vs_sum / n as f64, sims[n].0, nvs_sum / n as f64, sims[n].1)
         };
-        let (input_vs, input_nvs) = if graphs.has_input {
+        let (input_vs, input_nvs) = if graphs.n_documents > 0 {
             sims[n + 1]
         } else {
             (f64::NAN, f64::NAN)
@@ -464,10 +625,11 @@ impl FeatureClass for Graph {
         } else {
             std::sync::Arc::new(TopicGraphs::build(ctx.topic, rank, window))
         };
+        let mut scratch = SummaryScratch::default();
         ctx.topic
             .summaries
             .iter()
-            .map(|s| Some(self.summary_row(&graphs, &s.text)))
+            .map(|s| Some(self.summary_row(&graphs, &s.text, &mut scratch)))
             .collect()
     }
 }

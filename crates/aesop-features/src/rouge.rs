@@ -172,8 +172,8 @@ impl RougeScores {
 
 /// Process-wide token ids, so that texts prepared independently (by different classes or
 /// threads) share ids. The vocabulary only grows; it is bounded by the distinct tokens seen.
-static VOCABULARY: LazyLock<RwLock<HashMap<Box<str>, u32>>> =
-    LazyLock::new(|| RwLock::new(HashMap::new()));
+static VOCABULARY: LazyLock<RwLock<HashMap<Box<str>, u32, FxBuildHasher>>> =
+    LazyLock::new(|| RwLock::new(HashMap::default()));
 
 /// Ids of `tokens`, adding unseen tokens to the vocabulary.
 fn intern_all(tokens: &[String]) -> Vec<u32> {

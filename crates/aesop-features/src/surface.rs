@@ -27,7 +27,8 @@
 
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
-use std::collections::{HashMap, HashSet};
+// FxHash: these keys are our own token ids and words, and SipHash showed in profiles.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Lowercase words: maximal runs of alphanumeric characters; everything else separates.
 pub fn word_tokens(text: &str) -> Vec<String> {
@@ -106,7 +107,7 @@ impl ArticleIndex {
             document_starts.push(tokens.len());
             tokens.extend_from_slice(doc);
         }
-        let mut positions: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut positions: HashMap<u32, Vec<usize>> = HashMap::default();
         for (p, &t) in tokens.iter().enumerate() {
             if t != SEPARATOR {
                 positions.entry(t).or_default().push(p);
@@ -212,7 +213,7 @@ struct TopicInput {
 
 impl TopicInput {
     fn build(topic: &Topic) -> TopicInput {
-        let mut vocabulary: HashMap<String, u32> = HashMap::new();
+        let mut vocabulary: HashMap<String, u32> = HashMap::default();
         let documents: Vec<Vec<u32>> = topic
             .documents
             .iter()
@@ -226,7 +227,7 @@ impl TopicInput {
                     .collect()
             })
             .collect();
-        let mut ngrams = vec![HashSet::new(); MAX_NOVEL_N];
+        let mut ngrams = vec![HashSet::default(); MAX_NOVEL_N];
         for doc in &documents {
             for (n, set) in (1..=MAX_NOVEL_N).zip(ngrams.iter_mut()) {
                 set.extend(doc.windows(n).map(ngram_key));
@@ -245,7 +246,7 @@ impl TopicInput {
     /// input vocabulary (distinct words stay distinct for the repetition counts).
     fn summary_ids(&self, tokens: &[String]) -> Vec<u32> {
         let base = self.vocabulary.len() as u32;
-        let mut unseen: HashMap<&str, u32> = HashMap::new();
+        let mut unseen: HashMap<&str, u32> = HashMap::default();
         tokens
             .iter()
             .map(|t| {
@@ -277,7 +278,7 @@ pub fn repeated_share<T: std::hash::Hash + Eq>(tokens: &[T], n: usize) -> f64 {
     if n == 0 || tokens.len() < n {
         return 0.0;
     }
-    let mut counts: HashMap<&[T], usize> = HashMap::new();
+    let mut counts: HashMap<&[T], usize> = HashMap::default();
     for w in tokens.windows(n) {
         *counts.entry(w).or_insert(0) += 1;
     }

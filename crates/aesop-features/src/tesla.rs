@@ -76,7 +76,7 @@ impl Default for TeslaOptions {
 /// A set of function (closed-class) word forms, in the form our tokenizer produces.
 #[derive(Debug, Clone, Default)]
 pub struct FunctionWords {
-    words: HashSet<String>,
+    words: HashSet<String, FastState>,
 }
 
 impl FunctionWords {
@@ -92,7 +92,7 @@ impl FunctionWords {
         let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
         let word_col = header.iter().position(|h| *h == "word").unwrap_or(0);
         let share_col = header.iter().position(|h| *h == "closed_share");
-        let mut words = HashSet::new();
+        let mut words = HashSet::default();
         for line in lines {
             let fields: Vec<&str> = line.split('\t').collect();
             let Some(form) = fields.get(word_col) else {
@@ -348,23 +348,28 @@ pub fn stem_match(x: &StemView, y: &StemView, partial: f64) -> f64 {
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
                 let (xi_end, yj_end) = (stem_run_end(xe, i), stem_run_end(ye, j));
-                let (xs, ys) = (&xe[i..xi_end], &ye[j..yj_end]);
-                total += if let ([a], [b]) = (xs, ys) {
-                    // The common case: one form on each side, no LP needed.
-                    same_stem_similarity(a.1, b.1, partial) * a.2.min(b.2)
-                } else {
-                    let xw: Vec<f64> = xs.iter().map(|e| e.2).collect();
-                    let yw: Vec<f64> = ys.iter().map(|e| e.2).collect();
-                    max_similarity_transport(&xw, &yw, |p, q| {
-                        same_stem_similarity(xs[p].1, ys[q].1, partial)
-                    })
-                };
+                total += stem_run_match(&xe[i..xi_end], &ye[j..yj_end], partial);
                 i = xi_end;
                 j = yj_end;
             }
         }
     }
     total
+}
+
+/// The matched weight of the n-grams of one stem sequence: `xs` from the reference's view, `ys`
+/// from the candidate's.
+fn stem_run_match(xs: &[(u64, u64, f64)], ys: &[(u64, u64, f64)], partial: f64) -> f64 {
+    if let ([a], [b]) = (xs, ys) {
+        // The common case: one form on each side, no LP needed.
+        same_stem_similarity(a.1, b.1, partial) * a.2.min(b.2)
+    } else {
+        let xw: Vec<f64> = xs.iter().map(|e| e.2).collect();
+        let yw: Vec<f64> = ys.iter().map(|e| e.2).collect();
+        max_similarity_transport(&xw, &yw, |p, q| {
+            same_stem_similarity(xs[p].1, ys[q].1, partial)
+        })
+    }
 }
 
 /// Residual capacities below this are treated as exhausted.
@@ -547,30 +552,18 @@ impl Tesla {
         }
     }
 
-    /// [exact, stem, exact_unigram, exact_skip_bigram, stem_unigram, stem_skip_bigram] against
-    /// one reference.
-    fn scores(&self, reference: &Bags, candidate: &Bags) -> [f64; 6] {
+    /// [exact, stem, exact_unigram, exact_skip_bigram, stem_unigram, stem_skip_bigram] of
+    /// `candidate` against one reference, from the four matched weights
+    /// [`ReferenceIndex::matches`] gives for it.
+    fn scores(&self, matched: [f64; 4], reference: &Bags, candidate: &Bags) -> [f64; 6] {
         let alpha = self.opts.alpha;
         let f = |matched: f64, x: &Bag, y: &Bag| f_measure(matched, x.total(), y.total(), alpha);
         let (xu, yu) = (&reference.unigrams, &candidate.unigrams);
         let (xb, yb) = (&reference.skip_bigrams, &candidate.skip_bigrams);
-        let partial = self.opts.stem_similarity;
-        let exact_uni = f(exact_match(xu, yu), xu, yu);
-        let exact_bi = f(exact_match(xb, yb), xb, yb);
-        let stem_uni = f(
-            stem_match(&reference.unigram_stems, &candidate.unigram_stems, partial),
-            xu,
-            yu,
-        );
-        let stem_bi = f(
-            stem_match(
-                &reference.skip_bigram_stems,
-                &candidate.skip_bigram_stems,
-                partial,
-            ),
-            xb,
-            yb,
-        );
+        let exact_uni = f(matched[0], xu, yu);
+        let exact_bi = f(matched[1], xb, yb);
+        let stem_uni = f(matched[2], xu, yu);
+        let stem_bi = f(matched[3], xb, yb);
         [
             (exact_uni + exact_bi) / 2.0,
             (stem_uni + stem_bi) / 2.0,
@@ -579,6 +572,140 @@ impl Tesla {
             stem_uni,
             stem_bi,
         ]
+    }
+}
+
+/// Where each n-gram (or stem sequence) of a topic's references occurs: key → a run of
+/// (reference, weight) or (reference, stem-view run) entries, so a candidate is matched against
+/// all references in one walk over its own bag instead of one merge per reference. Candidate
+/// keys are visited in sorted order, so each reference's sum adds the same terms in the same
+/// order as [`exact_match`] and [`stem_match`].
+struct ReferenceIndex {
+    unigrams: KeyIndex,
+    skip_bigrams: KeyIndex,
+    unigram_stems: StemIndex,
+    skip_bigram_stems: StemIndex,
+}
+
+/// Key → range of `entries`: (reference, weight) for each reference holding the key.
+struct KeyIndex {
+    ranges: HashMap<u64, (u32, u32), FastState>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl KeyIndex {
+    fn new<'b>(bags: impl Iterator<Item = &'b Bag>) -> KeyIndex {
+        let mut all: Vec<(u64, u32, f64)> = bags
+            .enumerate()
+            .flat_map(|(r, bag)| bag.iter().map(move |(key, w)| (key, r as u32, w)))
+            .collect();
+        all.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut ranges: HashMap<u64, (u32, u32), FastState> = HashMap::default();
+        for (k, &(key, _, _)) in all.iter().enumerate() {
+            ranges.entry(key).or_insert((k as u32, k as u32)).1 = k as u32 + 1;
+        }
+        KeyIndex {
+            ranges,
+            entries: all.into_iter().map(|(_, r, w)| (r, w)).collect(),
+        }
+    }
+
+    /// Σ min(x^W, y^W) over the shared keys, per reference: [`exact_match`] of every reference
+    /// with `candidate`.
+    fn matches(&self, candidate: &Bag, totals: &mut [f64]) {
+        for (key, wy) in candidate.iter() {
+            if let Some(&(start, end)) = self.ranges.get(&key) {
+                for &(r, wx) in &self.entries[start as usize..end as usize] {
+                    totals[r as usize] += wx.min(wy);
+                }
+            }
+        }
+    }
+}
+
+/// Stem key → range of `runs`: (reference, start, end) of the entries with that stem key in
+/// the reference's [`StemView`].
+struct StemIndex {
+    ranges: HashMap<u64, (u32, u32), FastState>,
+    runs: Vec<(u32, u32, u32)>,
+}
+
+impl StemIndex {
+    fn new<'v>(views: impl Iterator<Item = &'v StemView>) -> StemIndex {
+        let mut all: Vec<(u64, u32, u32, u32)> = Vec::new();
+        for (r, view) in views.enumerate() {
+            let mut start = 0;
+            while start < view.entries.len() {
+                let end = stem_run_end(&view.entries, start);
+                all.push((view.entries[start].0, r as u32, start as u32, end as u32));
+                start = end;
+            }
+        }
+        all.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut ranges: HashMap<u64, (u32, u32), FastState> = HashMap::default();
+        for (k, &(stem, ..)) in all.iter().enumerate() {
+            ranges.entry(stem).or_insert((k as u32, k as u32)).1 = k as u32 + 1;
+        }
+        StemIndex {
+            ranges,
+            runs: all.into_iter().map(|(_, r, s, e)| (r, s, e)).collect(),
+        }
+    }
+
+    /// [`stem_match`] of every reference view in `views` with `candidate`, per reference.
+    fn matches(&self, views: &[&StemView], candidate: &StemView, partial: f64, totals: &mut [f64]) {
+        let ye = &candidate.entries;
+        let mut j = 0;
+        while j < ye.len() {
+            let yj_end = stem_run_end(ye, j);
+            if let Some(&(start, end)) = self.ranges.get(&ye[j].0) {
+                let ys = &ye[j..yj_end];
+                for &(r, xs_start, xs_end) in &self.runs[start as usize..end as usize] {
+                    let xs = &views[r as usize].entries[xs_start as usize..xs_end as usize];
+                    totals[r as usize] += stem_run_match(xs, ys, partial);
+                }
+            }
+            j = yj_end;
+        }
+    }
+}
+
+impl ReferenceIndex {
+    fn new(references: &[Bags]) -> ReferenceIndex {
+        ReferenceIndex {
+            unigrams: KeyIndex::new(references.iter().map(|b| &b.unigrams)),
+            skip_bigrams: KeyIndex::new(references.iter().map(|b| &b.skip_bigrams)),
+            unigram_stems: StemIndex::new(references.iter().map(|b| &b.unigram_stems)),
+            skip_bigram_stems: StemIndex::new(references.iter().map(|b| &b.skip_bigram_stems)),
+        }
+    }
+
+    /// Per reference: [exact unigram, exact skip-bigram, stem unigram, stem skip-bigram]
+    /// matched weight of `candidate`.
+    fn matches(&self, references: &[Bags], candidate: &Bags, partial: f64) -> Vec<[f64; 4]> {
+        let n = references.len();
+        let mut totals = vec![0.0; 4 * n];
+        let (exact_uni, rest) = totals.split_at_mut(n);
+        let (exact_bi, rest) = rest.split_at_mut(n);
+        let (stem_uni, stem_bi) = rest.split_at_mut(n);
+        self.unigrams.matches(&candidate.unigrams, exact_uni);
+        self.skip_bigrams.matches(&candidate.skip_bigrams, exact_bi);
+        let views: Vec<&StemView> = references.iter().map(|b| &b.unigram_stems).collect();
+        self.unigram_stems
+            .matches(&views, &candidate.unigram_stems, partial, stem_uni);
+        let views: Vec<&StemView> = references.iter().map(|b| &b.skip_bigram_stems).collect();
+        self.skip_bigram_stems
+            .matches(&views, &candidate.skip_bigram_stems, partial, stem_bi);
+        (0..n)
+            .map(|r| {
+                [
+                    totals[r],
+                    totals[n + r],
+                    totals[2 * n + r],
+                    totals[3 * n + r],
+                ]
+            })
+            .collect()
     }
 }
 
@@ -612,14 +739,16 @@ impl FeatureClass for Tesla {
             .iter()
             .map(|r| self.bags(&r.text, &mut lexicon))
             .collect();
+        let index = ReferenceIndex::new(&references);
         topic
             .summaries
             .iter()
             .map(|summary| {
                 let candidate = self.bags(&summary.text, &mut lexicon);
+                let matched = index.matches(&references, &candidate, self.opts.stem_similarity);
                 let mut best = [f64::NEG_INFINITY; 6];
-                for reference in &references {
-                    let scores = self.scores(reference, &candidate);
+                for (reference, matched) in references.iter().zip(matched) {
+                    let scores = self.scores(matched, reference, &candidate);
                     for (b, s) in best.iter_mut().zip(scores) {
                         *b = b.max(s);
                     }

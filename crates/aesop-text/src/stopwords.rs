@@ -1,13 +1,13 @@
 //! Stop lists.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::sync::LazyLock;
 
 /// ROUGE-1.5.5's `smart_common_words.txt` (the SMART list plus news tokens); SIMetrix ships the
 /// identical file.
 const SMART_COMMON_WORDS: &str = include_str!("../../../features/smart_common_words.txt");
 
-static SMART: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+static SMART: LazyLock<FxHashSet<&'static str>> = LazyLock::new(|| {
     SMART_COMMON_WORDS
         .lines()
         .map(str::trim_end)
