@@ -182,6 +182,13 @@ impl Lexicon {
         tokens.iter().map(|t| self.intern(t)).collect()
     }
     /// The word with id `id`.
+    /// The number of words interned so far (ids are `0..len()`).
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
     pub fn word(&self, id: u32) -> Option<&str> {
         self.words.get(id as usize).map(String::as_str)
     }
@@ -523,25 +530,22 @@ impl Tesla {
         }
     }
 
-    fn bags(&self, text: &str, lexicon: &mut Lexicon) -> Bags {
+    /// The bags of `text`. `word_weights` holds the weight of every word id of `lexicon`
+    /// (function words weigh less) and grows with it, so a word is looked up in the
+    /// function-word list once per topic.
+    fn bags(&self, text: &str, lexicon: &mut Lexicon, word_weights: &mut Vec<f64>) -> Bags {
         let ids = lexicon.ids(&word_tokens(text));
-        let weights: HashMap<u32, f64, FastState> = ids
-            .iter()
-            .map(|&id| {
-                let function = lexicon
-                    .word(id)
-                    .is_some_and(|w| self.function_words.contains(w));
-                (
-                    id,
-                    if function {
-                        self.opts.function_word_weight
-                    } else {
-                        1.0
-                    },
-                )
-            })
-            .collect();
-        let weight = |id: u32| weights.get(&id).copied().unwrap_or(1.0);
+        for id in word_weights.len()..lexicon.len() {
+            let function = lexicon
+                .word(id as u32)
+                .is_some_and(|w| self.function_words.contains(w));
+            word_weights.push(if function {
+                self.opts.function_word_weight
+            } else {
+                1.0
+            });
+        }
+        let weight = |id: u32| word_weights[id as usize];
         let unigrams = unigram_bag(&ids, weight);
         let skip_bigrams = skip_bigram_bag(&ids, self.opts.max_skip, weight);
         Bags {
@@ -734,17 +738,18 @@ impl FeatureClass for Tesla {
         // Reference bags are built once per topic; no other class uses them, so they live
         // here rather than in the topic cache, and the lexicon grows with each summary.
         let mut lexicon = Lexicon::new(self.stemmer);
+        let mut word_weights = Vec::new();
         let references: Vec<Bags> = topic
             .references
             .iter()
-            .map(|r| self.bags(&r.text, &mut lexicon))
+            .map(|r| self.bags(&r.text, &mut lexicon, &mut word_weights))
             .collect();
         let index = ReferenceIndex::new(&references);
         topic
             .summaries
             .iter()
             .map(|summary| {
-                let candidate = self.bags(&summary.text, &mut lexicon);
+                let candidate = self.bags(&summary.text, &mut lexicon, &mut word_weights);
                 let matched = index.matches(&references, &candidate, self.opts.stem_similarity);
                 let mut best = [f64::NEG_INFINITY; 6];
                 for (reference, matched) in references.iter().zip(matched) {
