@@ -160,20 +160,12 @@ pub fn build<'t>(
     mut intern: impl FnMut(&'t str) -> u32,
 ) -> NGramGraph {
     let mut graph = NGramGraph::new();
-    if rank == 0 || window == 0 {
+    if window == 0 {
         return graph;
     }
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(text.len()))
-        .collect();
-    let chars = bounds.len() - 1;
-    if chars < rank {
-        return graph;
-    }
-    let ids: Vec<u32> = (0..=chars - rank)
-        .map(|k| intern(&text[bounds[k]..bounds[k + rank]]))
+    let ids: Vec<u32> = char_ngrams(text, rank)
+        .into_iter()
+        .map(&mut intern)
         .collect();
     graph.edges.reserve(ids.len() * window);
     for (i, &a) in ids.iter().enumerate() {
@@ -280,7 +272,7 @@ pub fn npower(autosummeng: f64, memog: f64) -> f64 {
 /// 21 bits each (a Unicode scalar value fits) when `rank` ≤ 3, so the key is the n-gram itself
 /// and no string is hashed; else an id from `intern`. Empty when the text is shorter than
 /// `rank` or `rank` is 0.
-fn vertex_keys<'t>(text: &'t str, rank: usize, mut intern: impl FnMut(&'t str) -> u64) -> Vec<u64> {
+fn vertex_keys<'t>(text: &'t str, rank: usize, intern: impl FnMut(&'t str) -> u64) -> Vec<u64> {
     if rank == 0 {
         return Vec::new();
     }
@@ -296,6 +288,15 @@ fn vertex_keys<'t>(text: &'t str, rank: usize, mut intern: impl FnMut(&'t str) -
         }
         return keys;
     }
+    char_ngrams(text, rank).into_iter().map(intern).collect()
+}
+
+/// The n-grams of `rank` characters (Unicode scalar values) of `text`, one per start position;
+/// none when the text is shorter than `rank` or `rank` is 0.
+fn char_ngrams(text: &str, rank: usize) -> Vec<&str> {
+    if rank == 0 {
+        return Vec::new();
+    }
     let bounds: Vec<usize> = text
         .char_indices()
         .map(|(i, _)| i)
@@ -306,7 +307,7 @@ fn vertex_keys<'t>(text: &'t str, rank: usize, mut intern: impl FnMut(&'t str) -
         return Vec::new();
     }
     (0..=chars - rank)
-        .map(|k| intern(&text[bounds[k]..bounds[k + rank]]))
+        .map(|k| &text[bounds[k]..bounds[k + rank]])
         .collect()
 }
 
