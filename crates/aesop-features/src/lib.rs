@@ -21,6 +21,7 @@ pub mod lm;
 pub mod neural;
 pub mod npsyntax;
 pub mod redundancy;
+mod reference_runs;
 pub mod registry;
 pub mod rouge;
 pub mod run;

@@ -23,6 +23,7 @@
 //! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
 //!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
 
+use super::reference_runs::ReferenceRuns;
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
 use aesop_text::profile::{for_each_rouge155_token, Rouge155Options};
@@ -633,12 +634,7 @@ pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores 
 /// For every unit of one measure, the references that contain it and how often: one hash
 /// lookup per distinct peer unit serves all references at once.
 #[derive(Debug, Clone, Default)]
-struct GramIndex {
-    /// Unit key → range of `entries`.
-    ranges: HashMap<u64, (u32, u32), FxBuildHasher>,
-    /// (reference index, count) runs.
-    entries: Vec<(u32, u32)>,
-}
+struct GramIndex(ReferenceRuns<u32>);
 
 impl GramIndex {
     fn new<'a>(grams: impl Iterator<Item = &'a Grams>) -> GramIndex {
@@ -647,31 +643,14 @@ impl GramIndex {
             let r = u32::try_from(r).unwrap_or(u32::MAX);
             triples.extend(g.counts.iter().map(|(&key, &n)| (key, r, n)));
         }
-        triples.sort_unstable();
-        let mut index = GramIndex::default();
-        index.entries.reserve(triples.len());
-        let mut start = 0;
-        while start < triples.len() {
-            let key = triples[start].0;
-            let mut end = start;
-            while end < triples.len() && triples[end].0 == key {
-                index.entries.push((triples[end].1, triples[end].2));
-                end += 1;
-            }
-            let range = (start as u32, end as u32);
-            index.ranges.insert(key, range);
-            start = end;
-        }
-        index
+        GramIndex(ReferenceRuns::new(triples))
     }
 
     /// Add to `hits[r]` the clipped hits of `peer` against every reference r.
     fn add_hits(&self, peer: &Grams, hits: &mut [u32]) {
-        for (key, &n) in &peer.counts {
-            if let Some(&(start, end)) = self.ranges.get(key) {
-                for &(r, count) in &self.entries[start as usize..end as usize] {
-                    hits[r as usize] += n.min(count);
-                }
+        for (&key, &n) in &peer.counts {
+            for &(r, count) in self.0.get(key) {
+                hits[r as usize] += n.min(count);
             }
         }
     }

@@ -39,6 +39,7 @@
 //! references.
 
 use super::graph::FastState;
+use super::reference_runs::ReferenceRuns;
 use super::surface::word_tokens;
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use std::collections::{HashMap, HashSet};
@@ -181,7 +182,6 @@ impl Lexicon {
     pub fn ids(&mut self, tokens: &[String]) -> Vec<u32> {
         tokens.iter().map(|t| self.intern(t)).collect()
     }
-    /// The word with id `id`.
     /// The number of words interned so far (ids are `0..len()`).
     pub fn len(&self) -> usize {
         self.words.len()
@@ -189,6 +189,7 @@ impl Lexicon {
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
+    /// The word with id `id`.
     pub fn word(&self, id: u32) -> Option<&str> {
         self.words.get(id as usize).map(String::as_str)
     }
@@ -591,69 +592,45 @@ struct ReferenceIndex {
     skip_bigram_stems: StemIndex,
 }
 
-/// Key → range of `entries`: (reference, weight) for each reference holding the key.
-struct KeyIndex {
-    ranges: HashMap<u64, (u32, u32), FastState>,
-    entries: Vec<(u32, f64)>,
-}
+/// N-gram key → (reference, weight) of each reference holding it.
+struct KeyIndex(ReferenceRuns<f64>);
 
 impl KeyIndex {
     fn new<'b>(bags: impl Iterator<Item = &'b Bag>) -> KeyIndex {
-        let mut all: Vec<(u64, u32, f64)> = bags
+        let triples = bags
             .enumerate()
             .flat_map(|(r, bag)| bag.iter().map(move |(key, w)| (key, r as u32, w)))
             .collect();
-        all.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut ranges: HashMap<u64, (u32, u32), FastState> = HashMap::default();
-        for (k, &(key, _, _)) in all.iter().enumerate() {
-            ranges.entry(key).or_insert((k as u32, k as u32)).1 = k as u32 + 1;
-        }
-        KeyIndex {
-            ranges,
-            entries: all.into_iter().map(|(_, r, w)| (r, w)).collect(),
-        }
+        KeyIndex(ReferenceRuns::new(triples))
     }
 
     /// Σ min(x^W, y^W) over the shared keys, per reference: [`exact_match`] of every reference
     /// with `candidate`.
     fn matches(&self, candidate: &Bag, totals: &mut [f64]) {
         for (key, wy) in candidate.iter() {
-            if let Some(&(start, end)) = self.ranges.get(&key) {
-                for &(r, wx) in &self.entries[start as usize..end as usize] {
-                    totals[r as usize] += wx.min(wy);
-                }
+            for &(r, wx) in self.0.get(key) {
+                totals[r as usize] += wx.min(wy);
             }
         }
     }
 }
 
-/// Stem key → range of `runs`: (reference, start, end) of the entries with that stem key in
-/// the reference's [`StemView`].
-struct StemIndex {
-    ranges: HashMap<u64, (u32, u32), FastState>,
-    runs: Vec<(u32, u32, u32)>,
-}
+/// Stem key → (reference, (start, end)) of the entries with that stem key in each reference's
+/// [`StemView`].
+struct StemIndex(ReferenceRuns<(u32, u32)>);
 
 impl StemIndex {
     fn new<'v>(views: impl Iterator<Item = &'v StemView>) -> StemIndex {
-        let mut all: Vec<(u64, u32, u32, u32)> = Vec::new();
+        let mut triples = Vec::new();
         for (r, view) in views.enumerate() {
             let mut start = 0;
             while start < view.entries.len() {
                 let end = stem_run_end(&view.entries, start);
-                all.push((view.entries[start].0, r as u32, start as u32, end as u32));
+                triples.push((view.entries[start].0, r as u32, (start as u32, end as u32)));
                 start = end;
             }
         }
-        all.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut ranges: HashMap<u64, (u32, u32), FastState> = HashMap::default();
-        for (k, &(stem, ..)) in all.iter().enumerate() {
-            ranges.entry(stem).or_insert((k as u32, k as u32)).1 = k as u32 + 1;
-        }
-        StemIndex {
-            ranges,
-            runs: all.into_iter().map(|(_, r, s, e)| (r, s, e)).collect(),
-        }
+        StemIndex(ReferenceRuns::new(triples))
     }
 
     /// [`stem_match`] of every reference view in `views` with `candidate`, per reference.
@@ -662,12 +639,10 @@ impl StemIndex {
         let mut j = 0;
         while j < ye.len() {
             let yj_end = stem_run_end(ye, j);
-            if let Some(&(start, end)) = self.ranges.get(&ye[j].0) {
-                let ys = &ye[j..yj_end];
-                for &(r, xs_start, xs_end) in &self.runs[start as usize..end as usize] {
-                    let xs = &views[r as usize].entries[xs_start as usize..xs_end as usize];
-                    totals[r as usize] += stem_run_match(xs, ys, partial);
-                }
+            let ys = &ye[j..yj_end];
+            for &(r, (start, end)) in self.0.get(ye[j].0) {
+                let xs = &views[r as usize].entries[start as usize..end as usize];
+                totals[r as usize] += stem_run_match(xs, ys, partial);
             }
             j = yj_end;
         }
