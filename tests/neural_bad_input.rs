@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use aesop::neural::llama::Llama;
+use aesop::neural::llama::{Llama, Precision};
 use aesop::neural::model::{self, SMOLLM2};
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
@@ -13,7 +13,7 @@ fn load_err(bytes: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("m.gguf");
     std::fs::write(&p, bytes).unwrap();
-    match Llama::load(&p) {
+    match Llama::load(&p, Precision::from_env().expect("precision")) {
         Ok(_) => panic!("loaded a bad file"),
         Err(e) => format!("{e:#}"),
     }
@@ -82,7 +82,13 @@ fn tiny_llama_loads_and_scores_every_token() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("tiny.gguf");
     std::fs::write(&p, tiny_gguf("llama")).unwrap();
-    let lm = Llama::load(&p).expect("tiny model loads");
+    for precision in [Precision::F32, Precision::from_env().expect("precision")] {
+        tiny_llama_scores_every_token_at(&p, precision);
+    }
+}
+
+fn tiny_llama_scores_every_token_at(p: &std::path::Path, precision: Precision) {
+    let lm = Llama::load(p, precision).expect("tiny model loads");
     let ids = lm.tokenizer.encode("hi there");
     assert_eq!(ids.len(), 8, "bytes, no merges");
     let lp = lm.score_text(&ids).unwrap();

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use aesop::neural::llama::{Llama, Precision};
 use aesop::neural::model::{self, SMOLLM2};
 use serde::Deserialize;
 
@@ -76,6 +77,26 @@ fn log_probs_match_llama_cpp() {
     let Some(lm) = model_or_skip("log_probs_match_llama_cpp") else {
         return;
     };
+    eprintln!("precision {}", lm.precision.name());
+    log_probs_match_llama_cpp_at(&lm);
+}
+
+/// The f32 path too, where the default is int8 (AVX-512 VNNI): both must agree with
+/// llama.cpp, so a user's results do not depend on the CPU beyond the stated tolerance.
+#[test]
+fn f32_log_probs_match_llama_cpp() {
+    let Some(default) = model_or_skip("f32_log_probs_match_llama_cpp") else {
+        return;
+    };
+    if default.precision == Precision::F32 {
+        eprintln!("f32 is this CPU's default precision: log_probs_match_llama_cpp covers it");
+        return;
+    }
+    let lm = Llama::load(&model::model_path(&SMOLLM2), Precision::F32).expect("load f32");
+    log_probs_match_llama_cpp_at(&lm);
+}
+
+fn log_probs_match_llama_cpp_at(lm: &Llama) {
     let f = fixture();
     let (mut abs_sum, mut n) = (0.0, 0usize);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());

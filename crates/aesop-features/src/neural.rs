@@ -100,9 +100,13 @@ impl Neural {
         let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
         let mut h = Sha256::new();
         let o = &self.opts;
+        // The precision too: int8 and f32 rows differ by a few hundredths of a nat.
         h.update(format!(
-            "v1 {} {} {}\0",
-            o.source_tokens, o.max_references, o.max_scored_tokens
+            "v2 {} {} {} {}\0",
+            self.lm.precision.name(),
+            o.source_tokens,
+            o.max_references,
+            o.max_scored_tokens
         ));
         let t = ctx.topic;
         for text in t

@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::llama::Llama;
+use super::llama::{Llama, Precision};
 
 /// A model file obtained from a PyPI wheel.
 pub struct ModelSpec {
@@ -229,7 +229,7 @@ pub fn smollm2() -> Result<Arc<Llama>> {
     MODEL
         .get_or_init(|| {
             verify(&SMOLLM2)
-                .and_then(|p| Llama::load(&p))
+                .and_then(|p| Llama::load(&p, Precision::from_env()?))
                 .map(Arc::new)
                 .map_err(|e| format!("{e:#}"))
         })
