@@ -150,10 +150,6 @@ impl Int8Matrix {
         self.min[at] + self.scale[at] * u
     }
 
-    pub fn inputs(&self) -> usize {
-        self.k
-    }
-
     pub fn outputs(&self) -> usize {
         self.n
     }

@@ -4,8 +4,8 @@
 //!
 //! Weights are dequantized at load: candle's quantized matmul on CPU is ~14x slower than its f32
 //! gemm here (CRATES.md). Where the CPU has AVX-512 VNNI they are then requantized for our own
-//! 8-bit products ([`super::int8`], [`Precision`]), 1.6x faster than f32 over a whole run. Layout as llama.cpp's GGUF conversion leaves it: query and key
-//! rows are permuted so RoPE rotates adjacent pairs (2i, 2i+1); grouped-query attention gives
+//! 8-bit products ([`super::int8`], [`Precision`]), 1.6x faster than f32 over a whole run.
+//! Layout as llama.cpp's GGUF conversion leaves it: query and key rows are permuted so RoPE rotates adjacent pairs (2i, 2i+1); grouped-query attention gives
 //! query head h the key-value head h / (heads / kv-heads); the output head is tied to the token
 //! embedding when the file has no `output.weight`.
 
@@ -111,11 +111,11 @@ impl Linear {
     fn apply(&self, x: &Tensor) -> Result<Tensor> {
         match self {
             Linear::F32(w) => Ok(x.matmul(w)?),
-            Linear::Int8(w) => {
-                let rows = x.dim(0)?;
-                let y = with_f32(&x.contiguous()?, |v| Ok(w.product(v, rows)))?;
-                Ok(Tensor::from_vec(y, (rows, w.outputs()), &Device::Cpu)?)
-            }
+            Linear::Int8(w) => Ok(Tensor::from_vec(
+                int8_product(w, x)?,
+                (x.dim(0)?, w.outputs()),
+                &Device::Cpu,
+            )?),
         }
     }
 
@@ -123,13 +123,15 @@ impl Linear {
     fn with_product<T>(&self, x: &Tensor, f: impl FnOnce(&[f32]) -> Result<T>) -> Result<T> {
         match self {
             Linear::F32(w) => with_f32(&x.matmul(w)?, f),
-            Linear::Int8(w) => {
-                let rows = x.dim(0)?;
-                let y = with_f32(&x.contiguous()?, |v| Ok(w.product(v, rows)))?;
-                f(&y)
-            }
+            Linear::Int8(w) => f(&int8_product(w, x)?),
         }
     }
+}
+
+/// `x · w` for activations `x` (rows, inputs) as a tensor.
+fn int8_product(w: &Int8Matrix, x: &Tensor) -> Result<Vec<f32>> {
+    let rows = x.dim(0)?;
+    with_f32(&x.contiguous()?, |v| Ok(w.product(v, rows)))
 }
 
 struct Block {
