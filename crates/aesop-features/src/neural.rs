@@ -17,11 +17,18 @@
 //! With `AESOP_NEURAL_CACHE=DIR` each topic's rows are stored in DIR under a hash of the
 //! topic's texts and the options, so cross-validation and ablation runs over the same set
 //! (every fold seed, every target) run the network once.
+//!
+//! With `AESOP_NEURAL_TOKENS=FILE` every summary's per-token log-probabilities (given the source
+//! and unconditionally, with each token's text) are appended to FILE as JSON lines, for looking
+//! at where the LM is surprised and for trying other aggregates than the four above
+//! (`scripts/experiments/neural-token-aggregates`). The cache is then bypassed (it holds only
+//! the aggregates), so every topic runs the network.
 
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use aesop_neural::llama::{Llama, Prefix};
-use anyhow::Result;
-use std::sync::{Arc, OnceLock};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Options of the `neural` class.
 #[derive(Debug, Clone)]
@@ -54,6 +61,48 @@ pub struct Neural {
     opts: NeuralOptions,
     lm: Arc<Llama>,
     unconditional: OnceLock<std::result::Result<Prefix, String>>,
+    /// `AESOP_NEURAL_TOKENS`: where per-token log-probabilities are appended, if anywhere.
+    token_log: Option<TokenLog>,
+}
+
+/// The per-token log of `AESOP_NEURAL_TOKENS`: one JSON line per summary, appended (never
+/// truncated, so an earlier log is never lost), a topic's lines written together.
+struct TokenLog {
+    path: std::path::PathBuf,
+    file: Mutex<std::io::BufWriter<std::fs::File>>,
+}
+
+impl TokenLog {
+    fn from_env() -> Result<Option<TokenLog>> {
+        let Some(path) = std::env::var_os("AESOP_NEURAL_TOKENS").filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let path = std::path::PathBuf::from(path);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| {
+                format!(
+                    "AESOP_NEURAL_TOKENS: cannot open {} for appending",
+                    path.display()
+                )
+            })?;
+        Ok(Some(TokenLog {
+            path,
+            file: Mutex::new(std::io::BufWriter::new(file)),
+        }))
+    }
+
+    fn write(&self, lines: &[serde_json::Value]) -> Result<()> {
+        // A poisoned lock only means another topic's write panicked; the file is still usable.
+        let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        for line in lines {
+            writeln!(f, "{line}")?;
+        }
+        f.flush()
+            .with_context(|| format!("AESOP_NEURAL_TOKENS: writing {}", self.path.display()))
+    }
 }
 
 impl Neural {
@@ -64,6 +113,7 @@ impl Neural {
             opts,
             lm: aesop_neural::model::smollm2()?,
             unconditional: OnceLock::new(),
+            token_log: TokenLog::from_env()?,
         })
     }
 
@@ -98,6 +148,10 @@ impl Neural {
     fn cache_file(&self, ctx: &TopicContext) -> Option<std::path::PathBuf> {
         use sha2::{Digest, Sha256};
         let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
+        if self.token_log.is_some() {
+            // The cache holds aggregates only; the token log needs the network run.
+            return None;
+        }
         let mut h = Sha256::new();
         let o = &self.opts;
         // The precision too: int8 and f32 rows differ by a few hundredths of a nat.
@@ -201,6 +255,25 @@ impl Neural {
             .map(|p| self.lm.score_many(p, &slices, BATCH_TOKENS))
             .collect::<Result<Vec<_>>>()?;
         let ref_slices: Vec<&[u32]> = ref_conts.iter().map(Vec::as_slice).collect();
+        if let Some(log) = &self.token_log {
+            let t = &self.lm.tokenizer;
+            let lines: Vec<serde_json::Value> = topic
+                .summaries
+                .iter()
+                .enumerate()
+                .map(|(k, s)| {
+                    let pieces: Vec<String> = conts[k].iter().map(|&id| t.decode(&[id])).collect();
+                    serde_json::json!({
+                        "topic": topic.topic,
+                        "system": s.system,
+                        "tokens": pieces,
+                        "given_source": given[k],
+                        "unconditional": uncond[k],
+                    })
+                })
+                .collect();
+            log.write(&lines)?;
+        }
         let mut rows = Vec::with_capacity(topic.summaries.len());
         for (k, (s, ids)) in topic.summaries.iter().zip(&conts).enumerate() {
             let (given, uncond) = (&given[k], &uncond[k]);

@@ -1,0 +1,153 @@
+//! `AESOP_NEURAL_TOKENS`: the per-token log of the `neural` class. Each summary's line holds
+//! its tokens' texts and log-probabilities; the class's aggregates are functions of them; a
+//! second run appends rather than replacing; an unwritable path is a clear error. Needs
+//! `aesop models fetch smollm2` (skips with a notice without it, unless AESOP_REQUIRE_MODELS=1).
+
+use crate::common;
+
+const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent."}],"summaries":[{"system":"a","text":"The council approved a budget  that raises spending\non schools."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"empty","text":""}]}"#;
+
+fn features(set: &std::path::Path, csv: &std::path::Path, log: &std::path::Path) -> String {
+    let run = common::aesop()
+        .env("AESOP_NEURAL_TOKENS", log)
+        .env_remove("AESOP_NEURAL_CACHE")
+        .args([
+            "features",
+            set.to_str().expect("utf-8"),
+            "--classes",
+            "neural",
+            "--neural-references",
+            "0",
+            "-o",
+            csv.to_str().expect("utf-8"),
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::read_to_string(csv).expect("csv")
+}
+
+#[test]
+fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
+    if !common::neural_model_or_skip("token_log_holds_every_token_and_agrees_with_the_aggregates") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let (csv, log) = (dir.path().join("f.csv"), dir.path().join("tokens.jsonl"));
+    let table = features(&set, &csv, &log);
+    let head: Vec<&str> = table.lines().next().expect("header").split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).expect(name);
+    let row = |system: &str| -> Vec<String> {
+        table
+            .lines()
+            .find(|l| l.split(',').nth(1) == Some(system))
+            .expect(system)
+            .split(',')
+            .map(str::to_string)
+            .collect()
+    };
+    let text = std::fs::read_to_string(&log).expect("log");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 3, "one line per summary");
+    for (line, (system, summary)) in lines.iter().zip([
+        (
+            "a",
+            " The council approved a budget that raises spending on schools.",
+        ),
+        ("b", " parks the budget council Monday ten a on."),
+        ("empty", ""),
+    ]) {
+        assert_eq!(line["topic"], "t1");
+        assert_eq!(line["system"], system);
+        let tokens: Vec<&str> = line["tokens"]
+            .as_array()
+            .expect("tokens")
+            .iter()
+            .map(|t| t.as_str().expect("token text"))
+            .collect();
+        // The pieces are the scored text: whitespace collapsed, after a leading space.
+        assert_eq!(tokens.concat(), summary, "{system}");
+        let given: Vec<f64> = line["given_source"]
+            .as_array()
+            .expect("given_source")
+            .iter()
+            .map(|v| v.as_f64().expect("number"))
+            .collect();
+        let unconditional: Vec<f64> = line["unconditional"]
+            .as_array()
+            .expect("unconditional")
+            .iter()
+            .map(|v| v.as_f64().expect("number"))
+            .collect();
+        assert_eq!(given.len(), tokens.len());
+        assert_eq!(unconditional.len(), tokens.len());
+        assert!(given.iter().chain(&unconditional).all(|v| *v <= 0.0));
+        let r = row(system);
+        let n_tokens: f64 = r[col("neural.n_tokens")].parse().expect("n_tokens");
+        assert_eq!(n_tokens as usize, tokens.len());
+        if tokens.is_empty() {
+            continue;
+        }
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        let min = given.iter().cloned().fold(f64::INFINITY, f64::min);
+        let value = |name: &str| -> f64 { r[col(name)].parse().expect(name) };
+        common::assert_within(value("neural.src_mean"), mean(&given), 1e-5);
+        common::assert_within(value("neural.src_min"), min, 1e-5);
+        common::assert_within(value("neural.unc_mean"), mean(&unconditional), 1e-5);
+        common::assert_within(
+            value("neural.pmi_mean"),
+            mean(&given) - mean(&unconditional),
+            1e-5,
+        );
+    }
+    // The word salad is less likely given the source than the fluent summary.
+    let mean_of = |i: usize| {
+        let g = lines[i]["given_source"].as_array().expect("array");
+        g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
+    };
+    assert!(mean_of(1) < mean_of(0));
+
+    // A second run appends: the first run's lines are kept, unchanged.
+    features(&set, &csv, &log);
+    let again = std::fs::read_to_string(&log).expect("log");
+    assert!(again.starts_with(&text));
+    assert_eq!(again.lines().count(), 6);
+}
+
+#[test]
+fn unwritable_token_log_is_a_clear_error() {
+    if !common::neural_model_or_skip("unwritable_token_log_is_a_clear_error") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let log = dir.path().join("no-such-dir").join("tokens.jsonl");
+    let csv = dir.path().join("f.csv");
+    let run = common::aesop()
+        .env("AESOP_NEURAL_TOKENS", &log)
+        .args([
+            "features",
+            set.to_str().expect("utf-8"),
+            "--classes",
+            "neural",
+            "-o",
+            csv.to_str().expect("utf-8"),
+        ])
+        .output()
+        .expect("runs");
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("AESOP_NEURAL_TOKENS"), "{err}");
+    assert!(err.contains("no-such-dir"), "{err}");
+    assert!(!csv.exists(), "no partial output");
+}
