@@ -249,6 +249,16 @@ struct FeatureFlags {
     /// neural: references for the BARTScore-style features (0: off, NaN).
     #[arg(long, default_value_t = 2)]
     neural_references: usize,
+    /// neural: the prompt a summary is scored after: SmolLM2's chat template asking for a summary
+    /// of the source, or the plain `Article: …\n\nSummary of the article above:` (issue 15's).
+    #[arg(long, value_enum, default_value_t = NeuralPromptFlag::Chat)]
+    neural_prompt: NeuralPromptFlag,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum NeuralPromptFlag {
+    Chat,
+    Plain,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -293,6 +303,10 @@ impl FeatureFlags {
         opts.tesla.stem_similarity = self.tesla_stem_similarity;
         opts.neural.source_tokens = self.neural_source_tokens;
         opts.neural.max_references = self.neural_references;
+        opts.neural.prompt = match self.neural_prompt {
+            NeuralPromptFlag::Chat => features::neural::NeuralPrompt::Chat,
+            NeuralPromptFlag::Plain => features::neural::NeuralPrompt::Plain,
+        };
         opts
     }
 }

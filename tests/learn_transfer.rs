@@ -317,6 +317,7 @@ fn reseal(bytes: &mut Vec<u8>, payload: Vec<u8>) {
 
 #[test]
 fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
+    use aesop::features::neural::NeuralPrompt;
     use aesop::learn::model_file::NeuralRecord;
     let path = common::fixture("learn/responsiveness-noref-format1.aesop");
     let mut model = ModelFile::load(&path).expect("old model loads");
@@ -328,6 +329,7 @@ fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
         source_tokens: 700,
         max_references: 0,
         max_scored_tokens: 256,
+        prompt: NeuralPrompt::Plain,
     };
     model.neural = Some(record.clone());
     let bytes = model.to_bytes().expect("encode");
@@ -361,4 +363,30 @@ fn neural_options_are_recorded_in_format_4_and_old_readers_refuse_it() {
         assert_eq!(back.neural, neural);
         assert_eq!(back.feature_ranges, model.feature_ranges);
     }
+    // Format 6: the chat prompt, appended after the feature ranges; a plain-prompt model stays
+    // at format 5, which older builds read, and every older file decodes to the plain prompt.
+    let chat = NeuralRecord {
+        prompt: NeuralPrompt::Chat,
+        ..record.clone()
+    };
+    model.neural = Some(chat.clone());
+    let bytes = model.to_bytes().expect("encode");
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 6);
+    let back = ModelFile::from_bytes(&bytes, "v6.aesop").expect("decode");
+    assert_eq!(back.neural, Some(chat));
+    // A file that claims format 5 may not carry the prompt.
+    let mut v5 = bytes.clone();
+    v5[8..12].copy_from_slice(&5u32.to_le_bytes());
+    let err = ModelFile::from_bytes(&v5, "claims-v5.aesop").expect_err("extra value");
+    assert!(err.to_string().contains("claims-v5.aesop"), "{err}");
+    // An unknown prompt name is an error naming the file and the name.
+    let len_at = 8 + 4 + 2 + u16::from_le_bytes([bytes[12], bytes[13]]) as usize;
+    let mut payload = bytes[len_at + 16..].to_vec();
+    let at = payload.len() - 4;
+    payload[at..].copy_from_slice(b"chit");
+    let mut odd = bytes.clone();
+    reseal(&mut odd, payload);
+    let err = ModelFile::from_bytes(&odd, "odd.aesop").expect_err("unknown prompt");
+    let msg = err.to_string();
+    assert!(msg.contains("odd.aesop") && msg.contains("chit"), "{msg}");
 }

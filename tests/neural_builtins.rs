@@ -46,6 +46,12 @@ fn neural_family_picks_lm_variants_and_faithfulness() {
             "{}",
             b.name
         );
+        assert_eq!(
+            r.prompt,
+            aesop::features::neural::NeuralPrompt::Chat,
+            "{}: the prompt chosen under protocol 2",
+            b.name
+        );
         records.push(r);
     }
     assert_eq!(records.len(), 4, "neural built-ins");

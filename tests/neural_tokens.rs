@@ -8,6 +8,15 @@ use crate::common;
 const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent."}],"summaries":[{"system":"a","text":"The council approved a budget  that raises spending\non schools."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"empty","text":""}]}"#;
 
 fn features(set: &std::path::Path, csv: &std::path::Path, log: &std::path::Path) -> String {
+    features_with(set, csv, log, "chat")
+}
+
+fn features_with(
+    set: &std::path::Path,
+    csv: &std::path::Path,
+    log: &std::path::Path,
+    prompt: &str,
+) -> String {
     let run = common::aesop()
         .env("AESOP_NEURAL_TOKENS", log)
         .env_remove("AESOP_NEURAL_CACHE")
@@ -18,6 +27,8 @@ fn features(set: &std::path::Path, csv: &std::path::Path, log: &std::path::Path)
             "neural",
             "--neural-references",
             "0",
+            "--neural-prompt",
+            prompt,
             "-o",
             csv.to_str().expect("utf-8"),
         ])
@@ -58,12 +69,13 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect();
     assert_eq!(lines.len(), 3, "one line per summary");
+    // After the chat template's assistant turn the summary starts a line: no leading space.
     for (line, (system, summary)) in lines.iter().zip([
         (
             "a",
-            " The council approved a budget that raises spending on schools.",
+            "The council approved a budget that raises spending on schools.",
         ),
-        ("b", " parks the budget council Monday ten a on."),
+        ("b", "parks the budget council Monday ten a on."),
         ("empty", ""),
     ]) {
         assert_eq!(line["topic"], "t1");
@@ -74,7 +86,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
             .iter()
             .map(|t| t.as_str().expect("token text"))
             .collect();
-        // The pieces are the scored text: whitespace collapsed, after a leading space.
+        // The pieces are the scored text, whitespace collapsed.
         assert_eq!(tokens.concat(), summary, "{system}");
         let given: Vec<f64> = line["given_source"]
             .as_array()
@@ -121,6 +133,50 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
     let again = std::fs::read_to_string(&log).expect("log");
     assert!(again.starts_with(&text));
     assert_eq!(again.lines().count(), 6);
+}
+
+#[test]
+fn plain_and_chat_prompts_score_the_same_tokens_differently() {
+    if !common::neural_model_or_skip("plain_and_chat_prompts_score_the_same_tokens_differently") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let mut by_prompt = Vec::new();
+    for prompt in ["plain", "chat"] {
+        let log = dir.path().join(format!("{prompt}.jsonl"));
+        features_with(
+            &set,
+            &dir.path().join(format!("{prompt}.csv")),
+            &log,
+            prompt,
+        );
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+            .expect("log")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect();
+        let mean = |i: usize| {
+            let g = lines[i]["given_source"].as_array().expect("array");
+            g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
+        };
+        let text: String = lines[0]["tokens"]
+            .as_array()
+            .expect("tokens")
+            .iter()
+            .map(|t| t.as_str().expect("text"))
+            .collect();
+        // Under either prompt the word salad is less likely than the fluent summary.
+        assert!(mean(1) < mean(0), "{prompt}");
+        by_prompt.push((text, mean(0)));
+    }
+    // The plain prompt scores the summary after one space, the chat prompt at a line start.
+    assert_eq!(by_prompt[0].0, format!(" {}", by_prompt[1].0));
+    assert!(
+        (by_prompt[0].1 - by_prompt[1].1).abs() > 1e-3,
+        "{by_prompt:?}"
+    );
 }
 
 #[test]

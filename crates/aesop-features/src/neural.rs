@@ -7,8 +7,9 @@
 //! reaches summary-level τ .28 on SummEval fluency, .36 on consistency). PMI (given source minus
 //! unconditional) removes how predictable the text is anyway.
 //!
-//! Cost is tokens through the network, so the prompt `Article: <source>\n\nSummary of the
-//! article above:` is run once per topic (first `source_tokens` tokens of the documents) and
+//! Cost is tokens through the network, so the prompt (SmolLM2-Instruct's chat template asking
+//! for a summary of the source, or the plain `Article: <source>\n\nSummary of the article
+//! above:`; [`NeuralPrompt`]) is run once per topic (first `source_tokens` tokens of the documents) and
 //! every summary is scored on its cached keys and values; the unconditional prompt (the same
 //! with an empty article) is run once per process. Reference features use at most
 //! `max_references` references (0 turns them off); without references they are NaN. An empty
@@ -39,6 +40,36 @@ pub struct NeuralOptions {
     pub max_references: usize,
     /// Tokens of a summary or reference scored at most.
     pub max_scored_tokens: usize,
+    /// The prompt the summary is scored after.
+    pub prompt: NeuralPrompt,
+}
+
+/// The prompt a summary is scored after (the same with an empty article for the
+/// unconditional features).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NeuralPrompt {
+    /// `Article: <source>\n\nSummary of the article above:`, the summary after one space: issue
+    /// 15's measurement, and every model trained before the chat prompt (model format < 6).
+    Plain,
+    /// SmolLM2-Instruct's chat template: a user turn `Summarize the following article.\n\n<source>`
+    /// and the assistant's turn, which the summary is. The default since it won under protocol 2
+    /// (docs/NEURAL.md, "Prompt").
+    Chat,
+}
+
+impl NeuralPrompt {
+    pub fn name(self) -> &'static str {
+        match self {
+            NeuralPrompt::Plain => "plain",
+            NeuralPrompt::Chat => "chat",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<NeuralPrompt> {
+        [NeuralPrompt::Plain, NeuralPrompt::Chat]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
 }
 
 impl Default for NeuralOptions {
@@ -47,6 +78,7 @@ impl Default for NeuralOptions {
             source_tokens: 1400,
             max_references: 2,
             max_scored_tokens: 512,
+            prompt: NeuralPrompt::Chat,
         }
     }
 }
@@ -61,6 +93,8 @@ pub struct Neural {
     opts: NeuralOptions,
     lm: Arc<Llama>,
     unconditional: OnceLock<std::result::Result<Prefix, String>>,
+    /// Ids of `<|im_start|>` and `<|im_end|>`, for the chat prompt.
+    chat_tokens: Option<(u32, u32)>,
     /// `AESOP_NEURAL_TOKENS`: where per-token log-probabilities are appended, if anywhere.
     token_log: Option<TokenLog>,
 }
@@ -109,10 +143,17 @@ impl Neural {
     /// Load the model (once per process); an absent or corrupt file is an error naming
     /// `aesop models fetch smollm2`.
     pub fn new(opts: NeuralOptions) -> Result<Neural> {
+        let lm = aesop_neural::model::smollm2()?;
+        let t = &lm.tokenizer;
+        let chat_tokens = t.id_of("<|im_start|>").zip(t.id_of("<|im_end|>"));
+        if opts.prompt == NeuralPrompt::Chat && chat_tokens.is_none() {
+            anyhow::bail!("neural: the chat prompt needs <|im_start|> and <|im_end|> in the model's vocabulary; use --neural-prompt plain");
+        }
         Ok(Neural {
             opts,
-            lm: aesop_neural::model::smollm2()?,
+            lm,
             unconditional: OnceLock::new(),
+            chat_tokens,
             token_log: TokenLog::from_env()?,
         })
     }
@@ -120,8 +161,27 @@ impl Neural {
     /// Token ids of the prompt whose continuation is a summary of `article` (ids).
     fn prompt(&self, article: &[u32]) -> Vec<u32> {
         let t = &self.lm.tokenizer;
+        let article = &article[..article.len().min(self.opts.source_tokens)];
+        if let (NeuralPrompt::Chat, Some((start, end))) = (self.opts.prompt, self.chat_tokens) {
+            // SmolLM2-Instruct's chat template, its default system line, then the assistant's
+            // turn, which the summary continues.
+            let mut ids = vec![start];
+            ids.extend(t.encode(
+                "system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face",
+            ));
+            ids.push(end);
+            ids.extend(t.encode("\n"));
+            ids.push(start);
+            ids.extend(t.encode("user\nSummarize the following article.\n\n"));
+            ids.extend_from_slice(article);
+            ids.push(end);
+            ids.extend(t.encode("\n"));
+            ids.push(start);
+            ids.extend(t.encode("assistant\n"));
+            return ids;
+        }
         let mut ids = t.encode("Article: ");
-        ids.extend_from_slice(&article[..article.len().min(self.opts.source_tokens)]);
+        ids.extend_from_slice(article);
         ids.extend(t.encode("\n\nSummary of the article above:"));
         ids
     }
@@ -132,7 +192,10 @@ impl Neural {
         if text.is_empty() {
             return Vec::new();
         }
-        let mut ids = self.lm.tokenizer.encode(&format!(" {text}"));
+        let mut ids = self.lm.tokenizer.encode(&match self.opts.prompt {
+            NeuralPrompt::Plain => format!(" {text}"),
+            NeuralPrompt::Chat => text,
+        });
         ids.truncate(self.opts.max_scored_tokens);
         ids
     }
@@ -156,8 +219,9 @@ impl Neural {
         let o = &self.opts;
         // The precision too: int8 and f32 rows differ by a few hundredths of a nat.
         h.update(format!(
-            "v2 {} {} {} {}\0",
+            "v3 {} {} {} {} {}\0",
             self.lm.precision.name(),
+            o.prompt.name(),
             o.source_tokens,
             o.max_references,
             o.max_scored_tokens

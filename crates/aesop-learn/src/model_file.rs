@@ -7,7 +7,7 @@
 use super::dataset::column_indices;
 use super::transfer::{normalize_table, TransferInfo};
 use super::Trained;
-use aesop_features::neural::NeuralOptions;
+use aesop_features::neural::{NeuralOptions, NeuralPrompt};
 use aesop_features::run::FeatureTable;
 use aesop_features::{
     consensus, content, distribution, graph, rouge, surface, tesla, FeatureOptions,
@@ -35,7 +35,13 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// prediction clamps each feature into its training range, so a value no training summary had
 /// (a 100,000-character summary's length) cannot move a linear model's score without bound.
 /// Older files keep the fixed bound of the scaled features (`Scaler::transform_row_clipped`).
-pub const FORMAT_VERSION: u32 = 5;
+///
+/// Version 6 appends the neural prompt's name (`"chat"`) after the feature ranges. Models of the
+/// `neural` class with the plain prompt are still written as version 5, which older builds read;
+/// every file before version 6 scores with the plain prompt it was trained with.
+pub const FORMAT_VERSION: u32 = 6;
+/// The version of models with feature ranges whose neural prompt (if any) is the plain one.
+pub const FORMAT_VERSION_RANGES: u32 = 5;
 /// The version of models with neural options and no feature ranges.
 pub const FORMAT_VERSION_NEURAL: u32 = 4;
 /// The version of models with transfer information and no neural options.
@@ -150,6 +156,14 @@ pub struct NeuralRecord {
     pub source_tokens: usize,
     pub max_references: usize,
     pub max_scored_tokens: usize,
+    /// Not part of the record's bincode value (files of versions 4 and 5 have three fields):
+    /// written after the feature ranges in version 6; older files decode to the plain prompt.
+    #[serde(skip, default = "plain_prompt")]
+    pub prompt: NeuralPrompt,
+}
+
+fn plain_prompt() -> NeuralPrompt {
+    NeuralPrompt::Plain
 }
 
 impl From<&NeuralOptions> for NeuralRecord {
@@ -158,11 +172,13 @@ impl From<&NeuralOptions> for NeuralRecord {
             source_tokens,
             max_references,
             max_scored_tokens,
+            prompt,
         } = o.clone();
         NeuralRecord {
             source_tokens,
             max_references,
             max_scored_tokens,
+            prompt,
         }
     }
 }
@@ -173,6 +189,7 @@ impl From<&NeuralRecord> for NeuralOptions {
             source_tokens: r.source_tokens,
             max_references: r.max_references,
             max_scored_tokens: r.max_scored_tokens,
+            prompt: r.prompt,
         }
     }
 }
@@ -201,13 +218,20 @@ impl ModelFile {
                 append(&mut payload, neural, "the model's neural options")?;
             }
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_RANGES {
             append(&mut payload, &self.neural, "the model's neural options")?;
             append(
                 &mut payload,
                 &self.feature_ranges,
                 "the model's feature ranges",
             )?;
+        }
+        if version >= FORMAT_VERSION {
+            let prompt = self
+                .neural
+                .as_ref()
+                .map_or(NeuralPrompt::Plain, |n| n.prompt);
+            append(&mut payload, &prompt.name(), "the model's neural prompt")?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -262,7 +286,7 @@ impl ModelFile {
             }
             model.transfer = decode_next(&mut rest, file, "transfer information")?;
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_RANGES {
             model.neural = decode_next(&mut rest, file, "neural options")?;
             model.feature_ranges = decode_next(&mut rest, file, "feature ranges")?;
             if model
@@ -278,6 +302,15 @@ impl ModelFile {
             }
             model.neural = Some(decode_next(&mut rest, file, "neural options")?);
         }
+        if version >= FORMAT_VERSION {
+            let name: String = decode_next(&mut rest, file, "neural prompt")?;
+            let prompt = NeuralPrompt::from_name(&name)
+                .ok_or_else(|| corrupt(file, &format!("unknown neural prompt {name:?}")))?;
+            match &mut model.neural {
+                Some(n) => n.prompt = prompt,
+                None => return Err(corrupt(file, "a neural prompt without neural options")),
+            }
+        }
         if !rest.is_empty() {
             return Err(corrupt(file, "payload longer than the model"));
         }
@@ -286,8 +319,14 @@ impl ModelFile {
 
     /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
     pub fn format_version(&self) -> u32 {
-        if self.feature_ranges.is_some() {
+        let chat = self
+            .neural
+            .as_ref()
+            .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
+        if chat {
             FORMAT_VERSION
+        } else if self.feature_ranges.is_some() {
+            FORMAT_VERSION_RANGES
         } else if self.neural.is_some() {
             FORMAT_VERSION_NEURAL
         } else if !self.transfer.is_default() {

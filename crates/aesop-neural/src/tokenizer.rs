@@ -102,6 +102,14 @@ impl Tokenizer {
         self.tokens.get(id as usize).map(String::as_str)
     }
 
+    /// The id of a token string (e.g. a special token such as `<|im_start|>`), if in the vocabulary.
+    pub fn id_of(&self, token: &str) -> Option<u32> {
+        self.tokens
+            .iter()
+            .position(|t| t == token)
+            .map(|i| i as u32)
+    }
+
     /// Token ids of `text` (no BOS, special tokens not parsed).
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut ids = Vec::new();
