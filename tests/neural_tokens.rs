@@ -42,14 +42,35 @@ fn features_with(
     std::fs::read_to_string(csv).expect("csv")
 }
 
+/// The topic written as a one-line judgment set in a fresh directory.
+fn topic_set() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    (dir, set)
+}
+
+/// The lines of a token log.
+fn log_lines(log: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+/// Mean log-prob given the source of one summary's line.
+fn mean_given(line: &serde_json::Value) -> f64 {
+    let g = line["given_source"].as_array().expect("given_source");
+    g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
+}
+
 #[test]
 fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
     if !common::neural_model_or_skip("token_log_holds_every_token_and_agrees_with_the_aggregates") {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
-    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let (dir, set) = topic_set();
     let (csv, log) = (dir.path().join("f.csv"), dir.path().join("tokens.jsonl"));
     let table = features(&set, &csv, &log);
     let head: Vec<&str> = table.lines().next().expect("header").split(',').collect();
@@ -64,10 +85,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
             .collect()
     };
     let text = std::fs::read_to_string(&log).expect("log");
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect();
+    let lines = log_lines(&log);
     assert_eq!(lines.len(), 3, "one line per summary");
     // After the chat template's assistant turn the summary starts a line: no leading space.
     for (line, (system, summary)) in lines.iter().zip([
@@ -122,11 +140,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         );
     }
     // The word salad is less likely given the source than the fluent summary.
-    let mean_of = |i: usize| {
-        let g = lines[i]["given_source"].as_array().expect("array");
-        g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
-    };
-    assert!(mean_of(1) < mean_of(0));
+    assert!(mean_given(&lines[1]) < mean_given(&lines[0]));
 
     // A second run appends: the first run's lines are kept, unchanged.
     features(&set, &csv, &log);
@@ -140,9 +154,7 @@ fn plain_and_chat_prompts_score_the_same_tokens_differently() {
     if !common::neural_model_or_skip("plain_and_chat_prompts_score_the_same_tokens_differently") {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
-    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let (dir, set) = topic_set();
     let mut by_prompt = Vec::new();
     for prompt in ["plain", "chat"] {
         let log = dir.path().join(format!("{prompt}.jsonl"));
@@ -152,15 +164,7 @@ fn plain_and_chat_prompts_score_the_same_tokens_differently() {
             &log,
             prompt,
         );
-        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-            .expect("log")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json line"))
-            .collect();
-        let mean = |i: usize| {
-            let g = lines[i]["given_source"].as_array().expect("array");
-            g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
-        };
+        let lines = log_lines(&log);
         let text: String = lines[0]["tokens"]
             .as_array()
             .expect("tokens")
@@ -168,8 +172,8 @@ fn plain_and_chat_prompts_score_the_same_tokens_differently() {
             .map(|t| t.as_str().expect("text"))
             .collect();
         // Under either prompt the word salad is less likely than the fluent summary.
-        assert!(mean(1) < mean(0), "{prompt}");
-        by_prompt.push((text, mean(0)));
+        assert!(mean_given(&lines[1]) < mean_given(&lines[0]), "{prompt}");
+        by_prompt.push((text, mean_given(&lines[0])));
     }
     // The plain prompt scores the summary after one space, the chat prompt at a line start.
     assert_eq!(by_prompt[0].0, format!(" {}", by_prompt[1].0));
@@ -184,9 +188,7 @@ fn unwritable_token_log_is_a_clear_error() {
     if !common::neural_model_or_skip("unwritable_token_log_is_a_clear_error") {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
-    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
+    let (dir, set) = topic_set();
     let log = dir.path().join("no-such-dir").join("tokens.jsonl");
     let csv = dir.path().join("f.csv");
     let run = common::aesop()
