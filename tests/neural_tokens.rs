@@ -59,10 +59,20 @@ fn log_lines(log: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The numbers of one field of a summary's line.
+fn numbers(line: &serde_json::Value, field: &str) -> Vec<f64> {
+    line[field]
+        .as_array()
+        .expect(field)
+        .iter()
+        .map(|v| v.as_f64().expect("number"))
+        .collect()
+}
+
 /// Mean log-prob given the source of one summary's line.
 fn mean_given(line: &serde_json::Value) -> f64 {
-    let g = line["given_source"].as_array().expect("given_source");
-    g.iter().map(|v| v.as_f64().expect("number")).sum::<f64>() / g.len() as f64
+    let g = numbers(line, "given_source");
+    g.iter().sum::<f64>() / g.len() as f64
 }
 
 #[test]
@@ -106,18 +116,10 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
             .collect();
         // The pieces are the scored text, whitespace collapsed.
         assert_eq!(tokens.concat(), summary, "{system}");
-        let given: Vec<f64> = line["given_source"]
-            .as_array()
-            .expect("given_source")
-            .iter()
-            .map(|v| v.as_f64().expect("number"))
-            .collect();
-        let unconditional: Vec<f64> = line["unconditional"]
-            .as_array()
-            .expect("unconditional")
-            .iter()
-            .map(|v| v.as_f64().expect("number"))
-            .collect();
+        let (given, unconditional) = (
+            numbers(line, "given_source"),
+            numbers(line, "unconditional"),
+        );
         assert_eq!(given.len(), tokens.len());
         assert_eq!(unconditional.len(), tokens.len());
         assert!(given.iter().chain(&unconditional).all(|v| *v <= 0.0));

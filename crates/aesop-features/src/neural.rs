@@ -93,8 +93,8 @@ pub struct Neural {
     opts: NeuralOptions,
     lm: Arc<Llama>,
     unconditional: OnceLock<std::result::Result<Prefix, String>>,
-    /// Ids of `<|im_start|>` and `<|im_end|>`, for the chat prompt.
-    chat_tokens: Option<(u32, u32)>,
+    /// The prompt's ids before and after the article's (built once from `opts.prompt`).
+    prompt_around: (Vec<u32>, Vec<u32>),
     /// `AESOP_NEURAL_TOKENS`: where per-token log-probabilities are appended, if anywhere.
     token_log: Option<TokenLog>,
 }
@@ -144,46 +144,21 @@ impl Neural {
     /// `aesop models fetch smollm2`.
     pub fn new(opts: NeuralOptions) -> Result<Neural> {
         let lm = aesop_neural::model::smollm2()?;
-        let t = &lm.tokenizer;
-        let chat_tokens = t.id_of("<|im_start|>").zip(t.id_of("<|im_end|>"));
-        if opts.prompt == NeuralPrompt::Chat && chat_tokens.is_none() {
-            anyhow::bail!("neural: the chat prompt needs <|im_start|> and <|im_end|> in the model's vocabulary; use --neural-prompt plain");
-        }
+        let prompt_around = prompt_around(&lm.tokenizer, opts.prompt)?;
         Ok(Neural {
             opts,
             lm,
             unconditional: OnceLock::new(),
-            chat_tokens,
+            prompt_around,
             token_log: TokenLog::from_env()?,
         })
     }
 
     /// Token ids of the prompt whose continuation is a summary of `article` (ids).
     fn prompt(&self, article: &[u32]) -> Vec<u32> {
-        let t = &self.lm.tokenizer;
+        let (before, after) = &self.prompt_around;
         let article = &article[..article.len().min(self.opts.source_tokens)];
-        if let (NeuralPrompt::Chat, Some((start, end))) = (self.opts.prompt, self.chat_tokens) {
-            // SmolLM2-Instruct's chat template, its default system line, then the assistant's
-            // turn, which the summary continues.
-            let mut ids = vec![start];
-            ids.extend(t.encode(
-                "system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face",
-            ));
-            ids.push(end);
-            ids.extend(t.encode("\n"));
-            ids.push(start);
-            ids.extend(t.encode("user\nSummarize the following article.\n\n"));
-            ids.extend_from_slice(article);
-            ids.push(end);
-            ids.extend(t.encode("\n"));
-            ids.push(start);
-            ids.extend(t.encode("assistant\n"));
-            return ids;
-        }
-        let mut ids = t.encode("Article: ");
-        ids.extend_from_slice(article);
-        ids.extend(t.encode("\n\nSummary of the article above:"));
-        ids
+        [before.as_slice(), article, after.as_slice()].concat()
     }
 
     /// Summary ids as they follow the prompt (leading space, as after "above:").
@@ -377,6 +352,44 @@ fn mean_f64(x: &[f64]) -> f64 {
         return f64::NAN;
     }
     x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// The ids of `prompt` before and after the article's.
+fn prompt_around(
+    t: &aesop_neural::tokenizer::Tokenizer,
+    prompt: NeuralPrompt,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    Ok(match prompt {
+        NeuralPrompt::Plain => (
+            t.encode("Article: "),
+            t.encode("\n\nSummary of the article above:"),
+        ),
+        NeuralPrompt::Chat => {
+            // SmolLM2-Instruct's chat template with its default system line; the summary is
+            // the assistant's turn.
+            let (Some(start), Some(end)) = (t.id_of("<|im_start|>"), t.id_of("<|im_end|>")) else {
+                anyhow::bail!("neural: the chat prompt needs <|im_start|> and <|im_end|> in the model's vocabulary; use --neural-prompt plain");
+            };
+            let turn = |role_and_text: &str, close: bool| {
+                let mut ids = vec![start];
+                ids.extend(t.encode(role_and_text));
+                if close {
+                    ids.push(end);
+                    ids.extend(t.encode("\n"));
+                }
+                ids
+            };
+            let mut before = turn(
+                "system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face",
+                true,
+            );
+            before.extend(turn("user\nSummarize the following article.\n\n", false));
+            let mut after = vec![end];
+            after.extend(t.encode("\n"));
+            after.extend(turn("assistant\n", false));
+            (before, after)
+        }
+    })
 }
 
 /// Mean, 10th percentile (nearest rank), minimum and sum; NaN for no tokens.
