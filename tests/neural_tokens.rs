@@ -5,7 +5,7 @@
 
 use crate::common;
 
-const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent."}],"summaries":[{"system":"a","text":"The council approved a budget  that raises spending\non schools."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"empty","text":""}]}"#;
+const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent."}],"summaries":[{"system":"a","text":"The council approved a budget  that raises spending\non schools."},{"system":"b","text":"parks the budget council Monday ten a on."},{"system":"empty","text":""},{"system":"c","text":"The mayor vetoed the plan on Friday."}]}"#;
 
 fn features(set: &std::path::Path, csv: &std::path::Path, log: &std::path::Path) -> String {
     features_with(set, csv, log, "chat")
@@ -69,6 +69,39 @@ fn numbers(line: &serde_json::Value, field: &str) -> Vec<f64> {
         .collect()
 }
 
+/// The topic's source text (as in TOPIC).
+const SOURCE: &str = "The city council approved a new budget on Monday after a long debate. The plan raises spending on schools and parks by ten percent.";
+
+/// `neural.unsupported_share` by its definition (docs/FEATURES.md), from a summary's logged
+/// tokens: the share of its words (a word starts at a token that starts with whitespace) that
+/// have a lowercased letter-or-digit run absent from the source and a negative PMI summed over
+/// their tokens.
+fn unsupported_share(tokens: &[&str], given: &[f64], unconditional: &[f64], source: &str) -> f64 {
+    let parts = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|p| !p.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let source_words = parts(source);
+    let mut words: Vec<(String, f64)> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        let pmi = given[i] - unconditional[i];
+        if words.is_empty() || token.starts_with(char::is_whitespace) {
+            words.push((token.to_string(), pmi));
+        } else if let Some(last) = words.last_mut() {
+            last.0.push_str(token);
+            last.1 += pmi;
+        }
+    }
+    words.retain(|(w, _)| !w.trim().is_empty());
+    let unsupported = words
+        .iter()
+        .filter(|(w, pmi)| *pmi < 0.0 && parts(w).iter().any(|p| !source_words.contains(p)))
+        .count();
+    unsupported as f64 / words.len() as f64
+}
+
 /// Mean log-prob given the source of one summary's line.
 fn mean_given(line: &serde_json::Value) -> f64 {
     let g = numbers(line, "given_source");
@@ -96,7 +129,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
     };
     let text = std::fs::read_to_string(&log).expect("log");
     let lines = log_lines(&log);
-    assert_eq!(lines.len(), 3, "one line per summary");
+    assert_eq!(lines.len(), 4, "one line per summary");
     // After the chat template's assistant turn the summary starts a line: no leading space.
     for (line, (system, summary)) in lines.iter().zip([
         (
@@ -105,6 +138,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         ),
         ("b", "parks the budget council Monday ten a on."),
         ("empty", ""),
+        ("c", "The mayor vetoed the plan on Friday."),
     ]) {
         assert_eq!(line["topic"], "t1");
         assert_eq!(line["system"], system);
@@ -127,6 +161,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         let n_tokens: f64 = r[col("neural.n_tokens")].parse().expect("n_tokens");
         assert_eq!(n_tokens as usize, tokens.len());
         if tokens.is_empty() {
+            assert_eq!(r[col("neural.unsupported_share")], "", "no words: missing");
             continue;
         }
         let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
@@ -140,7 +175,26 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
             mean(&given) - mean(&unconditional),
             1e-5,
         );
+        common::assert_within(
+            value("neural.unsupported_share"),
+            unsupported_share(&tokens, &given, &unconditional, SOURCE),
+            1e-9,
+        );
     }
+    let share = |system: &str| -> f64 {
+        row(system)[col("neural.unsupported_share")]
+            .parse()
+            .expect("share")
+    };
+    // Every word of "b" is in the source, of "a" all but "that" (one word in ten); "c" invents
+    // its mayor, veto and Friday (three words in seven).
+    assert_eq!(share("b"), 0.0);
+    assert!(share("a") <= 0.1 + 1e-12, "{}", share("a"));
+    assert!(
+        share("c") > 0.0 && share("c") <= 3.0 / 7.0,
+        "{}",
+        share("c")
+    );
     // The word salad is less likely given the source than the fluent summary.
     assert!(mean_given(&lines[1]) < mean_given(&lines[0]));
 
@@ -148,7 +202,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
     features(&set, &csv, &log);
     let again = std::fs::read_to_string(&log).expect("log");
     assert!(again.starts_with(&text));
-    assert_eq!(again.lines().count(), 6);
+    assert_eq!(again.lines().count(), 8);
 }
 
 #[test]
