@@ -1,0 +1,79 @@
+"""Does protocol 1's pooling hold learned models back? Protocol 1 (5 topic folds x 4 system folds,
+seeds 1-5) with a numpy twin of aesop's rank-SVM at small C (each standardized feature weighted by
+its within-topic pairwise agreement with the target), its out-of-fold raw outputs pooled either
+centred on each fold's training mean (as aesop's models are) or not centred ((x / sd) . w, so a
+feature value of 0 gives 0 in every fold). Summary-level Kendall tau (tau-b per topic, mean).
+Within a topic, each system fold is scored by a different model, so the centring offset, which
+depends on the training rows, separates summaries with equal features (docs/NEURAL.md, "Words the
+source does not support").
+Usage (numpy and scipy; features from `aesop features`, e.g. the neural class with
+AESOP_NEURAL_CACHE):
+  python3 scripts/experiments/protocol1_pooling.py summeval.jsonl consistency \
+      neural.unsupported_share summeval.neural.csv
+  python3 scripts/experiments/protocol1_pooling.py summeval.jsonl consistency \
+      'content.*,surface.*,neural.*' summeval.csv summeval.neural.csv
+Arguments: SET.jsonl TARGET FEATURES (names, or prefixes ending in *) CSV [CSV ...]"""
+import csv, json, math, random, sys
+import numpy as np
+from scipy.stats import kendalltau
+setf, target, prefixes, files = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4:]
+human = {}
+for line in open(setf):
+    t = json.loads(line)
+    for s in t["summaries"]:
+        v = s.get("scores", {}).get(target)
+        if v is not None:
+            human[(t["topic"], s["system"])] = v
+cols, keys = {}, None
+for f in files:
+    rows = list(csv.reader(open(f)))
+    d = {(r[0], r[1]): r for r in rows[1:]}
+    keys = sorted(d) if keys is None else [k for k in keys if k in d]
+    for i, h in enumerate(rows[0][2:], 2):
+        if any(h == p or (p.endswith("*") and h.startswith(p[:-1])) for p in prefixes):
+            cols[h] = {k: (float(r[i]) if r[i] != "" else np.nan) for k, r in d.items()}
+keys = [k for k in keys if k in human]
+names = sorted(cols)
+X = np.array([[cols[n][k] for n in names] for k in keys])
+keep = np.nanstd(X, 0) > 0
+X, names = X[:, keep], [n for n, k in zip(names, keep) if k]
+Y = np.array([human[k] for k in keys], float)
+T = np.array([k[0] for k in keys]); S = np.array([k[1] for k in keys])
+
+def tau(score):
+    out = []
+    for t in np.unique(T):
+        m = T == t
+        a, b = score[m], Y[m]
+        if np.all(a == a[0]) or np.all(b == b[0]): continue
+        r = kendalltau(a, b).statistic
+        if not math.isnan(r): out.append(r)
+    return float(np.mean(out))
+
+def centroid(Z, Yt, Tt):
+    g = np.zeros(Z.shape[1])
+    for t in np.unique(Tt):
+        m = np.where(Tt == t)[0]
+        dy = np.sign(Yt[m][:, None] - Yt[m][None, :])
+        g += (dy.sum(1)[:, None] * Z[m]).sum(0)
+    return g
+
+def folds(labels, k, seed):
+    u = sorted(set(labels)); random.Random(seed).shuffle(u)
+    return {l: i % k for i, l in enumerate(u)}
+
+print(f"{setf} {target}: {len(names)} features, {len(keys)} rows")
+for seed in range(1, 6):
+    tf, sf = folds(T, 5, seed), folds(S, 4, seed + 1000)
+    ta, sb = np.array([tf[t] for t in T]), np.array([sf[s] for s in S])
+    cen, unc = np.zeros(len(Y)), np.zeros(len(Y))
+    for a in range(5):
+        for b in range(4):
+            tr = (ta != a) & (sb != b); te = (ta == a) & (sb == b)
+            mu, sd = np.nanmean(X[tr], 0), np.nanstd(X[tr], 0); sd = np.where(sd > 0, sd, 1)
+            Z = np.nan_to_num((X[tr] - mu) / sd)
+            w = centroid(Z, Y[tr], T[tr]); w /= np.linalg.norm(w)
+            Zt = np.clip(np.nan_to_num((X[te] - mu) / sd), -6, 6)
+            cen[te] = Zt @ w
+            unc[te] = (Zt + mu / sd) @ w
+    print(f"seed {seed}: centred {tau(cen):.3f}  uncentred {tau(unc):.3f}", flush=True)
