@@ -19,6 +19,9 @@ pub struct Tokenizer {
     /// Token id of each byte's printable stand-in; [`NO_TOKEN`] where the vocabulary has
     /// none (SmolLM2 lacks a few control bytes: they are dropped, as the HF tokenizer does).
     byte_ids: [u32; 256],
+    /// Byte of each printable stand-in: the inverse of GPT-2's table, for [`Tokenizer::decode`]
+    /// (built once: the `neural` class decodes every scored token).
+    byte_of: FxHashMap<char, u8>,
     /// (left id, right id) -> (rank, merged id).
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     digits: Regex,
@@ -62,6 +65,11 @@ impl Tokenizer {
                 byte_ids[b] = id;
             }
         }
+        let byte_of = table
+            .iter()
+            .enumerate()
+            .map(|(b, &c)| (c, b as u8))
+            .collect();
         if byte_ids.iter().filter(|&&id| id == NO_TOKEN).count() > 64 {
             bail!("tokenizer vocabulary lacks most byte tokens: not a byte-level BPE vocabulary");
         }
@@ -85,6 +93,7 @@ impl Tokenizer {
         Ok(Tokenizer {
             tokens,
             byte_ids,
+            byte_of,
             merges: merge_map,
             digits: Regex::new(r"\p{N}")?,
             words,
@@ -125,16 +134,11 @@ impl Tokenizer {
 
     /// The text of `ids` (bytes decoded from the byte alphabet; invalid UTF-8 replaced).
     pub fn decode(&self, ids: &[u32]) -> String {
-        let table = bytes_to_unicode();
-        let mut back = FxHashMap::default();
-        for (b, c) in table.iter().enumerate() {
-            back.insert(*c, b as u8);
-        }
         let mut bytes = Vec::new();
         for &id in ids {
             if let Some(t) = self.token(id) {
                 for c in t.chars() {
-                    match back.get(&c) {
+                    match self.byte_of.get(&c) {
                         Some(&b) => bytes.push(b),
                         None => bytes.extend_from_slice(c.to_string().as_bytes()),
                     }
