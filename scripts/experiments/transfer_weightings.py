@@ -5,7 +5,7 @@ import csv, json, math, sys
 import numpy as np
 from scipy.stats import kendalltau
 
-work = sys.argv[1]
+work = None  # the directory of SET.jsonl and SET.csv, set by the command line
 CONTENT = ("content", "rouge", "graph", "tesla", "surface")
 LING = ("surface", "entity", "syntax", "cohmetrix", "redundancy", "npsyntax", "discourse", "continuity", "lm", "alignment")
 FAMILIES = [
@@ -141,7 +141,9 @@ def run(fam, ref, sets, classes):
             res[h] = tau(Z @ w, Y, T)
         row(name, res)
 
-only = sys.argv[2:]
-for fam in FAMILIES:
-    if not only or fam[0] in only:
-        run(*fam)
+if __name__ == "__main__":  # also imported by transfer-ceiling, for tau, agreement and w_centroid
+    work = sys.argv[1]
+    only = sys.argv[2:]
+    for fam in FAMILIES:
+        if not only or fam[0] in only:
+            run(*fam)
