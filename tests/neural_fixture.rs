@@ -81,7 +81,7 @@ fn log_probs_match_llama_cpp() {
     log_probs_match_llama_cpp_at(&lm);
 }
 
-/// The f32 path too, where the default is int8 (AVX-512 VNNI): both must agree with
+/// The f32 path too, where the default is int8 (AVX-512 VNNI or AVX2): both must agree with
 /// llama.cpp, so a user's results do not depend on the CPU beyond the stated tolerance.
 #[test]
 fn f32_log_probs_match_llama_cpp() {
@@ -94,6 +94,23 @@ fn f32_log_probs_match_llama_cpp() {
     }
     let lm = Llama::load(&model::model_path(&SMOLLM2), Precision::F32).expect("load f32");
     log_probs_match_llama_cpp_at(&lm);
+}
+
+/// The int8 layout of the real model: every block projection (Q4_1 in the GGUF, 16 levels per
+/// block) is stored at 4 bits, which the AVX2 kernel's speed rests on; the LM head (Q8_0) at 8.
+#[test]
+fn block_projections_are_stored_at_four_bits() {
+    let Some(default) = model_or_skip("block_projections_are_stored_at_four_bits") else {
+        return;
+    };
+    let lm = if default.precision == Precision::Int8 {
+        default
+    } else {
+        let path = model::model_path(&SMOLLM2);
+        std::sync::Arc::new(Llama::load(&path, Precision::Int8).expect("load int8"))
+    };
+    let layers = lm.config.n_layer;
+    assert_eq!(lm.four_bit_matrices(), (4 * layers, 4 * layers + 1));
 }
 
 fn log_probs_match_llama_cpp_at(lm: &Llama) {

@@ -1,6 +1,6 @@
 //! Per-token log-probs of the int8 path against the f32 path on the lines of a text file (up
 //! to 40 lines, 300 tokens each): mean |difference| and mean difference in nats. Needs the
-//! model (`aesop models fetch smollm2`) and a CPU with AVX-512 VNNI.
+//! model (`aesop models fetch smollm2`) and a CPU with AVX-512 VNNI or AVX2.
 //!
 //! cargo run --release -p aesop-neural --example int8_vs_f32 -- FILE
 

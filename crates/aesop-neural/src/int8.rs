@@ -1,8 +1,9 @@
-//! Matrix products with 8-bit integers on AVX-512 VNNI, for the model's linear layers.
+//! Matrix products with 8-bit integers on AVX-512 VNNI or AVX2, for the model's linear layers.
 //!
 //! Why: in f32 the products were two thirds of the run time, and SummEval needed about 13
-//! minutes against issue 15's budget of 8. One `vpdpbusd` multiplies and adds 64 byte pairs,
-//! where an f32 FMA handles 16 pairs. The weights are already 4-bit in the GGUF, so storing
+//! minutes against issue 15's budget of 8. One `vpdpbusd` (AVX-512 VNNI) multiplies and adds 64
+//! byte pairs, where an f32 FMA handles 16; on AVX2, `vpmaddwd` handles 16 integer pairs where
+//! an FMA handles 8. The two kernels give bit-identical products. The weights are already 4-bit in the GGUF, so storing
 //! them at 8 bits loses next to nothing. Activations are quantized per row in blocks of
 //! [`BLOCK`] values with their own scale, as llama.cpp does (its Q8 blocks have 32), so one
 //! large value only coarsens its own block.
@@ -19,8 +20,8 @@
 //!
 //! `vpdpbusd` takes one unsigned and one signed operand: the weights are the unsigned one.
 //!
-//! [`Int8Matrix::supported`] says whether this CPU has the instructions. Where it does not,
-//! the model keeps f32 weights and candle's products ([`super::llama`]). [`reference_product`]
+//! [`Int8Matrix::supported`] says whether this CPU has either kernel's instructions. Where it
+//! does not, the model keeps f32 weights and candle's products ([`super::llama`]). [`reference_product`]
 //! is the same arithmetic in plain Rust, for the tests.
 
 use rayon::prelude::*;
@@ -47,6 +48,8 @@ pub struct Int8Matrix {
     /// n rounded up to a multiple of 16.
     n_pad: usize,
     packed: Vec<u8>,
+    /// Whether `packed` holds `u / 17` (see [`Int8Matrix::from_f32`]).
+    four_bit: bool,
     /// Per column and block of inputs (see [`Int8Matrix::scale_index`]): the step d and the
     /// offset m of `w = m + d · u`.
     scale: Vec<f32>,
@@ -68,18 +71,15 @@ fn round_up(x: usize, to: usize) -> usize {
 }
 
 impl Int8Matrix {
-    /// Whether this CPU can run the kernel (AVX-512 F, BW and VNNI).
+    /// Whether this CPU can run one of the kernels (AVX-512 VNNI, or AVX2 with FMA).
     pub fn supported() -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("avx512vnni")
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
+        Kernel::best().is_some()
+    }
+
+    /// The kernel [`Int8Matrix::product`] runs on this CPU: "avx512-vnni", "avx2", or
+    /// "reference" (plain Rust, slow) where neither is available.
+    pub fn kernel_name() -> &'static str {
+        Kernel::best().map_or("reference", Kernel::name)
     }
 
     /// Quantize `w`, row-major (k, n) as the model multiplies `x · w`.
@@ -122,12 +122,22 @@ impl Int8Matrix {
                     }
                 }
             });
+        // A GGUF's Q4_1 blocks use both ends of their 16 levels, so u = 17 q with q in 0..=15
+        // (as do constant blocks, u = 0). Stored as q, the AVX2 kernel multiplies them with
+        // `vpmaddubsw`, whose 16-bit pair sums cannot saturate at q <= 15 (2 · 15 · 127): twice
+        // the products per instruction of `vpmaddwd`. Every kernel multiplies its integer
+        // sums by 17 again, exactly, so the products do not change.
+        let four_bit = packed.par_iter().all(|&u| u % 17 == 0);
+        if four_bit {
+            packed.par_iter_mut().for_each(|u| *u /= 17);
+        }
         Int8Matrix {
             k,
             n,
             k_pad,
             n_pad,
             packed,
+            four_bit,
             scale,
             min,
         }
@@ -145,42 +155,112 @@ impl Int8Matrix {
 
     /// The weight as quantized (s · q), for tests.
     pub fn dequantized(&self, kk: usize, nn: usize) -> f32 {
-        let u = f32::from(self.packed[Self::index(self.k_pad, kk, nn)]);
+        let u =
+            f32::from(self.packed[Self::index(self.k_pad, kk, nn)]) * self.level_factor() as f32;
         let at = Self::scale_index(self.k_pad / BLOCK, kk / BLOCK, nn);
         self.min[at] + self.scale[at] * u
+    }
+
+    /// What the stored bytes are multiplied by to give u: 17 for four-bit matrices, else 1.
+    fn level_factor(&self) -> i32 {
+        if self.four_bit {
+            17
+        } else {
+            1
+        }
+    }
+
+    /// Whether the weights were stored at 4 bits (every block on 16 levels, as Q4_1's).
+    pub fn is_four_bit(&self) -> bool {
+        self.four_bit
     }
 
     pub fn outputs(&self) -> usize {
         self.n
     }
 
-    /// `x · w` for `x` of `m` rows of k values; returns m rows of n values. Needs
-    /// [`Int8Matrix::supported`]; otherwise the plain-Rust [`reference_product`] runs.
+    /// `x · w` for `x` of `m` rows of k values; returns m rows of n values, on the best
+    /// kernel this CPU has (the plain-Rust [`reference_product`] where it has none).
     pub fn product(&self, x: &[f32], m: usize) -> Vec<f32> {
+        self.product_on(x, m, Kernel::best())
+    }
+
+    /// `x · w` on the given kernel, which the caller has checked the CPU supports (`None`:
+    /// the plain-Rust reference).
+    fn product_on(&self, x: &[f32], m: usize, kernel: Option<Kernel>) -> Vec<f32> {
         assert_eq!(x.len(), m * self.k, "activation matrix of the wrong size");
         let rows = quantize_rows(x, m, self.k, self.k_pad);
         let mut out = vec![0f32; m * self.n];
         if m == 0 || self.n == 0 {
             return out;
         }
-        if !Self::supported() {
+        let Some(kernel) = kernel else {
             reference_into(self, &rows, m, &mut out);
             return out;
-        }
+        };
+        // `vpmaddwd` multiplies 16-bit values: the AVX2 kernel reads the activations widened.
+        let wide: Vec<i16> = match kernel {
+            Kernel::Avx2 if !self.four_bit => rows.values.iter().map(|&v| i16::from(v)).collect(),
+            _ => Vec::new(),
+        };
         out.par_chunks_mut(TASK_ROWS * self.n)
             .enumerate()
             .for_each(|(task, chunk)| {
                 let first = task * TASK_ROWS;
                 let count = chunk.len() / self.n;
-                // SAFETY: `supported()` checked the CPU features the kernel is compiled for.
+                // SAFETY: `Kernel::best()` checked the CPU features each kernel is compiled for.
                 #[cfg(target_arch = "x86_64")]
                 unsafe {
-                    vnni::rows_product(self, &rows, first, count, chunk)
+                    match kernel {
+                        Kernel::Vnni => vnni::rows_product(self, &rows, first, count, chunk),
+                        Kernel::Avx2 => avx2::rows_product(self, &rows, &wide, first, count, chunk),
+                    }
                 };
                 #[cfg(not(target_arch = "x86_64"))]
-                let _ = (first, count);
+                let _ = (first, count, &wide);
             });
         out
+    }
+}
+
+/// The vector kernels. Both compute the same integer sums exactly and combine them with the
+/// same float operations in the same order, so their products are bit-identical: features do
+/// not depend on which one a CPU has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// `vpdpbusd`: 64 byte products per instruction.
+    Vnni,
+    /// `vpmaddwd` on bytes widened to 16 bits: 16 products per instruction, twice an f32 FMA's
+    /// (`vpmaddubsw` would take bytes directly but saturates at 16 bits: 255 · 127 twice does).
+    Avx2,
+}
+
+impl Kernel {
+    fn best() -> Option<Kernel> {
+        Self::available().first().copied()
+    }
+
+    /// Every kernel this CPU can run, fastest first.
+    fn available() -> Vec<Kernel> {
+        let mut kernels = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512bw") && has!("avx512vnni") {
+                kernels.push(Kernel::Vnni);
+            }
+            if has!("avx2") && has!("fma") {
+                kernels.push(Kernel::Avx2);
+            }
+        }
+        kernels
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Vnni => "avx512-vnni",
+            Kernel::Avx2 => "avx2",
+        }
     }
 }
 
@@ -267,6 +347,7 @@ fn reference_into(w: &Int8Matrix, rows: &Int8Rows, m: usize, out: &mut [f32]) {
                     let u = i32::from(w.packed[Int8Matrix::index(w.k_pad, kk, nn)]);
                     sum += u * i32::from(rows.values[r * rows.k_pad + kk]);
                 }
+                let sum = sum * w.level_factor();
                 let at = Int8Matrix::scale_index(blocks, b, nn);
                 acc += rows.scale[r * blocks + b] * w.scale[at] * sum as f32
                     + w.min[at] * rows.scaled_sum[r * blocks + b];
@@ -372,6 +453,12 @@ mod vnni {
                 let t = _mm512_set1_ps(rows.scale[(row + i) * blocks + b]);
                 let ts = _mm512_set1_ps(rows.scaled_sum[(row + i) * blocks + b]);
                 for (v, (sum, &int_sum)) in sums.iter_mut().zip(a).enumerate() {
+                    // Four-bit weights: 17 q = 16 q + q.
+                    let int_sum = if w.four_bit {
+                        _mm512_add_epi32(_mm512_slli_epi32::<4>(int_sum), int_sum)
+                    } else {
+                        int_sum
+                    };
                     let st = _mm512_mul_ps(ws[v], t);
                     let y = _mm512_fmadd_ps(wm[v], ts, *sum);
                     *sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(int_sum), st, y);
@@ -397,6 +484,200 @@ mod vnni {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The packed layout is the VNNI kernel's: per quad of inputs, 16 columns × 4 bytes. 16
+    //! bytes (4 columns × 4 inputs) widen to 16 i16 lanes; `vpmaddwd` against the activations
+    //! (p[k], …, p[k+3]) broadcast as 4 i16 gives, per 32-bit lane, one column's sum over inputs
+    //! (k, k+1) or (k+2, k+3). At the end of a block, `vphaddd` adds each column's two halves.
+    use super::{Int8Matrix, Int8Rows, BLOCK, LANES};
+    use std::arch::x86_64::*;
+
+    /// Rows of the output computed together.
+    const ROWS: usize = 4;
+    /// Columns computed together: half of one 16-column group of the layout.
+    const COLUMNS: usize = 8;
+
+    /// Rows `first .. first + count` of the product into `out` (count rows of n values);
+    /// `wide` holds `rows.values` as i16.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn rows_product(
+        w: &Int8Matrix,
+        rows: &Int8Rows,
+        wide: &[i16],
+        first: usize,
+        count: usize,
+        out: &mut [f32],
+    ) {
+        for half in 0..w.n_pad / COLUMNS {
+            if half * COLUMNS >= w.n {
+                break;
+            }
+            let mut r = 0;
+            while r < count {
+                let take = ROWS.min(count - r);
+                let (row, at) = (first + r, r);
+                match (w.four_bit, take) {
+                    (true, 4) => tile_four_bit::<4>(w, rows, row, half, out, at),
+                    (true, 3) => tile_four_bit::<3>(w, rows, row, half, out, at),
+                    (true, 2) => tile_four_bit::<2>(w, rows, row, half, out, at),
+                    (true, _) => tile_four_bit::<1>(w, rows, row, half, out, at),
+                    (false, 4) => tile::<4>(w, rows, wide, row, half, out, at),
+                    (false, 3) => tile::<3>(w, rows, wide, row, half, out, at),
+                    (false, 2) => tile::<2>(w, rows, wide, row, half, out, at),
+                    (false, _) => tile::<1>(w, rows, wide, row, half, out, at),
+                }
+                r += take;
+            }
+        }
+    }
+
+    /// R rows (from `row`, written at `out_row` of `out`) × the 8 columns of `half`.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn tile<const R: usize>(
+        w: &Int8Matrix,
+        rows: &Int8Rows,
+        wide: &[i16],
+        row: usize,
+        half: usize,
+        out: &mut [f32],
+        out_row: usize,
+    ) {
+        let k_pad = w.k_pad;
+        let blocks = k_pad / BLOCK;
+        let (group, side) = (half / 2, half % 2);
+        // This half's 32 bytes of each 64-byte quad.
+        let panel = w.packed.as_ptr().add(group * k_pad * LANES + side * 32);
+        let mut total = [_mm256_setzero_ps(); R];
+        for b in 0..blocks {
+            // Per row: columns 0-3 and 4-7, each lane one column's sum over 2 of 4 inputs.
+            let mut acc = [[_mm256_setzero_si256(); 2]; R];
+            for quad in b * BLOCK / 4..(b + 1) * BLOCK / 4 {
+                let at = panel.add(quad * LANES * 4);
+                let lo = _mm256_cvtepu8_epi16(_mm_loadu_si128(at as *const __m128i));
+                let hi = _mm256_cvtepu8_epi16(_mm_loadu_si128(at.add(16) as *const __m128i));
+                for (i, a) in acc.iter_mut().enumerate() {
+                    let xs = wide.as_ptr().add((row + i) * k_pad + quad * 4);
+                    let bx = _mm256_set1_epi64x((xs as *const i64).read_unaligned());
+                    a[0] = _mm256_add_epi32(a[0], _mm256_madd_epi16(lo, bx));
+                    a[1] = _mm256_add_epi32(a[1], _mm256_madd_epi16(hi, bx));
+                }
+            }
+            let scales = block_scales(w, group, b, side);
+            for (i, (sum, a)) in total.iter_mut().zip(&acc).enumerate() {
+                // Columns 0,1,4,5 | 2,3,6,7, then in order.
+                let pairs = _mm256_hadd_epi32(a[0], a[1]);
+                let int_sum = _mm256_permute4x64_epi64::<0b11_01_10_00>(pairs);
+                // (8-bit weights only: four-bit ones take `tile_four_bit`.)
+                *sum = scaled_block_sum(scales, row_scales(rows, row + i, b), int_sum, *sum);
+            }
+        }
+        for (i, &y) in total.iter().enumerate() {
+            store(w, out, out_row + i, half, y);
+        }
+    }
+
+    /// R rows × the 8 columns of `half`, for four-bit weights (bytes 0..=15): `vpmaddubsw`
+    /// multiplies the 32 bytes of 8 columns × 4 inputs by the row's 4 activations, each 16-bit
+    /// lane one column's sum over 2 inputs. A block's 8 quads add up in 16 bits without
+    /// overflow (8 · 2 · 15 · 127 = 30,480); `vpmaddwd` by 17 then gives each 32-bit lane one
+    /// column's block sum Σ u · p, in column order.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn tile_four_bit<const R: usize>(
+        w: &Int8Matrix,
+        rows: &Int8Rows,
+        row: usize,
+        half: usize,
+        out: &mut [f32],
+        out_row: usize,
+    ) {
+        let k_pad = w.k_pad;
+        let blocks = k_pad / BLOCK;
+        let (group, side) = (half / 2, half % 2);
+        let panel = w.packed.as_ptr().add(group * k_pad * LANES + side * 32);
+        // `vpmaddwd` by 17 adds each column's two halves and restores u = 17 q, exactly.
+        let seventeen = _mm256_set1_epi16(17);
+        let mut total = [_mm256_setzero_ps(); R];
+        for b in 0..blocks {
+            let mut acc = [_mm256_setzero_si256(); R];
+            for quad in b * BLOCK / 4..(b + 1) * BLOCK / 4 {
+                let wv = _mm256_loadu_si256(panel.add(quad * LANES * 4) as *const __m256i);
+                for (i, a) in acc.iter_mut().enumerate() {
+                    let xs = rows.values.as_ptr().add((row + i) * k_pad + quad * 4);
+                    let bx = _mm256_set1_epi32((xs as *const i32).read_unaligned());
+                    *a = _mm256_add_epi16(*a, _mm256_maddubs_epi16(wv, bx));
+                }
+            }
+            let scales = block_scales(w, group, b, side);
+            for (i, (sum, &a)) in total.iter_mut().zip(&acc).enumerate() {
+                let int_sum = _mm256_madd_epi16(a, seventeen);
+                *sum = scaled_block_sum(scales, row_scales(rows, row + i, b), int_sum, *sum);
+            }
+        }
+        for (i, &y) in total.iter().enumerate() {
+            store(w, out, out_row + i, half, y);
+        }
+    }
+
+    /// The weights' steps and offsets of block b for the 8 columns of (group, side).
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn block_scales(
+        w: &Int8Matrix,
+        group: usize,
+        b: usize,
+        side: usize,
+    ) -> (__m256, __m256) {
+        let at = (group * (w.k_pad / BLOCK) + b) * LANES + side * COLUMNS;
+        (
+            _mm256_loadu_ps(w.scale.as_ptr().add(at)),
+            _mm256_loadu_ps(w.min.as_ptr().add(at)),
+        )
+    }
+
+    /// `sum` plus one block's contribution to 8 columns of a row, from the block's integer
+    /// sums Σ u · p, the weights' steps and offsets, and the row's scale t and scaled sum ts:
+    /// as the VNNI kernel, operation for operation.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn scaled_block_sum(
+        (ws, wm): (__m256, __m256),
+        (t, ts): (f32, f32),
+        int_sum: __m256i,
+        sum: __m256,
+    ) -> __m256 {
+        let st = _mm256_mul_ps(ws, _mm256_set1_ps(t));
+        let y = _mm256_fmadd_ps(wm, _mm256_set1_ps(ts), sum);
+        _mm256_fmadd_ps(_mm256_cvtepi32_ps(int_sum), st, y)
+    }
+
+    /// Row `row`'s scale and scaled sum of block b.
+    #[inline]
+    fn row_scales(rows: &Int8Rows, row: usize, b: usize) -> (f32, f32) {
+        let at = row * (rows.k_pad / BLOCK) + b;
+        (rows.scale[at], rows.scaled_sum[at])
+    }
+
+    /// The 8 values of `half` into row `out_row` of `out`, dropping padding columns.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    unsafe fn store(w: &Int8Matrix, out: &mut [f32], out_row: usize, half: usize, y: __m256) {
+        let (n, col) = (w.n, half * COLUMNS);
+        let dst = out.as_mut_ptr().add(out_row * n);
+        if col + COLUMNS <= n {
+            _mm256_storeu_ps(dst.add(col), y);
+        } else {
+            let mut lane = [0f32; COLUMNS];
+            _mm256_storeu_ps(lane.as_mut_ptr(), y);
+            for (j, &l) in lane.iter().enumerate().take(n - col) {
+                *dst.add(col + j) = l;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,8 +689,34 @@ mod tests {
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     }
 
+    /// Weights as a GGUF's Q4_1 blocks store them: `w = m + d · q`, q in 0..=15, per column
+    /// and block of 32 inputs, both ends of the range present (as Q4_1's rounding makes them).
+    fn q4_1_weights(k: usize, n: usize, seed: &mut u64) -> Vec<f32> {
+        let mut w = vec![0f32; k * n];
+        for c in 0..n {
+            for b in 0..k.div_ceil(BLOCK) {
+                let (m, d) = (lcg(seed), 0.01 + lcg(seed).abs() * 0.1);
+                for i in 0..BLOCK.min(k - b * BLOCK) {
+                    let q = match i {
+                        0 => 0.0,
+                        1 => 15.0,
+                        _ => ((lcg(seed) + 0.5) * 15.99).floor(),
+                    };
+                    w[(b * BLOCK + i) * n + c] = m + d * q;
+                }
+            }
+        }
+        w
+    }
+
     #[test]
     fn kernel_equals_the_reference_arithmetic_for_any_shape() {
+        for four_bit in [false, true] {
+            kernels_equal_the_reference(four_bit);
+        }
+    }
+
+    fn kernels_equal_the_reference(four_bit: bool) {
         let mut seed = 7;
         for &(m, k, n) in &[
             (1, 64, 16),
@@ -417,19 +724,38 @@ mod tests {
             (9, 576, 960),
             (33, 200, 49),
             (4, 64, 64),
+            (7, 96, 40),
+            (2, 32, 8),
         ] {
-            let w: Vec<f32> = (0..k * n).map(|_| lcg(&mut seed)).collect();
+            let w: Vec<f32> = if four_bit {
+                q4_1_weights(k, n, &mut seed)
+            } else {
+                (0..k * n).map(|_| lcg(&mut seed)).collect()
+            };
             let mut x: Vec<f32> = (0..m * k).map(|_| 3.0 * lcg(&mut seed)).collect();
             x[0] = 40.0; // an outlier coarsens its own block only
             let q = Int8Matrix::from_f32(&w, k, n);
-            let got = q.product(&x, m);
+            assert_eq!(q.is_four_bit(), four_bit, "{m}x{k}x{n}");
             let want = reference_product(&q, &x, m);
-            for (g, r) in got.iter().zip(&want) {
-                assert!(
-                    (g - r).abs() <= 1e-4 * r.abs().max(1.0),
-                    "{m}x{k}x{n}: {g} vs {r}"
-                );
+            let kernels = Kernel::available();
+            eprintln!("kernels on this CPU: {kernels:?}");
+            let products: Vec<Vec<f32>> = kernels
+                .iter()
+                .map(|&kn| q.product_on(&x, m, Some(kn)))
+                .collect();
+            for (kernel, got) in kernels.iter().zip(&products) {
+                for (g, r) in got.iter().zip(&want) {
+                    assert!(
+                        (g - r).abs() <= 1e-4 * r.abs().max(1.0),
+                        "{kernel:?} {m}x{k}x{n} (four-bit {four_bit}): {g} vs {r}"
+                    );
+                }
             }
+            // Every kernel the same bits: features must not depend on the CPU.
+            for pair in products.windows(2) {
+                assert_eq!(pair[0], pair[1], "{m}x{k}x{n}: kernels differ");
+            }
+            let got = q.product(&x, m);
             // And close to the f32 product, in every row but the outlier's.
             let mut worst = 0f32;
             let mut norm = 0f32;
@@ -451,25 +777,9 @@ mod tests {
     fn blocks_of_sixteen_levels_are_kept_exactly() {
         // As a GGUF's Q4_1 blocks store them: w = m + d · q, q in 0..=15, per 32 inputs.
         let (k, n) = (2 * BLOCK, 3);
-        let mut seed = 11;
-        let mut w = vec![0f32; k * n];
-        for c in 0..n {
-            for b in 0..2 {
-                let (m, d) = (lcg(&mut seed), 0.01 + lcg(&mut seed).abs() * 0.1);
-                for i in 0..BLOCK {
-                    // Both ends of the range occur, as Q4_1's rounding makes them.
-                    let q = if i == 0 {
-                        0
-                    } else if i == 1 {
-                        15
-                    } else {
-                        (i * 7 + c) % 16
-                    };
-                    w[(b * BLOCK + i) * n + c] = m + d * q as f32;
-                }
-            }
-        }
+        let w = q4_1_weights(k, n, &mut 11);
         let q = Int8Matrix::from_f32(&w, k, n);
+        assert!(q.is_four_bit(), "16 levels per block are stored at 4 bits");
         for kk in 0..k {
             for c in 0..n {
                 let (got, want) = (q.dequantized(kk, c), w[kk * n + c]);

@@ -9,7 +9,7 @@
 //! - [`model`]: where the file lives, fetching, the pinned checksum, loading once per process.
 //! - [`tokenizer`]: byte-level BPE from the GGUF's own vocabulary.
 //! - [`llama`]: the forward pass, with a key-value cache reused across continuations.
-//! - [`int8`]: 8-bit matrix products on AVX-512 VNNI for its linear layers.
+//! - [`int8`]: 8-bit matrix products on AVX-512 VNNI or AVX2 for its linear layers.
 
 pub mod int8;
 pub mod llama;

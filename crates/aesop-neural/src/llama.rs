@@ -3,8 +3,9 @@
 //! ours, so one source prompt is run once per topic and every summary continues from it.
 //!
 //! Weights are dequantized at load: candle's quantized matmul on CPU is ~14x slower than its f32
-//! gemm here (CRATES.md). Where the CPU has AVX-512 VNNI they are then requantized for our own
-//! 8-bit products ([`super::int8`], [`Precision`]), 1.6x faster than f32 over a whole run.
+//! gemm here (CRATES.md). Where the CPU has AVX-512 VNNI or AVX2 they are then requantized for
+//! our own 8-bit products ([`super::int8`], [`Precision`]), 1.6x faster than f32 over a whole
+//! run with VNNI.
 //! Layout as llama.cpp's GGUF conversion leaves it: query and key rows are permuted so RoPE rotates adjacent pairs (2i, 2i+1); grouped-query attention gives
 //! query head h the key-value head h / (heads / kv-heads); the output head is tied to the token
 //! embedding when the file has no `output.weight`.
@@ -45,17 +46,19 @@ impl Config {
 pub enum Precision {
     /// Weights dequantized to f32, candle's (gemm's) products.
     F32,
-    /// Weights and activations at 8 bits on AVX-512 VNNI ([`super::int8`]): 2-4x faster
-    /// products, log-probs within a few hundredths of a nat of f32 (docs/NEURAL.md).
+    /// Weights and activations at 8 bits on AVX-512 VNNI or AVX2 ([`super::int8`], the same
+    /// values on both): faster products, log-probs within a few hundredths of a nat of f32
+    /// (docs/NEURAL.md).
     Int8,
 }
 
 /// Environment variable choosing [`Precision`]: `auto` (default: int8 where the CPU has
-/// AVX-512 VNNI, else f32), `f32` or `int8`.
+/// AVX-512 VNNI or AVX2, else f32), `f32` or `int8`.
 pub const PRECISION_VAR: &str = "AESOP_NEURAL_PRECISION";
 
 impl Precision {
-    /// The precision [`PRECISION_VAR`] asks for; `int8` on a CPU without VNNI is an error.
+    /// The precision [`PRECISION_VAR`] asks for; `int8` on a CPU without an int8 kernel is an
+    /// error.
     pub fn from_env() -> Result<Precision> {
         let value = std::env::var(PRECISION_VAR).unwrap_or_default();
         match value.as_str() {
@@ -67,8 +70,8 @@ impl Precision {
             "f32" => Ok(Precision::F32),
             "int8" if Int8Matrix::supported() => Ok(Precision::Int8),
             "int8" => bail!(
-                "{PRECISION_VAR}=int8 needs a CPU with AVX-512 VNNI, which this one lacks; \
-                 use auto or f32"
+                "{PRECISION_VAR}=int8 needs a CPU with AVX-512 VNNI or AVX2, which this one \
+                 lacks; use auto or f32"
             ),
             other => bail!("{PRECISION_VAR} is '{other}': expected auto, f32 or int8"),
         }
@@ -302,6 +305,23 @@ fn with_f32<T>(t: &Tensor, f: impl FnOnce(&[f32]) -> Result<T>) -> Result<T> {
 }
 
 impl Llama {
+    /// Of the int8 matrices (four per block, and the LM head), how many are stored at 4 bits
+    /// ([`Int8Matrix::is_four_bit`]), and how many there are: (0, 0) at f32. The AVX2 kernel
+    /// multiplies 4-bit matrices twice as fast as 8-bit ones.
+    pub fn four_bit_matrices(&self) -> (usize, usize) {
+        let int8: Vec<&Int8Matrix> = self
+            .blocks
+            .iter()
+            .flat_map(|b| [&b.wqkv, &b.wo, &b.w_gate_up, &b.w_down])
+            .chain([&self.head])
+            .filter_map(|linear| match linear {
+                Linear::Int8(m) => Some(m),
+                Linear::F32(_) => None,
+            })
+            .collect();
+        (int8.iter().filter(|m| m.is_four_bit()).count(), int8.len())
+    }
+
     /// Read a llama GGUF (any file; the pinned download is checked in [`super::model`]).
     /// A truncated file, another architecture or missing tokenizer data is an error.
     pub fn load(path: &Path, precision: Precision) -> Result<Llama> {
