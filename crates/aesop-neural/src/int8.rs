@@ -236,8 +236,10 @@ enum Kernel {
 }
 
 impl Kernel {
+    /// The fastest kernel this CPU has, detected once.
     fn best() -> Option<Kernel> {
-        Self::available().first().copied()
+        static BEST: std::sync::OnceLock<Option<Kernel>> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| Self::available().first().copied())
     }
 
     /// Every kernel this CPU can run, fastest first.
