@@ -488,10 +488,8 @@ mod vnni {
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    //! The packed layout is the VNNI kernel's: per quad of inputs, 16 columns × 4 bytes. 16
-    //! bytes (4 columns × 4 inputs) widen to 16 i16 lanes; `vpmaddwd` against the activations
-    //! (p[k], …, p[k+3]) broadcast as 4 i16 gives, per 32-bit lane, one column's sum over inputs
-    //! (k, k+1) or (k+2, k+3). At the end of a block, `vphaddd` adds each column's two halves.
+    //! The packed layout is the VNNI kernel's: per quad of inputs, 16 columns × 4 bytes; a
+    //! tile takes 8 of the 16 columns ([`tile`] says how each kind of matrix is multiplied).
     use super::{Int8Matrix, Int8Rows, BLOCK, LANES};
     use std::arch::x86_64::*;
 
@@ -520,14 +518,14 @@ mod avx2 {
                 let take = ROWS.min(count - r);
                 let (row, at) = (first + r, r);
                 match (w.four_bit, take) {
-                    (true, 4) => tile_four_bit::<4>(w, rows, row, half, out, at),
-                    (true, 3) => tile_four_bit::<3>(w, rows, row, half, out, at),
-                    (true, 2) => tile_four_bit::<2>(w, rows, row, half, out, at),
-                    (true, _) => tile_four_bit::<1>(w, rows, row, half, out, at),
-                    (false, 4) => tile::<4>(w, rows, wide, row, half, out, at),
-                    (false, 3) => tile::<3>(w, rows, wide, row, half, out, at),
-                    (false, 2) => tile::<2>(w, rows, wide, row, half, out, at),
-                    (false, _) => tile::<1>(w, rows, wide, row, half, out, at),
+                    (true, 4) => tile::<4, true>(w, rows, wide, row, half, out, at),
+                    (true, 3) => tile::<3, true>(w, rows, wide, row, half, out, at),
+                    (true, 2) => tile::<2, true>(w, rows, wide, row, half, out, at),
+                    (true, _) => tile::<1, true>(w, rows, wide, row, half, out, at),
+                    (false, 4) => tile::<4, false>(w, rows, wide, row, half, out, at),
+                    (false, 3) => tile::<3, false>(w, rows, wide, row, half, out, at),
+                    (false, 2) => tile::<2, false>(w, rows, wide, row, half, out, at),
+                    (false, _) => tile::<1, false>(w, rows, wide, row, half, out, at),
                 }
                 r += take;
             }
@@ -535,9 +533,19 @@ mod avx2 {
     }
 
     /// R rows (from `row`, written at `out_row` of `out`) × the 8 columns of `half`.
+    ///
+    /// Four-bit weights (`FOUR_BIT`, bytes 0..=15): `vpmaddubsw` multiplies the 32 bytes of 8
+    /// columns × 4 inputs by the row's 4 activations, each 16-bit lane one column's sum over 2
+    /// inputs. A block's 8 quads add up in 16 bits without overflow (8 · 2 · 15 · 127 =
+    /// 30,480); `vpmaddwd` by 17 then gives each 32-bit lane one column's block sum Σ u · p, in
+    /// column order.
+    ///
+    /// Eight-bit weights: each 16 bytes (4 columns × 4 inputs) widen to 16 i16 lanes, and
+    /// `vpmaddwd` against `wide`'s activations gives per 32-bit lane one column's sum over 2 of
+    /// the 4 inputs; at the end of a block `vphaddd` adds each column's two halves.
     #[target_feature(enable = "avx2,fma")]
     #[inline]
-    unsafe fn tile<const R: usize>(
+    unsafe fn tile<const R: usize, const FOUR_BIT: bool>(
         w: &Int8Matrix,
         rows: &Int8Rows,
         wide: &[i16],
@@ -551,70 +559,41 @@ mod avx2 {
         let (group, side) = (half / 2, half % 2);
         // This half's 32 bytes of each 64-byte quad.
         let panel = w.packed.as_ptr().add(group * k_pad * LANES + side * 32);
+        let seventeen = _mm256_set1_epi16(17);
         let mut total = [_mm256_setzero_ps(); R];
         for b in 0..blocks {
-            // Per row: columns 0-3 and 4-7, each lane one column's sum over 2 of 4 inputs.
+            // Per row: four-bit, 16-bit sums of columns 0-7 in [0]; eight-bit, 32-bit sums of
+            // columns 0-3 in [0] and 4-7 in [1].
             let mut acc = [[_mm256_setzero_si256(); 2]; R];
             for quad in b * BLOCK / 4..(b + 1) * BLOCK / 4 {
                 let at = panel.add(quad * LANES * 4);
-                let lo = _mm256_cvtepu8_epi16(_mm_loadu_si128(at as *const __m128i));
-                let hi = _mm256_cvtepu8_epi16(_mm_loadu_si128(at.add(16) as *const __m128i));
-                for (i, a) in acc.iter_mut().enumerate() {
-                    let xs = wide.as_ptr().add((row + i) * k_pad + quad * 4);
-                    let bx = _mm256_set1_epi64x((xs as *const i64).read_unaligned());
-                    a[0] = _mm256_add_epi32(a[0], _mm256_madd_epi16(lo, bx));
-                    a[1] = _mm256_add_epi32(a[1], _mm256_madd_epi16(hi, bx));
+                if FOUR_BIT {
+                    let wv = _mm256_loadu_si256(at as *const __m256i);
+                    for (i, a) in acc.iter_mut().enumerate() {
+                        let xs = rows.values.as_ptr().add((row + i) * k_pad + quad * 4);
+                        let bx = _mm256_set1_epi32((xs as *const i32).read_unaligned());
+                        a[0] = _mm256_add_epi16(a[0], _mm256_maddubs_epi16(wv, bx));
+                    }
+                } else {
+                    let lo = _mm256_cvtepu8_epi16(_mm_loadu_si128(at as *const __m128i));
+                    let hi = _mm256_cvtepu8_epi16(_mm_loadu_si128(at.add(16) as *const __m128i));
+                    for (i, a) in acc.iter_mut().enumerate() {
+                        let xs = wide.as_ptr().add((row + i) * k_pad + quad * 4);
+                        let bx = _mm256_set1_epi64x((xs as *const i64).read_unaligned());
+                        a[0] = _mm256_add_epi32(a[0], _mm256_madd_epi16(lo, bx));
+                        a[1] = _mm256_add_epi32(a[1], _mm256_madd_epi16(hi, bx));
+                    }
                 }
             }
             let scales = block_scales(w, group, b, side);
             for (i, (sum, a)) in total.iter_mut().zip(&acc).enumerate() {
-                // Columns 0,1,4,5 | 2,3,6,7, then in order.
-                let pairs = _mm256_hadd_epi32(a[0], a[1]);
-                let int_sum = _mm256_permute4x64_epi64::<0b11_01_10_00>(pairs);
-                // (8-bit weights only: four-bit ones take `tile_four_bit`.)
-                *sum = scaled_block_sum(scales, row_scales(rows, row + i, b), int_sum, *sum);
-            }
-        }
-        for (i, &y) in total.iter().enumerate() {
-            store(w, out, out_row + i, half, y);
-        }
-    }
-
-    /// R rows × the 8 columns of `half`, for four-bit weights (bytes 0..=15): `vpmaddubsw`
-    /// multiplies the 32 bytes of 8 columns × 4 inputs by the row's 4 activations, each 16-bit
-    /// lane one column's sum over 2 inputs. A block's 8 quads add up in 16 bits without
-    /// overflow (8 · 2 · 15 · 127 = 30,480); `vpmaddwd` by 17 then gives each 32-bit lane one
-    /// column's block sum Σ u · p, in column order.
-    #[target_feature(enable = "avx2,fma")]
-    #[inline]
-    unsafe fn tile_four_bit<const R: usize>(
-        w: &Int8Matrix,
-        rows: &Int8Rows,
-        row: usize,
-        half: usize,
-        out: &mut [f32],
-        out_row: usize,
-    ) {
-        let k_pad = w.k_pad;
-        let blocks = k_pad / BLOCK;
-        let (group, side) = (half / 2, half % 2);
-        let panel = w.packed.as_ptr().add(group * k_pad * LANES + side * 32);
-        // `vpmaddwd` by 17 adds each column's two halves and restores u = 17 q, exactly.
-        let seventeen = _mm256_set1_epi16(17);
-        let mut total = [_mm256_setzero_ps(); R];
-        for b in 0..blocks {
-            let mut acc = [_mm256_setzero_si256(); R];
-            for quad in b * BLOCK / 4..(b + 1) * BLOCK / 4 {
-                let wv = _mm256_loadu_si256(panel.add(quad * LANES * 4) as *const __m256i);
-                for (i, a) in acc.iter_mut().enumerate() {
-                    let xs = rows.values.as_ptr().add((row + i) * k_pad + quad * 4);
-                    let bx = _mm256_set1_epi32((xs as *const i32).read_unaligned());
-                    *a = _mm256_add_epi16(*a, _mm256_maddubs_epi16(wv, bx));
-                }
-            }
-            let scales = block_scales(w, group, b, side);
-            for (i, (sum, &a)) in total.iter_mut().zip(&acc).enumerate() {
-                let int_sum = _mm256_madd_epi16(a, seventeen);
+                let int_sum = if FOUR_BIT {
+                    _mm256_madd_epi16(a[0], seventeen)
+                } else {
+                    // Columns 0,1,4,5 | 2,3,6,7, then in order.
+                    let pairs = _mm256_hadd_epi32(a[0], a[1]);
+                    _mm256_permute4x64_epi64::<0b11_01_10_00>(pairs)
+                };
                 *sum = scaled_block_sum(scales, row_scales(rows, row + i, b), int_sum, *sum);
             }
         }
