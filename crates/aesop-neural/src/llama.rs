@@ -92,13 +92,17 @@ enum Linear {
 }
 
 impl Linear {
-    /// `w` is (inputs, outputs), contiguous f32.
+    /// `w` is (outputs, inputs), contiguous f32, as a GGUF stores it: transposed for f32,
+    /// read as it lies for int8.
     fn new(w: Tensor, precision: Precision) -> Result<Linear> {
         Ok(match precision {
-            Precision::F32 => Linear::F32(w),
+            Precision::F32 => Linear::F32(w.t()?.contiguous()?),
             Precision::Int8 => {
-                let (k, n) = w.dims2()?;
-                Linear::Int8(with_f32(&w, |v| Ok(Int8Matrix::from_f32(v, k, n)))?)
+                let (n, k) = w.dims2()?;
+                let w = w.contiguous()?;
+                Linear::Int8(with_f32(&w, |v| {
+                    Ok(Int8Matrix::from_f32_by_column(v, k, n))
+                })?)
             }
         })
     }
@@ -160,8 +164,9 @@ pub struct Llama {
     head: Linear,
     blocks: Vec<Block>,
     output_norm: Tensor,
-    cos: Tensor,
-    sin: Tensor,
+    /// RoPE tables, (context, head_dim / 2) row-major: cos and sin of position · frequency.
+    cos: Vec<f32>,
+    sin: Vec<f32>,
 }
 
 /// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
@@ -230,17 +235,22 @@ fn exp_nonpositive(x: f32) -> f32 {
     // 1.5 * 2^23: adding and subtracting it rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     let x = x.max(-87.0);
-    let n = (x * LOG2E + ROUND) - ROUND;
+    let shifted = x * LOG2E + ROUND;
+    let n = shifted - ROUND;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     let p = 1.0
         + r * (1.0
             + r * (0.5
                 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    // 2^n by building the exponent bits; n is in [-126, 0].
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // 2^n by building the exponent bits; n is in [-126, 0]. `shifted` (in [2^23, 2^24), where
+    // floats are the integers) holds n in its low mantissa bits: read there with integer
+    // arithmetic, which vectorizes, where `n as i32` (a saturating cast) did not.
+    let n_int = shifted.to_bits() as i32 - ROUND.to_bits() as i32;
+    p * f32::from_bits(((n_int + 127) as u32) << 23)
 }
 
 /// Sum of e^(x - max) over `xs`, in 16 lanes so that it vectorizes.
+#[inline(always)]
 fn sum_exp_shifted(xs: &[f32], max: f32) -> f32 {
     let mut lanes = [0f32; 16];
     let mut chunks = xs.chunks_exact(16);
@@ -257,8 +267,25 @@ fn sum_exp_shifted(xs: &[f32], max: f32) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
-/// log sum_i e^(x_i), stable.
+/// log sum_i e^(x_i), stable; compiled for AVX2 where the CPU has it (the same 16 lanes on
+/// wider vectors, so the same value).
 fn log_sum_exp(xs: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { log_sum_exp_avx2(xs) };
+    }
+    log_sum_exp_portable(xs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn log_sum_exp_avx2(xs: &[f32]) -> f32 {
+    log_sum_exp_portable(xs)
+}
+
+#[inline(always)]
+fn log_sum_exp_portable(xs: &[f32]) -> f32 {
     let max = xs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     if !max.is_finite() {
         return max;
@@ -269,27 +296,163 @@ fn log_sum_exp(xs: &[f32]) -> f32 {
 /// Softmax of each row of `scores` (rows of `cols`) times `scale`, in place, where row `r`
 /// may see only its first `visible(r)` columns (the causal mask): the rest become 0. One pass
 /// instead of candle's mask-add, max, subtract, exp, sum and divide, each a new tensor.
+///
+/// The exponentials are computed in a loop of their own so that they vectorize (with AVX2
+/// where the CPU has it: the same operations on wider vectors, so the same bits); the sum
+/// stays one running sum in column order, as before, so the result does not depend on the
+/// CPU. Computed together with the sum, the exponentials ran one at a time: a seventh of
+/// the whole run.
 fn masked_softmax_rows(
     scores: &mut [f32],
     cols: usize,
     scale: f32,
     visible: impl Fn(usize) -> usize,
 ) {
-    for (r, row) in scores.chunks_exact_mut(cols).enumerate() {
-        let n = visible(r).min(cols);
-        let (seen, hidden) = row.split_at_mut(n);
-        hidden.fill(0.0);
-        let max = seen.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0f32;
-        for v in seen.iter_mut() {
-            *v = exp_nonpositive((*v - max) * scale);
-            sum += *v;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        unsafe { masked_softmax_rows_avx2(scores, cols, scale, visible) };
+        return;
+    }
+    masked_softmax_rows_portable(scores, cols, scale, visible);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn masked_softmax_rows_avx2(
+    scores: &mut [f32],
+    cols: usize,
+    scale: f32,
+    visible: impl Fn(usize) -> usize,
+) {
+    masked_softmax_rows_portable(scores, cols, scale, visible);
+}
+
+/// Rows whose running sums [`masked_softmax_rows`] adds side by side: each sum is still one
+/// chain in column order, but eight chains keep the adder busy where one waited on itself.
+const SOFTMAX_ROWS: usize = 8;
+
+#[inline(always)]
+fn masked_softmax_rows_portable(
+    scores: &mut [f32],
+    cols: usize,
+    scale: f32,
+    visible: impl Fn(usize) -> usize,
+) {
+    if cols == 0 {
+        return;
+    }
+    let mut first_row = 0;
+    let mut groups = scores.chunks_exact_mut(cols * SOFTMAX_ROWS);
+    for group in &mut groups {
+        let mut seen = [0usize; SOFTMAX_ROWS];
+        for (i, row) in group.chunks_exact_mut(cols).enumerate() {
+            seen[i] = visible(first_row + i).min(cols);
+            exponentiate_row(row, seen[i], scale);
         }
-        let inv = 1.0 / sum;
-        for v in seen.iter_mut() {
-            *v *= inv;
+        // Column by column over the columns every row sees, then each row's own tail.
+        let common = seen.iter().copied().min().unwrap_or(0);
+        let mut sums = [0f32; SOFTMAX_ROWS];
+        for j in 0..common {
+            for (i, sum) in sums.iter_mut().enumerate() {
+                *sum += group[i * cols + j];
+            }
+        }
+        for (i, row) in group.chunks_exact_mut(cols).enumerate() {
+            for &v in &row[common..seen[i]] {
+                sums[i] += v;
+            }
+            normalize_row(&mut row[..seen[i]], sums[i]);
+        }
+        first_row += SOFTMAX_ROWS;
+    }
+    for (i, row) in groups.into_remainder().chunks_exact_mut(cols).enumerate() {
+        let seen = visible(first_row + i).min(cols);
+        exponentiate_row(row, seen, scale);
+        let mut sum = 0f32;
+        for &v in &row[..seen] {
+            sum += v;
+        }
+        normalize_row(&mut row[..seen], sum);
+    }
+}
+
+/// e^((v - max) · scale) over the first `seen` values of `row` (max over those), 0 beyond.
+#[inline(always)]
+fn exponentiate_row(row: &mut [f32], seen: usize, scale: f32) {
+    let (seen, hidden) = row.split_at_mut(seen);
+    hidden.fill(0.0);
+    let max = seen.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for v in seen.iter_mut() {
+        *v = exp_nonpositive((*v - max) * scale);
+    }
+}
+
+#[inline(always)]
+fn normalize_row(row: &mut [f32], sum: f32) {
+    let inv = 1.0 / sum;
+    for v in row.iter_mut() {
+        *v *= inv;
+    }
+}
+
+/// Heads `first_head..first_head + heads` of the fused projection `qkv` (tokens, width), as
+/// (heads, tokens, head_dim) values, with adjacent pairs rotated by RoPE at `positions` when
+/// `rope` gives the tables (cos and sin, (positions, head_dim / 2) row-major). One pass over
+/// plain slices: the same products and sums as candle's narrow, transpose, multiply, subtract
+/// and cat (so the same bits), without their intermediate tensors, which were a twentieth of
+/// the run.
+fn split_heads(
+    qkv: &[f32],
+    width: usize,
+    head_dim: usize,
+    (first_head, heads): (usize, usize),
+    positions: &[usize],
+    rope: Option<(&[f32], &[f32])>,
+) -> Vec<f32> {
+    let half = head_dim / 2;
+    let tokens = positions.len();
+    let mut out = vec![0f32; heads * tokens * head_dim];
+    for (t, (x, &pos)) in qkv.chunks_exact(width).zip(positions).enumerate() {
+        for h in 0..heads {
+            let src = &x[(first_head + h) * head_dim..(first_head + h + 1) * head_dim];
+            let dst = &mut out[(h * tokens + t) * head_dim..(h * tokens + t + 1) * head_dim];
+            let Some((cos, sin)) = rope else {
+                dst.copy_from_slice(src);
+                continue;
+            };
+            let (cos, sin) = (
+                &cos[pos * half..(pos + 1) * half],
+                &sin[pos * half..(pos + 1) * half],
+            );
+            for (((d, s), &c), &si) in dst
+                .chunks_exact_mut(2)
+                .zip(src.chunks_exact(2))
+                .zip(cos)
+                .zip(sin)
+            {
+                d[0] = s[0] * c - s[1] * si;
+                d[1] = s[0] * si + s[1] * c;
+            }
         }
     }
+    out
+}
+
+/// SiLU(gate) · up for each row of the fused gate/up product `gu` (rows, 2 n_ff), as a tensor
+/// (rows, n_ff): candle's `silu` (x / (1 + e^-x)) and product in one pass, the same
+/// operations, so the same bits.
+fn swiglu(gu: &[f32], n_ff: usize, rows: usize) -> Result<Tensor> {
+    let mut out = Vec::with_capacity(rows * n_ff);
+    for row in gu.chunks_exact(2 * n_ff) {
+        let (gate, up) = row.split_at(n_ff);
+        out.extend(
+            gate.iter()
+                .zip(up)
+                .map(|(&g, &u)| (g / (1.0 + (-g).exp())) * u),
+        );
+    }
+    Ok(Tensor::from_vec(out, (rows, n_ff), &Device::Cpu)?)
 }
 
 /// The elements of a contiguous f32 CPU tensor, without copying.
@@ -404,7 +567,7 @@ impl Llama {
             embedding.clone()
         };
         expect(&head, &[vocab, e], "output.weight")?;
-        let head = Linear::new(head.t()?.contiguous()?, precision)?;
+        let head = Linear::new(head, precision)?;
         let output_norm = get("output_norm.weight")?;
         let mut blocks = Vec::with_capacity(config.n_layer);
         for i in 0..config.n_layer {
@@ -424,10 +587,10 @@ impl Llama {
             blocks.push(Block {
                 attn_norm: w("attn_norm", &[e])?,
                 ffn_norm: w("ffn_norm", &[e])?,
-                wqkv: Linear::new(Tensor::cat(&[wq, wk, wv], 0)?.t()?.contiguous()?, precision)?,
-                wo: Linear::new(wo.t()?.contiguous()?, precision)?,
-                w_gate_up: Linear::new(Tensor::cat(&[gate, up], 0)?.t()?.contiguous()?, precision)?,
-                w_down: Linear::new(down.t()?.contiguous()?, precision)?,
+                wqkv: Linear::new(Tensor::cat(&[wq, wk, wv], 0)?, precision)?,
+                wo: Linear::new(wo, precision)?,
+                w_gate_up: Linear::new(Tensor::cat(&[gate, up], 0)?, precision)?,
+                w_down: Linear::new(down, precision)?,
             });
         }
         let half = config.head_dim() / 2;
@@ -447,8 +610,6 @@ impl Llama {
                 sin.push(a.sin());
             }
         }
-        let cos = Tensor::from_vec(cos, (config.context, half), &dev)?;
-        let sin = Tensor::from_vec(sin, (config.context, half), &dev)?;
         Ok(Llama {
             config,
             tokenizer,
@@ -460,19 +621,6 @@ impl Llama {
             cos,
             sin,
         })
-    }
-
-    /// Rotate adjacent pairs of `x` (heads, len, head_dim) at the positions `pos` (len).
-    fn rope(&self, x: &Tensor, pos: &Tensor) -> Result<Tensor> {
-        let (h, len, d) = x.dims3()?;
-        let cos = self.cos.index_select(pos, 0)?.reshape((1, len, d / 2, 1))?;
-        let sin = self.sin.index_select(pos, 0)?.reshape((1, len, d / 2, 1))?;
-        let x = x.reshape((h, len, d / 2, 2))?;
-        let x0 = x.narrow(3, 0, 1)?;
-        let x1 = x.narrow(3, 1, 1)?;
-        let r0 = (x0.broadcast_mul(&cos)? - x1.broadcast_mul(&sin)?)?;
-        let r1 = (x0.broadcast_mul(&sin)? + x1.broadcast_mul(&cos)?)?;
-        Ok(Tensor::cat(&[r0, r1], 3)?.reshape((h, len, d))?)
     }
 
     /// Run `tokens` after `prefix` (if any); returns the final normed hidden states
@@ -515,27 +663,25 @@ impl Llama {
         let group = c.n_head / nkv;
         let dev = Device::Cpu;
         let ids = Tensor::new(tokens, &dev)?;
-        let positions: Vec<u32> = lens
-            .iter()
-            .flat_map(|&l| (past..past + l).map(|p| p as u32))
-            .collect();
-        let positions = Tensor::new(positions.as_slice(), &dev)?;
+        let positions: Vec<usize> = lens.iter().flat_map(|&l| past..past + l).collect();
         let mut x = self.embedding.index_select(&ids, 0)?;
         let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
-            let qkv = b.wqkv.apply(&h)?;
-            let split = |off: usize, heads: usize| -> Result<Tensor> {
-                Ok(qkv
-                    .narrow(1, off, heads * hd)?
-                    .reshape((total_len, heads, hd))?
-                    .transpose(0, 1)?
-                    .contiguous()?)
-            };
-            let q = self.rope(&split(0, c.n_head)?, &positions)?;
-            let k = self.rope(&split(c.n_embd, nkv)?, &positions)?;
-            let v = split(c.n_embd + nkv * hd, nkv)?;
+            let width = c.n_embd + 2 * nkv * hd;
+            let rope = Some((self.cos.as_slice(), self.sin.as_slice()));
+            let (q, k, v) = b.wqkv.with_product(&h, |qkv| {
+                let heads = |range: (usize, usize), rope| -> Result<Tensor> {
+                    let values = split_heads(qkv, width, hd, range, &positions, rope);
+                    Ok(Tensor::from_vec(values, (range.1, total_len, hd), &dev)?)
+                };
+                Ok((
+                    heads((0, c.n_head), rope)?,
+                    heads((c.n_head, nkv), rope)?,
+                    heads((c.n_head + nkv, nkv), None)?,
+                ))
+            })?;
             let mut outs = Vec::with_capacity(lens.len());
             let mut start = 0;
             for &len in lens {
@@ -578,8 +724,9 @@ impl Llama {
             };
             x = (x + b.wo.apply(&out)?)?;
             let h = rms_norm(&x, &b.ffn_norm, c.rms_eps)?;
-            let gu = b.w_gate_up.apply(&h)?;
-            let act = (gu.narrow(1, 0, c.n_ff)?.silu()? * gu.narrow(1, c.n_ff, c.n_ff)?)?;
+            let act = b
+                .w_gate_up
+                .with_product(&h, |gu| swiglu(gu, c.n_ff, total_len))?;
             x = (x + b.w_down.apply(&act)?)?;
         }
         let x = rms_norm(&x, &self.output_norm, c.rms_eps)?;
@@ -752,6 +899,160 @@ mod tests {
                 .ln();
         assert!((f64::from(log_sum_exp(&xs)) - naive).abs() < 1e-4);
         assert_eq!(log_sum_exp(&[f32::NEG_INFINITY; 3]), f32::NEG_INFINITY);
+    }
+
+    /// Deterministic values in [-scale/2, scale/2).
+    fn values(n: usize, seed: u64, scale: f32) -> Vec<f32> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                ((state >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * scale
+            })
+            .collect()
+    }
+
+    /// The softmax as it was before rows were summed side by side: one row at a time, the
+    /// exponentials and the running sum in one loop.
+    fn softmax_one_row_at_a_time(
+        scores: &mut [f32],
+        cols: usize,
+        scale: f32,
+        visible: impl Fn(usize) -> usize,
+    ) {
+        for (r, row) in scores.chunks_exact_mut(cols).enumerate() {
+            let n = visible(r).min(cols);
+            let (seen, hidden) = row.split_at_mut(n);
+            hidden.fill(0.0);
+            let max = seen.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let mut sum = 0f32;
+            for v in seen.iter_mut() {
+                *v = exp_nonpositive((*v - max) * scale);
+                sum += *v;
+            }
+            for v in seen.iter_mut() {
+                *v *= 1.0 / sum;
+            }
+        }
+    }
+
+    #[test]
+    fn softmax_in_groups_of_rows_gives_the_same_bits() {
+        // 21 rows: two groups of eight and a remainder of five; causal-like and ragged masks.
+        for (cols, visible) in [
+            (
+                40,
+                Box::new(|r: usize| 10 + (r * 3) % 31) as Box<dyn Fn(usize) -> usize>,
+            ),
+            (40, Box::new(|r: usize| r + 1)),
+            (7, Box::new(|_| 100)),
+        ] {
+            let original = values(21 * cols, cols as u64, 20.0);
+            let mut ours = original.clone();
+            let mut before = original.clone();
+            masked_softmax_rows(&mut ours, cols, 0.125, &visible);
+            softmax_one_row_at_a_time(&mut before, cols, 0.125, &visible);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ours), bits(&before));
+            let mut portable = original.clone();
+            masked_softmax_rows_portable(&mut portable, cols, 0.125, &visible);
+            assert_eq!(bits(&ours), bits(&portable));
+            for (r, row) in ours.chunks_exact(cols).enumerate() {
+                let n = visible(r).min(cols);
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                assert!(row[n..].iter().all(|&v| v == 0.0));
+            }
+        }
+    }
+
+    #[test]
+    fn fast_exp_bits_do_not_depend_on_vectorization() {
+        // The exponent read from the mantissa bits equals the rounded value's integer.
+        for i in 0..=200_000 {
+            let x = -(i as f32) * 0.000_87;
+            let shifted = x.max(-87.0) * std::f32::consts::LOG2_E + 12_582_912.0;
+            let n = shifted - 12_582_912.0;
+            assert_eq!(
+                shifted.to_bits() as i32 - 12_582_912f32.to_bits() as i32,
+                n as i32,
+                "x = {x}"
+            );
+        }
+    }
+
+    #[test]
+    fn split_heads_and_rope_match_candle() -> Result<()> {
+        // 5 tokens of a fused projection: 3 query heads, 1 key and 1 value head of width 8.
+        let (tokens, hd, heads, kv) = (5, 8, 3, 1);
+        let width = (heads + 2 * kv) * hd;
+        let qkv = values(tokens * width, 7, 4.0);
+        let positions = [0usize, 1, 2, 9, 10];
+        let half = hd / 2;
+        let (mut cos, mut sin) = (Vec::new(), Vec::new());
+        for p in 0..16 {
+            for i in 0..half {
+                let a = p as f32 / 10_000f32.powf(2.0 * i as f32 / hd as f32);
+                cos.push(a.cos());
+                sin.push(a.sin());
+            }
+        }
+        // candle's way, as the model did it before `split_heads`.
+        let dev = Device::Cpu;
+        let t = Tensor::from_vec(qkv.clone(), (tokens, width), &dev)?;
+        let cos_t = Tensor::from_vec(cos.clone(), (16, half), &dev)?;
+        let sin_t = Tensor::from_vec(sin.clone(), (16, half), &dev)?;
+        let pos: Vec<u32> = positions.iter().map(|&p| p as u32).collect();
+        let pos = Tensor::new(pos.as_slice(), &dev)?;
+        let candle = |first: usize, n: usize, rotate: bool| -> Result<Vec<f32>> {
+            let x = t
+                .narrow(1, first * hd, n * hd)?
+                .reshape((tokens, n, hd))?
+                .transpose(0, 1)?
+                .contiguous()?;
+            if !rotate {
+                return Ok(x.flatten_all()?.to_vec1()?);
+            }
+            let c = cos_t.index_select(&pos, 0)?.reshape((1, tokens, half, 1))?;
+            let s = sin_t.index_select(&pos, 0)?.reshape((1, tokens, half, 1))?;
+            let x = x.reshape((n, tokens, half, 2))?;
+            let (x0, x1) = (x.narrow(3, 0, 1)?, x.narrow(3, 1, 1)?);
+            let r0 = (x0.broadcast_mul(&c)? - x1.broadcast_mul(&s)?)?;
+            let r1 = (x0.broadcast_mul(&s)? + x1.broadcast_mul(&c)?)?;
+            Ok(Tensor::cat(&[r0, r1], 3)?.flatten_all()?.to_vec1()?)
+        };
+        let rope = Some((cos.as_slice(), sin.as_slice()));
+        let bits = |v: Vec<f32>| v.into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        for (first, n, rotate) in [(0, heads, true), (heads, kv, true), (heads + kv, kv, false)] {
+            let ours = split_heads(
+                &qkv,
+                width,
+                hd,
+                (first, n),
+                &positions,
+                rope.filter(|_| rotate),
+            );
+            assert_eq!(bits(ours), bits(candle(first, n, rotate)?));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn swiglu_matches_candle() -> Result<()> {
+        let (rows, n_ff) = (3, 10);
+        let gu = values(rows * 2 * n_ff, 11, 16.0);
+        let t = Tensor::from_vec(gu.clone(), (rows, 2 * n_ff), &Device::Cpu)?;
+        let candle = (t.narrow(1, 0, n_ff)?.silu()? * t.narrow(1, n_ff, n_ff)?)?;
+        let bits = |t: Tensor| -> Result<Vec<u32>> {
+            Ok(t.flatten_all()?
+                .to_vec1::<f32>()?
+                .into_iter()
+                .map(f32::to_bits)
+                .collect())
+        };
+        assert_eq!(bits(swiglu(&gu, n_ff, rows)?)?, bits(candle)?);
+        Ok(())
     }
 
     #[test]
