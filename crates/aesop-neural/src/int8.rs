@@ -293,6 +293,8 @@ fn quantize_rows(x: &[f32], m: usize, k: usize, k_pad: usize) -> Int8Rows {
             scaled_sum,
         };
     }
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
     values
         .par_chunks_mut(k_pad)
         .zip(scale.par_chunks_mut(blocks))
@@ -300,8 +302,8 @@ fn quantize_rows(x: &[f32], m: usize, k: usize, k_pad: usize) -> Int8Rows {
         .zip(x.par_chunks(k))
         .for_each(|(((values, scale), scaled_sum), row)| {
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, checked just above.
+            if avx2 {
+                // SAFETY: the CPU has AVX2, detected above.
                 unsafe { quantize_row_avx2(row, values, scale, scaled_sum) };
                 return;
             }
