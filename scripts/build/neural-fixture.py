@@ -7,6 +7,9 @@ identical, mean |delta log-prob| <= 0.1 nats, per-text mean log-probs correlated
 
 Usage (once; needs `pip install llama-cpp-python numpy` in a venv):
   python scripts/build/neural-fixture.py MODEL.gguf tests/fixtures/neural_llamacpp.json
+  python scripts/build/neural-fixture.py GEMMA.gguf tests/fixtures/gemma3_llamacpp.json --bos
+With --bos (Gemma 3, which wants one) every scored text starts with the model's BOS token, and
+logprobs[0] is then the log-prob of the text's first token after BOS.
 """
 import hashlib
 import json
@@ -37,11 +40,14 @@ TOKENIZE_ONLY = [
 
 def main():
     model_path, out_path = sys.argv[1], sys.argv[2]
+    bos = "--bos" in sys.argv[3:]
     sha = hashlib.sha256(open(model_path, "rb").read()).hexdigest()
     llm = Llama(model_path=model_path, n_ctx=1024, logits_all=True, verbose=False, n_threads=2)
     scored = []
     for text in SCORED:
         ids = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if bos:
+            ids = [llm.token_bos()] + ids
         llm.reset()
         llm.eval(ids)
         logits = np.array(llm.scores[: len(ids)], dtype=np.float64)
@@ -59,7 +65,7 @@ def main():
         {
             "generator": f"scripts/build/neural-fixture.py, llama-cpp-python {llama_cpp.__version__}",
             "model_sha256": sha,
-            "note": "logprobs[i] = log p(ids[i+1] | ids[..=i]), no BOS",
+            "note": "logprobs[i] = log p(ids[i+1] | ids[..=i])" + (", ids[0] is BOS" if bos else ", no BOS"),
             "scored": scored,
             "tokenize_only": tok,
         },

@@ -169,13 +169,24 @@ pub fn score_set(
 /// its neural part with a printed notice, unless AESOP_REQUIRE_MODELS=1 (set by .ci/run after
 /// `aesop models fetch smollm2`), which makes the absence a failure.
 pub fn neural_model_or_skip(test: &str) -> bool {
-    use aesop::neural::model::{self, SMOLLM2};
-    if model::is_present(&SMOLLM2) {
+    lm_model_or_skip(test, &aesop::neural::model::SMOLLM2)
+}
+
+/// [`neural_model_or_skip`] for any downloadable model (e.g. Gemma 3 for the `gemma3` class).
+pub fn lm_model_or_skip(test: &str, spec: &aesop::neural::model::ModelSpec) -> bool {
+    use aesop::neural::model;
+    if model::is_present(spec) {
         return true;
     }
     if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-        panic!("{test}: AESOP_REQUIRE_MODELS=1 but the SmolLM2 model is absent");
+        panic!(
+            "{test}: AESOP_REQUIRE_MODELS=1 but the {} model is absent",
+            spec.name
+        );
     }
-    eprintln!("SKIPPED {test} (its neural part): model absent (aesop models fetch smollm2)");
+    eprintln!(
+        "SKIPPED {test} (its neural part): model absent ({})",
+        model::fetch_command(spec)
+    );
     false
 }

@@ -47,6 +47,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &lm::CLASS,
     &alignment::CLASS,
     &neural::CLASS,
+    &neural::GEMMA3_CLASS,
 ];
 
 pub use registry::{

@@ -1,6 +1,8 @@
 //! `neural`: per-token log-probabilities of each summary under a small neural language model
 //! (SmolLM2-135M, [`aesop_neural`]), given the source and unconditionally, and BARTScore-style
-//! against the references.
+//! against the references. `gemma3`: the same features under a second, larger LM (Gemma 3 270M,
+//! a base model, so always with the plain prompt), whose errors differ from SmolLM2's: the two
+//! together carry more than either (docs/NEURAL.md, "A second LM").
 //!
 //! Why: an LM's surprise at a summary, given the article it summarizes, tracks fluency and
 //! faithfulness far better than any lexical feature (issue 15: mean log-prob given the source
@@ -89,9 +91,31 @@ const BATCH_TOKENS: usize = 1024;
 
 const STATS: [&str; 4] = ["mean", "p10", "min", "sum"];
 
-/// The `neural` class.
+/// Which language model a [`Neural`] class instance scores with; each is its own class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LmChoice {
+    /// SmolLM2-135M-Instruct: the `neural` class.
+    Smollm2,
+    /// Gemma 3 270M (pretrained, not instruction-tuned): the `gemma3` class.
+    Gemma3,
+}
+
+impl LmChoice {
+    fn spec(self) -> &'static ClassSpec {
+        match self {
+            LmChoice::Smollm2 => &CLASS,
+            LmChoice::Gemma3 => &GEMMA3_CLASS,
+        }
+    }
+}
+
+/// The `neural` class (and, with another model, `gemma3`).
 pub struct Neural {
     opts: NeuralOptions,
+    choice: LmChoice,
+    /// The prompt actually used: `opts.prompt` for SmolLM2, always the plain prompt for Gemma 3
+    /// (a base model, which has no chat turns to continue).
+    prompt: NeuralPrompt,
     lm: Arc<Llama>,
     unconditional: OnceLock<std::result::Result<Prefix, String>>,
     /// The prompt's ids before and after the article's (built once from `opts.prompt`).
@@ -141,13 +165,27 @@ impl TokenLog {
 }
 
 impl Neural {
-    /// Load the model (once per process); an absent or corrupt file is an error naming
+    /// Load SmolLM2 (once per process); an absent or corrupt file is an error naming
     /// `aesop models fetch smollm2`.
     pub fn new(opts: NeuralOptions) -> Result<Neural> {
-        let lm = aesop_neural::model::smollm2()?;
-        let prompt_around = prompt_around(&lm.tokenizer, opts.prompt)?;
+        Neural::with_model(opts, LmChoice::Smollm2)
+    }
+
+    /// The class with the model `choice` (loaded once per process); an absent or corrupt file
+    /// is an error naming its fetch command.
+    pub fn with_model(opts: NeuralOptions, choice: LmChoice) -> Result<Neural> {
+        let (lm, prompt) = match choice {
+            LmChoice::Smollm2 => (aesop_neural::model::smollm2()?, opts.prompt),
+            LmChoice::Gemma3 => (aesop_neural::model::gemma3()?, NeuralPrompt::Plain),
+        };
+        let mut prompt_around = prompt_around(&lm.tokenizer, prompt)?;
+        if let Some(bos) = lm.config.bos {
+            prompt_around.0.insert(0, bos);
+        }
         Ok(Neural {
             opts,
+            choice,
+            prompt,
             lm,
             unconditional: OnceLock::new(),
             prompt_around,
@@ -168,7 +206,7 @@ impl Neural {
         if text.is_empty() {
             return Vec::new();
         }
-        let mut ids = self.lm.tokenizer.encode(&match self.opts.prompt {
+        let mut ids = self.lm.tokenizer.encode(&match self.prompt {
             NeuralPrompt::Plain => format!(" {text}"),
             NeuralPrompt::Chat => text,
         });
@@ -193,11 +231,16 @@ impl Neural {
         }
         let mut h = Sha256::new();
         let o = &self.opts;
-        // The precision too: int8 and f32 rows differ by a few hundredths of a nat.
+        // The precision too: int8 and f32 rows differ by a few hundredths of a nat. SmolLM2's
+        // key has no model name, as before Gemma 3's class, so its cached rows stay valid.
+        let model = match self.choice {
+            LmChoice::Smollm2 => String::new(),
+            LmChoice::Gemma3 => format!("{} ", aesop_neural::model::GEMMA3.name),
+        };
         h.update(format!(
-            "v4 {} {} {} {} {}\0",
+            "v4 {model}{} {} {} {} {}\0",
             self.lm.precision.name(),
-            o.prompt.name(),
+            self.prompt.name(),
             o.source_tokens,
             o.max_references,
             o.max_scored_tokens
@@ -473,16 +516,33 @@ pub static CLASS: ClassSpec = ClassSpec {
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 
+/// Is `class` one of the LM classes (`neural`, `gemma3`), which share [`NeuralOptions`]?
+pub fn is_lm_class(class: &str) -> bool {
+    class == CLASS.name || class == GEMMA3_CLASS.name
+}
+
+/// The `gemma3` class in the [registry](super::registry): the `neural` features under Gemma 3
+/// 270M, with the `neural` class's options (its prompt aside: always plain).
+pub static GEMMA3_CLASS: ClassSpec = ClassSpec {
+    name: "gemma3",
+    about: "the neural class's features under Gemma 3 270M (plain prompt); needs `aesop models fetch gemma3-270m`",
+    default: false,
+    references: ReferenceUse::Some,
+    batch_dependent: false,
+    build: |o| Ok(Box::new(Neural::with_model(o.neural.clone(), LmChoice::Gemma3)?)),
+};
+
 impl FeatureClass for Neural {
     fn spec(&self) -> &'static ClassSpec {
-        &CLASS
+        self.choice.spec()
     }
 
     fn feature_names(&self) -> Vec<String> {
+        let class = self.name();
         let mut names = Vec::new();
         for cond in ["src", "unc"] {
             for s in STATS {
-                names.push(format!("neural.{cond}_{s}"));
+                names.push(format!("{class}.{cond}_{s}"));
             }
         }
         for n in [
@@ -493,7 +553,7 @@ impl FeatureClass for Neural {
             "ref_recall",
             "ref_f",
         ] {
-            names.push(format!("neural.{n}"));
+            names.push(format!("{class}.{n}"));
         }
         names
     }
@@ -504,14 +564,16 @@ impl FeatureClass for Neural {
 
     /// The BARTScore-style `ref_*` features score against the references.
     fn is_reference_free_feature(&self, name: &str) -> bool {
-        !name.starts_with("neural.ref_")
+        !name
+            .strip_prefix(self.name())
+            .is_some_and(|rest| rest.starts_with(".ref_"))
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         match self.extract_cached(ctx) {
             Ok(rows) => rows,
             Err(e) => {
-                eprintln!("neural: topic {}: {e:#}", ctx.topic.topic);
+                eprintln!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);
                 vec![None; ctx.topic.summaries.len()]
             }
         }

@@ -464,7 +464,9 @@ pub fn train_command(
         }
     };
     let rows = training.rows;
-    let classes_use_neural = classes.iter().any(|c| c == "neural");
+    let classes_use_neural = classes
+        .iter()
+        .any(|c| aesop_features::neural::is_lm_class(c));
     let file = ModelFile {
         target,
         classes,

@@ -5,6 +5,7 @@ use super::builtin::{self, Builtin, Family};
 use super::degenerate::{self, Degenerate};
 use super::model_file::{fnv1a64, ModelFile, NeuralRecord};
 use aesop_corpus::Topic;
+use aesop_features::neural::is_lm_class;
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions, CLASSES};
 use anyhow::{bail, Context, Result};
@@ -239,7 +240,7 @@ impl<'m> Scorer<'m> {
         // The neural class's options: those of the models that use it, which must agree.
         let neural_users = models
             .iter()
-            .filter(|m| m.model.classes.iter().any(|c| c == "neural"));
+            .filter(|m| m.model.classes.iter().any(|c| is_lm_class(c)));
         let mut neural: Option<(&NamedModel, Option<&NeuralRecord>)> = None;
         for m in neural_users {
             match neural {
@@ -260,7 +261,7 @@ impl<'m> Scorer<'m> {
             // that need it, not merely the first one.
             let neural: Vec<&str> = models
                 .iter()
-                .filter(|m| m.model.classes.iter().any(|c| c == "neural"))
+                .filter(|m| m.model.classes.iter().any(|c| is_lm_class(c)))
                 .map(|m| m.source.as_str())
                 .collect();
             if neural.is_empty() {
@@ -269,7 +270,7 @@ impl<'m> Scorer<'m> {
                     first.source
                 )
             } else {
-                format!("{} use the neural LM class", neural.join(", "))
+                format!("{} use a neural LM class", neural.join(", "))
             }
         })?;
         Ok(Scorer {

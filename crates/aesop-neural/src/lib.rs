@@ -8,12 +8,14 @@
 //!
 //! - [`model`]: where the file lives, fetching, the pinned checksum, loading once per process.
 //! - [`tokenizer`]: byte-level BPE from the GGUF's own vocabulary.
+//! - [`spm`]: SentencePiece BPE (Gemma 3) from the GGUF's vocabulary, as llama.cpp tokenizes.
 //! - [`llama`]: the forward pass, with a key-value cache reused across continuations.
 //! - [`int8`]: 8-bit matrix products on AVX-512 VNNI or AVX2 for its linear layers.
 
 pub mod int8;
 pub mod llama;
 pub mod model;
+pub mod spm;
 pub mod tokenizer;
 
 /// Environment variable of candle's CPU thread pool: how long an idle worker spins before

@@ -1,6 +1,15 @@
-//! A llama-architecture decoder (SmolLM2) on candle tensors, written for *scoring*: it returns
-//! the log-probability of every given token, not just the next one, and its key-value cache is
-//! ours, so one source prompt is run once per topic and every summary continues from it.
+//! A llama-family decoder (SmolLM2's llama architecture, and Gemma 3) on candle tensors, written
+//! for *scoring*: it returns the log-probability of every given token, not just the next one, and
+//! its key-value cache is ours, so one source prompt is run once per topic and every summary
+//! continues from it.
+//!
+//! Gemma 3 differs from llama in a few places, each marked [`Arch::Gemma3`] below, as llama.cpp's
+//! `gemma3` graph has them: embeddings scaled by the square root of the width, queries and keys
+//! RMS-normed per head, RoPE on the two halves of a head (NeoX) rather than adjacent pairs, a
+//! norm after attention and after the feed-forward network as well as before, a GELU-gated
+//! feed-forward network, and five of every six layers attending to the last `sliding_window`
+//! positions only, with their own RoPE base (10,000). The llama path is unchanged by them (its
+//! features are bit-identical to before Gemma's support).
 //!
 //! Weights are dequantized at load: candle's quantized matmul on CPU is ~14x slower than its f32
 //! gemm here (CRATES.md). Where the CPU has AVX-512 VNNI or AVX2 they are then requantized for
@@ -17,27 +26,64 @@ use std::io::{Read, Seek};
 use std::path::Path;
 
 use super::int8::Int8Matrix;
-use super::tokenizer::Tokenizer;
+use super::tokenizer::{BpeTokenizer, SpmTokenizer, Tokenizer};
 
 /// Rows of hidden states sent through the LM head at a time (64 x 49,152 logits: 12 MiB).
 const HEAD_ROWS: usize = 64;
 
+/// The decoder families this module runs (GGUF `general.architecture`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    /// `llama` (SmolLM2).
+    Llama,
+    /// `gemma3` (Gemma 3 270M): see the module documentation for what differs.
+    Gemma3,
+}
+
+/// Positions the RoPE tables cover at most: far beyond what scoring uses (a 1,400-token source
+/// and a 512-token summary), and it keeps Gemma 3's tables (context 32,768, head width 256) at
+/// 17 MB instead of 67.
+const MAX_POSITIONS: usize = 8192;
+
+/// Layers of Gemma 3 in each run of sliding-window layers plus one global layer (llama.cpp's
+/// `set_swa_pattern(6)`: layer `i` is global when `i % 6 == 5`).
+const GEMMA3_SWA_PATTERN: usize = 6;
+
+/// RoPE base of Gemma 3's sliding-window layers (llama.cpp's `rope_freq_base_train_swa`).
+const GEMMA3_SWA_ROPE_BASE: f32 = 10_000.0;
+
 /// Hyper-parameters read from the GGUF metadata.
 #[derive(Debug, Clone)]
 pub struct Config {
+    pub arch: Arch,
     pub n_layer: usize,
     pub n_embd: usize,
     pub n_head: usize,
     pub n_kv_head: usize,
+    /// Width of one attention head: `n_embd / n_head` for llama, `attention.key_length` for
+    /// Gemma 3 (256, with 4 heads of a 640-wide model).
+    pub head_dim: usize,
     pub n_ff: usize,
+    /// Positions the model may see (the GGUF's context, at most [`MAX_POSITIONS`]).
     pub context: usize,
     pub rope_base: f32,
     pub rms_eps: f64,
+    /// Gemma 3: how many positions back a sliding-window layer sees (itself included); 0 for
+    /// llama, whose layers all see everything before them.
+    pub sliding_window: usize,
+    /// The beginning-of-sequence token every text starts with, where the model wants one
+    /// (`tokenizer.ggml.add_bos_token`: Gemma 3 yes, SmolLM2 no).
+    pub bos: Option<u32>,
 }
 
 impl Config {
     fn head_dim(&self) -> usize {
-        self.n_embd / self.n_head
+        self.head_dim
+    }
+
+    /// Does layer `i` attend to a sliding window only?
+    fn is_sliding(&self, i: usize) -> bool {
+        self.sliding_window > 0 && i % GEMMA3_SWA_PATTERN < GEMMA3_SWA_PATTERN - 1
     }
 }
 
@@ -141,11 +187,23 @@ fn int8_product(w: &Int8Matrix, x: &Tensor) -> Result<Vec<f32>> {
     with_f32(&x.contiguous()?, |v| Ok(w.product(v, rows)))
 }
 
+/// Gemma 3's extra per-block weights.
+struct GemmaNorms {
+    /// RMS-norm weights of each query and key head (head_dim each).
+    q_norm: Vec<f32>,
+    k_norm: Vec<f32>,
+    /// Norms applied to the attention and feed-forward outputs before they join the residual.
+    post_attn: Tensor,
+    post_ffn: Tensor,
+}
+
 struct Block {
     attn_norm: Tensor,
-    /// Fused query/key/value projection, (n_embd, n_embd + 2 kv_dim).
+    /// Gemma 3 only.
+    gemma: Option<GemmaNorms>,
+    /// Fused query/key/value projection, (n_embd, heads · head_dim + 2 kv_dim).
     wqkv: Linear,
-    /// (n_embd, n_embd).
+    /// (heads · head_dim, n_embd).
     wo: Linear,
     ffn_norm: Tensor,
     /// Fused gate/up projection, (n_embd, 2 n_ff).
@@ -159,7 +217,7 @@ pub struct Llama {
     pub config: Config,
     pub tokenizer: Tokenizer,
     pub precision: Precision,
-    embedding: Tensor,
+    embedding: Embedding,
     /// Output head, (n_embd, vocab).
     head: Linear,
     blocks: Vec<Block>,
@@ -167,6 +225,16 @@ pub struct Llama {
     /// RoPE tables, (context, head_dim / 2) row-major: cos and sin of position · frequency.
     cos: Vec<f32>,
     sin: Vec<f32>,
+    /// Gemma 3's sliding-window layers' tables (their own base); empty for llama.
+    cos_local: Vec<f32>,
+    sin_local: Vec<f32>,
+}
+
+/// Token embeddings: f32 rows (llama), or rows dequantized on lookup (Gemma 3, whose 262,144 ×
+/// 640 table would take 671 MB as f32 and takes 178 MB as the file stores it, 8-bit).
+enum Embedding {
+    F32(Tensor),
+    Quantized(candle_core::quantized::QTensor),
 }
 
 /// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
@@ -205,16 +273,45 @@ fn md_f32(content: &gguf_file::Content, key: &str) -> Result<f32> {
 }
 
 fn md_strings(content: &gguf_file::Content, key: &str) -> Result<Vec<String>> {
+    md_array(content, key, |v| v.to_string().cloned())
+}
+
+/// The array under `key`, each element read by `get`.
+fn md_array<T>(
+    content: &gguf_file::Content,
+    key: &str,
+    get: impl Fn(&gguf_file::Value) -> candle_core::Result<T>,
+) -> Result<Vec<T>> {
     md(content, key)?
         .to_vec()
         .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))?
         .iter()
-        .map(|v| {
-            v.to_string()
-                .cloned()
-                .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))
-        })
+        .map(|v| get(v).map_err(|e| anyhow!("GGUF metadata '{key}': {e}")))
         .collect()
+}
+
+/// The tokenizer the GGUF declares: byte-level BPE (`gpt2`: tokens and merges) or SentencePiece
+/// BPE (`llama`: tokens, scores and token types).
+fn tokenizer_from_gguf(content: &gguf_file::Content) -> Result<Tokenizer> {
+    let model = md(content, "tokenizer.ggml.model")?
+        .to_string()
+        .map_err(|e| anyhow!("{e}"))?
+        .clone();
+    let tokens = md_strings(content, "tokenizer.ggml.tokens")?;
+    match model.as_str() {
+        "gpt2" => {
+            let merges = md_strings(content, "tokenizer.ggml.merges")?;
+            Ok(Tokenizer::Bpe(BpeTokenizer::new(tokens, &merges)?))
+        }
+        "llama" => {
+            let scores = md_array(content, "tokenizer.ggml.scores", gguf_file::Value::to_f32)?;
+            let types = md_array(content, "tokenizer.ggml.token_type", gguf_file::Value::to_i32)?;
+            Ok(Tokenizer::Spm(SpmTokenizer::new(tokens, scores, types)?))
+        }
+        other => bail!(
+            "GGUF tokenizer is '{other}', expected byte-level BPE ('gpt2') or SentencePiece ('llama')"
+        ),
+    }
 }
 
 fn rms_norm(x: &Tensor, w: &Tensor, eps: f64) -> Result<Tensor> {
@@ -439,6 +536,102 @@ fn split_heads(
     out
 }
 
+/// NeoX-style RoPE tables for `positions` positions: (positions, head_dim / 2) row-major cos
+/// and sin of position · base^(-2i / head_dim).
+fn rope_tables(positions: usize, head_dim: usize, base: f32) -> (Vec<f32>, Vec<f32>) {
+    let half = head_dim / 2;
+    let inv: Vec<f32> = (0..half)
+        .map(|i| 1.0 / base.powf(2.0 * i as f32 / head_dim as f32))
+        .collect();
+    let mut cos = Vec::with_capacity(positions * half);
+    let mut sin = Vec::with_capacity(positions * half);
+    for p in 0..positions {
+        for f in &inv {
+            let a = p as f32 * f;
+            cos.push(a.cos());
+            sin.push(a.sin());
+        }
+    }
+    (cos, sin)
+}
+
+/// Gemma 3's [`split_heads`]: each head RMS-normed with `norm` (head_dim weights), then, when
+/// `rope` gives tables, rotated NeoX-style: element i pairs with element i + head_dim / 2.
+/// A function of its own rather than a mode of [`split_heads`], so that the llama path, whose
+/// features must keep their bits (docs/NEURAL.md), is not touched by Gemma's.
+fn split_heads_gemma(
+    qkv: &[f32],
+    width: usize,
+    head_dim: usize,
+    (first_head, heads): (usize, usize),
+    positions: &[usize],
+    norm: Option<(&[f32], f32)>,
+    rope: Option<(&[f32], &[f32])>,
+) -> Vec<f32> {
+    let half = head_dim / 2;
+    let tokens = positions.len();
+    let mut out = vec![0f32; heads * tokens * head_dim];
+    let mut normed = vec![0f32; head_dim];
+    for (t, (x, &pos)) in qkv.chunks_exact(width).zip(positions).enumerate() {
+        for h in 0..heads {
+            let src = &x[(first_head + h) * head_dim..(first_head + h + 1) * head_dim];
+            let dst = &mut out[(h * tokens + t) * head_dim..(h * tokens + t + 1) * head_dim];
+            let src = match norm {
+                Some((w, eps)) => {
+                    let ms = src.iter().map(|v| v * v).sum::<f32>() / head_dim as f32;
+                    let inv = 1.0 / (ms + eps).sqrt();
+                    for ((n, &v), &wi) in normed.iter_mut().zip(src).zip(w) {
+                        *n = v * inv * wi;
+                    }
+                    &normed[..]
+                }
+                None => src,
+            };
+            let Some((cos, sin)) = rope else {
+                dst.copy_from_slice(src);
+                continue;
+            };
+            let (cos, sin) = (
+                &cos[pos * half..(pos + 1) * half],
+                &sin[pos * half..(pos + 1) * half],
+            );
+            let (lo, hi) = dst.split_at_mut(half);
+            for i in 0..half {
+                let (a, b) = (src[i], src[i + half]);
+                lo[i] = a * cos[i] - b * sin[i];
+                hi[i] = a * sin[i] + b * cos[i];
+            }
+        }
+    }
+    out
+}
+
+/// GELU(gate) · up for each row of the fused gate/up product `gu` (rows, 2 n_ff), with GELU's
+/// tanh approximation (Gemma's `gelu_pytorch_tanh`, llama.cpp's `ggml_gelu`).
+fn geglu(gu: &[f32], n_ff: usize, rows: usize) -> Result<Tensor> {
+    const SQRT_2_OVER_PI: f32 = 0.797_884_6;
+    const COEF: f32 = 0.044_715;
+    let mut out = Vec::with_capacity(rows * n_ff);
+    for row in gu.chunks_exact(2 * n_ff) {
+        let (gate, up) = row.split_at(n_ff);
+        out.extend(gate.iter().zip(up).map(|(&g, &u)| {
+            0.5 * g * (1.0 + (SQRT_2_OVER_PI * g * (1.0 + COEF * g * g)).tanh()) * u
+        }));
+    }
+    Ok(Tensor::from_vec(out, (rows, n_ff), &Device::Cpu)?)
+}
+
+/// Hide, in each row of `scores` (rows of `cols`), the columns before `first_visible(r)`: the
+/// keys a sliding-window layer's query no longer sees. They are set to minus infinity, which
+/// [`masked_softmax_rows`] turns into weights of at most e^-87 (1.6e-38) against the row
+/// maximum's 1: nothing.
+fn hide_before(scores: &mut [f32], cols: usize, first_visible: impl Fn(usize) -> usize) {
+    for (r, row) in scores.chunks_exact_mut(cols).enumerate() {
+        let lo = first_visible(r).min(cols);
+        row[..lo].fill(f32::NEG_INFINITY);
+    }
+}
+
 /// SiLU(gate) · up for each row of the fused gate/up product `gu` (rows, 2 n_ff), as a tensor
 /// (rows, n_ff): candle's `silu` (x / (1 + e^-x)) and product in one pass, the same
 /// operations, so the same bits.
@@ -508,29 +701,53 @@ impl Llama {
             .to_string()
             .map_err(|e| anyhow!("GGUF general.architecture: {e}"))?
             .clone();
-        if arch != "llama" {
-            bail!("GGUF architecture is '{arch}', expected 'llama'");
-        }
-        let model = md(&content, "tokenizer.ggml.model")?
-            .to_string()
-            .map_err(|e| anyhow!("{e}"))?
-            .clone();
-        if model != "gpt2" {
-            bail!("GGUF tokenizer is '{model}', expected byte-level BPE ('gpt2')");
-        }
+        let arch_kind = match arch.as_str() {
+            "llama" => Arch::Llama,
+            "gemma3" => Arch::Gemma3,
+            other => bail!("GGUF architecture is '{other}', expected 'llama' or 'gemma3'"),
+        };
+        let key = |k: &str| format!("{arch}.{k}");
+        let n_embd = md_usize(&content, &key("embedding_length"))?;
+        let n_head = md_usize(&content, &key("attention.head_count"))?;
+        let gemma = arch_kind == Arch::Gemma3;
+        let add_bos = match content.metadata.get("tokenizer.ggml.add_bos_token") {
+            Some(v) => v
+                .to_bool()
+                .map_err(|e| anyhow!("GGUF tokenizer.ggml.add_bos_token: {e}"))?,
+            None => false,
+        };
+        let bos = if add_bos {
+            let id = md_usize(&content, "tokenizer.ggml.bos_token_id")?;
+            Some(u32::try_from(id).map_err(|_| anyhow!("GGUF bos token id out of range"))?)
+        } else {
+            None
+        };
         let config = Config {
-            n_layer: md_usize(&content, "llama.block_count")?,
-            n_embd: md_usize(&content, "llama.embedding_length")?,
-            n_head: md_usize(&content, "llama.attention.head_count")?,
-            n_kv_head: md_usize(&content, "llama.attention.head_count_kv")?,
-            n_ff: md_usize(&content, "llama.feed_forward_length")?,
-            context: md_usize(&content, "llama.context_length")?,
-            rope_base: md_f32(&content, "llama.rope.freq_base").unwrap_or(10_000.0),
-            rms_eps: f64::from(md_f32(&content, "llama.attention.layer_norm_rms_epsilon")?),
+            arch: arch_kind,
+            n_layer: md_usize(&content, &key("block_count"))?,
+            n_embd,
+            n_head,
+            n_kv_head: md_usize(&content, &key("attention.head_count_kv"))?,
+            head_dim: if gemma {
+                md_usize(&content, &key("attention.key_length"))?
+            } else {
+                n_embd.checked_div(n_head).unwrap_or(0)
+            },
+            n_ff: md_usize(&content, &key("feed_forward_length"))?,
+            context: md_usize(&content, &key("context_length"))?.min(MAX_POSITIONS),
+            rope_base: md_f32(&content, &key("rope.freq_base")).unwrap_or(10_000.0),
+            rms_eps: f64::from(md_f32(&content, &key("attention.layer_norm_rms_epsilon"))?),
+            sliding_window: if gemma {
+                md_usize(&content, &key("attention.sliding_window"))?
+            } else {
+                0
+            },
+            bos,
         };
         if config.n_head == 0
             || config.n_kv_head == 0
-            || !config.n_embd.is_multiple_of(config.n_head)
+            || config.head_dim == 0
+            || (!gemma && !config.n_embd.is_multiple_of(config.n_head))
             || !config.n_head.is_multiple_of(config.n_kv_head)
             || !config.head_dim().is_multiple_of(2)
             || config.n_layer == 0
@@ -539,35 +756,51 @@ impl Llama {
         {
             bail!("GGUF hyper-parameters are inconsistent: {config:?}");
         }
-        let tokens = md_strings(&content, "tokenizer.ggml.tokens")?;
-        let merges = md_strings(&content, "tokenizer.ggml.merges")?;
-        let tokenizer = Tokenizer::new(tokens, &merges)?;
+        let tokenizer = tokenizer_from_gguf(&content)?;
+        if let Some(b) = config.bos {
+            if b as usize >= tokenizer.vocab_size() {
+                bail!("GGUF bos token id {b} is outside the vocabulary");
+            }
+        }
 
         let dev = Device::Cpu;
-        let mut get = |name: &str| -> Result<Tensor> {
-            let q = content
+        let mut get_quantized = |name: &str| -> Result<candle_core::quantized::QTensor> {
+            content
                 .tensor(reader, name, &dev)
-                .map_err(|e| anyhow!("tensor {name}: {e}"))?;
-            q.dequantize(&dev)
                 .map_err(|e| anyhow!("tensor {name}: {e}"))
         };
         let (e, kv) = (config.n_embd, config.n_kv_head * config.head_dim());
+        let q_width = config.n_head * config.head_dim();
         let expect = |t: &Tensor, dims: &[usize], name: &str| -> Result<()> {
             if t.dims() != dims {
                 bail!("tensor {name} has shape {:?}, expected {dims:?}", t.dims());
             }
             Ok(())
         };
-        let embedding = get("token_embd.weight")?;
         let vocab = tokenizer.vocab_size();
-        expect(&embedding, &[vocab, e], "token_embd.weight")?;
+        let embedding_q = get_quantized("token_embd.weight")?;
+        let embedding_f32 = embedding_q
+            .dequantize(&dev)
+            .map_err(|e| anyhow!("tensor token_embd.weight: {e}"))?;
+        expect(&embedding_f32, &[vocab, e], "token_embd.weight")?;
+        let mut get = |name: &str| -> Result<Tensor> {
+            get_quantized(name)?
+                .dequantize(&dev)
+                .map_err(|e| anyhow!("tensor {name}: {e}"))
+        };
         let head = if content.tensor_infos.contains_key("output.weight") {
             get("output.weight")?
         } else {
-            embedding.clone()
+            embedding_f32.clone()
         };
         expect(&head, &[vocab, e], "output.weight")?;
         let head = Linear::new(head, precision)?;
+        let embedding = if gemma {
+            drop(embedding_f32);
+            Embedding::Quantized(embedding_q)
+        } else {
+            Embedding::F32(embedding_f32)
+        };
         let output_norm = get("output_norm.weight")?;
         let mut blocks = Vec::with_capacity(config.n_layer);
         for i in 0..config.n_layer {
@@ -577,15 +810,27 @@ impl Llama {
                 expect(&t, dims, &name)?;
                 Ok(t)
             };
-            let wq = w("attn_q", &[e, e])?;
+            let wq = w("attn_q", &[q_width, e])?;
             let wk = w("attn_k", &[kv, e])?;
             let wv = w("attn_v", &[kv, e])?;
-            let wo = w("attn_output", &[e, e])?;
+            let wo = w("attn_output", &[e, q_width])?;
             let gate = w("ffn_gate", &[config.n_ff, e])?;
             let up = w("ffn_up", &[config.n_ff, e])?;
             let down = w("ffn_down", &[e, config.n_ff])?;
+            let gemma_norms = if gemma {
+                let hd = config.head_dim();
+                Some(GemmaNorms {
+                    q_norm: w("attn_q_norm", &[hd])?.to_vec1()?,
+                    k_norm: w("attn_k_norm", &[hd])?.to_vec1()?,
+                    post_attn: w("post_attention_norm", &[e])?,
+                    post_ffn: w("post_ffw_norm", &[e])?,
+                })
+            } else {
+                None
+            };
             blocks.push(Block {
                 attn_norm: w("attn_norm", &[e])?,
+                gemma: gemma_norms,
                 ffn_norm: w("ffn_norm", &[e])?,
                 wqkv: Linear::new(Tensor::cat(&[wq, wk, wv], 0)?, precision)?,
                 wo: Linear::new(wo, precision)?,
@@ -593,23 +838,12 @@ impl Llama {
                 w_down: Linear::new(down, precision)?,
             });
         }
-        let half = config.head_dim() / 2;
-        let inv: Vec<f32> = (0..half)
-            .map(|i| {
-                1.0 / config
-                    .rope_base
-                    .powf(2.0 * i as f32 / config.head_dim() as f32)
-            })
-            .collect();
-        let mut cos = Vec::with_capacity(config.context * half);
-        let mut sin = Vec::with_capacity(config.context * half);
-        for p in 0..config.context {
-            for f in &inv {
-                let a = p as f32 * f;
-                cos.push(a.cos());
-                sin.push(a.sin());
-            }
-        }
+        let (cos, sin) = rope_tables(config.context, config.head_dim(), config.rope_base);
+        let (cos_local, sin_local) = if gemma {
+            rope_tables(config.context, config.head_dim(), GEMMA3_SWA_ROPE_BASE)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         Ok(Llama {
             config,
             tokenizer,
@@ -620,6 +854,8 @@ impl Llama {
             output_norm,
             cos,
             sin,
+            cos_local,
+            sin_local,
         })
     }
 
@@ -664,22 +900,44 @@ impl Llama {
         let dev = Device::Cpu;
         let ids = Tensor::new(tokens, &dev)?;
         let positions: Vec<usize> = lens.iter().flat_map(|&l| past..past + l).collect();
-        let mut x = self.embedding.index_select(&ids, 0)?;
+        let mut x = match &self.embedding {
+            Embedding::F32(table) => table.index_select(&ids, 0)?,
+            // Gemma scales its embeddings by the square root of the width (as llama.cpp does,
+            // in f32).
+            Embedding::Quantized(table) => {
+                (table.embedding(&ids)? * f64::from((c.n_embd as f32).sqrt()))?
+            }
+        };
         let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
-            let width = c.n_embd + 2 * nkv * hd;
-            let rope = Some((self.cos.as_slice(), self.sin.as_slice()));
+            let width = (c.n_head + 2 * nkv) * hd;
+            let sliding = c.is_sliding(i);
+            let rope = Some(if sliding {
+                (self.cos_local.as_slice(), self.sin_local.as_slice())
+            } else {
+                (self.cos.as_slice(), self.sin.as_slice())
+            });
             let (q, k, v) = b.wqkv.with_product(&h, |qkv| {
-                let heads = |range: (usize, usize), rope| -> Result<Tensor> {
-                    let values = split_heads(qkv, width, hd, range, &positions, rope);
+                let heads = |range: (usize, usize), rope, norm: Option<&[f32]>| -> Result<Tensor> {
+                    let values = match &b.gemma {
+                        None => split_heads(qkv, width, hd, range, &positions, rope),
+                        Some(_) => {
+                            let norm = norm.map(|w| (w, c.rms_eps as f32));
+                            split_heads_gemma(qkv, width, hd, range, &positions, norm, rope)
+                        }
+                    };
                     Ok(Tensor::from_vec(values, (range.1, total_len, hd), &dev)?)
                 };
+                let (q_norm, k_norm) = match &b.gemma {
+                    Some(g) => (Some(g.q_norm.as_slice()), Some(g.k_norm.as_slice())),
+                    None => (None, None),
+                };
                 Ok((
-                    heads((0, c.n_head), rope)?,
-                    heads((c.n_head, nkv), rope)?,
-                    heads((c.n_head + nkv, nkv), None)?,
+                    heads((0, c.n_head), rope, q_norm)?,
+                    heads((c.n_head, nkv), rope, k_norm)?,
+                    heads((c.n_head + nkv, nkv), None, None)?,
                 ))
             })?;
             let mut outs = Vec::with_capacity(lens.len());
@@ -704,13 +962,21 @@ impl Llama {
                 // sees the prefix and the segment up to itself.
                 let total = past + len;
                 let mut scores = qg.matmul(&k_all.t()?)?.flatten_all()?.to_vec1::<f32>()?;
+                if sliding {
+                    // Column j holds position j; query r sits at past + r % len and sees the
+                    // `sliding_window` positions ending at itself.
+                    let window = c.sliding_window;
+                    hide_before(&mut scores, total, |r| {
+                        (past + r % len + 1).saturating_sub(window)
+                    });
+                }
                 masked_softmax_rows(&mut scores, total, scale, |r| past + r % len + 1);
                 let att = Tensor::from_vec(scores, (nkv, group * len, total), &dev)?;
                 outs.push(
                     att.matmul(&v_all)?
                         .reshape((c.n_head, len, hd))?
                         .transpose(0, 1)?
-                        .reshape((len, c.n_embd))?,
+                        .reshape((len, c.n_head * hd))?,
                 );
                 if keep {
                     ks.push(k_all);
@@ -722,12 +988,26 @@ impl Llama {
             } else {
                 Tensor::cat(&outs, 0)?
             };
-            x = (x + b.wo.apply(&out)?)?;
+            let attn = b.wo.apply(&out)?;
+            x = match &b.gemma {
+                None => (x + attn)?,
+                Some(g) => (x + rms_norm(&attn, &g.post_attn, c.rms_eps)?)?,
+            };
             let h = rms_norm(&x, &b.ffn_norm, c.rms_eps)?;
-            let act = b
-                .w_gate_up
-                .with_product(&h, |gu| swiglu(gu, c.n_ff, total_len))?;
-            x = (x + b.w_down.apply(&act)?)?;
+            x = match &b.gemma {
+                None => {
+                    let act = b
+                        .w_gate_up
+                        .with_product(&h, |gu| swiglu(gu, c.n_ff, total_len))?;
+                    (x + b.w_down.apply(&act)?)?
+                }
+                Some(g) => {
+                    let act = b
+                        .w_gate_up
+                        .with_product(&h, |gu| geglu(gu, c.n_ff, total_len))?;
+                    (x + rms_norm(&b.w_down.apply(&act)?, &g.post_ffn, c.rms_eps)?)?
+                }
+            };
         }
         let x = rms_norm(&x, &self.output_norm, c.rms_eps)?;
         Ok((x, keep.then_some((ks, vs))))
@@ -870,6 +1150,98 @@ fn lp_of(row: &[f32], id: u32) -> Result<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Gemma's NeoX RoPE: position 0 leaves a head as it is, each (i, i + half) pair keeps its
+    /// length, and a query-key product depends on the positions' difference only; with a
+    /// unit-weight norm each head comes out with a mean square of 1.
+    #[test]
+    fn gemma_heads_are_normed_and_rotated_neox_style() {
+        let (hd, heads) = (8, 2);
+        let width = heads * hd;
+        let (cos, sin) = rope_tables(64, hd, 10_000.0);
+        let rope = Some((cos.as_slice(), sin.as_slice()));
+        let x: Vec<f32> = (0..width).map(|i| ((i as f32) * 0.7).sin() + 0.1).collect();
+        let at = |pos: usize, norm: Option<(&[f32], f32)>, rope| {
+            split_heads_gemma(&x, width, hd, (0, heads), &[pos], norm, rope)
+        };
+        assert_eq!(
+            at(0, None, rope),
+            at(0, None, None),
+            "position 0 is the identity"
+        );
+        let (plain, turned) = (at(0, None, None), at(13, None, rope));
+        for h in 0..heads {
+            for i in 0..hd / 2 {
+                let len =
+                    |v: &[f32]| (v[h * hd + i].powi(2) + v[h * hd + i + hd / 2].powi(2)).sqrt();
+                assert!((len(&plain) - len(&turned)).abs() < 1e-5);
+            }
+        }
+        let dot = |p: usize, q: usize| -> f32 {
+            let (a, b) = (at(p, None, rope), at(q, None, rope));
+            a[..hd].iter().zip(&b[hd..]).map(|(u, v)| u * v).sum()
+        };
+        assert!(
+            (dot(5, 2) - dot(20, 17)).abs() < 1e-4,
+            "{} vs {}",
+            dot(5, 2),
+            dot(20, 17)
+        );
+        assert!(
+            (dot(5, 2) - dot(5, 3)).abs() > 1e-3,
+            "rotation depends on the distance"
+        );
+        let ones = vec![1f32; hd];
+        let normed = at(0, Some((&ones, 1e-6)), None);
+        for h in normed.chunks_exact(hd) {
+            let ms = h.iter().map(|v| v * v).sum::<f32>() / hd as f32;
+            assert!((ms - 1.0).abs() < 1e-4, "mean square {ms}");
+        }
+    }
+
+    /// GELU's tanh approximation against its formula in f64, and its limits.
+    #[test]
+    fn geglu_is_gelu_of_the_gate_times_up() -> Result<()> {
+        let gates = [-6.0f32, -1.5, -0.1, 0.0, 0.3, 1.0, 2.5, 8.0];
+        let mut gu = Vec::new();
+        for &g in &gates {
+            gu.extend([g, 2.0]);
+        }
+        // Rows of (gate, up) with n_ff 1.
+        let out = geglu(&gu, 1, gates.len())?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        for (&g, &o) in gates.iter().zip(&out) {
+            let g = f64::from(g);
+            let want = 0.5
+                * g
+                * (1.0 + ((2.0 / std::f64::consts::PI).sqrt() * (g + 0.044715 * g.powi(3))).tanh())
+                * 2.0;
+            assert!(
+                (f64::from(o) - want).abs() < 1e-5,
+                "gate {g}: {o} vs {want}"
+            );
+        }
+        assert_eq!(out[3], 0.0);
+        assert!((out[7] - 16.0).abs() < 1e-4 && out[0].abs() < 1e-6);
+        Ok(())
+    }
+
+    /// A sliding-window row keeps weight only on its last `window` positions (itself included).
+    #[test]
+    fn sliding_window_hides_old_positions() {
+        let (cols, window) = (10, 3);
+        let mut scores: Vec<f32> = (0..cols * cols).map(|i| (i as f32 * 0.37).cos()).collect();
+        hide_before(&mut scores, cols, |r| (r + 1).saturating_sub(window));
+        masked_softmax_rows(&mut scores, cols, 1.0, |r| r + 1);
+        for (r, row) in scores.chunks_exact(cols).enumerate() {
+            let lo = (r + 1).saturating_sub(window);
+            assert!(row[..lo].iter().all(|&w| w < 1e-37), "row {r}: {row:?}");
+            assert!(row[lo..=r].iter().all(|&w| w > 0.0));
+            assert!(row[r + 1..].iter().all(|&w| w == 0.0));
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+    }
 
     #[test]
     fn fast_exp_matches_libm() {

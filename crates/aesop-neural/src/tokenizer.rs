@@ -1,4 +1,6 @@
-//! GPT-2 byte-level BPE tokenizer built from a GGUF's own vocabulary and merges.
+//! Tokenizers built from a GGUF's own vocabulary: GPT-2 byte-level BPE with merges (SmolLM2,
+//! [`BpeTokenizer`], this module) or SentencePiece BPE with scores (Gemma 3,
+//! [`super::spm::SpmTokenizer`]), behind one [`Tokenizer`].
 //!
 //! SmolLM2 declares the `smollm` pre-tokenizer: every digit is split off on its own, then the
 //! GPT-2 pattern `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
@@ -13,8 +15,60 @@ use regex::Regex;
 use rustc_hash::FxHashMap;
 use std::sync::Mutex;
 
+pub use super::spm::SpmTokenizer;
+
+/// A model's tokenizer, of whichever kind its GGUF declares (`tokenizer.ggml.model`).
+pub enum Tokenizer {
+    /// `gpt2`: byte-level BPE with merges.
+    Bpe(BpeTokenizer),
+    /// `llama`: SentencePiece BPE with scores and byte fallback.
+    Spm(SpmTokenizer),
+}
+
+impl Tokenizer {
+    /// Vocabulary size.
+    pub fn vocab_size(&self) -> usize {
+        match self {
+            Tokenizer::Bpe(t) => t.vocab_size(),
+            Tokenizer::Spm(t) => t.vocab_size(),
+        }
+    }
+
+    /// The token string of an id, as the vocabulary spells it, if any.
+    pub fn token(&self, id: u32) -> Option<&str> {
+        match self {
+            Tokenizer::Bpe(t) => t.token(id),
+            Tokenizer::Spm(t) => t.token(id),
+        }
+    }
+
+    /// The id of a token string (e.g. a special token such as `<|im_start|>`), if in the vocabulary.
+    pub fn id_of(&self, token: &str) -> Option<u32> {
+        match self {
+            Tokenizer::Bpe(t) => t.id_of(token),
+            Tokenizer::Spm(t) => t.id_of(token),
+        }
+    }
+
+    /// Token ids of `text` (no BOS, special tokens not parsed).
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        match self {
+            Tokenizer::Bpe(t) => t.encode(text),
+            Tokenizer::Spm(t) => t.encode(text),
+        }
+    }
+
+    /// The text of `ids` (invalid UTF-8 replaced).
+    pub fn decode(&self, ids: &[u32]) -> String {
+        match self {
+            Tokenizer::Bpe(t) => t.decode(ids),
+            Tokenizer::Spm(t) => t.decode(ids),
+        }
+    }
+}
+
 /// A byte-level BPE vocabulary with its merge ranks.
-pub struct Tokenizer {
+pub struct BpeTokenizer {
     tokens: Vec<String>,
     /// Token id of each byte's printable stand-in; [`NO_TOKEN`] where the vocabulary has
     /// none (SmolLM2 lacks a few control bytes: they are dropped, as the HF tokenizer does).
@@ -50,9 +104,9 @@ fn bytes_to_unicode() -> [char; 256] {
     table
 }
 
-impl Tokenizer {
+impl BpeTokenizer {
     /// Build from the token strings and `"left right"` merge lines of a GGUF.
-    pub fn new(tokens: Vec<String>, merges: &[String]) -> Result<Tokenizer> {
+    pub fn new(tokens: Vec<String>, merges: &[String]) -> Result<BpeTokenizer> {
         let index: FxHashMap<&str, u32> = tokens
             .iter()
             .enumerate()
@@ -90,7 +144,7 @@ impl Tokenizer {
         }
         let words =
             Regex::new(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+")?;
-        Ok(Tokenizer {
+        Ok(BpeTokenizer {
             tokens,
             byte_ids,
             byte_of,
@@ -237,14 +291,14 @@ mod tests {
     use super::*;
 
     /// A toy vocabulary: the 256 byte tokens plus a few merges.
-    fn toy() -> Tokenizer {
+    fn toy() -> BpeTokenizer {
         let table = bytes_to_unicode();
         let mut tokens: Vec<String> = table.iter().map(|c| c.to_string()).collect();
         for t in ["Ġt", "he", "Ġthe", "Ġa"] {
             tokens.push(t.to_string());
         }
         let merges = ["h e", "Ġ t", "Ġt he", "Ġ a"].map(String::from);
-        Tokenizer::new(tokens, &merges).unwrap()
+        BpeTokenizer::new(tokens, &merges).unwrap()
     }
 
     #[test]
