@@ -99,6 +99,27 @@ impl Int8Matrix {
     /// spares the model's load a transposed copy and a strided read of every weight.
     pub fn from_f32_by_column(w_t: &[f32], k: usize, n: usize) -> Int8Matrix {
         assert_eq!(w_t.len(), k * n, "weight matrix of the wrong size");
+        let whole = |first: usize, count: usize| {
+            Ok::<_, std::convert::Infallible>(std::borrow::Cow::Borrowed(
+                &w_t[first * k..(first + count) * k],
+            ))
+        };
+        match Self::from_column_groups(k, n, whole) {
+            Ok(m) => m,
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Int8Matrix::from_f32_by_column`] with the columns supplied a group at a time:
+    /// `columns(first, count)` gives columns `first..first + count` (count × k values, one
+    /// column after another), so the whole f32 matrix never has to exist. Gemma 3's output
+    /// head, 262,144 × 640, would take 671 MB as f32. Each column is quantized on its own, so
+    /// the result is the same as from the whole matrix.
+    pub fn from_column_groups<'a, E: Send>(
+        k: usize,
+        n: usize,
+        columns: impl Fn(usize, usize) -> Result<std::borrow::Cow<'a, [f32]>, E> + Sync,
+    ) -> Result<Int8Matrix, E> {
         let (k_pad, n_pad) = (round_up(k, BLOCK), round_up(n, LANES));
         let blocks = k_pad / BLOCK;
         // Zero for the padding columns and blocks. Groups of 16 columns are independent (and
@@ -111,10 +132,11 @@ impl Int8Matrix {
             .zip(scale.par_chunks_mut(blocks * LANES))
             .zip(min.par_chunks_mut(blocks * LANES))
             .enumerate()
-            .for_each(|(group, ((packed, scale), min))| {
-                for lane in 0..LANES.min(n.saturating_sub(group * LANES)) {
-                    let nn = group * LANES + lane;
-                    let weights = &w_t[nn * k..(nn + 1) * k];
+            .try_for_each(|(group, ((packed, scale), min))| {
+                let lanes = LANES.min(n.saturating_sub(group * LANES));
+                let group_weights = columns(group * LANES, lanes)?;
+                for lane in 0..lanes {
+                    let weights = &group_weights[lane * k..(lane + 1) * k];
                     for b in 0..blocks {
                         let column = &weights[(b * BLOCK).min(k)..((b + 1) * BLOCK).min(k)];
                         let lo = column.iter().copied().fold(f32::INFINITY, f32::min);
@@ -133,7 +155,8 @@ impl Int8Matrix {
                         }
                     }
                 }
-            });
+                Ok(())
+            })?;
         // A GGUF's Q4_1 blocks use both ends of their 16 levels, so u = 17 q with q in 0..=15
         // (as do constant blocks, u = 0). Stored as q, the AVX2 kernel multiplies them with
         // `vpmaddubsw`, whose 16-bit pair sums cannot saturate at q <= 15 (2 · 15 · 127): twice
@@ -143,7 +166,7 @@ impl Int8Matrix {
         if four_bit {
             packed.par_iter_mut().for_each(|u| *u /= 17);
         }
-        Int8Matrix {
+        Ok(Int8Matrix {
             k,
             n,
             k_pad,
@@ -152,7 +175,7 @@ impl Int8Matrix {
             four_bit,
             scale,
             min,
-        }
+        })
     }
 
     /// Scale of block b of column nn: for each group of 16 columns, block by block, 16 scales.
@@ -731,6 +754,38 @@ mod tests {
             }
         }
         w
+    }
+
+    #[test]
+    fn quantizing_by_column_groups_equals_the_whole_matrix() {
+        // 37 columns: two full groups of 16 and a partial one; 70 inputs: a partial block.
+        let (k, n) = (70, 37);
+        let w_t: Vec<f32> = (0..k * n)
+            .map(|i| ((i as f32) * 0.61).sin() * 0.3)
+            .collect();
+        let whole = Int8Matrix::from_f32_by_column(&w_t, k, n);
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let grouped = Int8Matrix::from_column_groups(k, n, |first, count| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok::<_, String>(std::borrow::Cow::Owned(
+                w_t[first * k..(first + count) * k].to_vec(),
+            ))
+        })
+        .expect("no error");
+        assert_eq!(calls.into_inner(), 3, "one call per group of 16 columns");
+        assert_eq!(grouped.packed, whole.packed);
+        assert_eq!(grouped.scale, whole.scale);
+        assert_eq!(grouped.min, whole.min);
+        assert_eq!(grouped.four_bit, whole.four_bit);
+        // An error from the supplier is the constructor's.
+        let failed = Int8Matrix::from_column_groups(k, n, |first, _| {
+            if first == 16 {
+                Err("no such rows".to_string())
+            } else {
+                Ok(std::borrow::Cow::Borrowed(&w_t[..16 * k]))
+            }
+        });
+        assert_eq!(failed.err().as_deref(), Some("no such rows"));
     }
 
     #[test]

@@ -779,27 +779,57 @@ impl Llama {
         };
         let vocab = tokenizer.vocab_size();
         let embedding_q = get_quantized("token_embd.weight")?;
-        let embedding_f32 = embedding_q
-            .dequantize(&dev)
-            .map_err(|e| anyhow!("tensor token_embd.weight: {e}"))?;
-        expect(&embedding_f32, &[vocab, e], "token_embd.weight")?;
+        if embedding_q.shape().dims() != [vocab, e] {
+            bail!(
+                "tensor token_embd.weight has shape {:?}, expected {:?}",
+                embedding_q.shape().dims(),
+                [vocab, e]
+            );
+        }
         let mut get = |name: &str| -> Result<Tensor> {
             get_quantized(name)?
                 .dequantize(&dev)
                 .map_err(|e| anyhow!("tensor {name}: {e}"))
         };
-        let head = if content.tensor_infos.contains_key("output.weight") {
-            get("output.weight")?
-        } else {
-            embedding_f32.clone()
+        let dequantized_embedding = || {
+            embedding_q
+                .dequantize(&dev)
+                .map_err(|e| anyhow!("tensor token_embd.weight: {e}"))
         };
-        expect(&head, &[vocab, e], "output.weight")?;
-        let head = Linear::new(head, precision)?;
-        let embedding = if gemma {
-            drop(embedding_f32);
-            Embedding::Quantized(embedding_q)
+        let tied = !content.tensor_infos.contains_key("output.weight");
+        let (head, embedding) = if !tied {
+            let head = get("output.weight")?;
+            expect(&head, &[vocab, e], "output.weight")?;
+            let embedding = if gemma {
+                Embedding::Quantized(embedding_q)
+            } else {
+                Embedding::F32(dequantized_embedding()?)
+            };
+            (Linear::new(head, precision)?, embedding)
+        } else if gemma && precision == Precision::Int8 {
+            // The tied head quantized a group of rows at a time from the 8-bit table, so that
+            // its 671 MB as f32 never exist (the same values as from the whole matrix).
+            let rows = |first: usize, count: usize| -> Result<std::borrow::Cow<'static, [f32]>> {
+                let ids = Tensor::arange(first as u32, (first + count) as u32, &dev)?;
+                Ok(std::borrow::Cow::Owned(
+                    embedding_q
+                        .embedding(&ids)?
+                        .flatten_all()?
+                        .to_vec1::<f32>()?,
+                ))
+            };
+            let head = Linear::Int8(Int8Matrix::from_column_groups(e, vocab, rows)?);
+            (head, Embedding::Quantized(embedding_q))
         } else {
-            Embedding::F32(embedding_f32)
+            let table = dequantized_embedding()?;
+            let head = Linear::new(table.clone(), precision)?;
+            let embedding = if gemma {
+                drop(table);
+                Embedding::Quantized(embedding_q)
+            } else {
+                Embedding::F32(table)
+            };
+            (head, embedding)
         };
         let output_norm = get("output_norm.weight")?;
         let mut blocks = Vec::with_capacity(config.n_layer);
