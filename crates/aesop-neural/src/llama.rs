@@ -273,41 +273,32 @@ fn md_f32(content: &gguf_file::Content, key: &str) -> Result<f32> {
 }
 
 fn md_strings(content: &gguf_file::Content, key: &str) -> Result<Vec<String>> {
-    md_array(content, key, |v| v.to_string().cloned())
-}
-
-/// The array under `key`, each element read by `get`.
-fn md_array<T>(
-    content: &gguf_file::Content,
-    key: &str,
-    get: impl Fn(&gguf_file::Value) -> candle_core::Result<T>,
-) -> Result<Vec<T>> {
     md(content, key)?
         .to_vec()
         .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))?
         .iter()
-        .map(|v| get(v).map_err(|e| anyhow!("GGUF metadata '{key}': {e}")))
+        .map(|v| {
+            v.to_string()
+                .cloned()
+                .map_err(|e| anyhow!("GGUF metadata '{key}': {e}"))
+        })
         .collect()
 }
 
 /// The tokenizer the GGUF declares: byte-level BPE (`gpt2`: tokens and merges) or SentencePiece
-/// BPE (`llama`: tokens, scores and token types).
+/// BPE (`llama`: [`SpmTokenizer::from_gguf`], which also checks its settings).
 fn tokenizer_from_gguf(content: &gguf_file::Content) -> Result<Tokenizer> {
     let model = md(content, "tokenizer.ggml.model")?
         .to_string()
         .map_err(|e| anyhow!("{e}"))?
         .clone();
-    let tokens = md_strings(content, "tokenizer.ggml.tokens")?;
     match model.as_str() {
         "gpt2" => {
+            let tokens = md_strings(content, "tokenizer.ggml.tokens")?;
             let merges = md_strings(content, "tokenizer.ggml.merges")?;
             Ok(Tokenizer::Bpe(BpeTokenizer::new(tokens, &merges)?))
         }
-        "llama" => {
-            let scores = md_array(content, "tokenizer.ggml.scores", gguf_file::Value::to_f32)?;
-            let types = md_array(content, "tokenizer.ggml.token_type", gguf_file::Value::to_i32)?;
-            Ok(Tokenizer::Spm(SpmTokenizer::new(tokens, scores, types)?))
-        }
+        "llama" => Ok(Tokenizer::Spm(SpmTokenizer::from_gguf(content)?)),
         other => bail!(
             "GGUF tokenizer is '{other}', expected byte-level BPE ('gpt2') or SentencePiece ('llama')"
         ),
