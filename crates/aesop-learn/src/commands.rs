@@ -813,7 +813,7 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     );
     for h in held_out {
         out.push_str(&format!(
-            "| {}:{} | {} | {} | {} | {} | {} | {} | {:+.3} | {:.2} | {:.3} | {:.3} |\n",
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {:+.3} | {} | {} | {} |\n",
             h.set,
             h.column,
             h.rows,
@@ -823,9 +823,9 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
             h.best_feature,
             h.best_feature_stats.summary_kendall,
             h.summary_difference,
-            h.bootstrap_model_wins,
-            h.permutation_p,
-            h.calibrated_mae
+            multiset::or_dash(h.bootstrap_model_wins, 2),
+            multiset::or_dash(h.permutation_p, 3),
+            multiset::or_dash(h.calibrated_mae, 3)
         ));
     }
     out

@@ -158,13 +158,26 @@ pub struct Stat {
     pub upper: f64,
 }
 
+/// Without bootstrap samples (`--bootstrap 0`) the interval is unknown: shown as `[—, —]`, as
+/// `aesop evaluate` shows it, never as `[NaN, NaN]`.
 impl std::fmt::Display for Stat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{:.3} [{:.3}, {:.3}]",
-            self.value, self.lower, self.upper
+            "{} [{}, {}]",
+            or_dash(self.value, 3),
+            or_dash(self.lower, 3),
+            or_dash(self.upper, 3)
         )
+    }
+}
+
+/// `x` with `decimals` digits, or `—` where it is undefined (NaN).
+pub fn or_dash(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        "—".to_string()
+    } else {
+        format!("{x:.decimals$}")
     }
 }
 
