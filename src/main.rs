@@ -416,12 +416,19 @@ fn dispatch(command: Command) -> Result<()> {
             }
             aesop::eval::evaluate_command_with_warnings(args, warnings)
         }
-        Command::Train { args, options, .. } => {
-            learn::train_command(&args, &options.to_options(), &*interrupt_flag()?).map(|_| ())
+        Command::Train {
+            mut args, options, ..
+        } => {
+            let mut options = options.to_options();
+            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            learn::train_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
-        Command::Ablate { args, options, .. } => {
-            aesop::learn::ablate::ablate_command(&args, &options.to_options(), &*interrupt_flag()?)
-                .map(|_| ())
+        Command::Ablate {
+            mut args, options, ..
+        } => {
+            let mut options = options.to_options();
+            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            aesop::learn::ablate::ablate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Serve(args) => aesop::serve::run(args),
         Command::Score { args, .. } => {
@@ -441,9 +448,12 @@ fn dispatch(command: Command) -> Result<()> {
             }
             Ok(())
         }
-        Command::CrossValidate { args, options, .. } => {
-            learn::cross_validate_command(&args, &options.to_options(), &*interrupt_flag()?)
-                .map(|_| ())
+        Command::CrossValidate {
+            mut args, options, ..
+        } => {
+            let mut options = options.to_options();
+            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            learn::cross_validate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Features {
             set,

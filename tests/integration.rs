@@ -28,6 +28,7 @@ mod graph_features;
 mod learn_ablate;
 mod learn_builtin;
 mod learn_learners;
+mod learn_recipe;
 mod learn_score_text;
 mod learn_stack;
 mod learn_summeval;

@@ -52,6 +52,23 @@ pub struct LearnArgs {
     pub hyper: HyperArgs,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub stack: StackArgs,
+    /// Use a built-in model's recipe (e.g. `responsiveness`, `readability-lm-noref`; `aesop
+    /// models` lists them): its classes, feature columns, learner, C, reference use and
+    /// feature-class options, read from the embedded model, on the sets given here. Flags that
+    /// would change the recipe are refused beside it.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "BUILTIN",
+            conflicts_with_all = [
+                "classes", "features", "no_references", "learner", "c", "epsilon",
+                "kernel_param", "penalty", "l1_ratio", "trees", "max_depth", "min_leaf",
+                "normalize", "equal_set_weights", "bases",
+            ]
+        )
+    )]
+    pub recipe: Option<String>,
 }
 
 impl LearnArgs {
@@ -68,6 +85,7 @@ impl LearnArgs {
             seed: 1,
             hyper: HyperArgs::default(),
             stack: StackArgs::default(),
+            recipe: None,
         }
     }
 }

@@ -1,0 +1,155 @@
+//! `--recipe NAME`: a built-in model's recipe (classes, columns, learner, C, reference use,
+//! feature-class options) applied to the user's own judgment sets.
+
+use crate::common;
+
+use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
+use aesop::features::FeatureOptions;
+use aesop::learn::builtin;
+use aesop::learn::commands::LearnArgs;
+use aesop::learn::model_file::ModelFile;
+use aesop::learn::recipe::apply_recipe;
+use aesop::learn::{Hyper, LearnerKind};
+use std::path::Path;
+
+/// `topics` topics of 5 summaries whose `quality` grows with their length.
+fn write_set(path: &Path, topics: usize) {
+    let words = "the council approved the new budget for schools and roads after a long debate";
+    let set: Vec<Topic> = (0..topics)
+        .map(|t| {
+            let mut topic = Topic::new(format!("t{t}"));
+            topic.documents.push(Document::new(
+                "d",
+                format!("{words}. {words} again in topic {t}."),
+            ));
+            topic.references.push(Reference::new("r", words));
+            for s in 0..5 {
+                let text: Vec<&str> = words.split(' ').take(3 + 2 * s + t % 2).collect();
+                let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
+                summary.scores.insert("quality".into(), s as f64 + 1.0);
+                topic.summaries.push(summary);
+            }
+            topic
+        })
+        .collect();
+    let file = std::fs::File::create(path).expect("create set");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
+}
+
+fn with_recipe(name: &str) -> LearnArgs {
+    let mut learn = LearnArgs::new("set.jsonl", "quality");
+    learn.recipe = Some(name.to_string());
+    learn
+}
+
+#[test]
+fn a_recipe_is_the_builtins_classes_columns_learner_and_options() {
+    for name in ["responsiveness", "readability-noref", "faithfulness"] {
+        let model = builtin::find(name).expect("built-in").load().expect("load");
+        let mut learn = with_recipe(name);
+        let mut options = FeatureOptions::default();
+        apply_recipe(&mut learn, &mut options).expect("recipe");
+        assert_eq!(learn.classes, model.classes, "{name}");
+        assert_eq!(learn.features, model.feature_names, "{name}");
+        assert_eq!(learn.no_references, model.reference_free, "{name}");
+        assert_eq!(learn.learner, model.model.learner, "{name}");
+        let Hyper::RankSvm { c } = model.model.hyper else {
+            panic!("{name}: {:?}", model.model.hyper);
+        };
+        assert_eq!(learn.hyper.c, Some(c), "{name}");
+        assert_eq!(
+            learn.hyper.fixed(learn.learner).expect("hyper"),
+            Some(model.model.hyper),
+            "{name}"
+        );
+        // The sets, target and seed stay the user's.
+        assert_eq!(learn.target.as_deref(), Some("quality"));
+        assert_eq!(learn.seed, 1);
+        // A neural recipe brings the LM options it was trained with (no reference features).
+        if let Some(neural) = &model.neural {
+            assert_eq!(
+                options.neural.max_references, neural.max_references,
+                "{name}"
+            );
+            assert_eq!(options.neural.max_references, 0, "{name}");
+            assert_eq!(options.neural.prompt, neural.prompt, "{name}");
+        }
+    }
+    // Without --recipe nothing changes.
+    let mut learn = LearnArgs::new("set.jsonl", "quality");
+    let mut options = FeatureOptions::default();
+    apply_recipe(&mut learn, &mut options).expect("no recipe");
+    assert!(learn.classes.is_empty() && learn.features.is_empty());
+    assert_eq!(learn.learner, LearnerKind::RankSvm);
+    assert_eq!(learn.hyper.c, None);
+}
+
+#[test]
+fn flags_that_would_change_a_recipe_are_refused_by_name() {
+    let mut options = FeatureOptions::default();
+    let mut learn = with_recipe("responsiveness");
+    learn.classes = vec!["content".into()];
+    learn.hyper.c = Some(0.1);
+    let e = apply_recipe(&mut learn, &mut options).expect_err("conflict");
+    let message = e.to_string();
+    assert!(
+        message.contains("--recipe responsiveness")
+            && message.contains("--classes")
+            && message.contains("--c"),
+        "{message}"
+    );
+    let mut learn = with_recipe("responsiveness");
+    options.rouge.stem = false;
+    let e = apply_recipe(&mut learn, &mut options).expect_err("feature options");
+    assert!(e.to_string().contains("feature-class options"), "{e}");
+    let mut learn = with_recipe("no-such-model");
+    let e = apply_recipe(&mut learn, &mut FeatureOptions::default()).expect_err("unknown");
+    assert!(e.to_string().contains("pyramid-noref"), "{e}");
+}
+
+#[test]
+fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("mine.jsonl");
+    write_set(&set, 6);
+    let out = dir.path().join("mine.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args([
+            "--target",
+            "quality",
+            "--recipe",
+            "responsiveness-noref",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let mine = ModelFile::load(&out).expect("trained model");
+    let builtin = builtin::find("responsiveness-noref")
+        .expect("built-in")
+        .load()
+        .expect("load");
+    assert_eq!(mine.classes, builtin.classes);
+    assert_eq!(mine.feature_names, builtin.feature_names);
+    assert_eq!(mine.model.hyper, builtin.model.hyper);
+    assert!(mine.reference_free);
+    assert_eq!(mine.target, "quality");
+    assert_eq!(mine.feature_options, builtin.feature_options);
+    // Learned from the user's rows, not copied: the training set is this one.
+    assert_eq!(mine.training.rows, 30);
+    // The CLI refuses a recipe beside flags that would change it.
+    let refused = common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "quality", "--recipe", "responsiveness-noref"])
+        .args(["--learner", "ols", "-o"])
+        .arg(dir.path().join("refused.aesop"))
+        .output()
+        .expect("train");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    assert!(!dir.path().join("refused.aesop").exists());
+}
