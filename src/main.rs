@@ -275,6 +275,17 @@ enum RougeMode {
 }
 
 impl FeatureFlags {
+    /// The options of a learning verb: these flags, or with `--recipe` the built-in's own
+    /// (which also fixes the verb's classes, columns, learner and C).
+    fn for_learning(
+        &self,
+        learn: &mut learn::LearnArgs,
+    ) -> anyhow::Result<features::FeatureOptions> {
+        let mut options = self.to_options();
+        aesop::learn::recipe::apply_recipe(learn, &mut options)?;
+        Ok(options)
+    }
+
     fn to_options(&self) -> features::FeatureOptions {
         let mut opts = features::FeatureOptions::default();
         opts.rouge.mode = match self.rouge_mode {
@@ -419,15 +430,13 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Train {
             mut args, options, ..
         } => {
-            let mut options = options.to_options();
-            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            let options = options.for_learning(&mut args.learn)?;
             learn::train_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Ablate {
             mut args, options, ..
         } => {
-            let mut options = options.to_options();
-            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            let options = options.for_learning(&mut args.learn)?;
             aesop::learn::ablate::ablate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Serve(args) => aesop::serve::run(args),
@@ -451,8 +460,7 @@ fn dispatch(command: Command) -> Result<()> {
         Command::CrossValidate {
             mut args, options, ..
         } => {
-            let mut options = options.to_options();
-            aesop::learn::recipe::apply_recipe(&mut args.learn, &mut options)?;
+            let options = options.for_learning(&mut args.learn)?;
             learn::cross_validate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Features {

@@ -3,38 +3,13 @@
 
 use crate::common;
 
-use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
+use crate::learn_transfer::write_set;
 use aesop::features::FeatureOptions;
 use aesop::learn::builtin;
 use aesop::learn::commands::LearnArgs;
 use aesop::learn::model_file::ModelFile;
 use aesop::learn::recipe::apply_recipe;
 use aesop::learn::{Hyper, LearnerKind};
-use std::path::Path;
-
-/// `topics` topics of 5 summaries whose `quality` grows with their length.
-fn write_set(path: &Path, topics: usize) {
-    let words = "the council approved the new budget for schools and roads after a long debate";
-    let set: Vec<Topic> = (0..topics)
-        .map(|t| {
-            let mut topic = Topic::new(format!("t{t}"));
-            topic.documents.push(Document::new(
-                "d",
-                format!("{words}. {words} again in topic {t}."),
-            ));
-            topic.references.push(Reference::new("r", words));
-            for s in 0..5 {
-                let text: Vec<&str> = words.split(' ').take(3 + 2 * s + t % 2).collect();
-                let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
-                summary.scores.insert("quality".into(), s as f64 + 1.0);
-                topic.summaries.push(summary);
-            }
-            topic
-        })
-        .collect();
-    let file = std::fs::File::create(path).expect("create set");
-    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
-}
 
 fn with_recipe(name: &str) -> LearnArgs {
     let mut learn = LearnArgs::new("set.jsonl", "quality");
@@ -111,7 +86,7 @@ fn flags_that_would_change_a_recipe_are_refused_by_name() {
 fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = dir.path().join("mine.jsonl");
-    write_set(&set, 6);
+    write_set(&set, 6, 1.0);
     let out = dir.path().join("mine.aesop");
     common::aesop()
         .arg("train")

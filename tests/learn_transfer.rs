@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 /// A small judgment set: `topics` topics of 5 summaries whose `quality` grows with their length.
-fn write_set(path: &Path, topics: usize, scale: f64) {
+pub(crate) fn write_set(path: &Path, topics: usize, scale: f64) {
     let words = "the council approved the new budget for schools and roads after a long debate";
     let mut set = Vec::new();
     for t in 0..topics {

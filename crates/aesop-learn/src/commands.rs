@@ -284,7 +284,12 @@ impl HyperArgs {
     /// The fixed hyper-parameters for `learner`, or `None` to choose them by inner CV
     /// (checked by [`learners::fixed_hyper`]).
     pub fn fixed(&self, learner: LearnerKind) -> Result<Option<Hyper>> {
-        let given = learners::HyperParams {
+        learners::fixed_hyper(learner, &self.params())
+    }
+
+    /// The same values as the learners' [`learners::HyperParams`].
+    pub fn params(&self) -> learners::HyperParams {
+        learners::HyperParams {
             c: self.c,
             epsilon: self.epsilon,
             kernel_param: self.kernel_param,
@@ -293,8 +298,7 @@ impl HyperArgs {
             trees: self.trees,
             max_depth: self.max_depth,
             min_leaf: self.min_leaf,
-        };
-        learners::fixed_hyper(learner, &given)
+        }
     }
 }
 

@@ -46,24 +46,6 @@ impl HyperArgs {
         }
         args
     }
-
-    /// The flags that are set, for error messages.
-    fn given_flags(&self) -> Vec<&'static str> {
-        [
-            ("--c", self.c.is_some()),
-            ("--epsilon", self.epsilon.is_some()),
-            ("--kernel-param", self.kernel_param.is_some()),
-            ("--penalty", self.penalty.is_some()),
-            ("--l1-ratio", self.l1_ratio.is_some()),
-            ("--trees", self.trees.is_some()),
-            ("--max-depth", self.max_depth.is_some()),
-            ("--min-leaf", self.min_leaf.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, set)| *set)
-        .map(|(flag, _)| flag)
-        .collect()
-    }
 }
 
 /// If `learn.recipe` names a built-in, replace the recipe part of `learn` and `options` with
@@ -96,7 +78,7 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     if !learn.stack.bases.is_empty() {
         conflicts.push("--stack");
     }
-    conflicts.extend(learn.hyper.given_flags());
+    conflicts.extend(learn.hyper.params().given());
     if !conflicts.is_empty() {
         bail!(
             "--recipe {name} fixes the classes, features, learner and hyper-parameters of the built-in model; drop {}",

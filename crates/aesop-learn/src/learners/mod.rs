@@ -128,7 +128,7 @@ pub struct HyperParams {
 
 impl HyperParams {
     /// The flags of the fields that are set.
-    fn given(&self) -> Vec<&'static str> {
+    pub fn given(&self) -> Vec<&'static str> {
         [
             ("--c", self.c.is_some()),
             ("--epsilon", self.epsilon.is_some()),
