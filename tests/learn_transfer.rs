@@ -460,3 +460,90 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
         assert!(tau > 0.9, "{h}");
     }
 }
+
+/// A set without references gives the reference features no value on any summary: learning
+/// only from them is an error naming the set and the way out, and a model that also has
+/// reference-free features is trained with a warning naming the missing ones.
+#[test]
+fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let with_refs = dir.path().join("refs.jsonl");
+    write_set(&with_refs, 5, 1.0);
+    let mut topics = jsonl::read_set(&with_refs).expect("read");
+    for t in &mut topics {
+        t.references.clear();
+    }
+    let no_refs = dir.path().join("norefs.jsonl");
+    let file = std::fs::File::create(&no_refs).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
+
+    let only_rouge = dir.path().join("rouge.aesop");
+    let out = common::aesop()
+        .arg("train")
+        .arg(&no_refs)
+        .args([
+            "--target",
+            "quality",
+            "--classes",
+            "rouge",
+            "--c",
+            "0.01",
+            "-o",
+        ])
+        .arg(&only_rouge)
+        .output()
+        .expect("train");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("norefs.jsonl") && stderr.contains("none of the model's 12 features"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--no-references"), "{stderr}");
+    assert!(!only_rouge.exists(), "no model file from an error");
+
+    let mixed = dir.path().join("mixed.aesop");
+    let out = common::aesop()
+        .arg("train")
+        .arg(&no_refs)
+        .args([
+            "--target",
+            "quality",
+            "--classes",
+            "rouge,surface",
+            "--c",
+            "0.01",
+            "-o",
+        ])
+        .arg(&mixed)
+        .output()
+        .expect("train");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: ")
+            && stderr.contains("12 of ")
+            && stderr.contains("rouge.r1_recall"),
+        "{stderr}"
+    );
+    assert!(mixed.exists());
+    // With references the same classes train without a warning.
+    let out = common::aesop()
+        .arg("train")
+        .arg(&with_refs)
+        .args([
+            "--target",
+            "quality",
+            "--classes",
+            "rouge,surface",
+            "--c",
+            "0.01",
+            "-o",
+        ])
+        .arg(dir.path().join("refs.aesop"))
+        .output()
+        .expect("train");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("no value on any summary"), "{stderr}");
+}

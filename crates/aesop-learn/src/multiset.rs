@@ -11,7 +11,7 @@ use super::transfer::{
     SetData, SetRecord, SetSpec,
 };
 use super::{train, Dataset, Trained};
-use aesop_corpus::jsonl;
+use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
 use aesop_features::run::extract_features;
@@ -51,6 +51,7 @@ pub fn load_sets(
         let table = extract_features(&topics, &built, aesop_core::progress::enabled(), cancel)?;
         let raw = Dataset::from_table(&table, &topics, &spec.column, names)
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
+        check_features_present(spec, &topics, &raw)?;
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?
@@ -74,6 +75,52 @@ pub fn load_sets(
         });
     }
     Ok(out)
+}
+
+/// A feature missing (no finite value) on every training row of a set teaches the model
+/// nothing from that set, and one set without references makes every reference feature so:
+/// say which, rather than write a model that silently ignores them. When no feature of the
+/// model has a value on any row, nothing can be learned at all: an error.
+fn check_features_present(spec: &SetSpec, topics: &[Topic], data: &Dataset) -> Result<()> {
+    if data.rows.is_empty() {
+        return Ok(());
+    }
+    let missing: Vec<&str> = data
+        .names
+        .iter()
+        .enumerate()
+        .filter(|&(c, _)| data.rows.iter().all(|r| !r[c].is_finite()))
+        .map(|(_, name)| name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let hint = if topics.iter().all(|t| t.references.is_empty()) {
+        " (the set has no references: learn from it with --no-references, or use sets with references)"
+    } else {
+        ""
+    };
+    let shown = missing
+        .iter()
+        .take(6)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if missing.len() > 6 { ", …" } else { "" };
+    if missing.len() == data.names.len() {
+        bail!(
+            "{}: none of the model's {} features has a value on any summary ({shown}{more}){hint}",
+            spec.path.display(),
+            data.names.len()
+        );
+    }
+    eprintln!(
+        "warning: {}: {} of {} features have no value on any summary and teach the model nothing from this set ({shown}{more}){hint}",
+        spec.path.display(),
+        missing.len(),
+        data.names.len()
+    );
+    Ok(())
 }
 
 /// The sets' data, for [`pool`].
