@@ -127,4 +127,7 @@ fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
     assert!(!dir.path().join("refused.aesop").exists());
+    // `aesop models` tells users the option exists.
+    let listing = builtin::describe(None, false).expect("models");
+    assert!(listing.contains("--recipe NAME"), "{listing}");
 }

@@ -177,7 +177,8 @@ pub fn describe(name: Option<&str>, json: bool) -> Result<String> {
         ));
     }
     out.push_str(
-        "\n`aesop models NAME` prints a model's card; `aesop score` uses them by default.\n",
+        "\n`aesop models NAME` prints a model's card; `aesop score` uses them by default;\n\
+         `--recipe NAME` on `train`, `cross-validate` and `ablate` learns a model's recipe on your own sets.\n",
     );
     Ok(out)
 }
