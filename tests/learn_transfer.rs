@@ -477,24 +477,30 @@ fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
     let file = std::fs::File::create(&no_refs).expect("create");
     jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
 
+    // `train SET --classes CLASSES -o OUT`: whether it succeeded, and its stderr.
+    let train = |set: &Path, classes: &str, out: &Path| {
+        let output = common::aesop()
+            .arg("train")
+            .arg(set)
+            .args([
+                "--target",
+                "quality",
+                "--classes",
+                classes,
+                "--c",
+                "0.01",
+                "-o",
+            ])
+            .arg(out)
+            .output()
+            .expect("train");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.success(), stderr)
+    };
+
     let only_rouge = dir.path().join("rouge.aesop");
-    let out = common::aesop()
-        .arg("train")
-        .arg(&no_refs)
-        .args([
-            "--target",
-            "quality",
-            "--classes",
-            "rouge",
-            "--c",
-            "0.01",
-            "-o",
-        ])
-        .arg(&only_rouge)
-        .output()
-        .expect("train");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+    let (ok, stderr) = train(&no_refs, "rouge", &only_rouge);
+    assert!(!ok, "{stderr}");
     assert!(
         stderr.contains("norefs.jsonl") && stderr.contains("none of the model's 12 features"),
         "{stderr}"
@@ -503,23 +509,8 @@ fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
     assert!(!only_rouge.exists(), "no model file from an error");
 
     let mixed = dir.path().join("mixed.aesop");
-    let out = common::aesop()
-        .arg("train")
-        .arg(&no_refs)
-        .args([
-            "--target",
-            "quality",
-            "--classes",
-            "rouge,surface",
-            "--c",
-            "0.01",
-            "-o",
-        ])
-        .arg(&mixed)
-        .output()
-        .expect("train");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (ok, stderr) = train(&no_refs, "rouge,surface", &mixed);
+    assert!(ok, "{stderr}");
     assert!(
         stderr.contains("warning: ")
             && stderr.contains("12 of ")
@@ -528,22 +519,7 @@ fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
     );
     assert!(mixed.exists());
     // With references the same classes train without a warning.
-    let out = common::aesop()
-        .arg("train")
-        .arg(&with_refs)
-        .args([
-            "--target",
-            "quality",
-            "--classes",
-            "rouge,surface",
-            "--c",
-            "0.01",
-            "-o",
-        ])
-        .arg(dir.path().join("refs.aesop"))
-        .output()
-        .expect("train");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (ok, stderr) = train(&with_refs, "rouge,surface", &dir.path().join("refs.aesop"));
+    assert!(ok, "{stderr}");
     assert!(!stderr.contains("no value on any summary"), "{stderr}");
 }
