@@ -523,3 +523,52 @@ fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
     assert!(ok, "{stderr}");
     assert!(!stderr.contains("no value on any summary"), "{stderr}");
 }
+
+/// `--neural-references 0` turns the LM's reference features off. Their columns stay in the
+/// model (missing, as in every model trained before), but `train` no longer warns on every run
+/// that they teach nothing; the warning is left for features the data lacks, such as the same
+/// reference features on a set without references.
+#[test]
+fn features_turned_off_by_options_get_no_missing_value_warning() {
+    if !common::neural_model_or_skip("features_turned_off_by_options_get_no_missing_value_warning")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let with_refs = dir.path().join("refs.jsonl");
+    write_set(&with_refs, 3, 1.0);
+    let mut topics = jsonl::read_set(&with_refs).expect("read");
+    for t in &mut topics {
+        t.references.clear();
+    }
+    let no_refs = dir.path().join("norefs.jsonl");
+    let file = std::fs::File::create(&no_refs).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
+
+    for (set, references, warned) in [(&with_refs, "0", false), (&no_refs, "1", true)] {
+        let out = dir.path().join(format!("m{references}.aesop"));
+        let output = common::aesop()
+            .env_remove("AESOP_NEURAL_CACHE")
+            .arg("train")
+            .arg(set)
+            .args(["--target", "quality", "--classes", "surface,neural"])
+            .args(["--neural-references", references, "--c", "0.01", "-o"])
+            .arg(&out)
+            .output()
+            .expect("train");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        assert_eq!(
+            stderr.contains("no value on any summary") && stderr.contains("neural.ref_precision"),
+            warned,
+            "--neural-references {references}: {stderr}"
+        );
+        let model = ModelFile::load(&out).expect("model");
+        let reference_columns = model
+            .feature_names
+            .iter()
+            .filter(|n| n.starts_with("neural.ref_"))
+            .count();
+        assert_eq!(reference_columns, 3, "{:?}", model.feature_names);
+    }
+}

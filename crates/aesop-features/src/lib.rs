@@ -93,6 +93,12 @@ pub trait FeatureClass: Send + Sync {
     fn is_reference_free_feature(&self, _name: &str) -> bool {
         self.spec().references == ReferenceUse::None
     }
+    /// Is the feature `name` turned off by the class's options, so that it is never computed
+    /// (NaN for every summary; `neural.ref_*` under `--neural-references 0`)? Learning keeps
+    /// such a column, as every model trained before did, but does not warn that it is missing.
+    fn is_feature_off(&self, _name: &str) -> bool {
+        false
+    }
     /// One row per summary of `ctx.topic`, in the topic's order.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow>;
 }

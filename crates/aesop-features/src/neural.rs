@@ -569,6 +569,11 @@ impl FeatureClass for Neural {
             .is_some_and(|rest| rest.starts_with(".ref_"))
     }
 
+    /// `--neural-references 0` turns the reference features off.
+    fn is_feature_off(&self, name: &str) -> bool {
+        self.opts.max_references == 0 && !self.is_reference_free_feature(name)
+    }
+
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         match self.extract_cached(ctx) {
             Ok(rows) => rows,

@@ -15,7 +15,7 @@ use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
 use aesop_features::run::extract_features;
-use aesop_features::{build_classes, FeatureOptions};
+use aesop_features::{build_classes, FeatureClass, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
@@ -51,7 +51,7 @@ pub fn load_sets(
         let table = extract_features(&topics, &built, aesop_core::progress::enabled(), cancel)?;
         let raw = Dataset::from_table(&table, &topics, &spec.column, names)
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
-        check_features_present(spec, &topics, &raw)?;
+        check_features_present(spec, &topics, &raw, &built)?;
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?
@@ -80,8 +80,15 @@ pub fn load_sets(
 /// A feature missing (no finite value) on every training row of a set teaches the model
 /// nothing from that set, and one set without references makes every reference feature so:
 /// say which, rather than write a model that silently ignores them. When no feature of the
-/// model has a value on any row, nothing can be learned at all: an error.
-fn check_features_present(spec: &SetSpec, topics: &[Topic], data: &Dataset) -> Result<()> {
+/// model has a value on any row, nothing can be learned at all: an error. Features that the
+/// classes' own options turn off ([`FeatureClass::is_feature_off`]) are missing by request and
+/// get no warning.
+fn check_features_present(
+    spec: &SetSpec,
+    topics: &[Topic],
+    data: &Dataset,
+    classes: &[Box<dyn FeatureClass>],
+) -> Result<()> {
     if data.rows.is_empty() {
         return Ok(());
     }
@@ -92,6 +99,19 @@ fn check_features_present(spec: &SetSpec, topics: &[Topic], data: &Dataset) -> R
         .filter(|&(c, _)| data.rows.iter().all(|r| !r[c].is_finite()))
         .map(|(_, name)| name.as_str())
         .collect();
+    let turned_off = |name: &str| {
+        classes.iter().any(|class| {
+            name.strip_prefix(class.name())
+                .is_some_and(|rest| rest.starts_with('.'))
+                && class.is_feature_off(name)
+        })
+    };
+    let all_missing = missing.len() == data.names.len();
+    let missing: Vec<&str> = if all_missing {
+        missing
+    } else {
+        missing.into_iter().filter(|n| !turned_off(n)).collect()
+    };
     if missing.is_empty() {
         return Ok(());
     }
@@ -107,7 +127,7 @@ fn check_features_present(spec: &SetSpec, topics: &[Topic], data: &Dataset) -> R
         .collect::<Vec<_>>()
         .join(", ");
     let more = if missing.len() > 6 { ", …" } else { "" };
-    if missing.len() == data.names.len() {
+    if all_missing {
         bail!(
             "{}: none of the model's {} features has a value on any summary ({shown}{more}){hint}",
             spec.path.display(),
