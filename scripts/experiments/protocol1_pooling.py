@@ -12,7 +12,19 @@ AESOP_NEURAL_CACHE):
       neural.unsupported_share summeval.neural.csv
   python3 scripts/experiments/protocol1_pooling.py summeval.jsonl consistency \
       'content.*,surface.*,neural.*' summeval.csv summeval.neural.csv
-Arguments: SET.jsonl TARGET FEATURES (names, or prefixes ending in *) CSV [CSV ...]"""
+Arguments: SET.jsonl TARGET FEATURES (names, or prefixes ending in *) CSV [CSV ...]
+
+A third column, "fold-invariant", z-scores every feature within its topic over all the topic's
+summaries (as `--normalize topic-z` does) and then rescales it by nothing that depends on the
+fold: within a topic, equal features then get equal scores from every fold's model whenever the
+models agree in direction. It isolates the other half of the pooling effect: Kendall's tau-b
+counts a pair tied by the metric as neither right nor wrong, so a feature with many ties
+(ROUGE-1 recall against one reference takes few distinct values per topic; `unsupported_share`
+is 0 for most summaries) loses when four fold models, each rescaling it a little differently,
+break its ties at random. The script prints, per set, the share of within-topic pairs tied by
+the metric and by the humans. Example (REALSumm, ties broken by per-fold scaling):
+  python3 scripts/experiments/protocol1_pooling.py realsumm.jsonl litepyramid_recall \
+      rouge.r1_recall realsumm.rouge.csv"""
 import csv, json, math, random, sys
 import numpy as np
 from scipy.stats import kendalltau
@@ -62,11 +74,33 @@ def folds(labels, k, seed):
     u = sorted(set(labels)); random.Random(seed).shuffle(u)
     return {l: i % k for i, l in enumerate(u)}
 
+def topic_z(M):
+    out = np.full_like(M, np.nan)
+    for t in np.unique(T):
+        m = T == t
+        mu, sd = np.nanmean(M[m], 0), np.nanstd(M[m], 0)
+        out[m] = np.where(sd > 1e-12, (M[m] - mu) / np.where(sd > 1e-12, sd, 1), 0.0)
+    return out
+
+def tied_share(values):
+    tied = total = 0
+    for t in np.unique(T):
+        v = values[T == t]
+        d = v[:, None] == v[None, :]
+        n = len(v)
+        tied += (d.sum() - n) / 2
+        total += n * (n - 1) / 2
+    return tied / total
+
+Xz = topic_z(X)
 print(f"{setf} {target}: {len(names)} features, {len(keys)} rows")
+print(f"within-topic pairs tied by the humans: {tied_share(Y):.3f}"
+      + (f"; by the feature: {tied_share(X[:, 0]):.3f}; its own tau-b on all rows: "
+         f"{tau(np.nan_to_num(X[:, 0], nan=np.nanmean(X[:, 0]))):.3f}" if len(names) == 1 else ""))
 for seed in range(1, 6):
     tf, sf = folds(T, 5, seed), folds(S, 4, seed + 1000)
     ta, sb = np.array([tf[t] for t in T]), np.array([sf[s] for s in S])
-    cen, unc = np.zeros(len(Y)), np.zeros(len(Y))
+    cen, unc, inv = np.zeros(len(Y)), np.zeros(len(Y)), np.zeros(len(Y))
     for a in range(5):
         for b in range(4):
             tr = (ta != a) & (sb != b); te = (ta == a) & (sb == b)
@@ -76,4 +110,7 @@ for seed in range(1, 6):
             Zt = np.clip(np.nan_to_num((X[te] - mu) / sd), -6, 6)
             cen[te] = Zt @ w
             unc[te] = (Zt + mu / sd) @ w
-    print(f"seed {seed}: centred {tau(cen):.3f}  uncentred {tau(unc):.3f}", flush=True)
+            wz = centroid(np.nan_to_num(Xz[tr]), Y[tr], T[tr]); wz /= np.linalg.norm(wz)
+            inv[te] = np.nan_to_num(Xz[te]) @ wz
+    print(f"seed {seed}: centred {tau(cen):.3f}  uncentred {tau(unc):.3f}  "
+          f"fold-invariant {tau(inv):.3f}", flush=True)
