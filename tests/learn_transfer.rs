@@ -461,21 +461,31 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
     }
 }
 
+/// [`write_set`] with `topics` topics as `dir/refs.jsonl`, and the same set without its
+/// references as `dir/norefs.jsonl`.
+fn write_set_with_and_without_references(
+    dir: &Path,
+    topics: usize,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let with_refs = dir.join("refs.jsonl");
+    write_set(&with_refs, topics, 1.0);
+    let mut set = jsonl::read_set(&with_refs).expect("read");
+    for t in &mut set {
+        t.references.clear();
+    }
+    let no_refs = dir.join("norefs.jsonl");
+    let file = std::fs::File::create(&no_refs).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write");
+    (with_refs, no_refs)
+}
+
 /// A set without references gives the reference features no value on any summary: learning
 /// only from them is an error naming the set and the way out, and a model that also has
 /// reference-free features is trained with a warning naming the missing ones.
 #[test]
 fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let with_refs = dir.path().join("refs.jsonl");
-    write_set(&with_refs, 5, 1.0);
-    let mut topics = jsonl::read_set(&with_refs).expect("read");
-    for t in &mut topics {
-        t.references.clear();
-    }
-    let no_refs = dir.path().join("norefs.jsonl");
-    let file = std::fs::File::create(&no_refs).expect("create");
-    jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
+    let (with_refs, no_refs) = write_set_with_and_without_references(dir.path(), 5);
 
     // `train SET --classes CLASSES -o OUT`: whether it succeeded, and its stderr.
     let train = |set: &Path, classes: &str, out: &Path| {
@@ -535,15 +545,7 @@ fn features_turned_off_by_options_get_no_missing_value_warning() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let with_refs = dir.path().join("refs.jsonl");
-    write_set(&with_refs, 3, 1.0);
-    let mut topics = jsonl::read_set(&with_refs).expect("read");
-    for t in &mut topics {
-        t.references.clear();
-    }
-    let no_refs = dir.path().join("norefs.jsonl");
-    let file = std::fs::File::create(&no_refs).expect("create");
-    jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write");
+    let (with_refs, no_refs) = write_set_with_and_without_references(dir.path(), 3);
 
     for (set, references, warned) in [(&with_refs, "0", false), (&no_refs, "1", true)] {
         let out = dir.path().join(format!("m{references}.aesop"));
