@@ -443,6 +443,10 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
         serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
     let held = json["leave_one_set_out"].as_array().expect("held-out sets");
     assert_eq!(held.len(), 3);
+    assert!(
+        json.get("statistics").is_none(),
+        "protocol 2 reports per held-out set"
+    );
     for h in held {
         let trained_on = h["trained_on"].as_array().expect("trained_on");
         assert_eq!(trained_on.len(), 2, "{h}");
@@ -573,4 +577,90 @@ fn features_turned_off_by_options_get_no_missing_value_warning() {
             .count();
         assert_eq!(reference_columns, 3, "{:?}", model.feature_names);
     }
+}
+
+/// Protocol 1's report carries every statistic of `aesop evaluate` on its own out-of-fold
+/// file (Pearson, Spearman, the pairwise accuracies with the model's ties), equal to what
+/// `evaluate` computes from that file, and its τ-b fields agree with them.
+#[test]
+fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    write_set(&set, 10, 1.0);
+    let (oof, report) = (dir.path().join("oof.jsonl"), dir.path().join("r.json"));
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg(&set)
+        .args([
+            "--target",
+            "quality",
+            "--classes",
+            "surface",
+            "--c",
+            "0.01",
+            "-o",
+        ])
+        .arg(&oof)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("cross-validate");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("summary-level Pearson r"), "{stdout}");
+    assert!(stdout.contains("input-level pairwise accuracy"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let stats = &json["statistics"];
+    let number = |v: &serde_json::Value| v.as_f64().expect("number");
+    common::assert_within(
+        number(&stats["summary"]["kendall"]),
+        number(&json["summary_kendall_tau"]),
+        1e-12,
+    );
+    common::assert_within(
+        number(&stats["system"]["kendall"]),
+        number(&json["system_kendall_tau"]),
+        1e-12,
+    );
+    let input = &stats["input_pairwise"];
+    let pairs = input["pairs"].as_u64().expect("pairs");
+    assert!(pairs > 0 && input["correct"].as_u64().expect("correct") <= pairs);
+
+    let evaluated = dir.path().join("e.json");
+    let run = common::aesop()
+        .arg("evaluate")
+        .arg(&oof)
+        .arg("--human")
+        .arg(&set)
+        .args(["--target", "quality", "--bootstrap", "0", "--json"])
+        .arg(&evaluated)
+        .output()
+        .expect("evaluate");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let evaluated: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&evaluated).expect("e.json")).expect("json");
+    let theirs = &evaluated["statistics"];
+    for (level, statistic) in [
+        ("summary", "pearson"),
+        ("summary", "spearman"),
+        ("summary", "kendall"),
+        ("system", "pearson"),
+        ("system_pairwise", "accuracy"),
+        ("input_pairwise", "accuracy"),
+    ] {
+        common::assert_within(
+            number(&stats[level][statistic]),
+            number(&theirs[level][statistic]),
+            1e-12,
+        );
+    }
+    assert_eq!(
+        input["metric_ties"],
+        theirs["input_pairwise"]["metric_ties"]
+    );
 }

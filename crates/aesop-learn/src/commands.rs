@@ -375,6 +375,12 @@ pub struct CvReport {
     pub summary_kendall_tau: f64,
     /// Kendall τ-b of system means.
     pub system_kendall_tau: f64,
+    /// Every statistic of `aesop evaluate` on the pooled raw out-of-fold predictions (point
+    /// estimates): Pearson and Spearman beside τ-b, system-level Pearson, and the pairwise
+    /// accuracies, which count a tie of the model's scores as wrong where τ-b counts it as
+    /// neither. Protocol 1 only; none when the rows cannot be laid out as one grid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<aesop_eval::levels::LevelStats>,
     /// Every set with its column (`PATH:COLUMN`).
     pub sets: Vec<String>,
     /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
@@ -647,6 +653,8 @@ pub fn cross_validate_command(
         let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
         report.topic_folds = 0;
         report.system_folds = 0;
+        // Protocol 2 reports each held-out set with intervals instead.
+        report.statistics = None;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
         // Over the held-out sets whose error is defined (on the target's scale, with that
         // scale taught by another set), weighted by rows.
@@ -765,6 +773,9 @@ fn cv_report(
         systems: distinct(&data.systems),
         summary_kendall_tau: summary_level_tau(predictions, &data.targets, &data.topics),
         system_kendall_tau: system_level_tau(predictions, &data.targets, &data.systems),
+        statistics: multiset::aligned(data, predictions)
+            .ok()
+            .map(|grid| aesop_eval::levels::evaluate(&grid)),
         sets: Vec::new(),
         normalize: learn.transfer.normalize.name().to_string(),
         equal_set_weights: learn.transfer.equal_set_weights,
@@ -803,6 +814,21 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
         report.system_kendall_tau,
         report.calibrated_mae
     );
+    if let Some(stats) = &report.statistics {
+        let input = &stats.input_pairwise;
+        println!(
+            "  summary-level Pearson r {:.3}, Spearman ρ {:.3}\n  system-level Pearson r {:.3}, pairwise accuracy {:.3}\n  \
+             input-level pairwise accuracy {:.3} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
+            stats.summary.pearson,
+            stats.summary.spearman,
+            stats.system.pearson,
+            stats.system_pairwise.accuracy,
+            input.accuracy,
+            input.correct,
+            input.pairs,
+            input.metric_ties,
+        );
+    }
     for p in &report.per_set {
         println!(
             "  {}: summary τ {:.3}, system τ {:.3}",

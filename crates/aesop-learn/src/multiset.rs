@@ -359,7 +359,7 @@ pub fn leave_one_set_out(
 }
 
 /// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics.
-fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
+pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
     let rows: Vec<ScoreRow> = data
         .topics
         .iter()
