@@ -25,17 +25,12 @@ break its ties at random. The script prints, per set, the share of within-topic 
 the metric and by the humans. Example (REALSumm, ties broken by per-fold scaling):
   python3 scripts/experiments/protocol1_pooling.py realsumm.jsonl litepyramid_recall \
       rouge.r1_recall realsumm.rouge.csv"""
-import csv, json, math, random, sys
+import csv, math, random, sys
 import numpy as np
+from judgments import human_scores
 from scipy.stats import kendalltau
 setf, target, prefixes, files = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4:]
-human = {}
-for line in open(setf):
-    t = json.loads(line)
-    for s in t["summaries"]:
-        v = s.get("scores", {}).get(target)
-        if v is not None:
-            human[(t["topic"], s["system"])] = v
+human = human_scores(setf, target)
 cols, keys = {}, None
 for f in files:
     rows = list(csv.reader(open(f)))

@@ -10,16 +10,11 @@ Usage (numpy and scipy):
 Prints summary-level tau-b (mean over topics where it is defined) per file and the mean."""
 import collections, json, sys
 import numpy as np
+from judgments import human_scores
 from scipy.stats import kendalltau
 
 setf, target, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-human = {}
-for line in open(setf):
-    t = json.loads(line)
-    for s in t["summaries"]:
-        v = s.get("scores", {}).get(target)
-        if v is not None:
-            human[(t["topic"], s["system"])] = v
+human = human_scores(setf, target)
 
 def summary_tau(pred):
     by_topic = collections.defaultdict(list)
