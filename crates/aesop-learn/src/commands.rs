@@ -608,6 +608,7 @@ pub fn cross_validate_command(
             &predictions,
         )?;
         let mut report = cv_report(args, &target, &classes, names.len(), data, &predictions);
+        report.statistics = protocol1_statistics(data, &predictions);
         report.sets = vec![spec.to_string()];
         return finish_cv_report(args, report);
     }
@@ -653,8 +654,6 @@ pub fn cross_validate_command(
         let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
         report.topic_folds = 0;
         report.system_folds = 0;
-        // Protocol 2 reports each held-out set with intervals instead.
-        report.statistics = None;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
         // Over the held-out sets whose error is defined (on the target's scale, with that
         // scale taught by another set), weighted by rows.
@@ -688,6 +687,7 @@ pub fn cross_validate_command(
     let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
     write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
     let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+    report.statistics = protocol1_statistics(&pooled.data, &raw);
     report.sets = specs.iter().map(|s| s.to_string()).collect();
     report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
     report.seconds = started.elapsed().as_secs_f64();
@@ -743,6 +743,17 @@ fn write_out_of_fold(
     out.commit()
 }
 
+/// `aesop evaluate`'s statistics of protocol 1's pooled out-of-fold predictions (protocol 2
+/// reports each held-out set with intervals instead); none when the rows do not form one grid.
+fn protocol1_statistics(
+    data: &Dataset,
+    predictions: &[f64],
+) -> Option<aesop_eval::levels::LevelStats> {
+    multiset::aligned(data, predictions)
+        .ok()
+        .map(|grid| aesop_eval::levels::evaluate(&grid))
+}
+
 fn cv_report(
     args: &CrossValidateArgs,
     target: &str,
@@ -773,9 +784,7 @@ fn cv_report(
         systems: distinct(&data.systems),
         summary_kendall_tau: summary_level_tau(predictions, &data.targets, &data.topics),
         system_kendall_tau: system_level_tau(predictions, &data.targets, &data.systems),
-        statistics: multiset::aligned(data, predictions)
-            .ok()
-            .map(|grid| aesop_eval::levels::evaluate(&grid)),
+        statistics: None,
         sets: Vec::new(),
         normalize: learn.transfer.normalize.name().to_string(),
         equal_set_weights: learn.transfer.equal_set_weights,
