@@ -113,6 +113,65 @@ fn unsupported_share(tokens: &[&str], given: &[f64], unconditional: &[f64], sour
     unsupported as f64 / words.len() as f64
 }
 
+/// The shipped unigram table (features/wordfreq_en.tsv.gz), read independently of the class:
+/// lowercased word -> natural-log frequency, and the rarest word's value (the floor).
+fn wordfreq_table() -> (std::collections::HashMap<String, f64>, f64) {
+    use std::io::Read;
+    let gz = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/features/wordfreq_en.tsv.gz"
+    ))
+    .expect("features/wordfreq_en.tsv.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz.as_slice())
+        .read_to_string(&mut text)
+        .expect("gzip");
+    let mut table = std::collections::HashMap::new();
+    let mut floor = f64::INFINITY;
+    for line in text.lines().skip(1) {
+        let (word, centibels) = line.split_once('\t').expect("word<TAB>centibels");
+        let lp = centibels.parse::<f64>().expect("centibels") / 100.0 * std::f64::consts::LN_10;
+        floor = floor.min(lp);
+        table.entry(word.to_string()).or_insert(lp);
+    }
+    (table, floor)
+}
+
+/// `neural.src_slor` / `unc_slor` by their definition (docs/FEATURES.md): the mean over words
+/// of the word's summed log-prob minus its unigram log-prob (none for punctuation). The test's
+/// words are plain lowercase-able English, all in the table or at its floor.
+fn slor(
+    tokens: &[&str],
+    log_probs: &[f64],
+    table: &(std::collections::HashMap<String, f64>, f64),
+) -> f64 {
+    let mut words: Vec<(String, f64)> = Vec::new();
+    for (token, lp) in tokens.iter().zip(log_probs) {
+        if words.is_empty() || token.starts_with(char::is_whitespace) {
+            words.push((token.to_string(), *lp));
+        } else if let Some(last) = words.last_mut() {
+            last.0.push_str(token);
+            last.1 += lp;
+        }
+    }
+    words.retain(|(w, _)| !w.trim().is_empty());
+    let total: f64 = words
+        .iter()
+        .map(|(w, lp)| {
+            let core = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            let unigram = if core.is_empty() {
+                0.0
+            } else {
+                *table.0.get(&core).unwrap_or(&table.1)
+            };
+            lp - unigram
+        })
+        .sum();
+    total / words.len() as f64
+}
+
 /// Mean log-prob given the source of one summary's line.
 fn mean_given(line: &serde_json::Value) -> f64 {
     let g = numbers(line, "given_source");
@@ -141,6 +200,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
     let text = std::fs::read_to_string(&log).expect("log");
     let lines = log_lines(&log);
     assert_eq!(lines.len(), 4, "one line per summary");
+    let unigrams = wordfreq_table();
     // After the chat template's assistant turn the summary starts a line: no leading space.
     for (line, (system, summary)) in lines.iter().zip([
         (
@@ -173,6 +233,8 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         assert_eq!(n_tokens as usize, tokens.len());
         if tokens.is_empty() {
             assert_eq!(r[col("neural.unsupported_share")], "", "no words: missing");
+            assert_eq!(r[col("neural.src_slor")], "", "no words: missing");
+            assert_eq!(r[col("neural.unc_slor")], "", "no words: missing");
             continue;
         }
         let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
@@ -191,7 +253,26 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
             unsupported_share(&tokens, &given, &unconditional, SOURCE),
             1e-9,
         );
+        common::assert_within(
+            value("neural.src_slor"),
+            slor(&tokens, &given, &unigrams),
+            1e-5,
+        );
+        common::assert_within(
+            value("neural.unc_slor"),
+            slor(&tokens, &unconditional, &unigrams),
+            1e-5,
+        );
     }
+    // SLOR keeps the fluent summary above the word salad of the same words.
+    let slor_of =
+        |system: &str| -> f64 { row(system)[col("neural.src_slor")].parse().expect("slor") };
+    assert!(
+        slor_of("b") < slor_of("a"),
+        "{} {}",
+        slor_of("b"),
+        slor_of("a")
+    );
     let share = |system: &str| -> f64 {
         row(system)[col("neural.unsupported_share")]
             .parse()

@@ -7,7 +7,7 @@ Run by scripts/experiments/neural-word-aggregates.
 Usage: neural_word_aggregates.py SET.jsonl TOKENS.jsonl OUT.csv [TARGET,TARGET,...]"""
 import csv, json, math, re, sys
 import numpy as np
-from scipy.stats import kendalltau
+from judgments import mean_topic_kendall
 
 setf, logf, outf = sys.argv[1:4]
 src_words, human = {}, {}
@@ -102,21 +102,9 @@ with open(outf, "w", newline="") as fh:
         w.writerow([t, s] + [f"{f[n]:.6f}" for n in names])
 
 targets = sys.argv[4].split(",") if len(sys.argv) > 4 else ["coherence", "consistency", "fluency", "relevance"]
-topics = sorted(set(t for t, _, _ in rows))
 print("| aggregate | " + " | ".join(targets) + " |")
 for n in names:
-    cells = []
-    for tg in targets:
-        taus = []
-        for tp in topics:
-            xs = [(f[n], human[(t, s)].get(tg)) for t, s, f in rows if t == tp and human.get((t, s), {}).get(tg) is not None]
-            if len(xs) < 2:
-                continue
-            a, b = zip(*xs)
-            if len(set(a)) < 2 or len(set(b)) < 2:
-                continue
-            k = kendalltau(a, b).statistic
-            if not math.isnan(k):
-                taus.append(k)
-        cells.append(f"{np.mean(taus):.3f}")
+    values = {(t, s): f[n] for t, s, f in rows}
+    scores = {tg: {k: h[tg] for k, h in human.items() if h.get(tg) is not None} for tg in targets}
+    cells = [f"{mean_topic_kendall(values, scores[tg]):.3f}" for tg in targets]
     print(f"| {n} | " + " | ".join(cells) + " |", flush=True)

@@ -28,6 +28,7 @@ pub mod run;
 pub mod surface;
 pub mod syntax;
 pub mod tesla;
+pub mod wordfreq;
 
 /// Every class of this build, in output order: the registry ([`registry`] derives the rest).
 pub static CLASSES: &[&ClassSpec] = &[
