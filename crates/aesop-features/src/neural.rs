@@ -266,13 +266,9 @@ impl Neural {
         let file = self.cache_file(ctx);
         if let Some(f) = &file {
             if let Ok(text) = std::fs::read_to_string(f) {
-                if let Ok(rows) = serde_json::from_str::<Vec<Vec<Option<f64>>>>(&text) {
-                    if rows.len() == ctx.topic.summaries.len() {
-                        return Ok(rows
-                            .into_iter()
-                            .map(|r| Some(r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
-                            .collect());
-                    }
+                let shape = (ctx.topic.summaries.len(), self.feature_names().len());
+                if let Some(rows) = cached_rows(&text, shape) {
+                    return Ok(rows);
                 }
             }
         }
@@ -396,6 +392,21 @@ impl Neural {
         }
         Ok(rows)
     }
+}
+
+/// A topic's rows from its cache file, if the file holds `summaries` rows of `width` values
+/// (missing values as `null`). Anything else (a file from a build with other features, a
+/// truncated write) is not an error: the topic is computed again and the file rewritten.
+fn cached_rows(text: &str, (summaries, width): (usize, usize)) -> Option<Vec<FeatureRow>> {
+    let rows = serde_json::from_str::<Vec<Vec<Option<f64>>>>(text).ok()?;
+    if rows.len() != summaries || rows.iter().any(|r| r.len() != width) {
+        return None;
+    }
+    Some(
+        rows.into_iter()
+            .map(|r| Some(r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
+            .collect(),
+    )
 }
 
 fn mean(x: &[f32]) -> f64 {
@@ -632,6 +643,17 @@ impl FeatureClass for Neural {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_rows_are_used_only_with_the_expected_shape() {
+        let rows = cached_rows("[[1.0,null,3.0],[4.0,5.0,6.0]]", (2, 3)).expect("valid");
+        assert_eq!(rows[1], Some(vec![4.0, 5.0, 6.0]));
+        assert!(rows[0].as_ref().is_some_and(|r| r[1].is_nan()));
+        // A file written by a build with fewer features, another topic size, or a torn write.
+        assert!(cached_rows("[[1.0,2.0],[4.0,5.0]]", (2, 3)).is_none());
+        assert!(cached_rows("[[1.0,2.0,3.0]]", (2, 3)).is_none());
+        assert!(cached_rows("[[1.0,2.0,3.0],[4.0", (2, 3)).is_none());
+    }
 
     #[test]
     fn stats_of_tokens() {
