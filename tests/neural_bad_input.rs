@@ -202,9 +202,12 @@ fn odd_texts_give_documented_values() {
     let empty = rows[0].as_ref().expect("row for the empty summary");
     assert_eq!(empty[col("neural.n_tokens")], 0.0);
     assert!(empty[col("neural.src_mean")].is_nan());
+    assert!(empty[col("neural.src_slor")].is_nan() && empty[col("neural.unc_slor")].is_nan());
     for r in &rows[1..] {
         let r = r.as_ref().expect("row");
         assert!(r[col("neural.src_mean")].is_finite() && r[col("neural.src_mean")] < 0.0);
+        // SLOR is defined for any words: emoji have no unigram term, CJK words the rarest one.
+        assert!(r[col("neural.src_slor")].is_finite() && r[col("neural.unc_slor")].is_finite());
         assert!(
             r[col("neural.ref_precision")].is_nan(),
             "no references: NaN"
