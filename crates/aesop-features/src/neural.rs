@@ -7,7 +7,9 @@
 //! Why: an LM's surprise at a summary, given the article it summarizes, tracks fluency and
 //! faithfulness far better than any lexical feature (issue 15: mean log-prob given the source
 //! reaches summary-level τ .28 on SummEval fluency, .36 on consistency). PMI (given source minus
-//! unconditional) removes how predictable the text is anyway.
+//! unconditional) removes how predictable the text is anyway; SLOR removes how rare its words are
+//! (each word's unigram log-frequency, [`super::wordfreq`]), which is what keeps the LM's signal
+//! pointing the same way on corpora that reward specific wording (docs/NEURAL.md, "SLOR").
 //!
 //! Cost is tokens through the network, so the prompt (SmolLM2-Instruct's chat template asking
 //! for a summary of the source, or the plain `Article: <source>\n\nSummary of the article
