@@ -13,6 +13,7 @@ import csv, json, math, os, re, sys
 import numpy as np
 
 from judgments import human_scores, mean_topic_kendall
+from token_log import words
 
 setf, logf, freqf, outf, targets = sys.argv[1:6]
 targets = targets.split(",")
@@ -43,19 +44,6 @@ def word_log_freq(word):
     return sum(log_freq.get(p, floor) for p in parts) if parts else floor
 
 
-def words(tokens, g, u):
-    """Group tokens into words: a token starting with whitespace (or the first) starts one."""
-    out = []
-    for tok, a, b in zip(tokens, g, u):
-        if not out or tok[:1].isspace():
-            out.append([tok, a, b])
-        else:
-            out[-1][0] += tok
-            out[-1][1] += a
-            out[-1][2] += b
-    return [(w.strip(), a, b) for w, a, b in out if w.strip()]
-
-
 def quantile(sorted_values, q):
     return sorted_values[max(1, math.ceil(q * len(sorted_values))) - 1]
 
@@ -71,7 +59,7 @@ for line in open(logf):
     ws = []
     for w, a, b in words(toks, g, u):
         f = word_log_freq(w)
-        ws.append((a, b, 0.0 if f is None else f))
+        ws.append((sum(a), sum(b), 0.0 if f is None else f))
     n_tok = len(g)
     lp_src, lp_unc, lp_uni = (sum(x[i] for x in ws) for i in range(3))
     slor_src_words = sorted(a - f for a, b, f in ws)

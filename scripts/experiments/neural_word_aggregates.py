@@ -8,6 +8,7 @@ Usage: neural_word_aggregates.py SET.jsonl TOKENS.jsonl OUT.csv [TARGET,TARGET,.
 import csv, json, math, re, sys
 import numpy as np
 from judgments import mean_topic_kendall
+from token_log import words
 
 setf, logf, outf = sys.argv[1:4]
 src_words, human = {}, {}
@@ -17,16 +18,6 @@ for line in open(setf):
     src_words[t["topic"]] = set(w.lower() for w in re.findall(r"\w+", text))
     for s in t["summaries"]:
         human[(t["topic"], s["system"])] = s.get("scores", {})
-
-def words(tokens, g, u):
-    """Group tokens into words: a token starting with whitespace (or the first) starts one."""
-    out = []
-    for tok, a, b in zip(tokens, g, u):
-        if not out or tok[:1].isspace():
-            out.append([tok, [a], [b]])
-        else:
-            out[-1][0] += tok; out[-1][1].append(a); out[-1][2].append(b)
-    return [(w.strip(), a, b) for w, a, b in out if w.strip()]
 
 def mean(x, default):
     return sum(x) / len(x) if x else default
