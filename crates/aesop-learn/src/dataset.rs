@@ -194,17 +194,22 @@ impl Scaler {
     }
 
     /// Standardize, then divide each column by √k, k the number of columns of its feature
-    /// class (the part of `names[c]` before the first `.`). Every class then has the same total
-    /// variance, so an L2 penalty (ranking SVM, SVR, elastic net) or an RBF distance weighs
-    /// classes equally instead of by their number of columns: without this the 163 entity-grid
-    /// and 243 discourse transitions outweighed the 16 Coh-Metrix indices, and the models fitted
-    /// the systems they were trained on (EVALUATION.md protocol 1 holds systems out).
+    /// class (the part of `names[c]` before the first `.`) that have a value on at least one
+    /// training row. Every class then has the same total variance, so an L2 penalty (ranking
+    /// SVM, SVR, elastic net) or an RBF distance weighs classes equally instead of by their
+    /// number of columns: without this the 163 entity-grid and 243 discourse transitions
+    /// outweighed the 16 Coh-Metrix indices, and the models fitted the systems they were
+    /// trained on (EVALUATION.md protocol 1 holds systems out). A column missing on every row
+    /// (the LM classes' `ref_*` under `--neural-references 0`) maps to 0 and carries nothing, so
+    /// it does not count: it would only shrink the rest of its class.
     pub fn fit_class_balanced(rows: &[Vec<f64>], names: &[String]) -> Scaler {
         let mut scaler = Scaler::fit(rows);
         let class_of = |name: &str| name.split('.').next().unwrap_or("").to_string();
         let mut class_sizes: std::collections::HashMap<String, usize> = Default::default();
-        for name in names {
-            *class_sizes.entry(class_of(name)).or_default() += 1;
+        for (c, name) in names.iter().enumerate() {
+            if rows.iter().any(|r| r[c].is_finite()) {
+                *class_sizes.entry(class_of(name)).or_default() += 1;
+            }
         }
         for (std, name) in scaler.stds.iter_mut().zip(names) {
             let k = class_sizes.get(&class_of(name)).copied().unwrap_or(1);
@@ -272,5 +277,32 @@ mod tests {
         let row = s.transform_row(&[1.0, 1.0, 1.0, 1.0]);
         let class_a: f64 = row[..3].iter().map(|v| v * v).sum();
         assert!((class_a - 1.0).abs() < 1e-12 && (row[3] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn class_balance_ignores_columns_missing_on_every_row() {
+        // Class `a` has two columns with values and one missing everywhere (an LM's `ref_*`
+        // without references); it counts as a two-column class.
+        let nan = f64::NAN;
+        let rows = vec![vec![-1.0, -1.0, nan, -1.0], vec![1.0, 1.0, nan, 1.0]];
+        let names: Vec<String> = ["a.x", "a.y", "a.ref", "b.x"].map(String::from).to_vec();
+        let s = Scaler::fit_class_balanced(&rows, &names);
+        let root2 = 2f64.sqrt();
+        assert!((s.stds[0] - root2).abs() < 1e-12 && (s.stds[1] - root2).abs() < 1e-12);
+        assert_eq!(s.stds[3], 1.0);
+        // The same two columns without the empty one scale identically.
+        let without: Vec<Vec<f64>> = rows.iter().map(|r| vec![r[0], r[1], r[3]]).collect();
+        let names2: Vec<String> = ["a.x", "a.y", "b.x"].map(String::from).to_vec();
+        let s2 = Scaler::fit_class_balanced(&without, &names2);
+        assert_eq!(
+            [s.stds[0], s.stds[1], s.stds[3]],
+            [s2.stds[0], s2.stds[1], s2.stds[2]]
+        );
+        // The empty column still maps to 0 (the imputed training mean).
+        assert_eq!(s.transform_row(&[1.0, 1.0, nan, 1.0])[2], 0.0);
+        // A column present on one row only still counts.
+        let rows3 = vec![vec![-1.0, -1.0, 3.0, -1.0], vec![1.0, 1.0, nan, 1.0]];
+        let s3 = Scaler::fit_class_balanced(&rows3, &names);
+        assert!((s3.stds[0] - 3f64.sqrt()).abs() < 1e-12);
     }
 }
