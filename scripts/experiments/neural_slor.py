@@ -8,12 +8,12 @@ The token logs come from `AESOP_NEURAL_TOKENS` (as scripts/experiments/neural-wo
 writes them); TOP_N=N keeps only the N most frequent words. The class computes the chosen pair
 itself (`neural.src_slor`, `unc_slor`); scripts/experiments/neural-slor judges those.
 Usage: neural_slor.py SET.jsonl TOKENS.jsonl WORDFREQ.tsv OUT.csv TARGET,TARGET,..."""
-import csv, json, math, os, re, sys
+import csv, math, os, re, sys
 
 import numpy as np
 
 from judgments import human_scores, mean_topic_kendall
-from token_log import words
+from token_log import scored_summaries
 
 setf, logf, freqf, outf, targets = sys.argv[1:6]
 targets = targets.split(",")
@@ -49,15 +49,12 @@ def quantile(sorted_values, q):
 
 
 rows = []
-for line in open(logf):
-    r = json.loads(line)
-    toks, g, u = r["tokens"], r["given_source"], r["unconditional"]
-    if not g:
-        continue
+for r, summary_words in scored_summaries(logf):
+    g = r["given_source"]
     # (log-prob given source, unconditional, unigram) per word; punctuation-only words keep
     # their LM log-prob and a unigram of 0 (no frequency to subtract).
     ws = []
-    for w, a, b in words(toks, g, u):
+    for w, a, b in summary_words:
         f = word_log_freq(w)
         ws.append((sum(a), sum(b), 0.0 if f is None else f))
     n_tok = len(g)

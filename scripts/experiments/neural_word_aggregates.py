@@ -8,7 +8,7 @@ Usage: neural_word_aggregates.py SET.jsonl TOKENS.jsonl OUT.csv [TARGET,TARGET,.
 import csv, json, math, re, sys
 import numpy as np
 from judgments import mean_topic_kendall
-from token_log import words
+from token_log import scored_summaries
 
 setf, logf, outf = sys.argv[1:4]
 src_words, human = {}, {}
@@ -23,12 +23,8 @@ def mean(x, default):
     return sum(x) / len(x) if x else default
 
 rows = []
-for line in open(logf):
-    r = json.loads(line)
-    toks, g, u = r["tokens"], r["given_source"], r["unconditional"]
-    if not g:
-        continue
-    ws = words(toks, g, u)
+for r, ws in scored_summaries(logf):
+    g = r["given_source"]
     sw = src_words.get(r["topic"], set())
     core = lambda w: re.sub(r"^\W+|\W+$", "", w)
     ent = []  # entity-ish: capitalized (not sentence-initial) or has a digit

@@ -1,5 +1,15 @@
-"""Shared by the Python experiment scripts: the words of a summary in the `neural` class's
-per-token log (AESOP_NEURAL_TOKENS), grouped as the class groups them."""
+"""Shared by the Python experiment scripts: the `neural` class's per-token log
+(AESOP_NEURAL_TOKENS), and each summary's words grouped as the class groups them."""
+import json
+
+
+def scored_summaries(path):
+    """(record, words) for every summary of the token log at `path` that has scored tokens;
+    `words` is `words(...)` of the record's tokens."""
+    for line in open(path):
+        record = json.loads(line)
+        if record["given_source"]:
+            yield record, words(record["tokens"], record["given_source"], record["unconditional"])
 
 
 def words(tokens, given, unconditional):
