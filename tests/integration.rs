@@ -37,6 +37,7 @@ mod lm_features;
 mod neural_bad_input;
 mod neural_builtins;
 mod neural_fixture;
+mod neural_hidden;
 mod neural_spm;
 mod neural_tokens;
 mod nlp_conllu;

@@ -19,6 +19,7 @@ pub mod entity;
 pub mod graph;
 pub mod lm;
 pub mod neural;
+pub mod neural_hidden;
 pub mod npsyntax;
 pub mod redundancy;
 mod reference_runs;
@@ -49,6 +50,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &alignment::CLASS,
     &neural::CLASS,
     &neural::GEMMA3_CLASS,
+    &neural_hidden::CLASS,
 ];
 
 pub use registry::{

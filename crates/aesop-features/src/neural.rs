@@ -125,18 +125,22 @@ pub struct Neural {
     prompt_around: (Vec<u32>, Vec<u32>),
     /// `AESOP_NEURAL_TOKENS`: where per-token log-probabilities are appended, if anywhere.
     token_log: Option<TokenLog>,
+    /// `AESOP_NEURAL_HIDDEN`: where pooled hidden states are appended, if anywhere, and the
+    /// blocks tapped (`AESOP_NEURAL_HIDDEN_LAYERS`).
+    hidden_log: Option<(TokenLog, Vec<usize>)>,
 }
 
-/// The per-token log of `AESOP_NEURAL_TOKENS`: one JSON line per summary, appended (never
-/// truncated, so an earlier log is never lost), a topic's lines written together.
+/// A log of `AESOP_NEURAL_TOKENS` or `AESOP_NEURAL_HIDDEN`: one JSON line per summary, appended
+/// (never truncated, so an earlier log is never lost), a topic's lines written together.
 struct TokenLog {
+    var: &'static str,
     path: std::path::PathBuf,
     file: Mutex<std::io::BufWriter<std::fs::File>>,
 }
 
 impl TokenLog {
-    fn from_env() -> Result<Option<TokenLog>> {
-        let Some(path) = std::env::var_os("AESOP_NEURAL_TOKENS").filter(|p| !p.is_empty()) else {
+    fn from_env(var: &'static str) -> Result<Option<TokenLog>> {
+        let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
         let path = std::path::PathBuf::from(path);
@@ -144,13 +148,9 @@ impl TokenLog {
             .create(true)
             .append(true)
             .open(&path)
-            .with_context(|| {
-                format!(
-                    "AESOP_NEURAL_TOKENS: cannot open {} for appending",
-                    path.display()
-                )
-            })?;
+            .with_context(|| format!("{var}: cannot open {} for appending", path.display()))?;
         Ok(Some(TokenLog {
+            var,
             path,
             file: Mutex::new(std::io::BufWriter::new(file)),
         }))
@@ -163,8 +163,34 @@ impl TokenLog {
             writeln!(f, "{line}")?;
         }
         f.flush()
-            .with_context(|| format!("AESOP_NEURAL_TOKENS: writing {}", self.path.display()))
+            .with_context(|| format!("{}: writing {}", self.var, self.path.display()))
     }
+}
+
+/// `AESOP_NEURAL_HIDDEN` and the blocks `AESOP_NEURAL_HIDDEN_LAYERS` names (comma-separated
+/// indices from 0; default the middle and three quarters of the network).
+fn hidden_log_from_env(n_blocks: usize) -> Result<Option<(TokenLog, Vec<usize>)>> {
+    let Some(log) = TokenLog::from_env("AESOP_NEURAL_HIDDEN")? else {
+        return Ok(None);
+    };
+    let layers = match std::env::var("AESOP_NEURAL_HIDDEN_LAYERS") {
+        Ok(list) if !list.trim().is_empty() => list
+            .split(',')
+            .map(|l| {
+                l.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&b| b < n_blocks)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "AESOP_NEURAL_HIDDEN_LAYERS: {l:?} is not a block index below {n_blocks}"
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?,
+        _ => vec![n_blocks / 2, n_blocks * 3 / 4],
+    };
+    Ok(Some((log, layers)))
 }
 
 impl Neural {
@@ -189,10 +215,11 @@ impl Neural {
             opts,
             choice,
             prompt,
-            lm,
             unconditional: OnceLock::new(),
             prompt_around,
-            token_log: TokenLog::from_env()?,
+            token_log: TokenLog::from_env("AESOP_NEURAL_TOKENS")?,
+            hidden_log: hidden_log_from_env(lm.config.n_layer)?,
+            lm,
         })
     }
 
@@ -224,12 +251,13 @@ impl Neural {
         ids
     }
 
-    /// Cache file of a topic's rows: a hash of the options and every text the rows depend on.
-    fn cache_file(&self, ctx: &TopicContext) -> Option<std::path::PathBuf> {
+    /// Cache file of a topic's rows: a hash of the options, `what` the rows hold (empty for the
+    /// class's own features) and every text the rows depend on.
+    fn cache_file(&self, ctx: &TopicContext, what: &str) -> Option<std::path::PathBuf> {
         use sha2::{Digest, Sha256};
         let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
-        if self.token_log.is_some() {
-            // The cache holds aggregates only; the token log needs the network run.
+        if self.token_log.is_some() || self.hidden_log.is_some() {
+            // The cache holds aggregates only; the logs need the network run.
             return None;
         }
         let mut h = Sha256::new();
@@ -241,7 +269,7 @@ impl Neural {
             LmChoice::Gemma3 => format!("{} ", aesop_neural::model::GEMMA3.name),
         };
         h.update(format!(
-            "v5 {model}{} {} {} {} {}\0",
+            "v5 {model}{what}{} {} {} {} {}\0",
             self.lm.precision.name(),
             self.prompt.name(),
             o.source_tokens,
@@ -264,17 +292,24 @@ impl Neural {
         Some(std::path::PathBuf::from(dir).join(format!("{:x}.json", h.finalize())))
     }
 
-    fn extract_cached(&self, ctx: &TopicContext) -> Result<Vec<FeatureRow>> {
-        let file = self.cache_file(ctx);
+    /// A topic's rows of `width` values from the cache (`what`: see [`Neural::cache_file`]), or
+    /// from `compute`, then stored.
+    fn cached(
+        &self,
+        ctx: &TopicContext,
+        what: &str,
+        width: usize,
+        compute: impl FnOnce() -> Result<Vec<FeatureRow>>,
+    ) -> Result<Vec<FeatureRow>> {
+        let file = self.cache_file(ctx, what);
         if let Some(f) = &file {
             if let Ok(text) = std::fs::read_to_string(f) {
-                let shape = (ctx.topic.summaries.len(), self.feature_names().len());
-                if let Some(rows) = cached_rows(&text, shape) {
+                if let Some(rows) = cached_rows(&text, (ctx.topic.summaries.len(), width)) {
                     return Ok(rows);
                 }
             }
         }
-        let rows = self.extract_topic(ctx)?;
+        let rows = compute()?;
         if let Some(f) = &file {
             let plain: Vec<Vec<Option<f64>>> = rows
                 .iter()
@@ -296,14 +331,60 @@ impl Neural {
         Ok(rows)
     }
 
-    fn extract_topic(&self, ctx: &TopicContext) -> Result<Vec<FeatureRow>> {
-        let topic = ctx.topic;
-        let source: String = topic
+    /// The topic's documents as one source text.
+    fn source(ctx: &TopicContext) -> String {
+        ctx.topic
             .documents
             .iter()
             .map(|d| d.text.as_str())
             .collect::<Vec<_>>()
-            .join("\n\n");
+            .join("\n\n")
+    }
+
+    /// Rows of the `neural_hidden` class ([`super::neural_hidden`]): for each summary, the
+    /// output of block `block` given the source prompt, averaged over the summary's positions
+    /// (`width` values; NaN for a summary of fewer than two tokens, which has no position
+    /// before its last token). Cached like the class's own rows.
+    pub(crate) fn hidden_rows(
+        &self,
+        ctx: &TopicContext,
+        block: usize,
+        width: usize,
+    ) -> Result<Vec<FeatureRow>> {
+        self.cached(ctx, &format!("hidden{block} "), width, || {
+            let prefix = self
+                .lm
+                .prefix(&self.prompt(&self.article_ids(&Self::source(ctx))))?;
+            let conts: Vec<Vec<u32>> = ctx
+                .topic
+                .summaries
+                .iter()
+                .map(|s| self.continuation(&s.text))
+                .collect();
+            let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
+            let (_, pooled) =
+                self.lm
+                    .score_many_pooled(&prefix, &slices, BATCH_TOKENS, &[block])?;
+            Ok(pooled
+                .into_iter()
+                .map(|p| {
+                    Some(match p.get(..width) {
+                        Some(state) => state.iter().map(|&v| f64::from(v)).collect(),
+                        None => vec![f64::NAN; width],
+                    })
+                })
+                .collect())
+        })
+    }
+
+    /// The model's width (hidden-state size) and number of blocks.
+    pub(crate) fn model_shape(&self) -> (usize, usize) {
+        (self.lm.config.n_embd, self.lm.config.n_layer)
+    }
+
+    fn extract_topic(&self, ctx: &TopicContext) -> Result<Vec<FeatureRow>> {
+        let topic = ctx.topic;
+        let source = Self::source(ctx);
         let src_prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
         let unc = self
             .unconditional
@@ -330,7 +411,32 @@ impl Neural {
             .map(|s| self.continuation(&s.text))
             .collect();
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
-        let given = self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?;
+        let (given, hidden) = match &self.hidden_log {
+            Some((_, layers)) => {
+                self.lm
+                    .score_many_pooled(&src_prefix, &slices, BATCH_TOKENS, layers)?
+            }
+            None => (
+                self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?,
+                Vec::new(),
+            ),
+        };
+        if let Some((log, layers)) = &self.hidden_log {
+            let lines: Vec<serde_json::Value> = topic
+                .summaries
+                .iter()
+                .zip(&hidden)
+                .map(|(s, h)| {
+                    serde_json::json!({
+                        "topic": topic.topic,
+                        "system": s.system,
+                        "layers": layers,
+                        "hidden": h,
+                    })
+                })
+                .collect();
+            log.write(&lines)?;
+        }
         let uncond = self.lm.score_many(unc, &slices, BATCH_TOKENS)?;
         let by_ref = ref_prefixes
             .iter()
@@ -571,9 +677,15 @@ pub static CLASS: ClassSpec = ClassSpec {
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 
-/// Is `class` one of the LM classes (`neural`, `gemma3`), which share [`NeuralOptions`]?
+/// Is `class` one of the LM classes (`neural`, `gemma3`, `neural_hidden`), which share
+/// [`NeuralOptions`]?
 pub fn is_lm_class(class: &str) -> bool {
-    class == CLASS.name || class == GEMMA3_CLASS.name
+    [
+        CLASS.name,
+        GEMMA3_CLASS.name,
+        super::neural_hidden::CLASS.name,
+    ]
+    .contains(&class)
 }
 
 /// The `gemma3` class in the [registry](super::registry): the `neural` features under Gemma 3
@@ -632,7 +744,8 @@ impl FeatureClass for Neural {
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match self.extract_cached(ctx) {
+        let width = self.feature_names().len();
+        match self.cached(ctx, "", width, || self.extract_topic(ctx)) {
             Ok(rows) => rows,
             Err(e) => {
                 eprintln!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);

@@ -237,6 +237,10 @@ enum Embedding {
     Quantized(candle_core::quantized::QTensor),
 }
 
+/// Per continuation: its tokens' log-probs, and its pooled hidden states
+/// ([`Llama::score_many_pooled`]).
+pub type ScoredAndPooled = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
 /// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
 /// log-probabilities of the token after it.
 pub struct Prefix {
@@ -888,20 +892,23 @@ impl Llama {
         prefix: Option<&Prefix>,
         keep: bool,
     ) -> Result<(Tensor, Option<KvLayers>)> {
-        self.forward_segments(tokens, &[tokens.len()], prefix, keep)
+        let (h, cache, _) = self.forward_segments(tokens, &[tokens.len()], prefix, keep, &[])?;
+        Ok((h, cache))
     }
 
     /// Run several independent continuations of `prefix` at once: `tokens` is their
     /// concatenation and `lens` their lengths. Weight matrices see all tokens in one product;
     /// each segment attends to the prefix and to itself only. With `keep` (one segment only)
-    /// the extended cache is returned.
+    /// the extended cache is returned. `taps` names blocks whose output (the residual stream,
+    /// (total_len, n_embd)) is returned too, in the order given.
     fn forward_segments(
         &self,
         tokens: &[u32],
         lens: &[usize],
         prefix: Option<&Prefix>,
         keep: bool,
-    ) -> Result<(Tensor, Option<KvLayers>)> {
+        taps: &[usize],
+    ) -> Result<(Tensor, Option<KvLayers>, Vec<Tensor>)> {
         let c = &self.config;
         let total_len: usize = lens.iter().sum();
         if total_len != tokens.len() || lens.contains(&0) || (keep && lens.len() != 1) {
@@ -931,6 +938,7 @@ impl Llama {
         };
         let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
+        let mut tapped = vec![None; taps.len()];
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
             let width = (c.n_head + 2 * nkv) * hd;
@@ -1029,9 +1037,17 @@ impl Llama {
                     (x + rms_norm(&b.w_down.apply(&act)?, &g.post_ffn, c.rms_eps)?)?
                 }
             };
+            for (slot, _) in tapped.iter_mut().zip(taps).filter(|(_, &t)| t == i) {
+                *slot = Some(x.clone());
+            }
         }
+        let tapped = tapped
+            .into_iter()
+            .zip(taps)
+            .map(|(t, layer)| t.ok_or_else(|| anyhow!("no block {layer} to tap")))
+            .collect::<Result<Vec<_>>>()?;
         let x = rms_norm(&x, &self.output_norm, c.rms_eps)?;
-        Ok((x, keep.then_some((ks, vs))))
+        Ok((x, keep.then_some((ks, vs)), tapped))
     }
 
     /// Log-probabilities (vocab) of the token after the hidden state `h` (1, n_embd).
@@ -1109,9 +1125,25 @@ impl Llama {
         conts: &[&[u32]],
         batch_tokens: usize,
     ) -> Result<Vec<Vec<f32>>> {
+        Ok(self.score_many_pooled(prefix, conts, batch_tokens, &[])?.0)
+    }
+
+    /// [`Llama::score_many`], also returning for each continuation the mean over its input
+    /// positions (all its tokens but the last) of the output of each block in `taps`, then of
+    /// the final normed hidden state: `(taps.len() + 1) * n_embd` values, or none for a
+    /// continuation of fewer than two tokens. For probing what the hidden states know
+    /// (`AESOP_NEURAL_HIDDEN`); scoring needs only the log-probs.
+    pub fn score_many_pooled(
+        &self,
+        prefix: &Prefix,
+        conts: &[&[u32]],
+        batch_tokens: usize,
+        taps: &[usize],
+    ) -> Result<ScoredAndPooled> {
         let room = self.config.context.saturating_sub(prefix.len);
         let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
         let mut out: Vec<Vec<f32>> = Vec::with_capacity(conts.len());
+        let mut pooled: Vec<Vec<f32>> = vec![Vec::new(); conts.len()];
         for t in &conts {
             out.push(match t.first() {
                 Some(&first) => vec![lp_of(&prefix.next_logprobs, first)?],
@@ -1140,15 +1172,22 @@ impl Llama {
                 targets.extend_from_slice(&t[1..]);
                 lens.push(t.len() - 1);
             }
-            let (h, _) = self.forward_segments(&inputs, &lens, Some(prefix), false)?;
+            let (h, _, tapped) =
+                self.forward_segments(&inputs, &lens, Some(prefix), false, taps)?;
             let picked = self.target_logprobs(&h, &targets)?;
             let mut start = 0;
             for (&i, &len) in batch.iter().zip(&lens) {
                 out[i].extend_from_slice(&picked[start..start + len]);
+                if !taps.is_empty() {
+                    for layer in tapped.iter().chain(std::iter::once(&h)) {
+                        let mean = layer.narrow(0, start, len)?.mean(0)?;
+                        pooled[i].extend(mean.to_vec1::<f32>()?);
+                    }
+                }
                 start += len;
             }
         }
-        Ok(out)
+        Ok((out, pooled))
     }
 
     /// Log-probabilities of every token after the first of `tokens` (no prefix), as a
