@@ -94,6 +94,22 @@ class Set:
         return float(np.mean(out))
 
 
+    def system_pairwise(self, score):
+        """Share of system pairs ordered as the humans order them by mean score over topics
+        (pairs the humans tie are left out; a pair the scores tie counts wrong)."""
+        systems = np.unique(self.S)
+        pred = {s: score[self.S == s].mean() for s in systems}
+        gold = {s: self.Yraw[self.S == s].mean() for s in systems}
+        right = total = 0
+        for i, a in enumerate(systems):
+            for b in systems[i + 1:]:
+                if gold[a] == gold[b]:
+                    continue
+                total += 1
+                right += (pred[a] - pred[b]) * (gold[a] - gold[b]) > 0
+        return right / total
+
+
 def topic_z(M, T):
     out = np.full_like(M, np.nan, dtype=float)
     for t in np.unique(T):
@@ -140,7 +156,7 @@ def protocol1(s, what, alpha, seed):
             tr = (ta != a) & (sb != b)
             te = (ta == a) & (sb == b)
             pred[te] = X[te] @ ridge(X[tr], s.Y[tr], alpha)
-    return s.tau(pred)
+    return s.tau(pred), s.system_pairwise(pred)
 
 
 def main():
@@ -195,9 +211,11 @@ def main():
     if a.transfer is None:
         for what in designs:
             for alpha in alphas:
-                taus = [protocol1(s, what, alpha, seed) for seed in seeds]
+                runs = [protocol1(s, what, alpha, seed) for seed in seeds]
+                taus = [t for t, _ in runs]
                 print(f"protocol 1  {what:8s} alpha {alpha:g}: mean {np.mean(taus):.3f}  "
-                      + " ".join(f"{t:.3f}" for t in taus), flush=True)
+                      + " ".join(f"{t:.3f}" for t in taus)
+                      + f"  system pairwise {np.mean([a for _, a in runs]):.3f}", flush=True)
         return
     t2 = Set(a.transfer[0], a.transfer[1], a.transfer[2], prefixes, a.transfer[3:], layers)
     if s.F.shape[1] != t2.F.shape[1]:
