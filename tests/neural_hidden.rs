@@ -119,8 +119,8 @@ fn hidden_log_leaves_features_unchanged_and_pools_each_tapped_block() {
 }
 
 #[test]
-fn a_block_the_model_lacks_is_an_error_naming_the_variable() {
-    if !common::neural_model_or_skip("a_block_the_model_lacks_is_an_error_naming_the_variable") {
+fn a_bad_block_or_log_path_is_an_error_naming_the_variable() {
+    if !common::neural_model_or_skip("a_bad_block_or_log_path_is_an_error_naming_the_variable") {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -141,6 +141,15 @@ fn a_block_the_model_lacks_is_an_error_naming_the_variable() {
             "{bad}: {err}"
         );
     }
+    // A log that cannot be opened: an error naming the variable and the path, no features.
+    let missing = dir.path().join("no-such-dir").join("h.jsonl");
+    let missing = missing.to_str().expect("utf-8");
+    let (ok, out, err) = run(dir.path(), &[("AESOP_NEURAL_HIDDEN", missing)]);
+    assert!(!ok && out.is_empty(), "accepted {missing}");
+    assert!(
+        err.contains("AESOP_NEURAL_HIDDEN: cannot open") && err.contains("no-such-dir"),
+        "{err}"
+    );
 }
 
 #[test]
