@@ -15,7 +15,11 @@ columns do not drown 40 aesop features (the idea of aesop's class-balanced scali
 
 Usage (numpy, scipy):
   python3 hidden_probe.py SET.jsonl TARGET HIDDEN.jsonl FEATURES CSV [CSV ...]
-      [--layers 0,1,2,3] [--alphas 10,100,1000] [--transfer SET2.jsonl TARGET2 HIDDEN2.jsonl CSV2 ...]
+      [--layers 0,1,2,3] [--alphas 10,100,1000] [--seeds 1,2,3,4,5] [--only features,hidden,both]
+      [--hidden-weight 1] [--transfer SET2.jsonl TARGET2 HIDDEN2.jsonl CSV2 ...]
+      [--loso SET2.jsonl:TARGET2:HIDDEN2.jsonl:CSV2[+CSV2] ...]
+Protocol 1 also reports system pairwise accuracy (systems ordered by their mean out-of-fold
+score against their mean human score).
 FEATURES: comma-separated names or prefixes ending in * of the aesop features (from the CSVs).
 --layers picks blocks of the hidden vector by position in the file's `layers` list, the final
 state being the last (default: all).
