@@ -124,22 +124,22 @@ pub struct Neural {
     /// The prompt's ids before and after the article's (built once from `opts.prompt`).
     prompt_around: (Vec<u32>, Vec<u32>),
     /// `AESOP_NEURAL_TOKENS`: where per-token log-probabilities are appended, if anywhere.
-    token_log: Option<TokenLog>,
+    token_log: Option<JsonLinesLog>,
     /// `AESOP_NEURAL_HIDDEN`: where pooled hidden states are appended, if anywhere, and the
     /// blocks tapped (`AESOP_NEURAL_HIDDEN_LAYERS`).
-    hidden_log: Option<(TokenLog, Vec<usize>)>,
+    hidden_log: Option<(JsonLinesLog, Vec<usize>)>,
 }
 
 /// A log of `AESOP_NEURAL_TOKENS` or `AESOP_NEURAL_HIDDEN`: one JSON line per summary, appended
 /// (never truncated, so an earlier log is never lost), a topic's lines written together.
-struct TokenLog {
+struct JsonLinesLog {
     var: &'static str,
     path: std::path::PathBuf,
     file: Mutex<std::io::BufWriter<std::fs::File>>,
 }
 
-impl TokenLog {
-    fn from_env(var: &'static str) -> Result<Option<TokenLog>> {
+impl JsonLinesLog {
+    fn from_env(var: &'static str) -> Result<Option<JsonLinesLog>> {
         let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
@@ -149,7 +149,7 @@ impl TokenLog {
             .append(true)
             .open(&path)
             .with_context(|| format!("{var}: cannot open {} for appending", path.display()))?;
-        Ok(Some(TokenLog {
+        Ok(Some(JsonLinesLog {
             var,
             path,
             file: Mutex::new(std::io::BufWriter::new(file)),
@@ -169,8 +169,8 @@ impl TokenLog {
 
 /// `AESOP_NEURAL_HIDDEN` and the blocks `AESOP_NEURAL_HIDDEN_LAYERS` names (comma-separated
 /// indices from 0; default the middle and three quarters of the network).
-fn hidden_log_from_env(n_blocks: usize) -> Result<Option<(TokenLog, Vec<usize>)>> {
-    let Some(log) = TokenLog::from_env("AESOP_NEURAL_HIDDEN")? else {
+fn hidden_log_from_env(n_blocks: usize) -> Result<Option<(JsonLinesLog, Vec<usize>)>> {
+    let Some(log) = JsonLinesLog::from_env("AESOP_NEURAL_HIDDEN")? else {
         return Ok(None);
     };
     let layers = match std::env::var("AESOP_NEURAL_HIDDEN_LAYERS") {
@@ -217,7 +217,7 @@ impl Neural {
             prompt,
             unconditional: OnceLock::new(),
             prompt_around,
-            token_log: TokenLog::from_env("AESOP_NEURAL_TOKENS")?,
+            token_log: JsonLinesLog::from_env("AESOP_NEURAL_TOKENS")?,
             hidden_log: hidden_log_from_env(lm.config.n_layer)?,
             lm,
         })
@@ -268,12 +268,15 @@ impl Neural {
             LmChoice::Smollm2 => String::new(),
             LmChoice::Gemma3 => format!("{} ", aesop_neural::model::GEMMA3.name),
         };
+        // Only the class's own rows depend on the references (hidden states do not), so other
+        // rows are keyed without them and shared by runs with any `--neural-references`.
+        let references = if what.is_empty() { o.max_references } else { 0 };
         h.update(format!(
             "v5 {model}{what}{} {} {} {} {}\0",
             self.lm.precision.name(),
             self.prompt.name(),
             o.source_tokens,
-            o.max_references,
+            references,
             o.max_scored_tokens
         ));
         let t = ctx.topic;
@@ -282,7 +285,7 @@ impl Neural {
             .iter()
             .map(|d| &d.text)
             .chain(std::iter::once(&String::new()))
-            .chain(t.references.iter().take(o.max_references).map(|r| &r.text))
+            .chain(t.references.iter().take(references).map(|r| &r.text))
             .chain(std::iter::once(&String::new()))
             .chain(t.summaries.iter().map(|s| &s.text))
         {
@@ -355,12 +358,7 @@ impl Neural {
             let prefix = self
                 .lm
                 .prefix(&self.prompt(&self.article_ids(&Self::source(ctx))))?;
-            let conts: Vec<Vec<u32>> = ctx
-                .topic
-                .summaries
-                .iter()
-                .map(|s| self.continuation(&s.text))
-                .collect();
+            let conts = self.summary_ids(ctx);
             let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
             let (_, pooled) =
                 self.lm
@@ -375,6 +373,15 @@ impl Neural {
                 })
                 .collect())
         })
+    }
+
+    /// Each summary's ids as it follows the prompt.
+    fn summary_ids(&self, ctx: &TopicContext) -> Vec<Vec<u32>> {
+        ctx.topic
+            .summaries
+            .iter()
+            .map(|s| self.continuation(&s.text))
+            .collect()
     }
 
     /// The model's width (hidden-state size) and number of blocks.
@@ -405,38 +412,31 @@ impl Neural {
             .map(|r| self.lm.prefix(&self.prompt(&self.article_ids(r))))
             .collect::<Result<Vec<_>>>()?;
         let ref_conts: Vec<Vec<u32>> = refs.iter().map(|r| self.continuation(r)).collect();
-        let conts: Vec<Vec<u32>> = topic
-            .summaries
-            .iter()
-            .map(|s| self.continuation(&s.text))
-            .collect();
+        let conts = self.summary_ids(ctx);
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
-        let (given, hidden) = match &self.hidden_log {
-            Some((_, layers)) => {
-                self.lm
-                    .score_many_pooled(&src_prefix, &slices, BATCH_TOKENS, layers)?
-            }
-            None => (
-                self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?,
-                Vec::new(),
-            ),
-        };
-        if let Some((log, layers)) = &self.hidden_log {
-            let lines: Vec<serde_json::Value> = topic
-                .summaries
-                .iter()
-                .zip(&hidden)
-                .map(|(s, h)| {
-                    serde_json::json!({
-                        "topic": topic.topic,
-                        "system": s.system,
-                        "layers": layers,
-                        "hidden": h,
+        let given = match &self.hidden_log {
+            None => self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?,
+            Some((log, layers)) => {
+                let (given, hidden) =
+                    self.lm
+                        .score_many_pooled(&src_prefix, &slices, BATCH_TOKENS, layers)?;
+                let lines: Vec<serde_json::Value> = topic
+                    .summaries
+                    .iter()
+                    .zip(&hidden)
+                    .map(|(s, h)| {
+                        serde_json::json!({
+                            "topic": topic.topic,
+                            "system": s.system,
+                            "layers": layers,
+                            "hidden": h,
+                        })
                     })
-                })
-                .collect();
-            log.write(&lines)?;
-        }
+                    .collect();
+                log.write(&lines)?;
+                given
+            }
+        };
         let uncond = self.lm.score_many(unc, &slices, BATCH_TOKENS)?;
         let by_ref = ref_prefixes
             .iter()
