@@ -38,6 +38,7 @@ mod neural_bad_input;
 mod neural_builtins;
 mod neural_fixture;
 mod neural_hidden;
+mod neural_match;
 mod neural_spm;
 mod neural_tokens;
 mod nlp_conllu;

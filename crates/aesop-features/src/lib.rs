@@ -20,6 +20,7 @@ pub mod graph;
 pub mod lm;
 pub mod neural;
 pub mod neural_hidden;
+pub mod neural_match;
 pub mod npsyntax;
 pub mod redundancy;
 mod reference_runs;
@@ -51,6 +52,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &neural::CLASS,
     &neural::GEMMA3_CLASS,
     &neural_hidden::CLASS,
+    &neural_match::CLASS,
 ];
 
 pub use registry::{

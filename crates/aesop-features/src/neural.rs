@@ -176,21 +176,21 @@ fn hidden_log_from_env(n_blocks: usize) -> Result<Option<(JsonLinesLog, Vec<usiz
     let layers = match std::env::var("AESOP_NEURAL_HIDDEN_LAYERS") {
         Ok(list) if !list.trim().is_empty() => list
             .split(',')
-            .map(|l| {
-                l.trim()
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&b| b < n_blocks)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!(
-                            "AESOP_NEURAL_HIDDEN_LAYERS: {l:?} is not a block index below {n_blocks}"
-                        )
-                    })
-            })
+            .map(|l| block_index("AESOP_NEURAL_HIDDEN_LAYERS", l, n_blocks))
             .collect::<Result<Vec<_>>>()?,
         _ => vec![n_blocks / 2, n_blocks * 3 / 4],
     };
     Ok(Some((log, layers)))
+}
+
+/// `text` (from the environment variable `var`) as a block index below `n_blocks`, or an error
+/// naming the variable.
+pub(crate) fn block_index(var: &str, text: &str, n_blocks: usize) -> Result<usize> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&b| b < n_blocks)
+        .ok_or_else(|| anyhow::anyhow!("{var}: {text:?} is not a block index below {n_blocks}"))
 }
 
 impl Neural {
@@ -253,7 +253,12 @@ impl Neural {
 
     /// Cache file of a topic's rows: a hash of the options, `what` the rows hold (empty for the
     /// class's own features) and every text the rows depend on.
-    fn cache_file(&self, ctx: &TopicContext, what: &str) -> Option<std::path::PathBuf> {
+    fn cache_file(
+        &self,
+        ctx: &TopicContext,
+        what: &str,
+        references: usize,
+    ) -> Option<std::path::PathBuf> {
         use sha2::{Digest, Sha256};
         let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
         if self.token_log.is_some() || self.hidden_log.is_some() {
@@ -268,9 +273,8 @@ impl Neural {
             LmChoice::Smollm2 => String::new(),
             LmChoice::Gemma3 => format!("{} ", aesop_neural::model::GEMMA3.name),
         };
-        // Only the class's own rows depend on the references (hidden states do not), so other
-        // rows are keyed without them and shared by runs with any `--neural-references`.
-        let references = if what.is_empty() { o.max_references } else { 0 };
+        // Rows are keyed by the references they read only (hidden states read none), so those
+        // are shared by runs with any `--neural-references`.
         h.update(format!(
             "v5 {model}{what}{} {} {} {} {}\0",
             self.lm.precision.name(),
@@ -295,16 +299,16 @@ impl Neural {
         Some(std::path::PathBuf::from(dir).join(format!("{:x}.json", h.finalize())))
     }
 
-    /// A topic's rows of `width` values from the cache (`what`: see [`Neural::cache_file`]), or
-    /// from `compute`, then stored.
-    fn cached(
+    /// A topic's rows of `width` values, which read the topic's first `references` references,
+    /// from the cache (`what`: see [`Neural::cache_file`]), or from `compute`, then stored.
+    pub(crate) fn cached(
         &self,
         ctx: &TopicContext,
         what: &str,
-        width: usize,
+        (width, references): (usize, usize),
         compute: impl FnOnce() -> Result<Vec<FeatureRow>>,
     ) -> Result<Vec<FeatureRow>> {
-        let file = self.cache_file(ctx, what);
+        let file = self.cache_file(ctx, what, references);
         if let Some(f) = &file {
             if let Ok(text) = std::fs::read_to_string(f) {
                 if let Some(rows) = cached_rows(&text, (ctx.topic.summaries.len(), width)) {
@@ -354,7 +358,7 @@ impl Neural {
         block: usize,
         width: usize,
     ) -> Result<Vec<FeatureRow>> {
-        self.cached(ctx, &format!("hidden{block} "), width, || {
+        self.cached(ctx, &format!("hidden{block} "), (width, 0), || {
             let prefix = self
                 .lm
                 .prefix(&self.prompt(&self.article_ids(&Self::source(ctx))))?;
@@ -375,6 +379,37 @@ impl Neural {
         })
     }
 
+    /// Each text's token states after block `block`, read as a summary after the prompt with
+    /// no article (the unconditional prompt of the class's `unc_*` features): a row-major
+    /// (tokens, width) matrix per text, empty for a text without tokens.
+    pub(crate) fn unconditional_states(
+        &self,
+        texts: &[&str],
+        block: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let unc = self.unconditional_prefix()?;
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.continuation(t)).collect();
+        let slices: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        Ok(self
+            .lm
+            .token_states(unc, &slices, BATCH_TOKENS, &[block])?
+            .into_iter()
+            .map(|mut taps| taps.pop().unwrap_or_default())
+            .collect())
+    }
+
+    /// The prompt with no article, processed once per process.
+    fn unconditional_prefix(&self) -> Result<&Prefix> {
+        self.unconditional
+            .get_or_init(|| {
+                self.lm
+                    .prefix(&self.prompt(&[]))
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
     /// Each summary's ids as it follows the prompt.
     fn summary_ids(&self, ctx: &TopicContext) -> Vec<Vec<u32>> {
         ctx.topic
@@ -393,15 +428,7 @@ impl Neural {
         let topic = ctx.topic;
         let source = Self::source(ctx);
         let src_prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
-        let unc = self
-            .unconditional
-            .get_or_init(|| {
-                self.lm
-                    .prefix(&self.prompt(&[]))
-                    .map_err(|e| format!("{e:#}"))
-            })
-            .as_ref()
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let unc = self.unconditional_prefix()?;
         let refs: Vec<&str> = ctx
             .reference_texts()
             .into_iter()
@@ -677,13 +704,14 @@ pub static CLASS: ClassSpec = ClassSpec {
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 
-/// Is `class` one of the LM classes (`neural`, `gemma3`, `neural_hidden`), which share
+/// Is `class` one of the LM classes (`neural`, `gemma3`, `neural_hidden`, `neural_match`), which share
 /// [`NeuralOptions`]?
 pub fn is_lm_class(class: &str) -> bool {
     [
         CLASS.name,
         GEMMA3_CLASS.name,
         super::neural_hidden::CLASS.name,
+        super::neural_match::CLASS.name,
     ]
     .contains(&class)
 }
@@ -745,7 +773,8 @@ impl FeatureClass for Neural {
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let width = self.feature_names().len();
-        match self.cached(ctx, "", width, || self.extract_topic(ctx)) {
+        let references = self.opts.max_references;
+        match self.cached(ctx, "", (width, references), || self.extract_topic(ctx)) {
             Ok(rows) => rows,
             Err(e) => {
                 eprintln!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);

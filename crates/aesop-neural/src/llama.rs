@@ -892,7 +892,8 @@ impl Llama {
         prefix: Option<&Prefix>,
         keep: bool,
     ) -> Result<(Tensor, Option<KvLayers>)> {
-        let (h, cache, _) = self.forward_segments(tokens, &[tokens.len()], prefix, keep, &[])?;
+        let (h, cache, _) =
+            self.forward_segments(tokens, &[tokens.len()], prefix, keep, &[], false)?;
         Ok((h, cache))
     }
 
@@ -900,7 +901,8 @@ impl Llama {
     /// concatenation and `lens` their lengths. Weight matrices see all tokens in one product;
     /// each segment attends to the prefix and to itself only. With `keep` (one segment only)
     /// the extended cache is returned. `taps` names blocks whose output (the residual stream,
-    /// (total_len, n_embd)) is returned too, in the order given.
+    /// (total_len, n_embd)) is returned too, in the order given. With `taps_only` the blocks
+    /// after the last tap are not run and the first tensor returned is meaningless.
     fn forward_segments(
         &self,
         tokens: &[u32],
@@ -908,6 +910,7 @@ impl Llama {
         prefix: Option<&Prefix>,
         keep: bool,
         taps: &[usize],
+        taps_only: bool,
     ) -> Result<(Tensor, Option<KvLayers>, Vec<Tensor>)> {
         let c = &self.config;
         let total_len: usize = lens.iter().sum();
@@ -939,7 +942,11 @@ impl Llama {
         let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let mut tapped = vec![None; taps.len()];
-        for (i, b) in self.blocks.iter().enumerate() {
+        let blocks = match taps.iter().max() {
+            Some(&last) if taps_only && !keep => last + 1,
+            _ => self.blocks.len(),
+        };
+        for (i, b) in self.blocks.iter().enumerate().take(blocks) {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
             let width = (c.n_head + 2 * nkv) * hd;
             let sliding = c.is_sliding(i);
@@ -1173,7 +1180,7 @@ impl Llama {
                 lens.push(t.len() - 1);
             }
             let (h, _, tapped) =
-                self.forward_segments(&inputs, &lens, Some(prefix), false, taps)?;
+                self.forward_segments(&inputs, &lens, Some(prefix), false, taps, false)?;
             let picked = self.target_logprobs(&h, &targets)?;
             let mut start = 0;
             for (&i, &len) in batch.iter().zip(&lens) {
@@ -1188,6 +1195,53 @@ impl Llama {
             }
         }
         Ok((out, pooled))
+    }
+
+    /// Each continuation's per-token output of each block in `taps` (the residual stream), given
+    /// `prefix`: for continuation i, one row-major (len, n_embd) matrix per tap, in the order
+    /// given, or none for an empty continuation. Every token is an input; the LM head never runs.
+    pub fn token_states(
+        &self,
+        prefix: &Prefix,
+        conts: &[&[u32]],
+        batch_tokens: usize,
+        taps: &[usize],
+    ) -> Result<Vec<Vec<Vec<f32>>>> {
+        let room = self.config.context.saturating_sub(prefix.len);
+        let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
+        let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); conts.len()];
+        let todo: Vec<usize> = (0..conts.len()).filter(|&i| !conts[i].is_empty()).collect();
+        let mut at = 0;
+        while at < todo.len() {
+            let mut batch = Vec::new();
+            let mut n = 0;
+            while at < todo.len() && (batch.is_empty() || n + conts[todo[at]].len() <= batch_tokens)
+            {
+                n += conts[todo[at]].len();
+                batch.push(todo[at]);
+                at += 1;
+            }
+            let inputs: Vec<u32> = batch
+                .iter()
+                .flat_map(|&i| conts[i].iter().copied())
+                .collect();
+            let lens: Vec<usize> = batch.iter().map(|&i| conts[i].len()).collect();
+            let (_, _, tapped) =
+                self.forward_segments(&inputs, &lens, Some(prefix), false, taps, true)?;
+            let mut start = 0;
+            for (&i, &len) in batch.iter().zip(&lens) {
+                for layer in &tapped {
+                    out[i].push(
+                        layer
+                            .narrow(0, start, len)?
+                            .flatten_all()?
+                            .to_vec1::<f32>()?,
+                    );
+                }
+                start += len;
+            }
+        }
+        Ok(out)
     }
 
     /// Log-probabilities of every token after the first of `tokens` (no prefix), as a
