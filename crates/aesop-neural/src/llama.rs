@@ -1147,8 +1147,7 @@ impl Llama {
         batch_tokens: usize,
         taps: &[usize],
     ) -> Result<ScoredAndPooled> {
-        let room = self.config.context.saturating_sub(prefix.len);
-        let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
+        let conts = self.within_context(prefix, conts);
         let mut out: Vec<Vec<f32>> = Vec::with_capacity(conts.len());
         let mut pooled: Vec<Vec<f32>> = vec![Vec::new(); conts.len()];
         for t in &conts {
@@ -1157,19 +1156,10 @@ impl Llama {
                 None => Vec::new(),
             });
         }
-        // Continuations with more than one token need a pass over all but their last token.
-        let todo: Vec<usize> = (0..conts.len()).filter(|&i| conts[i].len() > 1).collect();
-        let mut at = 0;
-        while at < todo.len() {
-            let mut batch = Vec::new();
-            let mut n = 0;
-            while at < todo.len()
-                && (batch.is_empty() || n + conts[todo[at]].len() - 1 <= batch_tokens)
-            {
-                n += conts[todo[at]].len() - 1;
-                batch.push(todo[at]);
-                at += 1;
-            }
+        // Each continuation needs a pass over all but its last token (none for one token).
+        let input_lens: Vec<usize> = conts.iter().map(|t| t.len().saturating_sub(1)).collect();
+        for batch in batches(&input_lens, batch_tokens) {
+            let n: usize = batch.iter().map(|&i| input_lens[i]).sum();
             let mut inputs = Vec::with_capacity(n);
             let mut targets = Vec::with_capacity(n);
             let mut lens = Vec::with_capacity(batch.len());
@@ -1207,29 +1197,19 @@ impl Llama {
         batch_tokens: usize,
         taps: &[usize],
     ) -> Result<Vec<Vec<Vec<f32>>>> {
-        let room = self.config.context.saturating_sub(prefix.len);
-        let conts: Vec<&[u32]> = conts.iter().map(|t| &t[..t.len().min(room)]).collect();
+        let conts = self.within_context(prefix, conts);
         let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); conts.len()];
-        let todo: Vec<usize> = (0..conts.len()).filter(|&i| !conts[i].is_empty()).collect();
-        let mut at = 0;
-        while at < todo.len() {
-            let mut batch = Vec::new();
-            let mut n = 0;
-            while at < todo.len() && (batch.is_empty() || n + conts[todo[at]].len() <= batch_tokens)
-            {
-                n += conts[todo[at]].len();
-                batch.push(todo[at]);
-                at += 1;
-            }
+        let lens: Vec<usize> = conts.iter().map(|t| t.len()).collect();
+        for batch in batches(&lens, batch_tokens) {
             let inputs: Vec<u32> = batch
                 .iter()
                 .flat_map(|&i| conts[i].iter().copied())
                 .collect();
-            let lens: Vec<usize> = batch.iter().map(|&i| conts[i].len()).collect();
+            let batch_lens: Vec<usize> = batch.iter().map(|&i| lens[i]).collect();
             let (_, _, tapped) =
-                self.forward_segments(&inputs, &lens, Some(prefix), false, taps, true)?;
+                self.forward_segments(&inputs, &batch_lens, Some(prefix), false, taps, true)?;
             let mut start = 0;
-            for (&i, &len) in batch.iter().zip(&lens) {
+            for (&i, &len) in batch.iter().zip(&batch_lens) {
                 for layer in &tapped {
                     out[i].push(
                         layer
@@ -1244,6 +1224,13 @@ impl Llama {
         Ok(out)
     }
 
+    /// Each continuation cut to the room the context leaves after `prefix` (tokens beyond it are
+    /// not scored).
+    fn within_context<'a>(&self, prefix: &Prefix, conts: &[&'a [u32]]) -> Vec<&'a [u32]> {
+        let room = self.config.context.saturating_sub(prefix.len);
+        conts.iter().map(|t| &t[..t.len().min(room)]).collect()
+    }
+
     /// Log-probabilities of every token after the first of `tokens` (no prefix), as a
     /// reference implementation would report them: `out[i]` is log p(tokens[i+1] | ..i).
     pub fn score_text(&self, tokens: &[u32]) -> Result<Vec<f32>> {
@@ -1255,6 +1242,26 @@ impl Llama {
     }
 }
 
+/// The indices of the non-zero `lens`, in order, packed greedily into batches of at most
+/// `batch_tokens` tokens (a longer one alone in its batch): one pass through the network each.
+fn batches(lens: &[usize], batch_tokens: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut n = 0;
+    for (i, &len) in lens.iter().enumerate().filter(|(_, &l)| l > 0) {
+        match out.last_mut() {
+            Some(batch) if n + len <= batch_tokens => {
+                batch.push(i);
+                n += len;
+            }
+            _ => {
+                out.push(vec![i]);
+                n = len;
+            }
+        }
+    }
+    out
+}
+
 fn lp_of(row: &[f32], id: u32) -> Result<f32> {
     row.get(id as usize)
         .copied()
@@ -1264,6 +1271,16 @@ fn lp_of(row: &[f32], id: u32) -> Result<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_pack_in_order_skip_empty_and_keep_a_long_one_alone() {
+        assert_eq!(
+            batches(&[3, 0, 4, 2, 9, 1], 8),
+            vec![vec![0, 2], vec![3], vec![4], vec![5]]
+        );
+        assert_eq!(batches(&[2, 2, 2, 2], 4), vec![vec![0, 1], vec![2, 3]]);
+        assert!(batches(&[0, 0], 8).is_empty());
+    }
 
     /// Gemma's NeoX RoPE: position 0 leaves a head as it is, each (i, i + half) pair keeps its
     /// length, and a query-key product depends on the positions' difference only; with a
