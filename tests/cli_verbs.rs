@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// The shipped SummEval sample (10 topics, 16 systems) imported into `dir` as `name`.
-fn imported_sample(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn imported_sample(dir: &Path, name: &str) -> PathBuf {
     let set = dir.join(name);
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
     common::aesop()

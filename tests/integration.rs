@@ -26,6 +26,7 @@ mod eval_statistics;
 mod fuzz_inputs;
 mod graph_features;
 mod learn_ablate;
+mod learn_anchor;
 mod learn_builtin;
 mod learn_learners;
 mod learn_recipe;

@@ -166,6 +166,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         transfer: Default::default(),
         neural: None,
         feature_ranges: None,
+        anchor: None,
     }
 }
 

@@ -360,6 +360,7 @@ fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
         transfer: Default::default(),
         neural: None,
         feature_ranges: None,
+        anchor: None,
     }
 }
 

@@ -75,8 +75,15 @@ if "neural" in loso["classes"]:
           "1,400 tokens; the options are stored in the model file). Scoring needs `aesop models fetch smollm2` "
           "once; docs/NEURAL.md gives the cost.")
 section = "Neural built-ins" if "neural" in loso["classes"] else "Models that transfer"
+anchored = re.search(r", anchored on (\S+)$", hyper)
+if anchored:
+    hyper = hyper[: anchored.start()]
 print(f"- Learner: `rank-svm`, {hyper}, classes and C chosen by leave-one-set-out results "
       f"(docs/RESULTS.md, \"{section}\").")
+if anchored:
+    print(f"- Anchored on `{anchored.group(1)}` (`--anchor`): the ranker's penalty is centred on that one feature "
+          "(one training standard deviation per unit of score, signed as it orders the training pairs), so the "
+          "model starts as that feature and C lets the others move it (docs/RESULTS.md, \"Anchored rankers\").")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
       f"by `scripts/build/train-builtin {name}`.\n")
 print("## Scale\n")

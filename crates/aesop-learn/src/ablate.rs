@@ -136,6 +136,10 @@ pub fn ablate_command(
     if !learn.stack.bases.is_empty() {
         bail!("ablate does not take --stack: it ablates the feature classes of one model");
     }
+    if learn.hyper.anchor.is_some() {
+        // Each ablated model would need the anchor among its columns; not supported.
+        bail!("ablate does not take --anchor");
+    }
     let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
     let target = learn.model_target()?;

@@ -159,7 +159,7 @@ impl LearnArgs {
         Ok(specs.into_iter().next().expect("one set"))
     }
 
-    fn recipe<'a>(&self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
+    fn recipe<'a>(&'a self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
         Recipe {
             target,
             learner: self.learner,
@@ -169,6 +169,7 @@ impl LearnArgs {
                 standardize_per_set: false,
                 equal_set_weights: self.transfer.equal_set_weights,
             },
+            anchor: self.hyper.anchor.as_deref(),
         }
     }
 }
@@ -215,9 +216,30 @@ struct LearnPlan {
 
 impl LearnArgs {
     fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
+        if let Some(anchor) = &self.hyper.anchor {
+            // Checked before any feature is computed; the fit checks the column's values.
+            if self.learner != LearnerKind::RankSvm {
+                bail!(
+                    "--anchor {anchor}: an anchor needs the rank-svm learner, not {}",
+                    self.learner.name()
+                );
+            }
+            if !self.stack.bases.is_empty() {
+                bail!("--anchor cannot be combined with --stack");
+            }
+        }
         if self.stack.bases.is_empty() {
             let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
             let names = select_features(names, &self.features)?;
+            if let Some(anchor) = &self.hyper.anchor {
+                if !names.contains(anchor) {
+                    bail!(
+                        "--anchor {anchor}: not among the model's {} features (name one of the \
+                         chosen classes' features, e.g. content.js; --features must keep it)",
+                        names.len()
+                    );
+                }
+            }
             return Ok(LearnPlan {
                 classes,
                 names,
@@ -278,6 +300,11 @@ pub struct HyperArgs {
     /// Random forest: minimum samples per leaf (default 5).
     #[cfg_attr(feature = "cli", arg(long))]
     pub min_leaf: Option<usize>,
+    /// rank-svm: centre the penalty on this one feature (e.g. neural.src_slor), so the model
+    /// starts as that feature, signed as it orders the training pairs, and C sets how far the
+    /// other features may move it (docs/RESULTS.md, "Anchored rankers").
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FEATURE"))]
+    pub anchor: Option<String>,
 }
 
 impl HyperArgs {
@@ -507,6 +534,7 @@ pub fn train_command(
         transfer,
         neural: classes_use_neural.then(|| (&options.neural).into()),
         feature_ranges,
+        anchor: learn.hyper.anchor.clone(),
     };
     let inputs = learn.input_paths();
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
@@ -521,8 +549,14 @@ pub fn train_command(
             base.model.hyper
         );
     }
+    let anchor = learn
+        .hyper
+        .anchor
+        .as_ref()
+        .map(|a| format!(", anchored on {a}"))
+        .unwrap_or_default();
     eprintln!(
-        "trained {}{} on {rows} rows ({} features, {:?}); wrote {}",
+        "trained {}{} on {rows} rows ({} features, {:?}{anchor}); wrote {}",
         learn.learner.name(),
         if stack.is_some() { " (stacked)" } else { "" },
         file.feature_names.len(),

@@ -1,7 +1,7 @@
 //! Cross-validation: protocol 1 of EVALUATION.md (topic folds × system folds) and the inner
 //! topic-fold search that picks hyper-parameters.
 
-use super::learners::{fit, Hyper, LearnerKind};
+use super::learners::{fit_with_prior, Hyper, LearnerKind};
 use super::{train, Dataset, Rng};
 use aesop_eval::kendall_tau_b;
 use anyhow::{bail, Result};
@@ -160,6 +160,7 @@ pub fn inner_scores(
     targets: &[f64],
     groups: &[usize],
     seed: u64,
+    prior: Option<&[f64]>,
 ) -> Vec<InnerScore> {
     let group_labels: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
     let folds = assign_folds(&group_labels, INNER_FOLDS, seed.wrapping_add(1));
@@ -178,7 +179,9 @@ pub fn inner_scores(
                 }
                 let ys: Vec<f64> = train_idx.iter().map(|&i| targets[i]).collect();
                 let gs: Vec<usize> = train_idx.iter().map(|&i| groups[i]).collect();
-                let Ok(model) = fit(learner, hyper, &pick(&train_idx), &ys, &gs, seed) else {
+                let Ok(model) =
+                    fit_with_prior(learner, hyper, &pick(&train_idx), &ys, &gs, seed, prior)
+                else {
                     continue;
                 };
                 let Ok(pred) = model.predict(&pick(&test_idx)) else {
@@ -269,6 +272,7 @@ pub fn select_hyper(
     targets: &[f64],
     groups: &[usize],
     seed: u64,
+    prior: Option<&[f64]>,
 ) -> Result<Hyper> {
     let grid = learner.grid();
     match grid.as_slice() {
@@ -276,7 +280,7 @@ pub fn select_hyper(
         [only] => return Ok(*only),
         _ => {}
     }
-    let scores = inner_scores(learner, rows, targets, groups, seed);
+    let scores = inner_scores(learner, rows, targets, groups, seed, prior);
     // Nothing scored (e.g. too few topics for inner folds): the most regularized grid point.
     let choice = if learner == LearnerKind::RankSvm {
         one_standard_error_choice(&scores)

@@ -39,18 +39,98 @@ pub fn train(
     hyper: Option<Hyper>,
     seed: u64,
 ) -> Result<Trained> {
+    train_anchored(data, learner, hyper, seed, None)
+}
+
+/// [`train`], with the ranking SVM's penalty centred on the feature `anchor` when given
+/// ([`anchor_prior`]): the model starts as that one feature and C sets how far the other
+/// features may move it. Inner cross-validation, when it chooses C, fits with the same prior.
+pub fn train_anchored(
+    data: &Dataset,
+    learner: LearnerKind,
+    hyper: Option<Hyper>,
+    seed: u64,
+    anchor: Option<&str>,
+) -> Result<Trained> {
     let scaler = Scaler::fit_class_balanced(&data.rows, &data.names);
     let rows = scaler.transform(&data.rows);
     let groups = data.topic_groups();
+    let prior = match anchor {
+        Some(name) => Some(anchor_prior(
+            learner,
+            name,
+            &data.names,
+            &rows,
+            &data.targets,
+            &groups,
+        )?),
+        None => None,
+    };
     let hyper = match hyper {
         Some(h) => h,
-        None => cv::select_hyper(learner, &rows, &data.targets, &groups, seed)?,
+        None => cv::select_hyper(
+            learner,
+            &rows,
+            &data.targets,
+            &groups,
+            seed,
+            prior.as_deref(),
+        )?,
     };
-    let fitted = fit(learner, hyper, &rows, &data.targets, &groups, seed)?;
+    let fitted = learners::fit_with_prior(
+        learner,
+        hyper,
+        &rows,
+        &data.targets,
+        &groups,
+        seed,
+        prior.as_deref(),
+    )?;
     Ok(Trained {
         learner,
         hyper,
         scaler,
         fitted,
     })
+}
+
+/// The weights of an anchored ranking SVM's prior: the feature `name` alone, at one standard
+/// deviation of its (standardized, class-balanced) training column per unit of score, signed
+/// as it orders the training pairs (within a topic, better minus worse, summed). An anchor
+/// that is unknown, constant, or orders no pair is an error naming it.
+pub fn anchor_prior(
+    learner: LearnerKind,
+    name: &str,
+    names: &[String],
+    rows: &[Vec<f64>],
+    targets: &[f64],
+    groups: &[usize],
+) -> Result<Vec<f64>> {
+    if learner != LearnerKind::RankSvm {
+        anyhow::bail!(
+            "--anchor {name}: an anchor needs the rank-svm learner, not {}",
+            learner.name()
+        );
+    }
+    let Some(j) = names.iter().position(|n| n == name) else {
+        anyhow::bail!(
+            "--anchor {name}: no such feature among the model's {} columns (name a feature of the \
+             chosen classes, e.g. content.js)",
+            names.len()
+        );
+    };
+    let column: Vec<f64> = rows.iter().map(|r| r[j]).collect();
+    let n = column.len() as f64;
+    let mean = column.iter().sum::<f64>() / n;
+    let sd = (column.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let agreement: f64 = learners::within_group_pairs(targets, groups)
+        .iter()
+        .map(|p| rows[p.better][j] - rows[p.worse][j])
+        .sum();
+    if sd.is_nan() || sd <= 1e-12 || agreement == 0.0 || !agreement.is_finite() {
+        anyhow::bail!("--anchor {name}: the feature is constant or orders no training pair");
+    }
+    let mut prior = vec![0.0; names.len()];
+    prior[j] = agreement.signum() / sd;
+    Ok(prior)
 }

@@ -39,7 +39,13 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// Version 6 appends the neural prompt's name (`"chat"`) after the feature ranges. Models of the
 /// `neural` class with the plain prompt are still written as version 5, which older builds read;
 /// every file before version 6 scores with the plain prompt it was trained with.
-pub const FORMAT_VERSION: u32 = 6;
+///
+/// Version 7 appends the ranking SVM's anchor feature (`--anchor`, `Option<String>`) after the
+/// prompt, so `--recipe` retrains an anchored built-in with its anchor. Only anchored models are
+/// written as version 7; the anchor plays no part in scoring (the weights hold it).
+pub const FORMAT_VERSION: u32 = 7;
+/// The version of models with a non-plain neural prompt and no anchor.
+pub const FORMAT_VERSION_PROMPT: u32 = 6;
 /// The version of models with feature ranges whose neural prompt (if any) is the plain one.
 pub const FORMAT_VERSION_RANGES: u32 = 5;
 /// The version of models with neural options and no feature ranges.
@@ -115,6 +121,10 @@ pub struct ModelFile {
     /// rows (format version 5; `None` in older files). Written after the neural options.
     #[serde(skip)]
     pub feature_ranges: Option<Vec<FeatureRange>>,
+    /// The feature the ranking SVM was anchored on (`--anchor`; format version 7), for
+    /// `--recipe` and the card. `None` for unanchored models and older files.
+    #[serde(skip)]
+    pub anchor: Option<String>,
 }
 
 /// The smallest and largest finite training value of one feature column (infinite bounds when
@@ -226,12 +236,15 @@ impl ModelFile {
                 "the model's feature ranges",
             )?;
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_PROMPT {
             let prompt = self
                 .neural
                 .as_ref()
                 .map_or(NeuralPrompt::Plain, |n| n.prompt);
             append(&mut payload, &prompt.name(), "the model's neural prompt")?;
+        }
+        if version >= FORMAT_VERSION {
+            append(&mut payload, &self.anchor, "the model's anchor")?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -302,13 +315,25 @@ impl ModelFile {
             }
             model.neural = Some(decode_next(&mut rest, file, "neural options")?);
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_PROMPT {
             let name: String = decode_next(&mut rest, file, "neural prompt")?;
             let prompt = NeuralPrompt::from_name(&name)
                 .ok_or_else(|| corrupt(file, &format!("unknown neural prompt {name:?}")))?;
             match &mut model.neural {
                 Some(n) => n.prompt = prompt,
+                // An anchored model without the class (version 7) records the plain prompt.
+                None if prompt == NeuralPrompt::Plain && version >= FORMAT_VERSION => {}
                 None => return Err(corrupt(file, "a neural prompt without neural options")),
+            }
+        }
+        if version >= FORMAT_VERSION {
+            model.anchor = decode_next(&mut rest, file, "anchor")?;
+            if model
+                .anchor
+                .as_ref()
+                .is_some_and(|a| !model.feature_names.contains(a))
+            {
+                return Err(corrupt(file, "the anchor is not among the features"));
             }
         }
         if !rest.is_empty() {
@@ -323,8 +348,10 @@ impl ModelFile {
             .neural
             .as_ref()
             .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
-        if chat {
+        if self.anchor.is_some() {
             FORMAT_VERSION
+        } else if chat {
+            FORMAT_VERSION_PROMPT
         } else if self.feature_ranges.is_some() {
             FORMAT_VERSION_RANGES
         } else if self.neural.is_some() {

@@ -10,7 +10,7 @@ use super::transfer::{
     mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
     SetData, SetRecord, SetSpec,
 };
-use super::{train, Dataset, Trained};
+use super::{train_anchored, Dataset, Trained};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
@@ -157,6 +157,8 @@ pub struct Recipe<'a> {
     pub hyper: Option<Hyper>,
     pub seed: u64,
     pub pool: PoolOptions,
+    /// The ranking SVM's anchor feature (`--anchor`), if any.
+    pub anchor: Option<&'a str>,
 }
 
 /// A model and the calibration fitted on its own training rows: raw output against the
@@ -164,11 +166,12 @@ pub struct Recipe<'a> {
 /// on other scales, e.g. a 0-1 pyramid column pooled with 1-5 Likert columns, would otherwise
 /// mix scales).
 pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Calibration)> {
-    let model = train(
+    let model = train_anchored(
         &pooled.for_training(),
         recipe.learner,
         recipe.hyper,
         recipe.seed,
+        recipe.anchor,
     )?;
     let idx = pooled.rows_on_scale_of(recipe.target);
     let rows: Vec<Vec<f64>> = idx.iter().map(|&i| pooled.data.rows[i].clone()).collect();

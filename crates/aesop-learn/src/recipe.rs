@@ -79,6 +79,9 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
         conflicts.push("--stack");
     }
     conflicts.extend(learn.hyper.params().given());
+    if learn.hyper.anchor.is_some() {
+        conflicts.push("--anchor");
+    }
     if !conflicts.is_empty() {
         bail!(
             "--recipe {name} fixes the classes, features, learner and hyper-parameters of the built-in model; drop {}",
@@ -99,6 +102,7 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     }
     learn.learner = model.model.learner;
     learn.hyper = HyperArgs::from_hyper(model.model.hyper);
+    learn.hyper.anchor = model.anchor.clone();
     learn.classes = model.classes.clone();
     learn.features = model.feature_names.clone();
     learn.no_references = model.reference_free;

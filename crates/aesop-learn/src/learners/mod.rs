@@ -20,8 +20,8 @@ pub mod trained;
 
 pub use ols::least_squares;
 pub use rank_svm::{
-    rank_svm_dual_cd, within_group_pairs, DualCdSolution, Pair, RANK_SVM_MAX_EPOCHS,
-    RANK_SVM_TOLERANCE,
+    rank_svm_dual_cd, rank_svm_dual_cd_from, within_group_pairs, DualCdSolution, Pair,
+    RANK_SVM_MAX_EPOCHS, RANK_SVM_TOLERANCE,
 };
 
 pub use trained::{base_predictions, BaseModel, Trained};
@@ -110,6 +110,8 @@ pub struct Training<'a> {
     /// Each row's topic: the ranking SVM pairs rows within a topic only.
     pub groups: &'a [usize],
     pub seed: u64,
+    /// Weights the ranking SVM's penalty is centred on (an anchor feature), or none.
+    pub prior: Option<&'a [f64]>,
 }
 
 /// Hyper-parameters a user fixed (e.g. on the command line); unset ones take the learner's
@@ -283,14 +285,34 @@ pub fn fit(
     groups: &[usize],
     seed: u64,
 ) -> Result<Fitted> {
+    fit_with_prior(kind, hyper, rows, targets, groups, seed, None)
+}
+
+/// [`fit`] with the ranking SVM's penalty centred on `prior` ([`rank_svm::rank_svm_dual_cd_from`]).
+pub fn fit_with_prior(
+    kind: LearnerKind,
+    hyper: Hyper,
+    rows: &[Vec<f64>],
+    targets: &[f64],
+    groups: &[usize],
+    seed: u64,
+    prior: Option<&[f64]>,
+) -> Result<Fitted> {
     if rows.is_empty() {
         bail!("no training rows");
+    }
+    if prior.is_some() && kind != LearnerKind::RankSvm {
+        bail!(
+            "an anchor feature needs the rank-svm learner, not {}",
+            kind.name()
+        );
     }
     let data = Training {
         rows,
         targets,
         groups,
         seed,
+        prior,
     };
     kind.learner().fit(hyper, &data)
 }

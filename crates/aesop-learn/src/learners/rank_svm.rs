@@ -32,13 +32,14 @@ impl Learner for RankSvm {
         if pairs.is_empty() {
             bail!("ranking SVM: no topic has two summaries with different scores");
         }
-        let solution = rank_svm_dual_cd(
+        let solution = rank_svm_dual_cd_from(
             data.rows,
             &pairs,
             c,
             RANK_SVM_TOLERANCE,
             RANK_SVM_MAX_EPOCHS,
             data.seed,
+            data.prior.unwrap_or(&[]),
         );
         Ok(Fitted::Linear(LinearModel {
             weights: solution.weights,
@@ -128,6 +129,23 @@ pub fn rank_svm_dual_cd(
     max_epochs: usize,
     seed: u64,
 ) -> DualCdSolution {
+    rank_svm_dual_cd_from(rows, pairs, c, tol, max_epochs, seed, &[])
+}
+
+/// [`rank_svm_dual_cd`] with the penalty centred on `prior` instead of on zero:
+/// min ½‖w − w₀‖² + C Σ max(0, 1 − w·z_k). With v = w − w₀ this is the same dual with each
+/// pair's margin target lowered by w₀·z_k, and its gradient w·z_k − 1 is computed as before
+/// once w starts at w₀; so C sets how far the fit may move from the prior. A `prior` shorter
+/// than the rows (empty: none) is read as zero-padded.
+pub fn rank_svm_dual_cd_from(
+    rows: &[Vec<f64>],
+    pairs: &[Pair],
+    c: f64,
+    tol: f64,
+    max_epochs: usize,
+    seed: u64,
+    prior: &[f64],
+) -> DualCdSolution {
     let width = rows.first().map_or(0, Vec::len);
     let mut flat = vec![0.0; rows.len() * width];
     for (chunk, row) in flat.chunks_exact_mut(width.max(1)).zip(rows) {
@@ -147,6 +165,9 @@ pub fn rank_svm_dual_cd(
         .collect();
     let mut alpha = vec![0.0; pairs.len()];
     let mut w = vec![0.0; width];
+    for (wd, p) in w.iter_mut().zip(prior) {
+        *wd = *p;
+    }
     // Pairs still visited; active[..active_size] is the current active set.
     let mut active: Vec<usize> = (0..pairs.len()).filter(|&k| q_diag[k] > 0.0).collect();
     let all_active = active.len();
