@@ -216,29 +216,15 @@ struct LearnPlan {
 
 impl LearnArgs {
     fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
-        if let Some(anchor) = &self.hyper.anchor {
-            // Checked before any feature is computed; the fit checks the column's values.
-            if self.learner != LearnerKind::RankSvm {
-                bail!(
-                    "--anchor {anchor}: an anchor needs the rank-svm learner, not {}",
-                    self.learner.name()
-                );
-            }
-            if !self.stack.bases.is_empty() {
-                bail!("--anchor cannot be combined with --stack");
-            }
+        if self.hyper.anchor.is_some() && !self.stack.bases.is_empty() {
+            bail!("--anchor cannot be combined with --stack");
         }
         if self.stack.bases.is_empty() {
             let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
             let names = select_features(names, &self.features)?;
             if let Some(anchor) = &self.hyper.anchor {
-                if !names.contains(anchor) {
-                    bail!(
-                        "--anchor {anchor}: not among the model's {} features (name one of the \
-                         chosen classes' features, e.g. content.js; --features must keep it)",
-                        names.len()
-                    );
-                }
+                // Checked before any feature is computed; the fit checks the column's values.
+                crate::anchor_column(self.learner, anchor, &names)?;
             }
             return Ok(LearnPlan {
                 classes,

@@ -94,6 +94,25 @@ pub fn train_anchored(
     })
 }
 
+/// The column of the anchor `name` among `names`, or an error naming it: an anchor needs the
+/// rank-svm learner and one of the model's features. The one check of an anchor's name, run by
+/// the CLI before any feature is computed and again by [`anchor_prior`] for library callers.
+pub fn anchor_column(learner: LearnerKind, name: &str, names: &[String]) -> Result<usize> {
+    if learner != LearnerKind::RankSvm {
+        anyhow::bail!(
+            "--anchor {name}: an anchor needs the rank-svm learner, not {}",
+            learner.name()
+        );
+    }
+    names.iter().position(|n| n == name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--anchor {name}: not among the model's {} features (no such feature in the chosen \
+             classes; name one of theirs, e.g. content.js; --features must keep it)",
+            names.len()
+        )
+    })
+}
+
 /// The weights of an anchored ranking SVM's prior: the feature `name` alone, at one standard
 /// deviation of its (standardized, class-balanced) training column per unit of score, signed
 /// as it orders the training pairs (within a topic, better minus worse, summed). An anchor
@@ -106,19 +125,7 @@ pub fn anchor_prior(
     targets: &[f64],
     groups: &[usize],
 ) -> Result<Vec<f64>> {
-    if learner != LearnerKind::RankSvm {
-        anyhow::bail!(
-            "--anchor {name}: an anchor needs the rank-svm learner, not {}",
-            learner.name()
-        );
-    }
-    let Some(j) = names.iter().position(|n| n == name) else {
-        anyhow::bail!(
-            "--anchor {name}: no such feature among the model's {} columns (name a feature of the \
-             chosen classes, e.g. content.js)",
-            names.len()
-        );
-    };
+    let j = anchor_column(learner, name, names)?;
     let column: Vec<f64> = rows.iter().map(|r| r[j]).collect();
     let n = column.len() as f64;
     let mean = column.iter().sum::<f64>() / n;
