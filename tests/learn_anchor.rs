@@ -316,7 +316,9 @@ fn a_recipe_brings_the_builtins_anchor() {
         ("readability-lm", Some("neural.src_slor")),
         ("readability-lm-noref", Some("neural.src_slor")),
         ("responsiveness-lm", Some("content.js")),
-        ("readability", None),
+        ("readability", Some("cohmetrix.flesch_kincaid_grade")),
+        ("readability-noref", Some("cohmetrix.flesch_kincaid_grade")),
+        ("responsiveness", None),
     ] {
         let mut learn = LearnArgs::new("set.jsonl", "quality");
         learn.recipe = Some(name.to_string());
