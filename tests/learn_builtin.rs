@@ -39,6 +39,20 @@ fn every_builtin_stores_the_training_range_of_each_feature() {
 }
 
 #[test]
+fn every_builtin_calibration_rises_with_its_raw_score() {
+    // A flat calibration gives every summary the same `score` (the anchored `readability` did,
+    // before flat pooled fits took the within-topic slope): the scores would rank nothing.
+    for b in BUILTINS {
+        let model = b.load().unwrap_or_else(|e| panic!("{}: {e:#}", b.name));
+        let c = model
+            .transfer
+            .calibration
+            .unwrap_or_else(|| panic!("{}: no calibration", b.name));
+        assert!(c.slope > 0.0 && c.min < c.max, "{}: {c:?}", b.name);
+    }
+}
+
+#[test]
 fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
     assert_eq!(BUILTINS.iter().filter(|b| !b.neural).count(), 6);
     // Issue 15: four more that use the neural LM class (tests/neural_builtins.rs); they have the

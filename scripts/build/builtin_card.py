@@ -97,7 +97,8 @@ else:
     mae_text = ("not measurable by leaving a set out: only one visible set is on this scale, so a model trained "
                 "without it has no scale to learn; protocol 1 on that set gives it below")
 print(f"Scores are calibrated to {SCALE[target]}: a linear map of the ranker's raw output fitted by least squares "
-      "on the training rows of the sets whose column is the target, clamped to their range; `raw` keeps the ranker's "
+      "on the training rows of the sets whose column is the target (the slope of the within-topic deviations where the "
+      "pooled slope comes out flat), clamped to their range; `raw` keeps the ranker's "
       f"output. Mean absolute error of the calibrated scores on held-out data: {mae_text}.\n")
 print(f"## Protocol 2: leave one set out ({seconds} s for all folds)\n")
 print("Each row: a model of this recipe trained on every other set, scoring the held-out set; the best single "

@@ -176,8 +176,9 @@ pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Ca
     let idx = pooled.rows_on_scale_of(recipe.target);
     let rows: Vec<Vec<f64>> = idx.iter().map(|&i| pooled.data.rows[i].clone()).collect();
     let targets: Vec<f64> = idx.iter().map(|&i| pooled.original_targets[i]).collect();
+    let topics: Vec<String> = idx.iter().map(|&i| pooled.data.topics[i].clone()).collect();
     let raw = model.predict(&rows)?;
-    let Some(calibration) = Calibration::fit(&raw, &targets) else {
+    let Some(calibration) = Calibration::fit_within_topics(&raw, &targets, &topics) else {
         bail!("no finite prediction on the training rows to calibrate with");
     };
     Ok((model, calibration))

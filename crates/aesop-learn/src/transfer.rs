@@ -11,7 +11,7 @@ use super::dataset::Dataset;
 use aesop_features::run::FeatureTable;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// One judgment set and the column to learn from it: `PATH:COLUMN` on the command line.
@@ -169,6 +169,12 @@ pub fn normalize_column(values: &[Option<f64>], how: Normalization) -> Vec<Optio
 /// then one summary's score would depend on the other summaries scored with it, which issue 14
 /// rules out for the defaults. The pooled fit keeps every score a function of its own summary;
 /// its error is reported as the held-out MAE in the model cards.
+///
+/// The pooled fit can come out flat: when the raw score's level differs between the training
+/// corpora in a way their ratings do not follow (a ranker anchored on the Flesch-Kincaid grade,
+/// whose level is a corpus's style), least squares puts the slope at or below zero, and every
+/// summary would get the same score. [`Calibration::fit_within_topics`] then takes the slope
+/// from the within-topic deviations, which is what a ranker learned to order.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     pub slope: f64,
@@ -191,11 +197,7 @@ impl Calibration {
         if pairs.is_empty() {
             return None;
         }
-        let n = pairs.len() as f64;
-        let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
-        let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
-        let sxx: f64 = pairs.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let Moments { mx, my, sxx, sxy } = Moments::of(&pairs);
         let slope = if sxx > 1e-24 {
             (sxy / sxx).max(0.0)
         } else {
@@ -211,11 +213,73 @@ impl Calibration {
         })
     }
 
+    /// [`Calibration::fit`], except that a flat pooled slope is replaced by the least-squares
+    /// slope of the targets' within-topic deviations on the raw scores' (each row minus its
+    /// topic's mean; `topics[i]` is row i's topic), kept non-negative. The line still passes
+    /// through the pooled means, so a summary's score stays a function of its own raw score.
+    pub fn fit_within_topics(
+        raw: &[f64],
+        targets: &[f64],
+        topics: &[String],
+    ) -> Option<Calibration> {
+        let pooled = Calibration::fit(raw, targets)?;
+        if pooled.slope > 0.0 {
+            return Some(pooled);
+        }
+        // Ordered by topic, so the sums (and the model file) are the same on every run.
+        let mut by_topic: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+        for ((&r, &t), topic) in raw.iter().zip(targets).zip(topics) {
+            if r.is_finite() && t.is_finite() {
+                by_topic.entry(topic.as_str()).or_default().push((r, t));
+            }
+        }
+        let (mut sxx, mut sxy) = (0.0, 0.0);
+        for pairs in by_topic.values() {
+            let within = Moments::of(pairs);
+            sxx += within.sxx;
+            sxy += within.sxy;
+        }
+        if sxx <= 1e-24 || sxy <= 0.0 {
+            return Some(pooled);
+        }
+        let slope = sxy / sxx;
+        // Through the pooled means, as the pooled line.
+        let all: Vec<(f64, f64)> = by_topic.into_values().flatten().collect();
+        let Moments { mx, my, .. } = Moments::of(&all);
+        Some(Calibration {
+            slope,
+            intercept: my - slope * mx,
+            ..pooled
+        })
+    }
+
     pub fn apply(&self, raw: f64) -> f64 {
         if !raw.is_finite() {
             return raw;
         }
         (self.intercept + self.slope * raw).clamp(self.min, self.max)
+    }
+}
+
+/// Means and centred sums of squares and products of (x, y) pairs (at least one).
+struct Moments {
+    mx: f64,
+    my: f64,
+    sxx: f64,
+    sxy: f64,
+}
+
+impl Moments {
+    fn of(pairs: &[(f64, f64)]) -> Moments {
+        let n = pairs.len() as f64;
+        let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+        Moments {
+            mx,
+            my,
+            sxx: pairs.iter().map(|p| (p.0 - mx).powi(2)).sum(),
+            sxy: pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum(),
+        }
     }
 }
 
@@ -441,5 +505,31 @@ mod tests {
         let reversed = Calibration::fit(&[0.0, 1.0, 2.0], &[5.0, 3.0, 1.0]).expect("fit");
         assert_eq!(reversed.slope, 0.0);
         assert_eq!(reversed.apply(7.0), 3.0);
+    }
+
+    #[test]
+    fn a_flat_pooled_calibration_takes_the_within_topic_slope() {
+        // Two topics whose raw levels run against their ratings (topic b sits 10 higher in raw
+        // and 2 lower in rating), while within each topic one unit of raw is half a point.
+        let raw = [0.0, 2.0, 10.0, 12.0];
+        let targets = [3.0, 4.0, 1.0, 2.0];
+        let topics: Vec<String> = ["a", "a", "b", "b"].map(String::from).to_vec();
+        assert_eq!(Calibration::fit(&raw, &targets).expect("fit").slope, 0.0);
+        let c = Calibration::fit_within_topics(&raw, &targets, &topics).expect("fit");
+        // Slope 0.5 through the pooled means (raw 6, rating 2.5); range [1, 4].
+        assert!((c.slope - 0.5).abs() < 1e-12, "{c:?}");
+        assert!((c.apply(6.0) - 2.5).abs() < 1e-12, "{c:?}");
+        assert_eq!((c.min, c.max), (1.0, 4.0));
+        assert!(c.apply(5.0) < c.apply(7.0));
+        // A positive pooled slope is kept as it is.
+        let rising = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(
+            Calibration::fit_within_topics(&rising, &rising, &topics),
+            Calibration::fit(&rising, &rising)
+        );
+        // No within-topic signal either: the flat map stays.
+        let flat =
+            Calibration::fit_within_topics(&raw, &[3.0, 3.0, 1.0, 1.0], &topics).expect("fit");
+        assert_eq!(flat.slope, 0.0);
     }
 }
