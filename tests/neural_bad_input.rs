@@ -88,7 +88,10 @@ fn tiny_llama_loads_and_scores_every_token() {
 }
 
 fn tiny_llama_scores_every_token_at(p: &std::path::Path, precision: Precision) {
-    let lm = Llama::load(p, precision).expect("tiny model loads");
+    tiny_llama_scores_every_token_at_model(&Llama::load(p, precision).expect("tiny model loads"));
+}
+
+fn tiny_llama_scores_every_token_at_model(lm: &Llama) {
     let ids = lm.tokenizer.encode("hi there");
     assert_eq!(ids.len(), 8, "bytes, no merges");
     let lp = lm.score_text(&ids).unwrap();
@@ -110,6 +113,55 @@ fn tiny_llama_scores_every_token_at(p: &std::path::Path, precision: Precision) {
     );
     assert!(lm.prefix(&[]).is_err());
     assert!(lm.score(&pre, &[]).unwrap().is_empty());
+}
+
+/// The GPU's tensor-only forward pass, run on the CPU: the same checks as the CPU pass, and
+/// the CPU pass's log-probs for continuations batched on one prefix (its block-diagonal mask).
+#[test]
+fn tiny_llama_portable_pass_matches_the_cpu_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("tiny.gguf");
+    std::fs::write(&p, tiny_gguf("llama")).unwrap();
+    let portable = Llama::load_portable(&p, &Device::Cpu).expect("tiny model loads");
+    assert!(portable.is_portable());
+    let lm = Llama::load(&p, Precision::F32).unwrap();
+    let pre = lm.prefix(b"the ".map(u32::from).as_slice()).unwrap();
+    let pre_portable = portable.prefix(b"the ".map(u32::from).as_slice()).unwrap();
+    let texts: Vec<Vec<u32>> = ["cat sat", "", "a", "on the mat, twice over"]
+        .iter()
+        .map(|t| t.bytes().map(u32::from).collect())
+        .collect();
+    let conts: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+    // Batches of 8 tokens: some continuations share a pass, the long one has its own.
+    let (a, b) = (
+        lm.score_many(&pre, &conts, 8).unwrap(),
+        portable.score_many(&pre_portable, &conts, 8).unwrap(),
+    );
+    assert_eq!(a.iter().map(Vec::len).collect::<Vec<_>>(), [7, 0, 1, 22]);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.len(), y.len());
+        for (u, v) in x.iter().zip(y) {
+            assert!((u - v).abs() < 1e-4, "CPU {u} vs portable {v}");
+        }
+    }
+    tiny_llama_scores_every_token_at_model(&portable);
+}
+
+/// Asking for the GPU from an aesop built without the `cuda` feature is an error that says so.
+#[test]
+fn cuda_without_the_feature_is_a_clear_error() {
+    if candle_core::utils::cuda_is_available() {
+        eprintln!("built with the cuda feature: nothing to check");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("tiny.gguf");
+    std::fs::write(&p, tiny_gguf("llama")).unwrap();
+    let e = match Llama::load(&p, Precision::Cuda) {
+        Ok(_) => panic!("loaded for a GPU without the cuda feature"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(e.contains("built with the `cuda` cargo feature"), "{e}");
 }
 
 #[test]

@@ -205,3 +205,46 @@ fn cached_prefix_gives_the_same_log_probs() {
         assert!((a - b).abs() < 1e-3, "cached {a} vs whole {b}");
     }
 }
+
+/// The tensor-only forward pass that runs on a GPU (`AESOP_NEURAL_PRECISION=cuda`), here on the
+/// CPU since CI has no GPU: it must meet the same bar against llama.cpp, and give the CPU f32
+/// pass's log-probs for continuations batched on a shared prefix (its block-diagonal mask) and
+/// for the prefix's next token.
+#[test]
+fn portable_pass_matches_llama_cpp_and_the_cpu_pass() {
+    if !present_or_skip("portable_pass_matches_llama_cpp_and_the_cpu_pass", &SMOLLM2) {
+        return;
+    }
+    let path = model::model_path(&SMOLLM2);
+    let portable = Llama::load_portable(&path, &candle_core::Device::Cpu).expect("load portable");
+    assert!(portable.is_portable());
+    log_probs_match_llama_cpp_at(&portable);
+
+    let cpu = Llama::load(&path, Precision::F32).expect("load f32");
+    assert!(!cpu.is_portable());
+    let f = fixture();
+    let prompt = &f.scored[0].ids;
+    let conts: Vec<&[u32]> = f.scored[1..].iter().map(|s| s.ids.as_slice()).collect();
+    let (p_cpu, p_portable) = (
+        cpu.prefix(prompt).expect("prefix"),
+        portable.prefix(prompt).expect("prefix"),
+    );
+    // A batch small enough to split the continuations, large enough to pack several.
+    let batch = 48;
+    let a = cpu.score_many(&p_cpu, &conts, batch).expect("cpu");
+    let b = portable
+        .score_many(&p_portable, &conts, batch)
+        .expect("portable");
+    let mut worst = 0f32;
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.len(), y.len());
+        for (u, v) in x.iter().zip(y) {
+            worst = worst.max((u - v).abs());
+        }
+    }
+    eprintln!("portable vs CPU f32: largest |delta log-prob| {worst:.2e} nats");
+    assert!(
+        worst < 2e-3,
+        "portable and CPU passes differ by {worst} nats"
+    );
+}

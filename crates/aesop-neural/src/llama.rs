@@ -28,6 +28,8 @@ use std::path::Path;
 use super::int8::Int8Matrix;
 use super::tokenizer::{BpeTokenizer, SpmTokenizer, Tokenizer};
 
+mod portable;
+
 /// Rows of hidden states sent through the LM head at a time (64 x 49,152 logits: 12 MiB).
 const HEAD_ROWS: usize = 64;
 
@@ -96,10 +98,14 @@ pub enum Precision {
     /// values on both): faster products, log-probs within a few hundredths of a nat of f32
     /// (docs/NEURAL.md).
     Int8,
+    /// Weights at f32 on an NVIDIA GPU, the whole forward pass there (the tensor-only pass of
+    /// [`portable`]); needs an aesop built with the `cuda` cargo feature.
+    Cuda,
 }
 
-/// Environment variable choosing [`Precision`]: `auto` (default: int8 where the CPU has
-/// AVX-512 VNNI or AVX2, else f32), `f32` or `int8`.
+/// Environment variable choosing [`Precision`]: `auto` (default: the GPU where aesop was built
+/// with the `cuda` feature and finds one, else int8 where the CPU has AVX-512 VNNI or AVX2,
+/// else f32), `f32`, `int8` or `cuda`.
 pub const PRECISION_VAR: &str = "AESOP_NEURAL_PRECISION";
 
 impl Precision {
@@ -108,18 +114,21 @@ impl Precision {
     pub fn from_env() -> Result<Precision> {
         let value = std::env::var(PRECISION_VAR).unwrap_or_default();
         match value.as_str() {
-            "" | "auto" => Ok(if Int8Matrix::supported() {
+            "" | "auto" => Ok(if cuda_device().is_ok() {
+                Precision::Cuda
+            } else if Int8Matrix::supported() {
                 Precision::Int8
             } else {
                 Precision::F32
             }),
+            "cuda" => cuda_device().map(|_| Precision::Cuda),
             "f32" => Ok(Precision::F32),
             "int8" if Int8Matrix::supported() => Ok(Precision::Int8),
             "int8" => bail!(
                 "{PRECISION_VAR}=int8 needs a CPU with AVX-512 VNNI or AVX2, which this one \
                  lacks; use auto or f32"
             ),
-            other => bail!("{PRECISION_VAR} is '{other}': expected auto, f32 or int8"),
+            other => bail!("{PRECISION_VAR} is '{other}': expected auto, f32, int8 or cuda"),
         }
     }
 
@@ -127,8 +136,25 @@ impl Precision {
         match self {
             Precision::F32 => "f32",
             Precision::Int8 => "int8",
+            Precision::Cuda => "cuda",
         }
     }
+}
+
+/// The first CUDA GPU, or why there is none to use.
+fn cuda_device() -> Result<Device> {
+    if !candle_core::utils::cuda_is_available() {
+        bail!(
+            "{PRECISION_VAR}=cuda needs an aesop built with the `cuda` cargo feature and the CUDA \
+             toolkit (docs/NEURAL.md, \"GPU\"); this one was built without it"
+        );
+    }
+    // The first line only: candle appends a backtrace where RUST_BACKTRACE is set.
+    Device::new_cuda(0).map_err(|e| {
+        let e = e.to_string();
+        let first = e.lines().next().unwrap_or_default();
+        anyhow!("{PRECISION_VAR}=cuda: no usable CUDA GPU: {first}")
+    })
 }
 
 /// A weight matrix (inputs, outputs) that activations (rows, inputs) are multiplied by.
@@ -138,11 +164,11 @@ enum Linear {
 }
 
 impl Linear {
-    /// `w` is (outputs, inputs), contiguous f32, as a GGUF stores it: transposed for f32,
-    /// read as it lies for int8.
-    fn new(w: Tensor, precision: Precision) -> Result<Linear> {
+    /// `w` is (outputs, inputs), contiguous f32 on the CPU, as a GGUF stores it: transposed for
+    /// f32 (and moved to `dev`), read as it lies for int8.
+    fn new(w: Tensor, precision: Precision, dev: &Device) -> Result<Linear> {
         Ok(match precision {
-            Precision::F32 => Linear::F32(w.t()?.contiguous()?),
+            Precision::F32 | Precision::Cuda => Linear::F32(w.t()?.contiguous()?.to_device(dev)?),
             Precision::Int8 => {
                 let (n, k) = w.dims2()?;
                 let w = w.contiguous()?;
@@ -228,6 +254,9 @@ pub struct Llama {
     /// Gemma 3's sliding-window layers' tables (their own base); empty for llama.
     cos_local: Vec<f32>,
     sin_local: Vec<f32>,
+    /// The tables on the model's device where the forward pass is [`portable`]'s (on a GPU, and
+    /// in tests); None on the CPU path.
+    portable: Option<portable::RopeTensors>,
 }
 
 /// Token embeddings: f32 rows (llama), or rows dequantized on lookup (Gemma 3, whose 262,144 ×
@@ -676,13 +705,42 @@ impl Llama {
     /// Read a llama GGUF (any file; the pinned download is checked in [`super::model`]).
     /// A truncated file, another architecture or missing tokenizer data is an error.
     pub fn load(path: &Path, precision: Precision) -> Result<Llama> {
+        match precision {
+            Precision::Cuda => Self::load_on(path, precision, Some(&cuda_device()?)),
+            _ => Self::load_on(path, precision, None),
+        }
+    }
+
+    /// Load for the tensor-only forward pass of [`portable`] on `device`, at f32: the GPU's
+    /// pass, run on the CPU by the tests that check it.
+    pub fn load_portable(path: &Path, device: &Device) -> Result<Llama> {
+        let precision = if device.is_cuda() {
+            Precision::Cuda
+        } else {
+            Precision::F32
+        };
+        Self::load_on(path, precision, Some(device))
+    }
+
+    /// Is the forward pass [`portable`]'s (see [`Llama::load_portable`])?
+    pub fn is_portable(&self) -> bool {
+        self.portable.is_some()
+    }
+
+    fn load_on(path: &Path, precision: Precision, portable_on: Option<&Device>) -> Result<Llama> {
         let mut file = std::fs::File::open(path)
             .with_context(|| format!("cannot open model file {}", path.display()))?;
-        Self::from_reader(&mut file, precision)
+        Self::from_reader(&mut file, precision, portable_on)
             .with_context(|| format!("cannot load model file {}", path.display()))
     }
 
-    fn from_reader<R: Read + Seek>(reader: &mut R, precision: Precision) -> Result<Llama> {
+    /// With `portable_on`, the weights go to that device for [`portable`]'s forward pass (f32,
+    /// llama only); else they stay on the CPU for this module's.
+    fn from_reader<R: Read + Seek>(
+        reader: &mut R,
+        precision: Precision,
+        portable_on: Option<&Device>,
+    ) -> Result<Llama> {
         let mut magic = [0u8; 4];
         reader
             .read_exact(&mut magic)
@@ -758,6 +816,15 @@ impl Llama {
             }
         }
 
+        if portable_on.is_some() && (gemma || precision == Precision::Int8) {
+            bail!(
+                "the GPU forward pass runs llama-architecture models (SmolLM2) at f32 only, not \
+                 {arch} at {}",
+                precision.name()
+            );
+        }
+        // Where the weights live: the GPU (or, in tests, the CPU) for the portable pass.
+        let target = portable_on.cloned().unwrap_or(Device::Cpu);
         let dev = Device::Cpu;
         let mut get_quantized = |name: &str| -> Result<candle_core::quantized::QTensor> {
             content
@@ -798,9 +865,9 @@ impl Llama {
             let embedding = if gemma {
                 Embedding::Quantized(embedding_q)
             } else {
-                Embedding::F32(dequantized_embedding()?)
+                Embedding::F32(dequantized_embedding()?.to_device(&target)?)
             };
-            (Linear::new(head, precision)?, embedding)
+            (Linear::new(head, precision, &target)?, embedding)
         } else if gemma && precision == Precision::Int8 {
             // The tied head quantized a group of rows at a time from the 8-bit table, so that
             // its 671 MB as f32 never exist (the same values as from the whole matrix).
@@ -817,16 +884,16 @@ impl Llama {
             (head, Embedding::Quantized(embedding_q))
         } else {
             let table = dequantized_embedding()?;
-            let head = Linear::new(table.clone(), precision)?;
+            let head = Linear::new(table.clone(), precision, &target)?;
             let embedding = if gemma {
                 drop(table);
                 Embedding::Quantized(embedding_q)
             } else {
-                Embedding::F32(table)
+                Embedding::F32(table.to_device(&target)?)
             };
             (head, embedding)
         };
-        let output_norm = get("output_norm.weight")?;
+        let output_norm = get("output_norm.weight")?.to_device(&target)?;
         let mut blocks = Vec::with_capacity(config.n_layer);
         for i in 0..config.n_layer {
             let mut w = |s: &str, dims: &[usize]| -> Result<Tensor> {
@@ -854,13 +921,13 @@ impl Llama {
                 None
             };
             blocks.push(Block {
-                attn_norm: w("attn_norm", &[e])?,
+                attn_norm: w("attn_norm", &[e])?.to_device(&target)?,
                 gemma: gemma_norms,
-                ffn_norm: w("ffn_norm", &[e])?,
-                wqkv: Linear::new(Tensor::cat(&[wq, wk, wv], 0)?, precision)?,
-                wo: Linear::new(wo, precision)?,
-                w_gate_up: Linear::new(Tensor::cat(&[gate, up], 0)?, precision)?,
-                w_down: Linear::new(down, precision)?,
+                ffn_norm: w("ffn_norm", &[e])?.to_device(&target)?,
+                wqkv: Linear::new(Tensor::cat(&[wq, wk, wv], 0)?, precision, &target)?,
+                wo: Linear::new(wo, precision, &target)?,
+                w_gate_up: Linear::new(Tensor::cat(&[gate, up], 0)?, precision, &target)?,
+                w_down: Linear::new(down, precision, &target)?,
             });
         }
         let (cos, sin) = rope_tables(config.context, config.head_dim(), config.rope_base);
@@ -868,6 +935,15 @@ impl Llama {
             rope_tables(config.context, config.head_dim(), GEMMA3_SWA_ROPE_BASE)
         } else {
             (Vec::new(), Vec::new())
+        };
+        let portable = match portable_on {
+            Some(d) => Some(portable::RopeTensors::new(
+                &cos,
+                &sin,
+                config.head_dim() / 2,
+                d,
+            )?),
+            None => None,
         };
         Ok(Llama {
             config,
@@ -881,6 +957,7 @@ impl Llama {
             sin,
             cos_local,
             sin_local,
+            portable,
         })
     }
 
@@ -926,6 +1003,9 @@ impl Llama {
                 c.context
             );
         }
+        if let Some(rope) = &self.portable {
+            return self.forward_portable(rope, tokens, lens, prefix, keep, taps, taps_only);
+        }
         let (hd, nkv) = (c.head_dim(), c.n_kv_head);
         let group = c.n_head / nkv;
         let dev = Device::Cpu;
@@ -942,10 +1022,7 @@ impl Llama {
         let scale = 1.0 / (hd as f32).sqrt();
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let mut tapped = vec![None; taps.len()];
-        let blocks = match taps.iter().max() {
-            Some(&last) if taps_only && !keep => last + 1,
-            _ => self.blocks.len(),
-        };
+        let blocks = self.blocks_to_run(taps, taps_only, keep);
         for (i, b) in self.blocks.iter().enumerate().take(blocks) {
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
             let width = (c.n_head + 2 * nkv) * hd;
@@ -1048,17 +1125,25 @@ impl Llama {
                 *slot = Some(x.clone());
             }
         }
-        let tapped = tapped
-            .into_iter()
-            .zip(taps)
-            .map(|(t, layer)| t.ok_or_else(|| anyhow!("no block {layer} to tap")))
-            .collect::<Result<Vec<_>>>()?;
+        let tapped = tapped_outputs(tapped, taps)?;
         let x = rms_norm(&x, &self.output_norm, c.rms_eps)?;
         Ok((x, keep.then_some((ks, vs)), tapped))
     }
 
+    /// How many blocks a pass runs: all of them, or up to the last tap when only the taps are
+    /// wanted (and no cache is kept).
+    fn blocks_to_run(&self, taps: &[usize], taps_only: bool, keep: bool) -> usize {
+        match taps.iter().max() {
+            Some(&last) if taps_only && !keep => last + 1,
+            _ => self.blocks.len(),
+        }
+    }
+
     /// Log-probabilities (vocab) of the token after the hidden state `h` (1, n_embd).
     fn next_logprobs(&self, h: &Tensor) -> Result<Vec<f32>> {
+        if self.portable.is_some() {
+            return self.next_logprobs_portable(h);
+        }
         self.head.with_product(h, |logits| {
             let lse = log_sum_exp(logits);
             Ok(logits.iter().map(|l| l - lse).collect())
@@ -1070,6 +1155,9 @@ impl Llama {
     /// kept: the (rows, vocab) log-softmax was hundreds of megabytes per batch, and the page
     /// faults of allocating it a tenth of the run time.
     fn target_logprobs(&self, h: &Tensor, targets: &[u32]) -> Result<Vec<f32>> {
+        if self.portable.is_some() {
+            return self.target_logprobs_portable(h, targets);
+        }
         let rows = h.dim(0)?;
         if rows != targets.len() {
             bail!("{rows} hidden states for {} targets", targets.len());
@@ -1240,6 +1328,16 @@ impl Llama {
         let p = self.prefix(&tokens[..1])?;
         self.score(&p, &tokens[1..])
     }
+}
+
+/// The tapped blocks' outputs in the order `taps` asked for them; a block that was not run is an
+/// error.
+fn tapped_outputs(tapped: Vec<Option<Tensor>>, taps: &[usize]) -> Result<Vec<Tensor>> {
+    tapped
+        .into_iter()
+        .zip(taps)
+        .map(|(t, layer)| t.ok_or_else(|| anyhow!("no block {layer} to tap")))
+        .collect()
 }
 
 /// The indices of the non-zero `lens`, in order, packed greedily into batches of at most

