@@ -99,7 +99,7 @@ pub enum Precision {
     /// (docs/NEURAL.md).
     Int8,
     /// Weights at f32 on an NVIDIA GPU, the whole forward pass there (the tensor-only pass of
-    /// [`portable`]); needs an aesop built with the `cuda` cargo feature.
+    /// `llama/portable.rs`); needs an aesop built with the `cuda` cargo feature.
     Cuda,
 }
 
@@ -711,7 +711,7 @@ impl Llama {
         }
     }
 
-    /// Load for the tensor-only forward pass of [`portable`] on `device`, at f32: the GPU's
+    /// Load for the tensor-only forward pass (`llama/portable.rs`) on `device`, at f32: the GPU's
     /// pass, run on the CPU by the tests that check it.
     pub fn load_portable(path: &Path, device: &Device) -> Result<Llama> {
         let precision = if device.is_cuda() {
@@ -722,7 +722,7 @@ impl Llama {
         Self::load_on(path, precision, Some(device))
     }
 
-    /// Is the forward pass [`portable`]'s (see [`Llama::load_portable`])?
+    /// Is the forward pass the tensor-only one (see [`Llama::load_portable`])?
     pub fn is_portable(&self) -> bool {
         self.portable.is_some()
     }

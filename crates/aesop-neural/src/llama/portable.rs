@@ -1,5 +1,5 @@
 //! The forward pass in candle's tensor operations alone, so that it runs on any candle device:
-//! the path of an NVIDIA GPU ([`Precision::Cuda`], the `cuda` cargo feature).
+//! the path of an NVIDIA GPU ([`super::Precision::Cuda`], the `cuda` cargo feature).
 //!
 //! Why a second pass: the CPU path in [`super`] does RoPE, attention's softmax and the gated
 //! activation on plain slices, which only a CPU can read. This one does the same arithmetic as
