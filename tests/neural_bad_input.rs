@@ -145,6 +145,38 @@ fn tiny_llama_portable_pass_matches_the_cpu_pass() {
         }
     }
     tiny_llama_scores_every_token_at_model(&portable);
+
+    // Continuations after each of several prompts: one prefix pass per prompt on the CPU, one
+    // cache-free segment per (prompt, continuation) pair on the portable pass.
+    let prompts: Vec<Vec<u32>> = ["the ", "a dog and ", "x"]
+        .iter()
+        .map(|t| t.bytes().map(u32::from).collect())
+        .collect();
+    let prompts: Vec<&[u32]> = prompts.iter().map(Vec::as_slice).collect();
+    let (a, b) = (
+        lm.score_each_prompt(&prompts, &conts, 8).unwrap(),
+        portable.score_each_prompt(&prompts, &conts, 8).unwrap(),
+    );
+    assert_eq!(a.len(), 3);
+    assert_eq!(b.len(), 3);
+    for (by_prompt_a, by_prompt_b) in a.iter().zip(&b) {
+        let lens = |x: &Vec<Vec<f32>>| x.iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(lens(by_prompt_a), [7, 0, 1, 22]);
+        assert_eq!(lens(by_prompt_b), [7, 0, 1, 22]);
+        for (x, y) in by_prompt_a.iter().zip(by_prompt_b) {
+            for (u, v) in x.iter().zip(y) {
+                assert!((u - v).abs() < 1e-4, "CPU {u} vs portable {v}");
+            }
+        }
+    }
+    // The first prompt's row is what score_many gives on its prefix.
+    assert_eq!(a[0], lm.score_many(&pre, &conts, 8).unwrap());
+    for m in [&lm, &portable] {
+        let err = m
+            .score_each_prompt(&[&[], prompts[0]], &conts, 8)
+            .unwrap_err();
+        assert!(err.to_string().contains("empty prompt"), "{err}");
+    }
 }
 
 /// Asking for the GPU from an aesop built without the `cuda` feature is an error that says so.

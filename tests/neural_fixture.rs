@@ -247,4 +247,26 @@ fn portable_pass_matches_llama_cpp_and_the_cpu_pass() {
         worst < 2e-3,
         "portable and CPU passes differ by {worst} nats"
     );
+
+    // Each continuation after each of three prompts (BARTScore-style recall): the portable pass
+    // packs (prompt, continuation) pairs into cache-free segments.
+    let prompts: Vec<&[u32]> = f.scored[..3].iter().map(|s| s.ids.as_slice()).collect();
+    let conts = &conts[2..];
+    let a = cpu.score_each_prompt(&prompts, conts, 128).expect("cpu");
+    let b = portable
+        .score_each_prompt(&prompts, conts, 128)
+        .expect("portable");
+    let mut worst = 0f32;
+    for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {
+        assert_eq!(x.len(), y.len());
+        assert!(!x.is_empty());
+        for (u, v) in x.iter().zip(y) {
+            worst = worst.max((u - v).abs());
+        }
+    }
+    eprintln!("portable vs CPU f32 after each prompt: largest |delta log-prob| {worst:.2e} nats");
+    assert!(
+        worst < 2e-3,
+        "portable and CPU passes differ by {worst} nats after each prompt"
+    );
 }

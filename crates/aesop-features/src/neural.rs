@@ -89,9 +89,6 @@ impl Default for NeuralOptions {
     }
 }
 
-/// Tokens per batched pass over summaries (bounds the (tokens x vocab) log-prob matrix).
-const BATCH_TOKENS: usize = 1024;
-
 const STATS: [&str; 4] = ["mean", "p10", "min", "sum"];
 
 /// Which language model a [`Neural`] class instance scores with; each is its own class.
@@ -366,7 +363,7 @@ impl Neural {
             let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
             let (_, pooled) =
                 self.lm
-                    .score_many_pooled(&prefix, &slices, BATCH_TOKENS, &[block])?;
+                    .score_many_pooled(&prefix, &slices, self.lm.batch_tokens(), &[block])?;
             Ok(pooled
                 .into_iter()
                 .map(|p| {
@@ -392,7 +389,7 @@ impl Neural {
         let slices: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
         Ok(self
             .lm
-            .token_states(unc, &slices, BATCH_TOKENS, &[block])?
+            .token_states(unc, &slices, self.lm.batch_tokens(), &[block])?
             .into_iter()
             .map(|mut taps| taps.pop().unwrap_or_default())
             .collect())
@@ -426,6 +423,7 @@ impl Neural {
 
     fn extract_topic(&self, ctx: &TopicContext) -> Result<Vec<FeatureRow>> {
         let topic = ctx.topic;
+        let batch = self.lm.batch_tokens();
         let source = Self::source(ctx);
         let src_prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
         let unc = self.unconditional_prefix()?;
@@ -442,11 +440,11 @@ impl Neural {
         let conts = self.summary_ids(ctx);
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
         let given = match &self.hidden_log {
-            None => self.lm.score_many(&src_prefix, &slices, BATCH_TOKENS)?,
+            None => self.lm.score_many(&src_prefix, &slices, batch)?,
             Some((log, layers)) => {
                 let (given, hidden) =
                     self.lm
-                        .score_many_pooled(&src_prefix, &slices, BATCH_TOKENS, layers)?;
+                        .score_many_pooled(&src_prefix, &slices, batch, layers)?;
                 let lines: Vec<serde_json::Value> = topic
                     .summaries
                     .iter()
@@ -464,10 +462,10 @@ impl Neural {
                 given
             }
         };
-        let uncond = self.lm.score_many(unc, &slices, BATCH_TOKENS)?;
+        let uncond = self.lm.score_many(unc, &slices, batch)?;
         let by_ref = ref_prefixes
             .iter()
-            .map(|p| self.lm.score_many(p, &slices, BATCH_TOKENS))
+            .map(|p| self.lm.score_many(p, &slices, batch))
             .collect::<Result<Vec<_>>>()?;
         let ref_slices: Vec<&[u32]> = ref_conts.iter().map(Vec::as_slice).collect();
         // Each scored token's text, decoded alone: for the words of `unsupported_share` and
@@ -497,10 +495,25 @@ impl Neural {
                 .collect();
             log.write(&lines)?;
         }
+        // BARTScore-style recall: each reference given each (non-empty) summary as the article.
+        let recall = if ref_prefixes.is_empty() {
+            Vec::new()
+        } else {
+            let own: Vec<Vec<u32>> = topic
+                .summaries
+                .iter()
+                .zip(&conts)
+                .filter(|(_, ids)| !ids.is_empty())
+                .map(|(s, _)| self.prompt(&self.article_ids(&s.text)))
+                .collect();
+            let own: Vec<&[u32]> = own.iter().map(Vec::as_slice).collect();
+            self.lm.score_each_prompt(&own, &ref_slices, batch)?
+        };
+        let mut recall = recall.into_iter();
         let source_words = word_set(&source);
         let unigram = WordFrequencies::shipped();
         let mut rows = Vec::with_capacity(topic.summaries.len());
-        for (k, (s, ids)) in topic.summaries.iter().zip(&conts).enumerate() {
+        for (k, ids) in conts.iter().enumerate() {
             let (given, uncond) = (&given[k], &uncond[k]);
             let mut row = Vec::with_capacity(16);
             row.extend(stats(given));
@@ -512,14 +525,11 @@ impl Neural {
             row.push(ids.len() as f64);
             let (mut prec, mut rec) = (Vec::new(), Vec::new());
             if !ids.is_empty() && !ref_prefixes.is_empty() {
-                let own = self.lm.prefix(&self.prompt(&self.article_ids(&s.text)))?;
                 prec.extend(by_ref.iter().map(|r| mean(&r[k])));
-                rec.extend(
-                    self.lm
-                        .score_many(&own, &ref_slices, BATCH_TOKENS)?
-                        .iter()
-                        .map(|r| mean(r)),
-                );
+                let by_summary = recall
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("no recall scores for summary {k}"))?;
+                rec.extend(by_summary.iter().map(|r| mean(r)));
             }
             let (p, r) = (mean_f64(&prec), mean_f64(&rec));
             row.extend([p, r, (p + r) / 2.0]);

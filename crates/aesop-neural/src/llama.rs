@@ -103,6 +103,34 @@ pub enum Precision {
     Cuda,
 }
 
+/// Tokens per batched pass unless [`BATCH_TOKENS_VAR`] says otherwise ([`Llama::batch_tokens`]).
+/// On the CPU, the setting docs/NEURAL.md's timings were measured with. On an H200, 4,096 tokens
+/// per pass saved 4-19 % of the time but took 7 times the GPU memory (docs/NEURAL.md, "GPU"),
+/// so a GPU keeps it too.
+pub const DEFAULT_BATCH_TOKENS: usize = 1024;
+
+/// Environment variable setting the tokens per batched pass (a positive number); results
+/// differ only in float rounding.
+pub const BATCH_TOKENS_VAR: &str = "AESOP_NEURAL_BATCH_TOKENS";
+
+/// [`BATCH_TOKENS_VAR`], else [`DEFAULT_BATCH_TOKENS`].
+fn batch_tokens_from_env() -> Result<usize> {
+    parse_batch_tokens(&std::env::var(BATCH_TOKENS_VAR).unwrap_or_default())
+}
+
+/// [`BATCH_TOKENS_VAR`]'s value: empty for the default, else a positive number.
+fn parse_batch_tokens(value: &str) -> Result<usize> {
+    if value.is_empty() {
+        return Ok(DEFAULT_BATCH_TOKENS);
+    }
+    match value.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => {
+            bail!("{BATCH_TOKENS_VAR} is '{value}': expected a positive number of tokens per pass")
+        }
+    }
+}
+
 /// Environment variable choosing [`Precision`]: `auto` (default: the GPU where aesop was built
 /// with the `cuda` feature and finds one, else int8 where the CPU has AVX-512 VNNI or AVX2,
 /// else f32), `f32`, `int8` or `cuda`.
@@ -141,8 +169,18 @@ impl Precision {
     }
 }
 
-/// The first CUDA GPU, or why there is none to use.
+/// The first CUDA GPU, or why there is none to use. Opened once per process: choosing the
+/// precision (`auto` asks whether there is a GPU) and loading the model share one device.
 fn cuda_device() -> Result<Device> {
+    static FIRST_GPU: std::sync::OnceLock<std::result::Result<Device, String>> =
+        std::sync::OnceLock::new();
+    FIRST_GPU
+        .get_or_init(|| open_first_gpu().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|e| anyhow!(e))
+}
+
+fn open_first_gpu() -> Result<Device> {
     if !candle_core::utils::cuda_is_available() {
         bail!(
             "{PRECISION_VAR}=cuda needs an aesop built with the `cuda` cargo feature and the CUDA \
@@ -257,6 +295,8 @@ pub struct Llama {
     /// The tables on the model's device where the forward pass is [`portable`]'s (on a GPU, and
     /// in tests); None on the CPU path.
     portable: Option<portable::RopeTensors>,
+    /// Tokens per batched pass ([`Llama::batch_tokens`]).
+    batch_tokens: usize,
 }
 
 /// Token embeddings: f32 rows (llama), or rows dequantized on lookup (Gemma 3, whose 262,144 ×
@@ -727,6 +767,12 @@ impl Llama {
         self.portable.is_some()
     }
 
+    /// Tokens per batched pass for [`Llama::score_many`] and its kin: [`BATCH_TOKENS_VAR`]
+    /// where set (read at load), else [`DEFAULT_BATCH_TOKENS`].
+    pub fn batch_tokens(&self) -> usize {
+        self.batch_tokens
+    }
+
     fn load_on(path: &Path, precision: Precision, portable_on: Option<&Device>) -> Result<Llama> {
         let mut file = std::fs::File::open(path)
             .with_context(|| format!("cannot open model file {}", path.display()))?;
@@ -936,6 +982,7 @@ impl Llama {
         } else {
             (Vec::new(), Vec::new())
         };
+        let batch_tokens = batch_tokens_from_env()?;
         let portable = match portable_on {
             Some(d) => Some(portable::RopeTensors::new(
                 &cos,
@@ -957,6 +1004,7 @@ impl Llama {
             sin,
             cos_local,
             sin_local,
+            batch_tokens,
             portable,
         })
     }
@@ -1003,8 +1051,8 @@ impl Llama {
                 c.context
             );
         }
-        if let Some(rope) = &self.portable {
-            return self.forward_portable(rope, tokens, lens, prefix, keep, taps, taps_only);
+        if self.portable.is_some() {
+            return self.forward_portable(tokens, lens, prefix, keep, taps, taps_only);
         }
         let (hd, nkv) = (c.head_dim(), c.n_kv_head);
         let group = c.n_head / nkv;
@@ -1312,6 +1360,81 @@ impl Llama {
         Ok(out)
     }
 
+    /// Every one of `conts` scored after each of `prompts`: `out[p][c]` is [`Llama::score`] of
+    /// `conts[c]` given the prefix of `prompts[p]` (BARTScore-style recall reads each reference
+    /// given each summary). On the CPU each prompt is one prefix pass with its continuations
+    /// batched on top. On the tensor-only path (a GPU) one small pass per prompt costs more in
+    /// kernel launches than recomputing the prompt does: each (prompt, continuation) pair is one
+    /// cache-free segment, and pairs fill passes of about `batch_tokens` tokens. An empty prompt
+    /// is an error, as for [`Llama::prefix`].
+    pub fn score_each_prompt(
+        &self,
+        prompts: &[&[u32]],
+        conts: &[&[u32]],
+        batch_tokens: usize,
+    ) -> Result<Vec<Vec<Vec<f32>>>> {
+        if prompts.iter().any(|p| p.is_empty()) {
+            bail!("empty prompt");
+        }
+        if self.portable.is_none() {
+            return prompts
+                .iter()
+                .map(|p| self.score_many(&self.prefix(p)?, conts, batch_tokens))
+                .collect();
+        }
+        let context = self.config.context;
+        if let Some(p) = prompts.iter().find(|p| p.len() > context) {
+            bail!("{} tokens exceed the model's context of {context}", p.len());
+        }
+        let mut out = vec![vec![Vec::new(); conts.len()]; prompts.len()];
+        // (prompt, continuation, the continuation cut to the room its prompt leaves).
+        let pairs: Vec<(usize, usize, &[u32])> = prompts
+            .iter()
+            .enumerate()
+            .flat_map(|(p, prompt)| {
+                let room = context - prompt.len();
+                conts
+                    .iter()
+                    .enumerate()
+                    .map(move |(c, t)| (p, c, &t[..t.len().min(room)]))
+            })
+            .collect();
+        // A pair's inputs: its prompt and all of its continuation but the last token.
+        let lens: Vec<usize> = pairs
+            .iter()
+            .map(|&(p, _, t)| match t.len() {
+                0 => 0,
+                n => prompts[p].len() + n - 1,
+            })
+            .collect();
+        for batch in batches(&lens, batch_tokens) {
+            let n: usize = batch.iter().map(|&i| lens[i]).sum();
+            let mut inputs = Vec::with_capacity(n);
+            let mut seg_lens = Vec::with_capacity(batch.len());
+            // The rows whose next token is one of a continuation's, and those tokens.
+            let (mut rows, mut targets) = (Vec::new(), Vec::new());
+            for &i in &batch {
+                let (p, _, t) = pairs[i];
+                let start = inputs.len();
+                inputs.extend_from_slice(prompts[p]);
+                inputs.extend_from_slice(&t[..t.len() - 1]);
+                rows.extend((start + prompts[p].len() - 1..start + lens[i]).map(|r| r as u32));
+                targets.extend_from_slice(t);
+                seg_lens.push(lens[i]);
+            }
+            let (h, _, _) = self.forward_segments(&inputs, &seg_lens, None, false, &[], false)?;
+            let h = h.index_select(&Tensor::new(rows.as_slice(), h.device())?, 0)?;
+            let picked = self.target_logprobs(&h, &targets)?;
+            let mut start = 0;
+            for &i in &batch {
+                let (p, c, t) = pairs[i];
+                out[p][c] = picked[start..start + t.len()].to_vec();
+                start += t.len();
+            }
+        }
+        Ok(out)
+    }
+
     /// Each continuation cut to the room the context leaves after `prefix` (tokens beyond it are
     /// not scored).
     fn within_context<'a>(&self, prefix: &Prefix, conts: &[&'a [u32]]) -> Vec<&'a [u32]> {
@@ -1369,6 +1492,16 @@ fn lp_of(row: &[f32], id: u32) -> Result<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_tokens_are_the_default_or_a_positive_number() {
+        assert_eq!(parse_batch_tokens("").unwrap(), DEFAULT_BATCH_TOKENS);
+        assert_eq!(parse_batch_tokens(" 4096 ").unwrap(), 4096);
+        for bad in ["0", "-5", "lots", "1e3"] {
+            let e = parse_batch_tokens(bad).unwrap_err().to_string();
+            assert!(e.contains(BATCH_TOKENS_VAR) && e.contains(bad), "{e}");
+        }
+    }
 
     #[test]
     fn batches_pack_in_order_skip_empty_and_keep_a_long_one_alone() {

@@ -13,7 +13,7 @@
 //! ([`Llama::load_portable`]), where it must agree with llama.cpp and with the CPU path.
 
 use anyhow::{bail, Result};
-use candle_core::{Device, Tensor, D};
+use candle_core::{DType, Device, Tensor, D};
 
 use super::{rms_norm, tapped_outputs, Embedding, KvLayers, Llama, Prefix};
 
@@ -39,21 +39,35 @@ impl RopeTensors {
 
 /// Additive attention mask (tokens, past + tokens) for continuations of lengths `lens` laid end
 /// to end after a prefix of `past` positions: 0 where a query may look (the whole prefix, and
-/// its own continuation up to itself), minus infinity elsewhere.
+/// its own continuation up to itself), minus infinity elsewhere. Built on the device from each
+/// token's segment: a pass of 4,096 tokens has a 64 MB mask, not worth filling on the host and
+/// copying over each time.
 fn segment_mask(lens: &[usize], past: usize, dev: &Device) -> Result<Tensor> {
     let n: usize = lens.iter().sum();
-    let cols = past + n;
-    let mut mask = vec![f32::NEG_INFINITY; n * cols];
-    let mut start = 0;
-    for &len in lens {
-        for t in 0..len {
-            let row = &mut mask[(start + t) * cols..(start + t + 1) * cols];
-            row[..past].fill(0.0);
-            row[past + start..=past + start + t].fill(0.0);
-        }
-        start += len;
+    let segment: Vec<u32> = lens
+        .iter()
+        .enumerate()
+        .flat_map(|(s, &len)| std::iter::repeat_n(s as u32, len))
+        .collect();
+    let segment = Tensor::from_vec(segment, n, dev)?;
+    let index = Tensor::arange(0u32, n as u32, dev)?;
+    // Query r (a row) sees token c (a column) of its own segment with c ≤ r.
+    let same = segment
+        .reshape((n, 1))?
+        .broadcast_eq(&segment.reshape((1, n))?)?;
+    let causal = index
+        .reshape((1, n))?
+        .broadcast_le(&index.reshape((n, 1))?)?;
+    let open = Tensor::zeros((n, n), DType::F32, dev)?;
+    let hidden = Tensor::full(f32::NEG_INFINITY, (n, n), dev)?;
+    let own = (same * causal)?.where_cond(&open, &hidden)?;
+    if past == 0 {
+        return Ok(own);
     }
-    Ok(Tensor::from_vec(mask, (n, cols), dev)?)
+    Ok(Tensor::cat(
+        &[&Tensor::zeros((n, past), DType::F32, dev)?, &own],
+        1,
+    )?)
 }
 
 /// `heads` heads of width `hd` from `x` (tokens, heads · hd) as (heads, tokens, hd), adjacent
@@ -94,10 +108,8 @@ fn log_sum_exp_rows(x: &Tensor) -> Result<Tensor> {
 
 impl Llama {
     /// [`Llama::forward_segments`] on this path (the same arguments and results).
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn forward_portable(
         &self,
-        rope: &RopeTensors,
         tokens: &[u32],
         lens: &[usize],
         prefix: Option<&Prefix>,
@@ -106,6 +118,9 @@ impl Llama {
         taps_only: bool,
     ) -> Result<(Tensor, Option<KvLayers>, Vec<Tensor>)> {
         let c = &self.config;
+        let Some(rope) = &self.portable else {
+            bail!("the model was not loaded for the portable forward pass");
+        };
         let Embedding::F32(table) = &self.embedding else {
             bail!("the portable forward pass needs an f32 embedding table");
         };
@@ -222,6 +237,23 @@ mod tests {
         assert_eq!(open(&m[0]), [true, true, false, false]);
         assert_eq!(open(&m[1]), [true, true, true, false]);
         assert_eq!(open(&m[2]), [true, false, false, true]);
+        assert!(m
+            .iter()
+            .flatten()
+            .all(|v| *v == 0.0 || *v == f32::NEG_INFINITY));
+        // No prefix: three segments, each sees only itself, causally.
+        let m = segment_mask(&[1, 3, 2], 0, &Device::Cpu)?.to_vec2::<f32>()?;
+        let expected = [
+            [true, false, false, false, false, false],
+            [false, true, false, false, false, false],
+            [false, true, true, false, false, false],
+            [false, true, true, true, false, false],
+            [false, false, false, false, true, false],
+            [false, false, false, false, true, true],
+        ];
+        for (row, want) in m.iter().zip(expected) {
+            assert_eq!(open(row), want);
+        }
         Ok(())
     }
 
