@@ -66,7 +66,7 @@ pub struct Config {
     /// Gemma 3 (256, with 4 heads of a 640-wide model).
     pub head_dim: usize,
     pub n_ff: usize,
-    /// Positions the model may see (the GGUF's context, at most [`MAX_POSITIONS`]).
+    /// Positions the model may see (the GGUF's context, at most `MAX_POSITIONS`).
     pub context: usize,
     pub rope_base: f32,
     pub rms_eps: f64,

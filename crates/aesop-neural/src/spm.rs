@@ -22,7 +22,7 @@
 //!    its bytes is the byte-fallback token `<0xXX>`.
 //!
 //! Token attributes follow llama.cpp's loader, which overrides the GGUF types of a few tokens by
-//! their text (see [`apply_llama_cpp_overrides`]): Gemma 3's user-defined `</s>` is made a
+//! their text (see `apply_llama_cpp_overrides`): Gemma 3's user-defined `</s>` is made a
 //! control token there, so `"</s>"` in a text is *not* split off and decodes to nothing.
 //! Checked against llama.cpp's ids in tests/neural_spm.rs.
 

@@ -1,7 +1,7 @@
 //! Importers: one per source format, each turning a public or NIST layout into topics.
 //! The choices each importer makes (ids, score names, mapped targets) are documented in
 //! docs/JUDGMENT_SETS.md. Every error names the file, and the line and field where one applies.
-//! Shared rules: a leading UTF-8 byte-order mark is skipped ([`read_text`]), JSON lines are parsed
+//! Shared rules: a leading UTF-8 byte-order mark is skipped (`read_text`), JSON lines are parsed
 //! as judgment-set lines are ([`jsonl::parse_json`]: bare `NaN` allowed, repeated keys refused), an
 //! import with no topic is an error, and an error on a file of another known format says which.
 
