@@ -42,6 +42,7 @@ mod neural_hidden;
 mod neural_match;
 mod neural_spm;
 mod neural_tokens;
+mod neural_truecased;
 mod nlp_conllu;
 mod nlp_ewt;
 mod nlp_robustness;

@@ -51,6 +51,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &alignment::CLASS,
     &neural::CLASS,
     &neural::GEMMA3_CLASS,
+    &neural::TRUECASED_CLASS,
     &neural_hidden::CLASS,
     &neural_match::CLASS,
 ];

@@ -2,7 +2,10 @@
 //! (SmolLM2-135M, [`aesop_neural`]), given the source and unconditionally, and BARTScore-style
 //! against the references. `gemma3`: the same features under a second, larger LM (Gemma 3 270M,
 //! a base model, so always with the plain prompt), whose errors differ from SmolLM2's: the two
-//! together carry more than either (docs/NEURAL.md, "A second LM").
+//! together carry more than either (docs/NEURAL.md, "A second LM"). `neural_truecased`: the
+//! `neural` features of each summary with its lowercase words cased as the source writes them
+//! ([`aesop_text::truecase`]), so that a system's casing convention is not read as bad English
+//! (docs/NEURAL.md, "Casing from the source").
 //!
 //! Why: an LM's surprise at a summary, given the article it summarizes, tracks fluency and
 //! faithfulness far better than any lexical feature (issue 15: mean log-prob given the source
@@ -98,6 +101,9 @@ pub enum LmChoice {
     Smollm2,
     /// Gemma 3 270M (pretrained, not instruction-tuned): the `gemma3` class.
     Gemma3,
+    /// SmolLM2 reading each summary with its lowercase words cased as the source writes them
+    /// ([`aesop_text::truecase`]): the `neural_truecased` class.
+    Smollm2Truecased,
 }
 
 impl LmChoice {
@@ -105,6 +111,7 @@ impl LmChoice {
         match self {
             LmChoice::Smollm2 => &CLASS,
             LmChoice::Gemma3 => &GEMMA3_CLASS,
+            LmChoice::Smollm2Truecased => &TRUECASED_CLASS,
         }
     }
 }
@@ -201,7 +208,9 @@ impl Neural {
     /// is an error naming its fetch command.
     pub fn with_model(opts: NeuralOptions, choice: LmChoice) -> Result<Neural> {
         let (lm, prompt) = match choice {
-            LmChoice::Smollm2 => (aesop_neural::model::smollm2()?, opts.prompt),
+            LmChoice::Smollm2 | LmChoice::Smollm2Truecased => {
+                (aesop_neural::model::smollm2()?, opts.prompt)
+            }
             LmChoice::Gemma3 => (aesop_neural::model::gemma3()?, NeuralPrompt::Plain),
         };
         let mut prompt_around = prompt_around(&lm.tokenizer, prompt)?;
@@ -269,6 +278,7 @@ impl Neural {
         let model = match self.choice {
             LmChoice::Smollm2 => String::new(),
             LmChoice::Gemma3 => format!("{} ", aesop_neural::model::GEMMA3.name),
+            LmChoice::Smollm2Truecased => "truecased ".to_string(),
         };
         // Rows are keyed by the references they read only (hidden states read none), so those
         // are shared by runs with any `--neural-references`.
@@ -409,11 +419,21 @@ impl Neural {
 
     /// Each summary's ids as it follows the prompt.
     fn summary_ids(&self, ctx: &TopicContext) -> Vec<Vec<u32>> {
-        ctx.topic
-            .summaries
+        self.summary_texts(ctx)
             .iter()
-            .map(|s| self.continuation(&s.text))
+            .map(|text| self.continuation(text))
             .collect()
+    }
+
+    /// The summaries as the LM reads them: as written, or for `neural_truecased` with their
+    /// lowercase words cased as the source writes them.
+    fn summary_texts<'a>(&self, ctx: &'a TopicContext) -> Vec<std::borrow::Cow<'a, str>> {
+        let summaries = ctx.topic.summaries.iter();
+        if self.choice != LmChoice::Smollm2Truecased {
+            return summaries.map(|s| s.text.as_str().into()).collect();
+        }
+        let casing = aesop_text::truecase::SourceCasing::from_text(&Self::source(ctx));
+        summaries.map(|s| casing.apply(&s.text).into()).collect()
     }
 
     /// The model's width (hidden-state size) and number of blocks.
@@ -499,12 +519,12 @@ impl Neural {
         let recall = if ref_prefixes.is_empty() {
             Vec::new()
         } else {
-            let own: Vec<Vec<u32>> = topic
-                .summaries
+            let own: Vec<Vec<u32>> = self
+                .summary_texts(ctx)
                 .iter()
                 .zip(&conts)
                 .filter(|(_, ids)| !ids.is_empty())
-                .map(|(s, _)| self.prompt(&self.article_ids(&s.text)))
+                .map(|(text, _)| self.prompt(&self.article_ids(text)))
                 .collect();
             let own: Vec<&[u32]> = own.iter().map(Vec::as_slice).collect();
             self.lm.score_each_prompt(&own, &ref_slices, batch)?
@@ -720,6 +740,7 @@ pub fn is_lm_class(class: &str) -> bool {
     [
         CLASS.name,
         GEMMA3_CLASS.name,
+        TRUECASED_CLASS.name,
         super::neural_hidden::CLASS.name,
         super::neural_match::CLASS.name,
     ]
@@ -735,6 +756,23 @@ pub static GEMMA3_CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::Some,
     batch_dependent: false,
     build: |o| Ok(Box::new(Neural::with_model(o.neural.clone(), LmChoice::Gemma3)?)),
+};
+
+/// The `neural_truecased` class in the [registry](super::registry): the `neural` features of
+/// each summary with its lowercase words cased as the source writes them, for systems that write
+/// lowercase (docs/NEURAL.md, "Casing from the source").
+pub static TRUECASED_CLASS: ClassSpec = ClassSpec {
+    name: "neural_truecased",
+    about: "the neural class's features with each summary's lowercase words cased as its source writes them; needs `aesop models fetch smollm2`",
+    default: false,
+    references: ReferenceUse::Some,
+    batch_dependent: false,
+    build: |o| {
+        Ok(Box::new(Neural::with_model(
+            o.neural.clone(),
+            LmChoice::Smollm2Truecased,
+        )?))
+    },
 };
 
 impl FeatureClass for Neural {

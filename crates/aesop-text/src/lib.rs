@@ -1,11 +1,12 @@
 //! Text analysis the classic metrics depend on: tokenization profiles (`rouge155`, `simetrix`),
-//! the original Porter (1980) stemmer, WordNet-2.0 exception lists, stop lists, and sentence
-//! splitting.
+//! the original Porter (1980) stemmer, WordNet-2.0 exception lists, stop lists, sentence
+//! splitting, and recasing a summary's words as its source writes them.
 
 pub mod porter;
 pub mod profile;
 pub mod sentences;
 pub mod stopwords;
+pub mod truecase;
 pub mod wordnet;
 
 pub use profile::{rouge155_tokens, simetrix_tokens, Rouge155Options};
