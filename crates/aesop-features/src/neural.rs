@@ -366,10 +366,9 @@ impl Neural {
         width: usize,
     ) -> Result<Vec<FeatureRow>> {
         self.cached(ctx, &format!("hidden{block} "), (width, 0), || {
-            let prefix = self
-                .lm
-                .prefix(&self.prompt(&self.article_ids(&Self::source(ctx))))?;
-            let conts = self.summary_ids(ctx);
+            let source = Self::source(ctx);
+            let prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
+            let conts = self.summary_ids(&self.summary_texts(ctx, &source));
             let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
             let (_, pooled) =
                 self.lm
@@ -417,22 +416,23 @@ impl Neural {
             .map_err(|e| anyhow::anyhow!("{e}"))
     }
 
-    /// Each summary's ids as it follows the prompt.
-    fn summary_ids(&self, ctx: &TopicContext) -> Vec<Vec<u32>> {
-        self.summary_texts(ctx)
-            .iter()
-            .map(|text| self.continuation(text))
-            .collect()
+    /// Each summary's ids as it follows the prompt, from [`Neural::summary_texts`].
+    fn summary_ids(&self, texts: &[std::borrow::Cow<str>]) -> Vec<Vec<u32>> {
+        texts.iter().map(|text| self.continuation(text)).collect()
     }
 
     /// The summaries as the LM reads them: as written, or for `neural_truecased` with their
-    /// lowercase words cased as the source writes them.
-    fn summary_texts<'a>(&self, ctx: &'a TopicContext) -> Vec<std::borrow::Cow<'a, str>> {
+    /// lowercase words cased as `source` (the topic's, [`Neural::source`]) writes them.
+    fn summary_texts<'a>(
+        &self,
+        ctx: &'a TopicContext,
+        source: &str,
+    ) -> Vec<std::borrow::Cow<'a, str>> {
         let summaries = ctx.topic.summaries.iter();
         if self.choice != LmChoice::Smollm2Truecased {
             return summaries.map(|s| s.text.as_str().into()).collect();
         }
-        let casing = aesop_text::truecase::SourceCasing::from_text(&Self::source(ctx));
+        let casing = aesop_text::truecase::SourceCasing::from_text(source);
         summaries.map(|s| casing.apply(&s.text).into()).collect()
     }
 
@@ -457,7 +457,8 @@ impl Neural {
             .map(|r| self.lm.prefix(&self.prompt(&self.article_ids(r))))
             .collect::<Result<Vec<_>>>()?;
         let ref_conts: Vec<Vec<u32>> = refs.iter().map(|r| self.continuation(r)).collect();
-        let conts = self.summary_ids(ctx);
+        let texts = self.summary_texts(ctx, &source);
+        let conts = self.summary_ids(&texts);
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
         let given = match &self.hidden_log {
             None => self.lm.score_many(&src_prefix, &slices, batch)?,
@@ -519,8 +520,7 @@ impl Neural {
         let recall = if ref_prefixes.is_empty() {
             Vec::new()
         } else {
-            let own: Vec<Vec<u32>> = self
-                .summary_texts(ctx)
+            let own: Vec<Vec<u32>> = texts
                 .iter()
                 .zip(&conts)
                 .filter(|(_, ids)| !ids.is_empty())
