@@ -69,12 +69,15 @@ print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}
 print("- Feature ranges: the model stores each column's smallest and largest training value (model format 5), and "
       "`score` clamps every feature into that range, so a value no training summary had (the length of a "
       "100,000-character summary) moves the score no further than the most extreme training summary did.")
-if "neural" in loso["classes"]:
-    print("- The `neural` class scores every summary with SmolLM2-135M (Apache-2.0, SmolLM2 by Hugging Face; "
-          "models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, source budget "
-          "1,400 tokens; the options are stored in the model file). Scoring needs `aesop models fetch smollm2` "
-          "once; docs/NEURAL.md gives the cost.")
-section = "Neural built-ins" if "neural" in loso["classes"] else "Models that transfer"
+lm_class = next((c for c in loso["classes"] if c in ("neural", "neural_truecased")), None)
+if lm_class:
+    recased = (", each summary's lowercase words cased as its source writes them (docs/NEURAL.md, \"Casing "
+               "from the source\")" if lm_class == "neural_truecased" else "")
+    print(f"- The `{lm_class}` class scores every summary with SmolLM2-135M (Apache-2.0, SmolLM2 by "
+          "Hugging Face; models/SMOLLM2_MODEL_CARD.md), reference-free features only (`--neural-references 0`, "
+          f"source budget 1,400 tokens; the options are stored in the model file){recased}. Scoring needs "
+          "`aesop models fetch smollm2` once; docs/NEURAL.md gives the cost.")
+section = "Neural built-ins" if lm_class else "Models that transfer"
 anchored = re.search(r", anchored on (\S+)$", hyper)
 if anchored:
     hyper = hyper[: anchored.start()]
@@ -119,7 +122,7 @@ for s, col in sets:
           f"| {fmt(statistics.mean(c['system_kendall_tau'] for c in cvs))} "
           f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
-default = "`aesop score --neural`" if "neural" in loso["classes"] else "`aesop score`"
+default = "`aesop score --neural`" if lm_class else "`aesop score`"
 if name == target and reference_free:
     topics = "every topic (it is the only model of its target)."
 else:

@@ -22,6 +22,11 @@
 //! `max_references` references (0 turns them off); without references they are NaN. An empty
 //! summary has no tokens: its log-prob features are NaN and `n_tokens` is 0.
 //!
+//! Classes that read the same model within one run share the topic's LM work ([`SharedLmWork`]):
+//! `neural` and `neural_truecased` run the source prompt once, and a summary the recasing leaves
+//! unchanged is scored once, so `score --neural`, whose built-ins use both, pays a second pass
+//! only for the summaries written in lowercase.
+//!
 //! With `AESOP_NEURAL_CACHE=DIR` each topic's rows are stored in DIR under a hash of the
 //! topic's texts and the options, so cross-validation and ablation runs over the same set
 //! (every fold seed, every target) run the network once.
@@ -33,10 +38,10 @@
 //! the aggregates), so every topic runs the network.
 
 use super::wordfreq::WordFrequencies;
-use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
+use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_neural::llama::{Llama, Prefix};
 use anyhow::{Context, Result};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -113,6 +118,128 @@ impl LmChoice {
             LmChoice::Gemma3 => &GEMMA3_CLASS,
             LmChoice::Smollm2Truecased => &TRUECASED_CLASS,
         }
+    }
+}
+
+/// A topic's LM work, shared by the classes that read the same model (held in the topic's
+/// [`TopicContext`], so it lives while the topic's classes run): prompts already processed and
+/// continuations already scored after them. Results do not depend on what else is scored in a
+/// batch, so a shared score equals the one the class would compute itself.
+#[derive(Default)]
+struct SharedLmWork {
+    /// Processed prompts, by their ids.
+    prefixes: Mutex<HashMap<Vec<u32>, Arc<Prefix>>>,
+    /// Per-token log-probabilities, by prompt ids, then continuation ids.
+    scores: Mutex<HashMap<Vec<u32>, ScoresAfterPrompt>>,
+}
+
+/// Per-token log-probabilities of continuations after one prompt, by continuation ids.
+type ScoresAfterPrompt = HashMap<Vec<u32>, Vec<f32>>;
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SharedLmWork {
+    /// How many prompts were processed and how many (prompt, continuation) pairs scored: what
+    /// went through the network, for the test that sharing saves work.
+    #[cfg(test)]
+    fn counts(&self) -> (usize, usize) {
+        let scored = locked(&self.scores).values().map(HashMap::len).sum();
+        (locked(&self.prefixes).len(), scored)
+    }
+
+    /// The processed `prompt`, run through `lm` the first time it is asked for.
+    fn prefix(&self, lm: &Llama, prompt: &[u32]) -> Result<Arc<Prefix>> {
+        if let Some(p) = locked(&self.prefixes).get(prompt) {
+            return Ok(Arc::clone(p));
+        }
+        let p = Arc::new(lm.prefix(prompt)?);
+        locked(&self.prefixes).insert(prompt.to_vec(), Arc::clone(&p));
+        Ok(p)
+    }
+
+    /// Each of `conts` scored after `prompt` (processed as `prefix`); only the continuations
+    /// not yet scored after it go through the network, in batches of `batch` tokens.
+    fn score_many(
+        &self,
+        lm: &Llama,
+        (prompt, prefix): (&[u32], &Prefix),
+        conts: &[Vec<u32>],
+        batch: usize,
+    ) -> Result<Vec<Vec<f32>>> {
+        let missing: Vec<&[u32]> = {
+            let scores = locked(&self.scores);
+            let known = scores.get(prompt);
+            let mut seen = HashSet::new();
+            conts
+                .iter()
+                .map(Vec::as_slice)
+                .filter(|c| !known.is_some_and(|k| k.contains_key(*c)) && seen.insert(*c))
+                .collect()
+        };
+        let scored = if missing.is_empty() {
+            Vec::new()
+        } else {
+            lm.score_many(prefix, &missing, batch)?
+        };
+        let mut scores = locked(&self.scores);
+        let known = scores.entry(prompt.to_vec()).or_default();
+        for (c, lp) in missing.into_iter().zip(scored) {
+            known.insert(c.to_vec(), lp);
+        }
+        Ok(conts
+            .iter()
+            .map(|c| known.get(c).cloned().unwrap_or_default())
+            .collect())
+    }
+
+    /// Each of `conts` scored after each of `prompts` (`[prompt][continuation]`); only the
+    /// prompts after which some continuation is not yet scored go through the network.
+    fn score_each_prompt(
+        &self,
+        lm: &Llama,
+        prompts: &[Vec<u32>],
+        conts: &[&[u32]],
+        batch: usize,
+    ) -> Result<Vec<Vec<Vec<f32>>>> {
+        let missing: Vec<&[u32]> = {
+            let scores = locked(&self.scores);
+            let mut seen = HashSet::new();
+            prompts
+                .iter()
+                .map(Vec::as_slice)
+                .filter(|p| {
+                    let known = scores.get(*p);
+                    conts
+                        .iter()
+                        .any(|c| !known.is_some_and(|k| k.contains_key(*c)))
+                        && seen.insert(*p)
+                })
+                .collect()
+        };
+        let scored = if missing.is_empty() {
+            Vec::new()
+        } else {
+            lm.score_each_prompt(&missing, conts, batch)?
+        };
+        let mut scores = locked(&self.scores);
+        for (p, by_cont) in missing.into_iter().zip(scored) {
+            let known = scores.entry(p.to_vec()).or_default();
+            for (c, lp) in conts.iter().zip(by_cont) {
+                known.insert(c.to_vec(), lp);
+            }
+        }
+        Ok(prompts
+            .iter()
+            .map(|p| {
+                let known = scores.get(p);
+                conts
+                    .iter()
+                    .map(|c| known.and_then(|k| k.get(*c)).cloned().unwrap_or_default())
+                    .collect()
+            })
+            .collect())
     }
 }
 
@@ -367,7 +494,7 @@ impl Neural {
     ) -> Result<Vec<FeatureRow>> {
         self.cached(ctx, &format!("hidden{block} "), (width, 0), || {
             let source = Self::source(ctx);
-            let prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
+            let (_, prefix) = self.source_prefix(&self.shared_work(ctx), &source)?;
             let conts = self.summary_ids(&self.summary_texts(ctx, &source));
             let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
             let (_, pooled) =
@@ -436,6 +563,24 @@ impl Neural {
         summaries.map(|s| casing.apply(&s.text).into()).collect()
     }
 
+    /// The topic's LM work shared with the other classes reading this class's model.
+    fn shared_work(&self, ctx: &TopicContext) -> Arc<SharedLmWork> {
+        const SMOLLM2: SharedKey<SharedLmWork> = SharedKey::new("neural.smollm2_work");
+        const GEMMA3: SharedKey<SharedLmWork> = SharedKey::new("neural.gemma3_work");
+        let key = match self.choice {
+            LmChoice::Smollm2 | LmChoice::Smollm2Truecased => SMOLLM2,
+            LmChoice::Gemma3 => GEMMA3,
+        };
+        ctx.shared(key, |_| SharedLmWork::default())
+    }
+
+    /// The source prompt's ids and its processed prefix, shared within the topic.
+    fn source_prefix(&self, work: &SharedLmWork, source: &str) -> Result<(Vec<u32>, Arc<Prefix>)> {
+        let prompt = self.prompt(&self.article_ids(source));
+        let prefix = work.prefix(&self.lm, &prompt)?;
+        Ok((prompt, prefix))
+    }
+
     /// The model's width (hidden-state size) and number of blocks.
     pub(crate) fn model_shape(&self) -> (usize, usize) {
         (self.lm.config.n_embd, self.lm.config.n_layer)
@@ -445,23 +590,29 @@ impl Neural {
         let topic = ctx.topic;
         let batch = self.lm.batch_tokens();
         let source = Self::source(ctx);
-        let src_prefix = self.lm.prefix(&self.prompt(&self.article_ids(&source)))?;
+        let work = self.shared_work(ctx);
+        let (src_prompt, src_prefix) = self.source_prefix(&work, &source)?;
         let unc = self.unconditional_prefix()?;
+        let unc_prompt = self.prompt(&[]);
         let refs: Vec<&str> = ctx
             .reference_texts()
             .into_iter()
             .take(self.opts.max_references)
             .collect();
-        let ref_prefixes = refs
+        let ref_prompts: Vec<Vec<u32>> = refs
             .iter()
-            .map(|r| self.lm.prefix(&self.prompt(&self.article_ids(r))))
+            .map(|r| self.prompt(&self.article_ids(r)))
+            .collect();
+        let ref_prefixes = ref_prompts
+            .iter()
+            .map(|p| work.prefix(&self.lm, p))
             .collect::<Result<Vec<_>>>()?;
         let ref_conts: Vec<Vec<u32>> = refs.iter().map(|r| self.continuation(r)).collect();
         let texts = self.summary_texts(ctx, &source);
         let conts = self.summary_ids(&texts);
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
         let given = match &self.hidden_log {
-            None => self.lm.score_many(&src_prefix, &slices, batch)?,
+            None => work.score_many(&self.lm, (&src_prompt, &src_prefix), &conts, batch)?,
             Some((log, layers)) => {
                 let (given, hidden) =
                     self.lm
@@ -483,10 +634,11 @@ impl Neural {
                 given
             }
         };
-        let uncond = self.lm.score_many(unc, &slices, batch)?;
-        let by_ref = ref_prefixes
+        let uncond = work.score_many(&self.lm, (&unc_prompt, unc), &conts, batch)?;
+        let by_ref = ref_prompts
             .iter()
-            .map(|p| self.lm.score_many(p, &slices, batch))
+            .zip(&ref_prefixes)
+            .map(|(q, p)| work.score_many(&self.lm, (q, p), &conts, batch))
             .collect::<Result<Vec<_>>>()?;
         let ref_slices: Vec<&[u32]> = ref_conts.iter().map(Vec::as_slice).collect();
         // Each scored token's text, decoded alone: for the words of `unsupported_share` and
@@ -526,8 +678,7 @@ impl Neural {
                 .filter(|(_, ids)| !ids.is_empty())
                 .map(|(text, _)| self.prompt(&self.article_ids(text)))
                 .collect();
-            let own: Vec<&[u32]> = own.iter().map(Vec::as_slice).collect();
-            self.lm.score_each_prompt(&own, &ref_slices, batch)?
+            work.score_each_prompt(&self.lm, &own, &ref_slices, batch)?
         };
         let mut recall = recall.into_iter();
         let source_words = word_set(&source);
@@ -835,6 +986,68 @@ impl FeatureClass for Neural {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `neural` then `neural_truecased` on one topic: the second runs the source prompt again
+    /// for nothing and scores only the summary its recasing changes, and its rows equal those it
+    /// computes alone. Needs `aesop models fetch smollm2` (skips with a notice without it,
+    /// unless AESOP_REQUIRE_MODELS=1).
+    #[test]
+    fn classes_reading_one_model_share_its_work() {
+        if !aesop_neural::model::is_present(&aesop_neural::model::SMOLLM2) {
+            assert!(
+                std::env::var("AESOP_REQUIRE_MODELS").map_or(true, |v| v != "1"),
+                "AESOP_REQUIRE_MODELS=1 but the SmolLM2 model is absent"
+            );
+            eprintln!("skipping classes_reading_one_model_share_its_work: no SmolLM2 model");
+            return;
+        }
+        let mut topic = aesop_corpus::Topic::new("t");
+        topic.documents.push(aesop_corpus::Document::new(
+            "d",
+            "Paul Merson has restarted his row with Andros Townsend after the Burnley game .",
+        ));
+        for (system, text) in [
+            ("lower", "paul merson criticised andros townsend ."),
+            ("cased", "Merson criticised Townsend after the game ."),
+        ] {
+            let s: aesop_corpus::Summary =
+                serde_json::from_value(serde_json::json!({"system": system, "text": text}))
+                    .expect("a summary");
+            topic.summaries.push(s);
+        }
+        let opts = NeuralOptions {
+            max_references: 0,
+            ..NeuralOptions::default()
+        };
+        let neural = Neural::with_model(opts.clone(), LmChoice::Smollm2).expect("SmolLM2");
+        let truecased = Neural::with_model(opts, LmChoice::Smollm2Truecased).expect("SmolLM2");
+        let ctx = TopicContext::new(&topic);
+        neural.extract_topic(&ctx).expect("neural rows");
+        let work = neural.shared_work(&ctx);
+        // The source prompt; two summaries given it and unconditionally.
+        assert_eq!(work.counts(), (1, 4));
+        let shared = truecased.extract_topic(&ctx).expect("truecased rows");
+        // The recased lowercase summary is new, given the source and unconditionally.
+        assert_eq!(work.counts(), (1, 6));
+        let alone = truecased
+            .extract_topic(&TopicContext::new(&topic))
+            .expect("truecased rows");
+        // Batches differ (the shared run scores one summary, the lone run two), which may
+        // move a log-prob in its last digits.
+        let close = |a: &f64, b: &f64| (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-4;
+        let rows = |r: &[FeatureRow]| -> Vec<Vec<f64>> { r.iter().flatten().cloned().collect() };
+        let (shared, alone) = (rows(&shared), rows(&alone));
+        assert_eq!(shared.len(), 2);
+        assert!(
+            shared
+                .iter()
+                .flatten()
+                .zip(alone.iter().flatten())
+                .all(|(a, b)| close(a, b))
+                && shared.concat().len() == alone.concat().len(),
+            "{shared:?}\n{alone:?}"
+        );
+    }
 
     #[test]
     fn cached_rows_are_used_only_with_the_expected_shape() {
