@@ -211,6 +211,7 @@ fn token_log_holds_every_token_and_agrees_with_the_aggregates() {
         ("empty", ""),
         ("c", "The mayor vetoed the plan on Friday."),
     ]) {
+        assert_eq!(line["class"], "neural");
         assert_eq!(line["topic"], "t1");
         assert_eq!(line["system"], system);
         let tokens: Vec<&str> = line["tokens"]
@@ -386,6 +387,7 @@ fn gemma3_class_scores_with_its_own_model_and_names() {
             .map(|t| t.as_str().expect("token"))
             .collect();
         let system = line["system"].as_str().expect("system");
+        assert_eq!(line["class"], "gemma3");
         let n: f64 = r[col("gemma3.n_tokens")].parse().expect("n_tokens");
         assert_eq!(n as usize, tokens.len(), "{system}");
         if tokens.is_empty() {

@@ -623,6 +623,7 @@ impl Neural {
                     .zip(&hidden)
                     .map(|(s, h)| {
                         serde_json::json!({
+                            "class": self.name(),
                             "topic": topic.topic,
                             "system": s.system,
                             "layers": layers,
@@ -658,6 +659,7 @@ impl Neural {
                 .enumerate()
                 .map(|(k, s)| {
                     serde_json::json!({
+                        "class": self.name(),
                         "topic": topic.topic,
                         "system": s.system,
                         "tokens": pieces[k],
