@@ -123,8 +123,9 @@ impl LmChoice {
 
 /// A topic's LM work, shared by the classes that read the same model (held in the topic's
 /// [`TopicContext`], so it lives while the topic's classes run): prompts already processed and
-/// continuations already scored after them. Results do not depend on what else is scored in a
-/// batch, so a shared score equals the one the class would compute itself.
+/// continuations already scored after them. A continuation's log-probabilities do not depend on
+/// what else shares its batch (on the CPU, to the last digit: docs/NEURAL.md, "Models that use
+/// it"), so a shared score is the one the class would compute itself.
 #[derive(Default)]
 struct SharedLmWork {
     /// Processed prompts, by their ids.
