@@ -14,8 +14,8 @@ pub struct Builtin {
     pub target: &'static str,
     /// Needs no references.
     pub reference_free: bool,
-    /// Uses the `neural` class, so it needs `aesop models fetch smollm2`; `score --neural`
-    /// picks these.
+    /// Uses a SmolLM2 class (`neural`, `neural_truecased`), so it needs `aesop models fetch
+    /// smollm2`; `score --neural` picks these.
     pub neural: bool,
     /// The model card (Markdown): data, features, learner, protocol-1 scores.
     pub card: &'static str,

@@ -119,7 +119,7 @@ pub fn is_present(spec: &ModelSpec) -> bool {
 /// Lines for `aesop models`: each downloadable model, present or absent.
 pub fn status_lines() -> String {
     let mut out = String::from(
-        "\nDownloadable models (used by the `neural` and `gemma3` classes and `--neural`):\n",
+        "\nDownloadable models (used by the LM classes: `neural` and its variants, `gemma3`; and `--neural`):\n",
     );
     for spec in MODELS {
         let path = model_path(spec);
