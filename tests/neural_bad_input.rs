@@ -179,6 +179,52 @@ fn tiny_llama_portable_pass_matches_the_cpu_pass() {
     }
 }
 
+/// The tensor-only pass takes one thread at a time (the GPU's turn, docs/NEURAL.md "GPU"):
+/// threads calling every entry point at once on one model all finish, none waiting on a turn it
+/// already holds, and each gets what the same calls give one after another. A thread that waits
+/// for ever fails the test after two minutes rather than hanging it.
+#[test]
+fn tiny_llama_portable_pass_from_several_threads_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("tiny.gguf");
+    std::fs::write(&p, tiny_gguf("llama")).unwrap();
+    let lm = std::sync::Arc::new(Llama::load_portable(&p, &Device::Cpu).expect("tiny model loads"));
+    let every_entry_point = |lm: &Llama| {
+        let ids = |t: &str| t.bytes().map(u32::from).collect::<Vec<u32>>();
+        let texts = [ids("cat sat"), ids(""), ids("on the mat, twice over")];
+        let conts: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+        let prompts = [ids("the "), ids("a dog and ")];
+        let prompts: Vec<&[u32]> = prompts.iter().map(Vec::as_slice).collect();
+        let pre = lm.prefix(prompts[0]).unwrap();
+        (
+            lm.score(&pre, conts[2]).unwrap(),
+            lm.score_many(&pre, &conts, 8).unwrap(),
+            lm.token_states(&pre, &conts, 8, &[0]).unwrap(),
+            lm.score_each_prompt(&prompts, &conts, 8).unwrap(),
+            lm.score_text(conts[2]).unwrap(),
+        )
+    };
+    // One thread first, then four at once; each on a thread of its own, so that a wait that
+    // never ends is a failure here, not a hang.
+    let run = |threads: usize| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let (lm, tx) = (std::sync::Arc::clone(&lm), tx.clone());
+            std::thread::spawn(move || tx.send(every_entry_point(&lm)));
+        }
+        (0..threads)
+            .map(|_| {
+                rx.recv_timeout(std::time::Duration::from_secs(120))
+                    .expect("every thread finishes")
+            })
+            .collect::<Vec<_>>()
+    };
+    let alone = run(1).remove(0);
+    for got in run(4) {
+        assert_eq!(got, alone);
+    }
+}
+
 /// Asking for the GPU from an aesop built without the `cuda` feature is an error that says so.
 #[test]
 fn cuda_without_the_feature_is_a_clear_error() {

@@ -125,7 +125,8 @@ impl LmChoice {
 /// [`TopicContext`], so it lives while the topic's classes run): prompts already processed and
 /// continuations already scored after them. A continuation's log-probabilities do not depend on
 /// what else shares its batch (on the CPU, to the last digit: docs/NEURAL.md, "Models that use
-/// it"), so a shared score is the one the class would compute itself.
+/// it"; on a GPU, whose batches share one product, to a few millionths of a nat: "GPU"), so a
+/// shared score is the one the class would compute itself.
 #[derive(Default)]
 struct SharedLmWork {
     /// Processed prompts, by their ids.

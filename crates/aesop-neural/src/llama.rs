@@ -300,15 +300,39 @@ pub struct Llama {
 }
 
 /// Token embeddings: f32 rows (llama), or rows dequantized on lookup (Gemma 3, whose 262,144 ×
-/// 640 table would take 671 MB as f32 and takes 178 MB as the file stores it, 8-bit).
+/// 640 table would take 671 MB as f32 and takes 178 MB as the file stores it, 8-bit). Boxed:
+/// with the `cuda` feature a `QTensor` takes at least 232 bytes, a `Tensor` 8.
 enum Embedding {
     F32(Tensor),
-    Quantized(candle_core::quantized::QTensor),
+    Quantized(Box<candle_core::quantized::QTensor>),
 }
 
 /// Per continuation: its tokens' log-probs, and its pooled hidden states
 /// ([`Llama::score_many_pooled`]).
 pub type ScoredAndPooled = (Vec<Vec<f32>>, Vec<Vec<f32>>);
+
+/// One thread's turn on the GPU: while it is held no other thread queues GPU work, and when it
+/// ends all the work it queued has finished.
+///
+/// Why: the topics of a run call the model from several threads, and candle runs each thread on
+/// CUDA's per-thread stream with one cuBLAS handle for them all. Concurrent matrix products on
+/// those streams then share the handle's workspace, and on an H200 the rows of one command
+/// changed from run to run (by up to 5e-6 nats per token on SummEval), where with one thread
+/// they were the same in every run and the whole set ran faster (docs/NEURAL.md, "GPU"). One
+/// stream for all threads (`Device::new_cuda_with_stream`) made the rows repeat too, but took 3×
+/// as long with 16 threads.
+struct GpuTurn<'a> {
+    device: &'a Device,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for GpuTurn<'_> {
+    fn drop(&mut self) {
+        // Every pass already ends by reading its results back; this also covers the frees of
+        // its tensors, queued as they were dropped.
+        let _ = self.device.synchronize();
+    }
+}
 
 /// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
 /// log-probabilities of the token after it.
@@ -909,7 +933,7 @@ impl Llama {
             let head = get("output.weight")?;
             expect(&head, &[vocab, e], "output.weight")?;
             let embedding = if gemma {
-                Embedding::Quantized(embedding_q)
+                Embedding::Quantized(Box::new(embedding_q))
             } else {
                 Embedding::F32(dequantized_embedding()?.to_device(&target)?)
             };
@@ -927,13 +951,13 @@ impl Llama {
                 ))
             };
             let head = Linear::Int8(Int8Matrix::from_column_groups(e, vocab, rows)?);
-            (head, Embedding::Quantized(embedding_q))
+            (head, Embedding::Quantized(Box::new(embedding_q)))
         } else {
             let table = dequantized_embedding()?;
             let head = Linear::new(table.clone(), precision, &target)?;
             let embedding = if gemma {
                 drop(table);
-                Embedding::Quantized(embedding_q)
+                Embedding::Quantized(Box::new(embedding_q))
             } else {
                 Embedding::F32(table.to_device(&target)?)
             };
@@ -1011,6 +1035,22 @@ impl Llama {
 
     /// Run `tokens` after `prefix` (if any); returns the final normed hidden states
     /// (len, n_embd) and the extended cache when `keep` is set.
+    /// This thread's turn on the GPU ([`GpuTurn`]) for one pass and the reads of its results;
+    /// `None` on the CPU path. The tensor-only path takes it on the CPU as well (tests), where
+    /// it only serializes.
+    fn gpu_turn(&self) -> Option<GpuTurn<'_>> {
+        static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        self.portable.as_ref()?;
+        let Embedding::F32(table) = &self.embedding else {
+            return None;
+        };
+        let turn = GPU.lock().unwrap_or_else(|e| e.into_inner());
+        Some(GpuTurn {
+            device: table.device(),
+            _turn: turn,
+        })
+    }
+
     fn forward(
         &self,
         tokens: &[u32],
@@ -1230,6 +1270,7 @@ impl Llama {
         if tokens.is_empty() {
             bail!("empty prompt");
         }
+        let _turn = self.gpu_turn();
         let (h, cache) = self.forward(tokens, None, true)?;
         let (k, v) = cache.ok_or_else(|| anyhow!("no cache"))?;
         let last = h.narrow(0, tokens.len() - 1, 1)?;
@@ -1253,6 +1294,7 @@ impl Llama {
         let mut out = Vec::with_capacity(tokens.len());
         out.push(lp_of(&prefix.next_logprobs, first)?);
         if tokens.len() > 1 {
+            let _turn = self.gpu_turn();
             let inputs = &tokens[..tokens.len() - 1];
             let (h, _) = self.forward(inputs, Some(prefix), false)?;
             out.extend(self.target_logprobs(&h, &tokens[1..])?);
@@ -1295,6 +1337,7 @@ impl Llama {
         // Each continuation needs a pass over all but its last token (none for one token).
         let input_lens: Vec<usize> = conts.iter().map(|t| t.len().saturating_sub(1)).collect();
         for batch in batches(&input_lens, batch_tokens) {
+            let _turn = self.gpu_turn();
             let n: usize = batch.iter().map(|&i| input_lens[i]).sum();
             let mut inputs = Vec::with_capacity(n);
             let mut targets = Vec::with_capacity(n);
@@ -1337,6 +1380,7 @@ impl Llama {
         let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); conts.len()];
         let lens: Vec<usize> = conts.iter().map(|t| t.len()).collect();
         for batch in batches(&lens, batch_tokens) {
+            let _turn = self.gpu_turn();
             let inputs: Vec<u32> = batch
                 .iter()
                 .flat_map(|&i| conts[i].iter().copied())
@@ -1408,6 +1452,7 @@ impl Llama {
             })
             .collect();
         for batch in batches(&lens, batch_tokens) {
+            let _turn = self.gpu_turn();
             let n: usize = batch.iter().map(|&i| lens[i]).sum();
             let mut inputs = Vec::with_capacity(n);
             let mut seg_lens = Vec::with_capacity(batch.len());
