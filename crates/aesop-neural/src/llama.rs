@@ -1033,8 +1033,6 @@ impl Llama {
         })
     }
 
-    /// Run `tokens` after `prefix` (if any); returns the final normed hidden states
-    /// (len, n_embd) and the extended cache when `keep` is set.
     /// This thread's turn on the GPU ([`GpuTurn`]) for one pass and the reads of its results;
     /// `None` on the CPU path. The tensor-only path takes it on the CPU as well (tests), where
     /// it only serializes.
@@ -1051,6 +1049,8 @@ impl Llama {
         })
     }
 
+    /// Run `tokens` after `prefix` (if any); returns the final normed hidden states
+    /// (len, n_embd) and the extended cache when `keep` is set.
     fn forward(
         &self,
         tokens: &[u32],
