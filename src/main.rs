@@ -530,7 +530,65 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 
 #[cfg(test)]
 mod tests {
-    use super::MI_OPTION_PURGE_DELAY;
+    use super::{FeatureFlags, MI_OPTION_PURGE_DELAY};
+    use aesop::features::{named_options::OPTION_NAMES, FeatureOptions};
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct FlagsOnly {
+        #[command(flatten)]
+        flags: FeatureFlags,
+    }
+
+    /// Every feature flag of the CLI has its name in `FeatureOptions::from_named` (the Python
+    /// package's keyword arguments), and a value other than the default sets the same field both
+    /// ways.
+    #[test]
+    fn every_feature_flag_has_a_named_option_setting_the_same_field() {
+        // (flag name, a non-default value); switches take no value on the command line.
+        let samples = [
+            ("rouge_mode", "b"),
+            ("rouge_jackknife", "true"),
+            ("rouge_no_stem", "true"),
+            ("rouge_remove_stopwords", "true"),
+            ("simetrix", "true"),
+            ("topic_word_cutoff", "7.5"),
+            ("topic_word_log_base", "10"),
+            ("consensus_include_human", "true"),
+            ("graph_rank", "5"),
+            ("graph_window", "2"),
+            ("tesla_alpha", "0.25"),
+            ("tesla_stem_similarity", "0.75"),
+            ("neural_source_tokens", "300"),
+            ("neural_references", "0"),
+            ("neural_prompt", "plain"),
+        ];
+        let flags: Vec<String> = FlagsOnly::command()
+            .get_arguments()
+            .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+            .map(|a| a.get_id().to_string())
+            .collect();
+        let sampled: Vec<&str> = samples.iter().map(|(n, _)| *n).collect();
+        assert_eq!(flags, sampled, "a feature flag without a sample here");
+        assert_eq!(OPTION_NAMES, &sampled[..], "a flag without a named option");
+        for (name, value) in samples {
+            let flag = format!("--{}", name.replace('_', "-"));
+            let mut argv = vec!["aesop".to_string(), flag];
+            if value != "true" {
+                argv.push(value.to_string());
+            }
+            let cli = FlagsOnly::try_parse_from(&argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            let named = FeatureOptions::from_named(&[(name.to_string(), value.to_string())])
+                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            let from_cli = format!("{:?}", cli.flags.to_options());
+            assert_eq!(format!("{named:?}"), from_cli, "{name}");
+            assert_ne!(
+                from_cli,
+                format!("{:?}", FeatureOptions::default()),
+                "{name}: the sample value is the default"
+            );
+        }
+    }
 
     /// The option index names the purge delay: its default is v3's documented 1,000 ms (unless
     /// the environment overrides it), and setting it reads back.

@@ -7,6 +7,7 @@
 use aesop::corpus::jsonl::topic_from_value;
 use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::features::{build_classes, run::extract_features, FeatureOptions};
+use aesop::learn::builtin::Family;
 use aesop::learn::score_stream::ModelGroups;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -52,35 +53,54 @@ type PredictionTuple = (String, String, String, f64, Option<f64>, String);
 #[pyclass(frozen, module = "aesop._aesop")]
 struct Scorer {
     specs: Vec<String>,
+    /// The neural defaults (`aesop score --neural`) instead of the classic ones.
+    neural: bool,
     groups: ModelGroups,
 }
 
 #[pymethods]
 impl Scorer {
     #[new]
-    #[pyo3(signature = (models=None))]
-    fn new(py: Python<'_>, models: Option<Vec<String>>) -> PyResult<Scorer> {
+    #[pyo3(signature = (models=None, neural=false))]
+    fn new(py: Python<'_>, models: Option<Vec<String>>, neural: bool) -> PyResult<Scorer> {
         let specs: Vec<String> = models
             .unwrap_or_default()
             .iter()
             .map(|m| model_spec(m))
             .collect();
+        if neural && !specs.is_empty() {
+            return Err(PyValueError::new_err(
+                "neural=True picks the default built-ins; it cannot be combined with models= \
+                 (name the neural built-ins instead, e.g. models=[\"readability-lm\"])",
+            ));
+        }
         let groups = py
-            .allow_threads(|| ModelGroups::load(&specs))
+            .allow_threads(|| ModelGroups::load_family(&specs, neural.then_some(Family::Neural)))
             .map_err(value_error)?;
-        Ok(Scorer { specs, groups })
+        Ok(Scorer {
+            specs,
+            neural,
+            groups,
+        })
     }
 
-    /// Pickles as the model names: the other side loads them again.
+    /// Pickles as the model names and the neural choice: the other side loads them again.
     #[allow(clippy::type_complexity)]
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyType>, (Option<Vec<String>>,))> {
-        let specs = &slf.get().specs;
+    ) -> PyResult<(Bound<'py, PyType>, (Option<Vec<String>>, bool))> {
+        let scorer = slf.get();
+        let specs = &scorer.specs;
         Ok((
             slf.get_type(),
-            ((!specs.is_empty()).then(|| specs.clone()),),
+            ((!specs.is_empty()).then(|| specs.clone()), scorer.neural),
         ))
+    }
+
+    /// Whether the neural defaults were asked for.
+    #[getter]
+    fn neural(&self) -> bool {
+        self.neural
     }
 
     /// The model specs given (empty: the default built-ins).
@@ -152,18 +172,21 @@ impl Scorer {
 }
 
 /// Feature columns for topics given as JSON text: (names, topics, systems, rows of values).
+/// `options`: (name, value) pairs of `aesop features`' flags (`FeatureOptions::from_named`).
 #[pyfunction]
-#[pyo3(signature = (topics, classes=None))]
+#[pyo3(signature = (topics, classes=None, options=None))]
 #[allow(clippy::type_complexity)]
 fn features_json(
     py: Python<'_>,
     topics: Vec<String>,
     classes: Option<Vec<String>>,
+    options: Option<Vec<(String, String)>>,
 ) -> PyResult<(Vec<String>, Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>)> {
     let table = py
         .allow_threads(|| {
+            let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
             let topics = parse_topics(&topics)?;
-            let built = build_classes(&classes.unwrap_or_default(), &FeatureOptions::default())?;
+            let built = build_classes(&classes.unwrap_or_default(), &options)?;
             extract_features(&topics, &built, false, &AtomicBool::new(false))
         })
         .map_err(value_error)?;

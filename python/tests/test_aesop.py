@@ -178,3 +178,92 @@ def test_ray_data_recipe_equals_the_cli(summeval, tmp_path):
         ray.shutdown()
     key = lambda r: (r["topic"], r["system"], r["model"])  # noqa: E731
     assert sorted(got, key=key) == sorted(expected, key=key)
+
+
+def _need_lm():
+    """The neural LM (`aesop models fetch smollm2`): skip without it, unless AESOP_REQUIRE_MODELS=1
+    (set by .ci/run after fetching it)."""
+    binary = _need(BIN, "the aesop binary")
+    listing = subprocess.run([str(binary), "models"], check=True, capture_output=True, text=True).stdout
+    if any(line.split()[:2] == ["smollm2", "present"] for line in listing.splitlines()):
+        return
+    message = "the neural LM smollm2 is not installed (aesop models fetch smollm2)"
+    if os.environ.get("AESOP_REQUIRE_MODELS") == "1":
+        pytest.fail(message + " (AESOP_REQUIRE_MODELS=1)")
+    pytest.skip(message)
+
+
+def test_neural_scorer_equals_the_cli_score_neural_and_pickles(summeval, tmp_path):
+    _need_lm()
+    _, topics = summeval
+    # One topic with references and one without: both default groups of --neural.
+    chosen = [topics[0], topics[6]]
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in chosen), encoding="utf-8")
+    out = subprocess.run([str(BIN), "score", str(path), "--neural"], check=True, capture_output=True,
+                         text=True).stdout
+    expected = [json.loads(line) for line in out.splitlines()]
+    scorer = aesop.Scorer(neural=True)
+    got = scorer.score_sets(chosen)
+    assert got == expected
+    models = {row["model"] for row in got}
+    assert {"readability-lm", "readability-lm-noref", "faithfulness"} <= models, models
+    assert repr(scorer) == "aesop.Scorer(neural=True)"
+    clone = pickle.loads(pickle.dumps(scorer))
+    assert clone.model_names == scorer.model_names
+    assert clone.score_sets([chosen[1]]) == [r for r in expected if r["topic"] == chosen[1]["topic"]]
+
+
+def test_neural_with_named_models_is_refused():
+    with pytest.raises(ValueError, match="cannot be combined with models="):
+        aesop.Scorer(models=["pyramid-noref"], neural=True)
+    with pytest.raises(TypeError, match="neural: expected bool"):
+        aesop.Scorer(neural="yes")
+
+
+def test_feature_options_equal_the_cli_flags(summeval, tmp_path):
+    path, topics = summeval
+    out = tmp_path / "f.jsonl"
+    subprocess.run([str(BIN), "features", str(path), "--classes", "rouge,graph", "--rouge-mode", "b",
+                    "--rouge-no-stem", "--graph-rank", "4", "-o", str(out)], check=True, capture_output=True)
+    expected = [json.loads(line) for line in out.read_text().splitlines()]
+    cols = aesop.features(topics, classes="rouge,graph", rouge_mode="b", rouge_no_stem=True, graph_rank=4)
+    plain = aesop.features(topics[:6], classes="rouge,graph")
+    assert len(cols["topic"]) == len(expected) == 192
+    for i, row in enumerate(expected):
+        for name, value in row.items():
+            assert cols[name][i] == value, (name, i)
+    # The options changed something (the first six topics have references).
+    assert cols["rouge.r1_recall"][:96] != plain["rouge.r1_recall"]
+    assert cols["graph.memog"][:96] != plain["graph.memog"]
+
+
+def test_neural_feature_options_equal_the_cli_flags(summeval, tmp_path):
+    _need_lm()
+    path, topics = summeval
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps(topics[0]) + "\n", encoding="utf-8")
+    out = tmp_path / "f.jsonl"
+    subprocess.run([str(BIN), "features", str(one), "--classes", "neural", "--neural-references", "0",
+                    "--neural-source-tokens", "300", "-o", str(out)], check=True, capture_output=True)
+    expected = [json.loads(line) for line in out.read_text().splitlines()]
+    cols = aesop.features([topics[0]], classes="neural", neural_references=0, neural_source_tokens=300)
+    assert len(expected) == 16
+    for i, row in enumerate(expected):
+        for name, value in row.items():
+            assert cols[name][i] == value, (name, i)
+    assert all(v is None for v in cols["neural.ref_recall"])
+    assert all(v is not None for v in cols["neural.src_mean"])
+
+
+def test_unknown_or_mistyped_feature_options_are_refused():
+    topic = {"topic": "t", "documents": [{"id": "d", "text": "A cat sat."}],
+             "summaries": [{"system": "s", "text": "A cat."}]}
+    with pytest.raises(ValueError, match=r'unknown feature option "neural_refs" \(known: rouge_mode'):
+        aesop.features([topic], classes="surface", neural_refs=0)
+    with pytest.raises(ValueError, match=r"graph_rank: 0 is outside \[1, 64\]"):
+        aesop.features([topic], classes="graph", graph_rank=0)
+    with pytest.raises(ValueError, match="rouge_jackknife: expected true or false"):
+        aesop.features([topic], classes="rouge", rouge_jackknife="sometimes")
+    with pytest.raises(TypeError, match="tesla_alpha: expected bool, number or str, got list"):
+        aesop.features([topic], classes="tesla", tesla_alpha=[0.5])

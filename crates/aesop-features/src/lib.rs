@@ -18,6 +18,7 @@ pub mod distribution;
 pub mod entity;
 pub mod graph;
 pub mod lm;
+pub mod named_options;
 pub mod neural;
 pub mod neural_hidden;
 pub mod neural_match;

@@ -14,8 +14,13 @@ Example::
 """
 
 import json as _json
+import os as _os
 
-from . import _aesop
+# As the CLI does at start (aesop_neural::configure_cpu_threads): idle workers of the neural LM's
+# CPU thread pool spin briefly, so topics scored in parallel keep their cores. Speed only.
+_os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
+
+from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
 __all__ = ["Scorer", "features", "builtin_models", "__version__"]
@@ -76,23 +81,31 @@ class Scorer:
     ``aesop score`` uses: the pyramid, responsiveness and readability built-ins, each in its
     reference-based variant when a topic has references and ``-noref`` otherwise.
 
+    ``neural=True`` uses what ``aesop score --neural`` uses: the built-ins with the neural LM
+    class where one exists (``readability-lm``, ``responsiveness-lm``, ``faithfulness``, and the
+    classic ``pyramid``); it needs the LM (``aesop models fetch smollm2``; docs/NEURAL.md) and
+    cannot be combined with ``models``.
+
     >>> scorer = aesop.Scorer(models=["pyramid-noref"])
     >>> scorer.score(["A summary."], ["The document the summary is about."])
     {'pyramid-noref': [...]}
     """
 
-    def __init__(self, models=None):
+    def __init__(self, models=None, neural=False):
         if isinstance(models, str):
             models = [models]
         if models is not None:
             models = _check_texts("models", models)
-        self._inner = _aesop.Scorer(models)
+        if not isinstance(neural, bool):
+            raise TypeError(f"neural: expected bool, got {type(neural).__name__}")
+        self._inner = _aesop.Scorer(models, neural)
 
     def __reduce__(self):
-        specs = self._inner.specs
-        return (Scorer, (specs or None,))
+        return (Scorer, (self._inner.specs or None, self._inner.neural))
 
     def __repr__(self):
+        if self._inner.neural:
+            return "aesop.Scorer(neural=True)"
         return f"aesop.Scorer(models={self._inner.specs or None!r})"
 
     @property
@@ -135,10 +148,24 @@ class Scorer:
         return [{k: v for k, v in zip(keys, r) if k != "raw" or v is not None} for r in rows]
 
 
-def features(topics, classes=None, pandas=False):
+def _option_text(name, value):
+    """A keyword option as the text its ``aesop features`` flag takes."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise TypeError(f"{name}: expected bool, number or str, got {type(value).__name__}")
+
+
+def features(topics, classes=None, pandas=False, **options):
     """Feature columns for every summary of ``topics`` (judgment-set dicts): ``{"topic": [...],
     "system": [...], "rouge.r1_f": [...], ...}``; ``None`` marks a value that could not be
     computed. ``classes``: names as in ``aesop features --classes`` (default: all).
+
+    ``options``: the flags of ``aesop features`` with underscores for dashes, e.g.
+    ``neural_references=0`` (the reference-free LM features only, much faster),
+    ``rouge_mode="b"``, ``simetrix=True``, ``graph_rank=4``. An unknown name raises
+    ``ValueError`` listing the known ones.
 
     >>> cols = aesop.features(topics, classes=["rouge"])
     >>> cols["rouge.r1_f"][:2]
@@ -148,7 +175,8 @@ def features(topics, classes=None, pandas=False):
         classes = [c for c in classes.split(",") if c]
     if classes is not None:
         classes = _check_texts("classes", classes)
-    names, topic_col, system_col, rows = _aesop.features_json(_topics_json(topics), classes)
+    pairs = [(name, _option_text(name, value)) for name, value in options.items()]
+    names, topic_col, system_col, rows = _aesop.features_json(_topics_json(topics), classes, pairs)
     cols = {"topic": topic_col, "system": system_col}
     for j, name in enumerate(names):
         cols[name] = [r[j] for r in rows]

@@ -42,11 +42,12 @@ class AesopScorer:
     (columns ``topic, system, target, score, raw, model``, the lines of ``aesop score``;
     ``raw`` is None for a model without a calibration).
 
-    ``models``: as for :class:`aesop.Scorer` (default: the three default built-ins).
+    ``models``, ``neural``: as for :class:`aesop.Scorer` (default: the three default
+    built-ins; ``fn_constructor_kwargs={"neural": True}`` for the neural ones).
     """
 
-    def __init__(self, models=None):
-        self.scorer = Scorer(models)
+    def __init__(self, models=None, neural=False):
+        self.scorer = Scorer(models, neural)
 
     def __call__(self, batch):
         rows = self.scorer._inner.score_json(self._topics(batch))

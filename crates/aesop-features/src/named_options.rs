@@ -1,0 +1,217 @@
+//! Feature options set by name, for front ends without clap (the Python package's
+//! `aesop.features(..., neural_references=0)`). The names are those of `aesop features`' flags
+//! with underscores for dashes, and the values their text (`"true"`, `"b"`, `"0.5"`), so one
+//! option means the same from the shell and from Python; a test of the CLI checks that every
+//! flag has its name here and sets the same field.
+
+use crate::distribution::LogBase;
+use crate::neural::NeuralPrompt;
+use crate::rouge::MultiRefMode;
+use crate::{content::ContentOptions, FeatureOptions};
+use anyhow::{bail, Context, Result};
+
+/// The option names [`FeatureOptions::from_named`] accepts, in the CLI's order.
+pub const OPTION_NAMES: &[&str] = &[
+    "rouge_mode",
+    "rouge_jackknife",
+    "rouge_no_stem",
+    "rouge_remove_stopwords",
+    "simetrix",
+    "topic_word_cutoff",
+    "topic_word_log_base",
+    "consensus_include_human",
+    "graph_rank",
+    "graph_window",
+    "tesla_alpha",
+    "tesla_stem_similarity",
+    "neural_source_tokens",
+    "neural_references",
+    "neural_prompt",
+];
+
+impl FeatureOptions {
+    /// The defaults with the named options set. `simetrix` is applied first whatever its
+    /// position, as on the command line, so `topic_word_cutoff` and `topic_word_log_base`
+    /// refine it. An unknown name, a repeated one or a value of the wrong kind is an error
+    /// naming the option.
+    pub fn from_named(options: &[(String, String)]) -> Result<FeatureOptions> {
+        let mut seen = std::collections::HashSet::new();
+        for (name, _) in options {
+            if !OPTION_NAMES.contains(&name.as_str()) {
+                bail!(
+                    "unknown feature option {name:?} (known: {})",
+                    OPTION_NAMES.join(", ")
+                );
+            }
+            if !seen.insert(name.as_str()) {
+                bail!("feature option {name:?} given twice");
+            }
+        }
+        let mut opts = FeatureOptions::default();
+        let simetrix = options.iter().find(|(n, _)| n == "simetrix");
+        if let Some((name, value)) = simetrix {
+            if parse_bool(name, value)? {
+                opts.content = ContentOptions::simetrix();
+            }
+        }
+        for (name, value) in options {
+            let value = value.trim();
+            match name.as_str() {
+                "simetrix" => {}
+                "rouge_mode" => {
+                    opts.rouge.mode = parse_choice(
+                        name,
+                        value,
+                        &[("a", MultiRefMode::Average), ("b", MultiRefMode::Best)],
+                    )?
+                }
+                "rouge_jackknife" => opts.rouge.jackknife = parse_bool(name, value)?,
+                "rouge_no_stem" => opts.rouge.stem = !parse_bool(name, value)?,
+                "rouge_remove_stopwords" => opts.rouge.remove_stopwords = parse_bool(name, value)?,
+                "topic_word_cutoff" => {
+                    opts.content.llr_cutoff = parse_number(name, value, 0.0, f64::INFINITY)?
+                }
+                "topic_word_log_base" => {
+                    opts.content.log_base =
+                        parse_choice(name, value, &[("e", LogBase::E), ("10", LogBase::Ten)])?
+                }
+                "consensus_include_human" => {
+                    opts.consensus.include_human = parse_bool(name, value)?
+                }
+                "graph_rank" => opts.graph.rank = parse_count(name, value, 1, 64)?,
+                "graph_window" => opts.graph.window = parse_count(name, value, 1, 64)?,
+                "tesla_alpha" => opts.tesla.alpha = parse_number(name, value, 0.0, 1.0)?,
+                "tesla_stem_similarity" => {
+                    opts.tesla.stem_similarity = parse_number(name, value, 0.0, 1.0)?
+                }
+                "neural_source_tokens" => {
+                    opts.neural.source_tokens = parse_count(name, value, 0, usize::MAX)?
+                }
+                "neural_references" => {
+                    opts.neural.max_references = parse_count(name, value, 0, usize::MAX)?
+                }
+                "neural_prompt" => {
+                    opts.neural.prompt = parse_choice(
+                        name,
+                        value,
+                        &[("chat", NeuralPrompt::Chat), ("plain", NeuralPrompt::Plain)],
+                    )?
+                }
+                // Every name was checked against OPTION_NAMES above.
+                other => bail!("feature option {other:?} has no setter (a bug)"),
+            }
+        }
+        Ok(opts)
+    }
+}
+
+/// One of a few words (case-insensitive), as the CLI's value enums take them.
+fn parse_choice<T: Copy>(name: &str, value: &str, choices: &[(&str, T)]) -> Result<T> {
+    let lower = value.to_ascii_lowercase();
+    match choices.iter().find(|(word, _)| *word == lower) {
+        Some((_, choice)) => Ok(*choice),
+        None => {
+            let words: Vec<String> = choices.iter().map(|(w, _)| format!("{w:?}")).collect();
+            bail!(
+                "feature option {name}: expected {}, got {value:?}",
+                words.join(" or ")
+            )
+        }
+    }
+}
+
+fn parse_bool(name: &str, value: &str) -> Result<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => bail!("feature option {name}: expected true or false, got {value:?}"),
+    }
+}
+
+fn parse_number(name: &str, value: &str, min: f64, max: f64) -> Result<f64> {
+    let v: f64 = value
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .with_context(|| format!("feature option {name}: expected a number, got {value:?}"))?;
+    if v < min || v > max {
+        bail!("feature option {name}: {v} is outside [{min}, {max}]");
+    }
+    Ok(v)
+}
+
+fn parse_count(name: &str, value: &str, min: usize, max: usize) -> Result<usize> {
+    let v: usize = value.parse().with_context(|| {
+        format!("feature option {name}: expected a whole number ≥ {min}, got {value:?}")
+    })?;
+    if v < min || v > max {
+        bail!("feature option {name}: {v} is outside [{min}, {max}]");
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(pairs: &[(&str, &str)]) -> Result<FeatureOptions> {
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        FeatureOptions::from_named(&owned)
+    }
+
+    #[test]
+    fn no_options_are_the_defaults() {
+        assert_eq!(
+            format!("{:?}", named(&[]).unwrap()),
+            format!("{:?}", FeatureOptions::default())
+        );
+    }
+
+    #[test]
+    fn simetrix_applies_first_so_the_cutoff_refines_it() {
+        let opts = named(&[("topic_word_cutoff", "5"), ("simetrix", "true")]).unwrap();
+        assert_eq!(opts.content.llr_cutoff, 5.0);
+        assert_eq!(opts.content.log_base, LogBase::Ten);
+        assert!(!opts.content.smooth_likelihood);
+    }
+
+    #[test]
+    fn values_are_parsed_and_checked() {
+        let opts = named(&[
+            ("neural_references", "0"),
+            ("neural_prompt", "Plain"),
+            ("rouge_no_stem", "true"),
+            ("graph_rank", "4"),
+        ])
+        .unwrap();
+        assert_eq!(opts.neural.max_references, 0);
+        assert_eq!(opts.neural.prompt, NeuralPrompt::Plain);
+        assert!(!opts.rouge.stem);
+        assert_eq!(opts.graph.rank, 4);
+        for (pairs, needle) in [
+            (&[("neural_references", "-1")][..], "neural_references"),
+            (&[("graph_rank", "0")][..], "outside [1, 64]"),
+            (&[("tesla_alpha", "1.5")][..], "outside [0, 1]"),
+            (&[("tesla_alpha", "nan")][..], "expected a number"),
+            (
+                &[("rouge_jackknife", "maybe")][..],
+                "expected true or false",
+            ),
+            (&[("rouge_mode", "c")][..], "rouge_mode"),
+            (
+                &[("neural_refs", "0")][..],
+                "unknown feature option \"neural_refs\"",
+            ),
+            (
+                &[("graph_rank", "3"), ("graph_rank", "4")][..],
+                "given twice",
+            ),
+        ] {
+            let err = format!("{:#}", named(pairs).unwrap_err());
+            assert!(err.contains(needle), "{pairs:?}: {err}");
+        }
+    }
+}
