@@ -75,7 +75,12 @@ impl Scorer {
             ));
         }
         let groups = py
-            .allow_threads(|| ModelGroups::load_family(&specs, neural.then_some(Family::Neural)))
+            .allow_threads(|| {
+                let groups = ModelGroups::load_family(&specs, neural.then_some(Family::Neural))?;
+                // Models are loaded once, here: a missing LM is an error of the constructor.
+                groups.prepare()?;
+                anyhow::Ok(groups)
+            })
             .map_err(value_error)?;
         Ok(Scorer {
             specs,

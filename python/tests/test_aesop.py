@@ -10,6 +10,7 @@ import json
 import os
 import pickle
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -212,6 +213,19 @@ def test_neural_scorer_equals_the_cli_score_neural_and_pickles(summeval, tmp_pat
     clone = pickle.loads(pickle.dumps(scorer))
     assert clone.model_names == scorer.model_names
     assert clone.score_sets([chosen[1]]) == [r for r in expected if r["topic"] == chosen[1]["topic"]]
+
+
+def test_a_missing_lm_is_an_error_of_the_constructor_naming_the_fetch_command(tmp_path):
+    # A process of its own: the LM, once loaded, stays loaded for the process.
+    env = dict(os.environ, AESOP_HOME=str(tmp_path))
+    code = "import aesop\ntry:\n    aesop.Scorer(neural=True)\nexcept ValueError as e:\n    print(e)\n    raise SystemExit(3)"
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert result.returncode == 3, (result.stdout, result.stderr)
+    assert "aesop models fetch smollm2" in result.stdout
+    assert str(tmp_path) in result.stdout
+    # The classic defaults need no download.
+    code = "import aesop\naesop.Scorer()"
+    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 0
 
 
 def test_neural_with_named_models_is_refused():

@@ -234,6 +234,18 @@ impl ModelGroups {
         })
     }
 
+    /// Build every group's feature classes once, so that what they need (the neural LM's model
+    /// file, above all) is loaded now and a missing one is an error here rather than at the first
+    /// topic. Long-lived scorers (the Python package's `Scorer`) call it when they are made; the
+    /// LM stays loaded for the process, so [`ModelGroups::predict`] does not load it again.
+    pub fn prepare(&self) -> Result<()> {
+        for group in &self.groups {
+            let refs: Vec<&NamedModel> = group.iter().collect();
+            Scorer::new(&refs)?;
+        }
+        Ok(())
+    }
+
     /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
     /// them: per topic, per summary, per model.
     pub fn predict(&self, topics: &[Topic], cancel: &AtomicBool) -> Result<Vec<Prediction>> {

@@ -83,8 +83,9 @@ class Scorer:
 
     ``neural=True`` uses what ``aesop score --neural`` uses: the built-ins with the neural LM
     class where one exists (``readability-lm``, ``responsiveness-lm``, ``faithfulness``, and the
-    classic ``pyramid``); it needs the LM (``aesop models fetch smollm2``; docs/NEURAL.md) and
-    cannot be combined with ``models``.
+    classic ``pyramid``); it needs the LM (``aesop models fetch smollm2``; docs/NEURAL.md), loads
+    it here (``ValueError`` naming that command when it is missing) and cannot be combined with
+    ``models``.
 
     >>> scorer = aesop.Scorer(models=["pyramid-noref"])
     >>> scorer.score(["A summary."], ["The document the summary is about."])
