@@ -11,6 +11,7 @@ import os
 import pickle
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -218,7 +219,14 @@ def test_neural_scorer_equals_the_cli_score_neural_and_pickles(summeval, tmp_pat
 def test_a_missing_lm_is_an_error_of_the_constructor_naming_the_fetch_command(tmp_path):
     # A process of its own: the LM, once loaded, stays loaded for the process.
     env = dict(os.environ, AESOP_HOME=str(tmp_path))
-    code = "import aesop\ntry:\n    aesop.Scorer(neural=True)\nexcept ValueError as e:\n    print(e)\n    raise SystemExit(3)"
+    code = textwrap.dedent("""
+        import aesop
+        try:
+            aesop.Scorer(neural=True)
+        except ValueError as e:
+            print(e)
+            raise SystemExit(3)
+    """)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 3, (result.stdout, result.stderr)
     assert "aesop models fetch smollm2" in result.stdout
