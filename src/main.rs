@@ -223,7 +223,7 @@ struct FeatureFlags {
     simetrix: bool,
     /// content: topic-signature cutoff on -2 log(lambda) [default: 10.83 (p < 0.001) with
     /// --topic-word-log-base e; 10 with --simetrix].
-    #[arg(long, value_parser = non_negative)]
+    #[arg(long, value_parser = features::named_options::non_negative)]
     topic_word_cutoff: Option<f64>,
     /// content: base of the log in the topic-signature likelihood ratio.
     #[arg(long, value_enum)]
@@ -238,10 +238,10 @@ struct FeatureFlags {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
     graph_window: u16,
     /// TESLA-S: F-measure alpha (weight of precision).
-    #[arg(long, default_value_t = 0.8, value_parser = unit_interval)]
+    #[arg(long, default_value_t = 0.8, value_parser = features::named_options::unit_interval)]
     tesla_alpha: f64,
     /// TESLA-S: similarity of different forms sharing a stem (stem matching).
-    #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
+    #[arg(long, default_value_t = 0.5, value_parser = features::named_options::unit_interval)]
     tesla_stem_similarity: f64,
     /// neural: tokens of the source in the LM prompt.
     #[arg(long, default_value_t = 1400)]
@@ -345,22 +345,6 @@ fn fetch_model(what: Option<&str>) -> Result<()> {
         path.display()
     );
     Ok(())
-}
-
-/// A number in [0, 1] (clap value parser: a bad value is a usage error, exit 2).
-fn unit_interval(text: &str) -> std::result::Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err(format!("expected a number between 0 and 1, got '{text}'")),
-    }
-}
-
-/// A finite number ≥ 0 (clap value parser).
-fn non_negative(text: &str) -> std::result::Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("expected a non-negative number, got '{text}'")),
-    }
 }
 
 fn main() -> ExitCode {

@@ -69,7 +69,7 @@ impl FeatureOptions {
                 "rouge_no_stem" => opts.rouge.stem = !parse_bool(name, value)?,
                 "rouge_remove_stopwords" => opts.rouge.remove_stopwords = parse_bool(name, value)?,
                 "topic_word_cutoff" => {
-                    opts.content.llr_cutoff = parse_number(name, value, 0.0, f64::INFINITY)?
+                    opts.content.llr_cutoff = checked(name, non_negative(value))?
                 }
                 "topic_word_log_base" => {
                     opts.content.log_base =
@@ -80,9 +80,9 @@ impl FeatureOptions {
                 }
                 "graph_rank" => opts.graph.rank = parse_count(name, value, 1, 64)?,
                 "graph_window" => opts.graph.window = parse_count(name, value, 1, 64)?,
-                "tesla_alpha" => opts.tesla.alpha = parse_number(name, value, 0.0, 1.0)?,
+                "tesla_alpha" => opts.tesla.alpha = checked(name, unit_interval(value))?,
                 "tesla_stem_similarity" => {
-                    opts.tesla.stem_similarity = parse_number(name, value, 0.0, 1.0)?
+                    opts.tesla.stem_similarity = checked(name, unit_interval(value))?
                 }
                 "neural_source_tokens" => {
                     opts.neural.source_tokens = parse_count(name, value, 0, usize::MAX)?
@@ -128,16 +128,25 @@ fn parse_bool(name: &str, value: &str) -> Result<bool> {
     }
 }
 
-fn parse_number(name: &str, value: &str, min: f64, max: f64) -> Result<f64> {
-    let v: f64 = value
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite())
-        .with_context(|| format!("feature option {name}: expected a number, got {value:?}"))?;
-    if v < min || v > max {
-        bail!("feature option {name}: {v} is outside [{min}, {max}]");
+/// A number in [0, 1] (also the CLI's clap value parser for such flags).
+pub fn unit_interval(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number between 0 and 1, got '{text}'")),
     }
-    Ok(v)
+}
+
+/// A finite number ≥ 0 (also the CLI's clap value parser for such flags).
+pub fn non_negative(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a non-negative number, got '{text}'")),
+    }
+}
+
+/// A value parser's error, named after the option.
+fn checked(name: &str, parsed: std::result::Result<f64, String>) -> Result<f64> {
+    parsed.map_err(|e| anyhow::anyhow!("feature option {name}: {e}"))
 }
 
 fn parse_count(name: &str, value: &str, min: usize, max: usize) -> Result<usize> {
@@ -194,8 +203,18 @@ mod tests {
         for (pairs, needle) in [
             (&[("neural_references", "-1")][..], "neural_references"),
             (&[("graph_rank", "0")][..], "outside [1, 64]"),
-            (&[("tesla_alpha", "1.5")][..], "outside [0, 1]"),
-            (&[("tesla_alpha", "nan")][..], "expected a number"),
+            (
+                &[("tesla_alpha", "1.5")][..],
+                "tesla_alpha: expected a number between 0 and 1, got '1.5'",
+            ),
+            (
+                &[("tesla_alpha", "nan")][..],
+                "expected a number between 0 and 1",
+            ),
+            (
+                &[("topic_word_cutoff", "-1")][..],
+                "expected a non-negative number",
+            ),
             (
                 &[("rouge_jackknife", "maybe")][..],
                 "expected true or false",
