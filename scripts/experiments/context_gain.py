@@ -1,0 +1,128 @@
+"""Do a summary's earlier sentences help the LM read the next one? Per sentence after the first:
+its log-prob given the source and the summary's earlier sentences (the class's own pass over the
+whole summary) minus its log-prob given the source alone (the sentence scored as a summary of its
+own, in the same topic, so both share the source prompt), over the sentence's words after its
+first (whose tokens differ with the leading space), per word; given the source and
+unconditionally; mean and minimum over the summary's sentences. A dangling "he" or a jump between
+unrelated extracts should gain nothing from the context (docs/NEURAL.md, "Which system pairs the
+coherence model gets wrong", stop 43; not adopted).
+
+Usage (numpy, scipy):
+  python3 scripts/experiments/context_gain.py split SET.jsonl SENTENCES.jsonl
+  AESOP_NEURAL_TOKENS=whole.tokens.jsonl aesop features SET.jsonl --classes neural_truecased \
+      --neural-references 0 -o whole.csv
+  AESOP_NEURAL_TOKENS=sentences.tokens.jsonl aesop features SENTENCES.jsonl \
+      --classes neural_truecased --neural-references 0 -o sentences.csv
+  python3 scripts/experiments/context_gain.py gain SET.jsonl whole.tokens.jsonl \
+      sentences.tokens.jsonl neural_truecased OUT.csv
+Sentences end at a whitespace-separated word ending in . ! or ? (SummEval's tokenized text).
+"""
+import csv
+import itertools
+import json
+import sys
+
+
+def split_words(words, text_of):
+    """Sentences of a word sequence: a sentence ends at a word ending in . ! or ?."""
+    out, current = [], []
+    for w in words:
+        current.append(w)
+        if text_of(w)[-1] in ".!?":
+            out.append(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def split(set_path, out_path):
+    with open(set_path, encoding="utf-8") as f, open(out_path, "w", encoding="utf-8") as out:
+        for line in f:
+            topic = json.loads(line)
+            own = []
+            for s in topic["summaries"]:
+                for i, words in enumerate(split_words(s["text"].split(), lambda w: w)):
+                    own.append({"system": f"{s['system']}#{i}", "text": " ".join(words),
+                                "scores": s.get("scores", {})})
+            topic["summaries"] = own
+            out.write(json.dumps(topic) + "\n")
+
+
+def log_words(record):
+    """The class's words: a word starts at a token that starts with whitespace."""
+    words = []
+    for piece, given, uncond in zip(record["tokens"], record["given_source"], record["unconditional"]):
+        if words and not piece[:1].isspace():
+            words[-1][0] += piece
+            words[-1][1] += given
+            words[-1][2] += uncond
+        else:
+            words.append([piece, given, uncond])
+    return [[w[0].strip(), w[1], w[2]] for w in words if w[0].strip()]
+
+
+def gain(set_path, whole_log, sentence_log, class_name, out_csv):
+    from judgments import human_scores, mean_topic_kendall
+
+    alone = {}
+    for line in open(sentence_log, encoding="utf-8"):
+        r = json.loads(line)
+        if r["class"] == class_name:
+            system, i = r["system"].rsplit("#", 1)
+            alone[(r["topic"], system, int(i))] = log_words(r)
+    features, compared, mismatched = {}, 0, 0
+    for line in open(whole_log, encoding="utf-8"):
+        r = json.loads(line)
+        if r["class"] != class_name:
+            continue
+        given, uncond = [], []
+        for i, sentence in enumerate(split_words(log_words(r), lambda w: w[0])):
+            single = alone.get((r["topic"], r["system"], i))
+            if i == 0 or single is None:
+                continue
+            compared += 1
+            if len(sentence) < 2 or [w[0] for w in sentence[1:]] != [w[0] for w in single[1:]]:
+                mismatched += 1
+                continue
+            n = len(sentence) - 1
+            given.append((sum(w[1] for w in sentence[1:]) - sum(w[1] for w in single[1:])) / n)
+            uncond.append((sum(w[2] for w in sentence[1:]) - sum(w[2] for w in single[1:])) / n)
+        features[(r["topic"], r["system"])] = {
+            "ctx.gain_given_mean": sum(given) / len(given) if given else 0.0,
+            "ctx.gain_given_min": min(given) if given else 0.0,
+            "ctx.gain_uncond_mean": sum(uncond) / len(uncond) if uncond else 0.0,
+            "ctx.gain_uncond_min": min(uncond) if uncond else 0.0,
+        }
+    print(f"{compared} sentences compared, {mismatched} left out (words differ)", file=sys.stderr)
+    names = sorted(next(iter(features.values())))
+    with open(out_csv, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["topic", "system"] + names)
+        for key, row in sorted(features.items()):
+            w.writerow(list(key) + [row[n] for n in names])
+    targets = ["coherence", "fluency", "consistency", "relevance"]
+    humans = {t: human_scores(set_path, t) for t in targets}
+    print("feature", *targets, "coherence: system pairwise accuracy", sep="\t")
+    for name in names:
+        values = {k: row[name] for k, row in features.items()}
+        by_system, rated = {}, {}
+        for (topic, system), v in values.items():
+            if (topic, system) in humans["coherence"]:
+                by_system.setdefault(system, []).append(v)
+                rated.setdefault(system, []).append(humans["coherence"][(topic, system)])
+        p = {s: sum(v) / len(v) for s, v in by_system.items()}
+        h = {s: sum(v) / len(v) for s, v in rated.items()}
+        pairs = list(itertools.combinations(p, 2))
+        right = sum(1 for a, b in pairs if (p[a] - p[b]) * (h[a] - h[b]) > 0)
+        print(name, *(f"{mean_topic_kendall(values, humans[t]):.3f}" for t in targets),
+              f"{right / len(pairs):.3f}", sep="\t")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "split":
+        split(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 7 and sys.argv[1] == "gain":
+        gain(*sys.argv[2:7])
+    else:
+        sys.exit(__doc__)
