@@ -17,7 +17,6 @@ Usage (numpy, scipy):
       sentences.tokens.jsonl neural_truecased OUT.csv
 Sentences end at a whitespace-separated word ending in . ! or ? (SummEval's tokenized text).
 """
-import csv
 import itertools
 import json
 import sys
@@ -49,35 +48,22 @@ def split(set_path, out_path):
             out.write(json.dumps(topic) + "\n")
 
 
-def log_words(record):
-    """The class's words: a word starts at a token that starts with whitespace."""
-    words = []
-    for piece, given, uncond in zip(record["tokens"], record["given_source"], record["unconditional"]):
-        if words and not piece[:1].isspace():
-            words[-1][0] += piece
-            words[-1][1] += given
-            words[-1][2] += uncond
-        else:
-            words.append([piece, given, uncond])
-    return [[w[0].strip(), w[1], w[2]] for w in words if w[0].strip()]
-
-
 def gain(set_path, whole_log, sentence_log, class_name, out_csv):
-    from judgments import human_scores, mean_topic_kendall
+    from judgments import human_scores, mean_topic_kendall, token_log_words, write_features_csv
 
     alone = {}
     for line in open(sentence_log, encoding="utf-8"):
         r = json.loads(line)
         if r["class"] == class_name:
             system, i = r["system"].rsplit("#", 1)
-            alone[(r["topic"], system, int(i))] = log_words(r)
+            alone[(r["topic"], system, int(i))] = token_log_words(r)
     features, compared, mismatched = {}, 0, 0
     for line in open(whole_log, encoding="utf-8"):
         r = json.loads(line)
         if r["class"] != class_name:
             continue
         given, uncond = [], []
-        for i, sentence in enumerate(split_words(log_words(r), lambda w: w[0])):
+        for i, sentence in enumerate(split_words(token_log_words(r), lambda w: w[0])):
             single = alone.get((r["topic"], r["system"], i))
             if i == 0 or single is None:
                 continue
@@ -95,12 +81,8 @@ def gain(set_path, whole_log, sentence_log, class_name, out_csv):
             "ctx.gain_uncond_min": min(uncond) if uncond else 0.0,
         }
     print(f"{compared} sentences compared, {mismatched} left out (words differ)", file=sys.stderr)
+    write_features_csv(out_csv, features)
     names = sorted(next(iter(features.values())))
-    with open(out_csv, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["topic", "system"] + names)
-        for key, row in sorted(features.items()):
-            w.writerow(list(key) + [row[n] for n in names])
     targets = ["coherence", "fluency", "consistency", "relevance"]
     humans = {t: human_scores(set_path, t) for t in targets}
     print("feature", *targets, "coherence: system pairwise accuracy", sep="\t")

@@ -74,7 +74,7 @@ def number(x):
 
 
 def fold(set_path, focused_csv, out_csv, originals):
-    from judgments import human_scores, mean_topic_kendall
+    from judgments import human_scores, mean_topic_kendall, write_features_csv
 
     units = {}
     for row in csv.DictReader(open(focused_csv)):
@@ -99,12 +99,8 @@ def fold(set_path, focused_csv, out_csv, originals):
             "focused.unsupported_share": weighted("unsupported_share"),
             "focused.max_unsupported_share": max(number(r["neural.unsupported_share"]) for r in rows),
         }
+    write_features_csv(out_csv, features)
     names = sorted(next(iter(features.values())))
-    with open(out_csv, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["topic", "system"] + names)
-        for key, d in sorted(features.items()):
-            w.writerow(list(key) + [d[n] for n in names])
     columns = {n: {k: d[n] for k, d in features.items()} for n in names}
     for path in originals:
         for row in csv.DictReader(open(path)):

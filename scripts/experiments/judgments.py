@@ -34,3 +34,31 @@ def mean_topic_kendall(values, scores):
         if not math.isnan(k):
             taus.append(k)
     return sum(taus) / len(taus)
+
+
+def token_log_words(record):
+    """The words of one summary in an `AESOP_NEURAL_TOKENS` log record, as the class forms them
+    (a word starts at a token that starts with whitespace; words of whitespace only dropped):
+    [text without surrounding whitespace, summed log-prob given the source, summed unconditional]."""
+    words = []
+    for piece, given, uncond in zip(record["tokens"], record["given_source"], record["unconditional"]):
+        if words and not piece[:1].isspace():
+            words[-1][0] += piece
+            words[-1][1] += given
+            words[-1][2] += uncond
+        else:
+            words.append([piece, given, uncond])
+    return [[w[0].strip(), w[1], w[2]] for w in words if w[0].strip()]
+
+
+def write_features_csv(path, features):
+    """Write {(topic, system): {name: value}} as a features CSV like `aesop features` writes
+    (topic, system, then the names sorted), rows sorted by key."""
+    import csv
+
+    names = sorted(next(iter(features.values())))
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["topic", "system"] + names)
+        for key, row in sorted(features.items()):
+            writer.writerow(list(key) + [row[n] for n in names])

@@ -18,7 +18,7 @@ import json
 import re
 import sys
 
-from judgments import human_scores, mean_topic_kendall
+from judgments import human_scores, mean_topic_kendall, token_log_words
 
 args = [a for a in sys.argv[1:] if a != "--names"]
 if len(args) != 4:
@@ -45,16 +45,7 @@ for line in open(tokens_path, encoding="utf-8"):
     record = json.loads(line)
     if record["class"] != class_name:
         continue
-    # Words as the class forms them: a word starts at a token that starts with whitespace.
-    words = []
-    for piece, given, uncond in zip(record["tokens"], record["given_source"], record["unconditional"]):
-        if words and not piece[:1].isspace():
-            words[-1][0] += piece
-            words[-1][1] += given
-            words[-1][2] += uncond
-        else:
-            words.append([piece, given, uncond])
-    words = [w for w in words if w[0].strip()]
+    words = token_log_words(record)
     if not words:
         continue
     source = source_words[record["topic"]]
@@ -62,7 +53,7 @@ for line in open(tokens_path, encoding="utf-8"):
     unsupported = [n and w[1] - w[2] < 0 for n, w in zip(new, words)]
     content = [bool(parts(w[0])) and not all(p in STOP for p in parts(w[0])) for w in words]
     if names_only:
-        content = [c and (w[0].strip()[:1].isupper() or any(ch.isdigit() for ch in w[0]))
+        content = [c and (w[0][:1].isupper() or any(ch.isdigit() for ch in w[0]))
                    for c, w in zip(content, words)]
     copied = [i > 0 and c and not n for i, (c, n) in enumerate(zip(content, new))]
     n = len(words)
