@@ -64,6 +64,15 @@ fn predictions_file_on_the_hand_computed_grid() {
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
     assert!((statistic(&report, "system.pairwise_accuracy") - 5.0 / 6.0).abs() < 1e-12);
+    // The one wrong pair of six: humans B 8/3 > C 7/3, metric B 2 < C 3.
+    let wrong = report["misordered_system_pairs"].as_array().expect("pairs");
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert_eq!(
+        (&wrong[0]["higher"], &wrong[0]["lower"]),
+        (&"B".into(), &"C".into())
+    );
+    assert!((wrong[0]["human_gap"].as_f64().expect("gap") - 1.0 / 3.0).abs() < 1e-12);
+    assert!((wrong[0]["metric_gap"].as_f64().expect("gap") + 1.0).abs() < 1e-12);
     assert_eq!(report["counts"]["matched"], 12);
     assert_eq!(report["counts"]["metric_only"], 1);
     let svg = std::fs::read_to_string(dir.path().join("plot.svg")).expect("svg written");
@@ -289,6 +298,19 @@ fn summeval_rouge1_f_against_relevance() {
         assert!((0.0..=1.0).contains(&wins) && p > 0.0 && p <= 1.0, "{row}");
     }
     assert_eq!(report["discriminative_power"]["pairs"], 120);
+    // The listed misordered system pairs are exactly the ones system pairwise accuracy counts
+    // wrong, each with the humans' higher system first.
+    let pairwise = &report["statistics"]["system_pairwise"];
+    let wrong = report["misordered_system_pairs"].as_array().expect("pairs");
+    assert_eq!(
+        wrong.len() as u64,
+        pairwise["pairs"].as_u64().expect("pairs") - pairwise["correct"].as_u64().expect("correct")
+    );
+    assert!(!wrong.is_empty());
+    for p in wrong {
+        assert!(p["human_gap"].as_f64().expect("gap") > 0.0, "{p}");
+        assert!(p["metric_gap"].as_f64().expect("gap") <= 0.0, "{p}");
+    }
     // The bootstrap interval contains the point estimate on real data.
     for e in report["estimates"].as_array().expect("estimates") {
         let (v, lo, hi) = (

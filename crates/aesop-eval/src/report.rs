@@ -99,6 +99,9 @@ pub struct EvaluationReport {
     pub estimates: Vec<Estimate>,
     /// System means: (system, metric mean, human mean).
     pub system_means: Vec<(String, f64, f64)>,
+    /// The system pairs behind the wrong share of `system.pairwise_accuracy`, largest human gap
+    /// first.
+    pub misordered_system_pairs: Vec<MisorderedPair>,
     pub discriminative_power: DiscriminativePower,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
@@ -106,6 +109,51 @@ pub struct EvaluationReport {
     /// (found by the caller: `aesop_learn::in_sample`); also printed on standard error.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// Two systems the metric orders against the annotators, or ties where they do not: the pairs
+/// that system-level pairwise accuracy counts wrong. Where a metric loses at the system level,
+/// these say which systems it misjudges.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MisorderedPair {
+    /// The system the annotators rate higher (by its mean over topics).
+    pub higher: String,
+    pub lower: String,
+    /// Human mean of `higher` minus that of `lower` (> 0).
+    pub human_gap: f64,
+    /// Metric mean of `higher` minus that of `lower` (≤ 0: reversed, or 0: tied).
+    pub metric_gap: f64,
+}
+
+/// The misordered pairs among `(system, metric mean, human mean)`, by the rules of
+/// [`crate::levels::PairwiseAccuracy`] (pairs the annotators tie are left out, pairs the metric
+/// ties count wrong), largest human gap first, then by name.
+pub fn misordered_system_pairs(means: &[(String, f64, f64)]) -> Vec<MisorderedPair> {
+    let mut pairs = Vec::new();
+    for (i, a) in means.iter().enumerate() {
+        for b in &means[i + 1..] {
+            let (higher, lower) = match a.2.total_cmp(&b.2) {
+                std::cmp::Ordering::Equal => continue,
+                std::cmp::Ordering::Greater => (a, b),
+                std::cmp::Ordering::Less => (b, a),
+            };
+            if higher.1.total_cmp(&lower.1).is_gt() {
+                continue;
+            }
+            pairs.push(MisorderedPair {
+                higher: higher.0.clone(),
+                lower: lower.0.clone(),
+                human_gap: higher.2 - lower.2,
+                metric_gap: higher.1 - lower.1,
+            });
+        }
+    }
+    pairs.sort_by(|x, y| {
+        y.human_gap
+            .total_cmp(&x.human_gap)
+            .then_with(|| (&x.higher, &x.lower).cmp(&(&y.higher, &y.lower)))
+    });
+    pairs
 }
 
 /// The paired comparison with a second metric.
@@ -168,12 +216,13 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     let data = Aligned::new(&rows)?;
     let statistics = evaluate(&data);
     let estimates = bootstrap_intervals(&data, args.bootstrap, args.resample, args.seed, 0.95);
-    let system_means = data
+    let system_means: Vec<(String, f64, f64)> = data
         .systems
         .iter()
         .zip(data.system_means(&data.all_topics(), &data.all_systems()))
         .filter_map(|(name, m)| m.map(|(x, y)| (name.clone(), x, y)))
         .collect();
+    let misordered_system_pairs = misordered_system_pairs(&system_means);
     let comparison = match &args.compare {
         None => None,
         Some(path) => {
@@ -195,6 +244,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         statistics,
         estimates,
         system_means,
+        misordered_system_pairs,
         discriminative_power: discriminative_power(&data, args.alpha),
         comparison,
         warnings: Vec::new(),
@@ -667,6 +717,7 @@ pub fn render_text(report: &EvaluationReport) -> String {
             p.metric_ties
         );
     }
+    render_misordered(&mut out, &report.misordered_system_pairs);
     let _ = writeln!(out);
     render_discriminative(&mut out, "metric", &report.discriminative_power);
     if let Some(cmp) = &report.comparison {
@@ -697,6 +748,41 @@ pub fn render_text(report: &EvaluationReport) -> String {
         render_discriminative(&mut out, "B", &cmp.discriminative_power);
     }
     out
+}
+
+/// How many misordered system pairs are listed in the text report (all are in `--json`).
+const MISORDERED_SHOWN: usize = 10;
+
+fn render_misordered(out: &mut String, pairs: &[MisorderedPair]) {
+    if pairs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "system pairs ordered wrongly ({}), largest human gap first:",
+        pairs.len()
+    );
+    let _ = writeln!(
+        out,
+        "  {:<30} {:>10} {:>10}",
+        "higher > lower (by the humans)", "human gap", "metric gap"
+    );
+    for p in pairs.iter().take(MISORDERED_SHOWN) {
+        let _ = writeln!(
+            out,
+            "  {:<30} {:>+10.3} {:>+10.3}",
+            format!("{} > {}", p.higher, p.lower),
+            p.human_gap,
+            p.metric_gap
+        );
+    }
+    if pairs.len() > MISORDERED_SHOWN {
+        let _ = writeln!(
+            out,
+            "  and {} more (all in the --json report)",
+            pairs.len() - MISORDERED_SHOWN
+        );
+    }
 }
 
 fn render_discriminative(out: &mut String, who: &str, d: &DiscriminativePower) {
@@ -806,4 +892,43 @@ fn tick_label(value: f64, span: f64) -> String {
         (2.0 - span.log10().floor()).clamp(0.0, 6.0) as usize
     };
     format!("{value:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn means(rows: &[(&str, f64, f64)]) -> Vec<(String, f64, f64)> {
+        rows.iter()
+            .map(|&(s, m, h)| (s.to_string(), m, h))
+            .collect()
+    }
+
+    #[test]
+    fn misordered_pairs_follow_the_pairwise_accuracy_rules() {
+        // Humans: A 5 > C 4.5 > B 4 = E 4 > D 1. Metric: A 3, B 2, C 1, D 1, E 0.
+        // Of the 9 pairs the humans order (B = E is a tie, left out), three are wrong: C > B
+        // (the metric reverses it), C > D (the metric ties it) and E > D (reversed); C > E and
+        // the rest are ordered as the humans order them.
+        let m = means(&[
+            ("A", 3.0, 5.0),
+            ("B", 2.0, 4.0),
+            ("C", 1.0, 4.5),
+            ("D", 1.0, 1.0),
+            ("E", 0.0, 4.0),
+        ]);
+        let got: Vec<(String, String, f64, f64)> = misordered_system_pairs(&m)
+            .into_iter()
+            .map(|p| (p.higher, p.lower, p.human_gap, p.metric_gap))
+            .collect();
+        let want: Vec<(String, String, f64, f64)> = [
+            ("C", "D", 3.5, 0.0),
+            ("E", "D", 3.0, -1.0),
+            ("C", "B", 0.5, -1.0),
+        ]
+        .iter()
+        .map(|&(a, b, h, x)| (a.to_string(), b.to_string(), h, x))
+        .collect();
+        assert_eq!(got, want);
+    }
 }
