@@ -223,17 +223,69 @@ fn portable_pass_matches_llama_cpp_and_the_cpu_pass() {
     let cpu = Llama::load(&path, Precision::F32).expect("load f32");
     assert!(!cpu.is_portable());
     let f = fixture();
-    let prompt = &f.scored[0].ids;
     let conts: Vec<&[u32]> = f.scored[1..].iter().map(|s| s.ids.as_slice()).collect();
+    let prompts: Vec<&[u32]> = f.scored[..3].iter().map(|s| s.ids.as_slice()).collect();
+    portable_pass_matches_the_cpu_pass(&cpu, &portable, &f.scored[0].ids, &conts, &prompts);
+}
+
+/// Gemma 3 on the same path: llama.cpp's bar, and the CPU f32 pass's log-probs after a prefix
+/// longer than the 512-position sliding window, so that five layers of six hide the prefix's
+/// start from the continuations (checked by mutation: with the window left out of the
+/// portable pass the two differ by up to 12.6 nats).
+#[test]
+fn gemma3_portable_pass_matches_llama_cpp_and_the_cpu_pass() {
+    if !present_or_skip(
+        "gemma3_portable_pass_matches_llama_cpp_and_the_cpu_pass",
+        &GEMMA3,
+    ) {
+        return;
+    }
+    let path = model::model_path(&GEMMA3);
+    let portable = Llama::load_portable(&path, &candle_core::Device::Cpu).expect("load portable");
+    assert!(portable.is_portable());
+    let f = fixture_of("gemma3_llamacpp.json", &GEMMA3);
+    log_probs_match_at(&portable, &f);
+
+    let cpu = Llama::load(&path, Precision::F32).expect("load f32");
+    // The fixture's texts (each after BOS) end to end until the prefix passes the window.
+    let bos = f.scored[0].ids[0];
+    let mut prompt = vec![bos];
+    while prompt.len() <= 600 {
+        for s in &f.scored {
+            prompt.extend(&s.ids[1..]);
+        }
+    }
+    let window = cpu.config.sliding_window;
+    assert!(
+        window > 0 && prompt.len() > window,
+        "prefix of {} tokens",
+        prompt.len()
+    );
+    let conts: Vec<&[u32]> = f.scored[1..].iter().map(|s| &s.ids[1..]).collect();
+    let prompts: Vec<&[u32]> = f.scored[..3].iter().map(|s| s.ids.as_slice()).collect();
+    portable_pass_matches_the_cpu_pass(&cpu, &portable, &prompt, &conts, &prompts);
+}
+
+/// The portable pass against the CPU f32 pass: `conts` batched after `prompt`, then each of
+/// `conts` after each of `prompts` (BARTScore-style recall: the portable pass packs (prompt,
+/// continuation) pairs into cache-free segments); every log-prob within 2e-3 nats.
+fn portable_pass_matches_the_cpu_pass(
+    cpu: &Llama,
+    portable: &Llama,
+    prompt: &[u32],
+    conts: &[&[u32]],
+    prompts: &[&[u32]],
+) {
+    assert!(!cpu.is_portable());
     let (p_cpu, p_portable) = (
         cpu.prefix(prompt).expect("prefix"),
         portable.prefix(prompt).expect("prefix"),
     );
     // A batch small enough to split the continuations, large enough to pack several.
     let batch = 48;
-    let a = cpu.score_many(&p_cpu, &conts, batch).expect("cpu");
+    let a = cpu.score_many(&p_cpu, conts, batch).expect("cpu");
     let b = portable
-        .score_many(&p_portable, &conts, batch)
+        .score_many(&p_portable, conts, batch)
         .expect("portable");
     let mut worst = 0f32;
     for (x, y) in a.iter().zip(&b) {
@@ -248,13 +300,10 @@ fn portable_pass_matches_llama_cpp_and_the_cpu_pass() {
         "portable and CPU passes differ by {worst} nats"
     );
 
-    // Each continuation after each of three prompts (BARTScore-style recall): the portable pass
-    // packs (prompt, continuation) pairs into cache-free segments.
-    let prompts: Vec<&[u32]> = f.scored[..3].iter().map(|s| s.ids.as_slice()).collect();
     let conts = &conts[2..];
-    let a = cpu.score_each_prompt(&prompts, conts, 128).expect("cpu");
+    let a = cpu.score_each_prompt(prompts, conts, 128).expect("cpu");
     let b = portable
-        .score_each_prompt(&prompts, conts, 128)
+        .score_each_prompt(prompts, conts, 128)
         .expect("portable");
     let mut worst = 0f32;
     for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {

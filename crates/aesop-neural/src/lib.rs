@@ -9,8 +9,9 @@
 //! - [`model`]: where the file lives, fetching, the pinned checksum, loading once per process.
 //! - [`tokenizer`]: byte-level BPE from the GGUF's own vocabulary.
 //! - [`spm`]: SentencePiece BPE (Gemma 3) from the GGUF's vocabulary, as llama.cpp tokenizes.
-//! - [`llama`]: the forward pass, with a key-value cache reused across continuations; with the
-//!   `cuda` feature, a tensor-only pass of it for an NVIDIA GPU (`llama/portable.rs`).
+//! - [`llama`]: the forward pass of both LMs (SmolLM2, Gemma 3), with a key-value cache reused
+//!   across continuations; with the `cuda` feature, a tensor-only pass of it for an NVIDIA GPU
+//!   (`llama/portable.rs`).
 //! - [`int8`]: 8-bit matrix products on AVX-512 VNNI or AVX2 for its linear layers.
 
 pub mod int8;

@@ -256,6 +256,8 @@ struct GemmaNorms {
     /// RMS-norm weights of each query and key head (head_dim each).
     q_norm: Vec<f32>,
     k_norm: Vec<f32>,
+    /// The same two on the model's device, for the tensor-only pass ([`portable`]).
+    head_norms: (Tensor, Tensor),
     /// Norms applied to the attention and feed-forward outputs before they join the residual.
     post_attn: Tensor,
     post_ffn: Tensor,
@@ -804,8 +806,8 @@ impl Llama {
             .with_context(|| format!("cannot load model file {}", path.display()))
     }
 
-    /// With `portable_on`, the weights go to that device for [`portable`]'s forward pass (f32,
-    /// llama only); else they stay on the CPU for this module's.
+    /// With `portable_on`, the weights go to that device for [`portable`]'s forward pass (f32);
+    /// else they stay on the CPU for this module's.
     fn from_reader<R: Read + Seek>(
         reader: &mut R,
         precision: Precision,
@@ -886,12 +888,8 @@ impl Llama {
             }
         }
 
-        if portable_on.is_some() && (gemma || precision == Precision::Int8) {
-            bail!(
-                "the GPU forward pass runs llama-architecture models (SmolLM2) at f32 only, not \
-                 {arch} at {}",
-                precision.name()
-            );
+        if portable_on.is_some() && precision == Precision::Int8 {
+            bail!("the GPU forward pass runs at f32 only, not at int8");
         }
         // Where the weights live: the GPU (or, in tests, the CPU) for the portable pass.
         let target = portable_on.cloned().unwrap_or(Device::Cpu);
@@ -932,7 +930,7 @@ impl Llama {
         let (head, embedding) = if !tied {
             let head = get("output.weight")?;
             expect(&head, &[vocab, e], "output.weight")?;
-            let embedding = if gemma {
+            let embedding = if gemma && portable_on.is_none() {
                 Embedding::Quantized(Box::new(embedding_q))
             } else {
                 Embedding::F32(dequantized_embedding()?.to_device(&target)?)
@@ -955,7 +953,9 @@ impl Llama {
         } else {
             let table = dequantized_embedding()?;
             let head = Linear::new(table.clone(), precision, &target)?;
-            let embedding = if gemma {
+            // The portable pass looks rows up on its device, so it keeps Gemma's table at f32
+            // there (671 MB; a GPU has the room).
+            let embedding = if gemma && portable_on.is_none() {
                 drop(table);
                 Embedding::Quantized(Box::new(embedding_q))
             } else {
@@ -981,11 +981,13 @@ impl Llama {
             let down = w("ffn_down", &[e, config.n_ff])?;
             let gemma_norms = if gemma {
                 let hd = config.head_dim();
+                let (q_norm, k_norm) = (w("attn_q_norm", &[hd])?, w("attn_k_norm", &[hd])?);
                 Some(GemmaNorms {
-                    q_norm: w("attn_q_norm", &[hd])?.to_vec1()?,
-                    k_norm: w("attn_k_norm", &[hd])?.to_vec1()?,
-                    post_attn: w("post_attention_norm", &[e])?,
-                    post_ffn: w("post_ffw_norm", &[e])?,
+                    q_norm: q_norm.to_vec1()?,
+                    k_norm: k_norm.to_vec1()?,
+                    head_norms: (q_norm.to_device(&target)?, k_norm.to_device(&target)?),
+                    post_attn: w("post_attention_norm", &[e])?.to_device(&target)?,
+                    post_ffn: w("post_ffw_norm", &[e])?.to_device(&target)?,
                 })
             } else {
                 None
@@ -1009,8 +1011,8 @@ impl Llama {
         let batch_tokens = batch_tokens_from_env()?;
         let portable = match portable_on {
             Some(d) => Some(portable::RopeTensors::new(
-                &cos,
-                &sin,
+                (&cos, &sin),
+                (&cos_local, &sin_local),
                 config.head_dim() / 2,
                 d,
             )?),

@@ -8,33 +8,59 @@
 //! product per continuation (many small kernels cost a GPU more than one larger one; the masked
 //! entries are wasted work a GPU has to spare).
 //!
-//! Llama only: Gemma 3's sliding windows and per-head norms are not written here, and loading
-//! it for this path is an error. CI has no GPU, so the tests run this path on the CPU
-//! ([`Llama::load_portable`]), where it must agree with llama.cpp and with the CPU path.
+//! Both architectures: Gemma 3's differences ([`super::Arch::Gemma3`]: embeddings scaled by the
+//! square root of the width, per-head norms and NeoX rotation of queries and keys, norms after
+//! attention and the feed-forward network, GELU gating, sliding-window layers with their own
+//! RoPE base) are tensor operations here too, the window one more additive mask. CI has no GPU,
+//! so the tests run this path on the CPU ([`Llama::load_portable`]), where it must agree with
+//! llama.cpp and with the CPU path.
 
 use anyhow::{bail, Result};
 use candle_core::{DType, Device, Tensor, D};
 
 use super::{rms_norm, tapped_outputs, Embedding, KvLayers, Llama, Prefix};
 
-/// Rows of hidden states through the LM head at a time on this path (1,024 × 49,152 logits:
-/// 201 MB on the device).
+/// Logits through the LM head at a time on this path, as rows × vocabulary: at most 1,024 rows
+/// (SmolLM2: 1,024 × 49,152, 201 MB on the device; Gemma 3's 262,144-token vocabulary: 256
+/// rows, 268 MB).
+const HEAD_LOGITS: usize = 1 << 26;
 const HEAD_ROWS: usize = 1024;
 
-/// The RoPE tables on the model's device, (positions, head_dim / 2) each.
+/// The RoPE tables on the model's device, (positions, head_dim / 2) each; `local` holds Gemma 3's
+/// sliding-window layers' tables (None for llama).
 pub(super) struct RopeTensors {
     cos: Tensor,
     sin: Tensor,
+    local: Option<(Tensor, Tensor)>,
 }
 
 impl RopeTensors {
-    pub(super) fn new(cos: &[f32], sin: &[f32], half: usize, dev: &Device) -> Result<Self> {
-        let positions = cos.len() / half.max(1);
+    /// From the host's tables (cos, sin) and the sliding-window layers' (empty for llama).
+    pub(super) fn new(
+        global: (&[f32], &[f32]),
+        local: (&[f32], &[f32]),
+        half: usize,
+        dev: &Device,
+    ) -> Result<Self> {
+        let table = |v: &[f32]| Tensor::from_slice(v, (v.len() / half.max(1), half), dev);
         Ok(RopeTensors {
-            cos: Tensor::from_slice(cos, (positions, half), dev)?,
-            sin: Tensor::from_slice(sin, (positions, half), dev)?,
+            cos: table(global.0)?,
+            sin: table(global.1)?,
+            local: if local.0.is_empty() {
+                None
+            } else {
+                Some((table(local.0)?, table(local.1)?))
+            },
         })
     }
+}
+
+/// Token positions of continuations of lengths `lens` laid end to end after a prefix of `past`
+/// positions: each starts at `past`.
+fn segment_positions(lens: &[usize], past: usize) -> Vec<u32> {
+    lens.iter()
+        .flat_map(|&l| (past..past + l).map(|p| p as u32))
+        .collect()
 }
 
 /// Additive attention mask (tokens, past + tokens) for continuations of lengths `lens` laid end
@@ -70,6 +96,27 @@ fn segment_mask(lens: &[usize], past: usize, dev: &Device) -> Result<Tensor> {
     )?)
 }
 
+/// Gemma 3's sliding window as an additive mask shaped as [`segment_mask`]'s: minus infinity
+/// where the key's position is `window` or more behind the query's, 0 elsewhere (later
+/// positions too: [`segment_mask`] hides those). Added to [`segment_mask`]'s, it leaves a sliding-window layer's query the keys
+/// of the CPU path's `hide_before`.
+fn window_mask(lens: &[usize], past: usize, window: usize, dev: &Device) -> Result<Tensor> {
+    let queries: Vec<f32> = segment_positions(lens, past)
+        .into_iter()
+        .map(|p| p as f32)
+        .collect();
+    let keys: Vec<f32> = (0..past)
+        .map(|p| p as f32)
+        .chain(queries.iter().copied())
+        .collect();
+    let (n, total) = (queries.len(), keys.len());
+    let keys = Tensor::from_vec(keys, (1, total), dev)?;
+    let behind = Tensor::from_vec(queries, (n, 1), dev)?.broadcast_sub(&keys)?;
+    let open = Tensor::zeros((n, total), DType::F32, dev)?;
+    let hidden = Tensor::full(f32::NEG_INFINITY, (n, total), dev)?;
+    Ok(behind.lt(window as f64)?.where_cond(&open, &hidden)?)
+}
+
 /// `heads` heads of width `hd` from `x` (tokens, heads · hd) as (heads, tokens, hd), adjacent
 /// pairs rotated by RoPE with `cos` and `sin` of each token's position, (tokens, 1, hd / 2, 1).
 fn rotated_heads(
@@ -88,6 +135,25 @@ fn rotated_heads(
         .reshape((n, heads, hd))?
         .transpose(0, 1)?
         .contiguous()?)
+}
+
+/// Gemma 3's [`rotated_heads`]: each head RMS-normed with `norm` (hd weights), then rotated
+/// NeoX-style (element i pairs with element i + hd / 2) with `cos` and `sin` (tokens, 1, hd / 2).
+fn normed_neox_heads(
+    x: &Tensor,
+    heads: usize,
+    hd: usize,
+    (norm, eps): (&Tensor, f64),
+    cos: &Tensor,
+    sin: &Tensor,
+) -> Result<Tensor> {
+    let n = x.dim(0)?;
+    let x = rms_norm(&x.reshape((n, heads, hd))?, norm, eps)?;
+    let half = hd / 2;
+    let (x0, x1) = (x.narrow(2, 0, half)?, x.narrow(2, half, half)?);
+    let r0 = (x0.broadcast_mul(cos)? - x1.broadcast_mul(sin)?)?;
+    let r1 = (x0.broadcast_mul(sin)? + x1.broadcast_mul(cos)?)?;
+    Ok(Tensor::cat(&[r0, r1], 2)?.transpose(0, 1)?.contiguous()?)
 }
 
 /// Softmax over the last dimension; every row must have a finite entry (the mask leaves each
@@ -129,31 +195,63 @@ impl Llama {
         let n = tokens.len();
         let (hd, nh, nkv) = (c.head_dim(), c.n_head, c.n_kv_head);
         let group = nh / nkv;
-        let positions: Vec<u32> = lens
-            .iter()
-            .flat_map(|&l| (past..past + l).map(|p| p as u32))
-            .collect();
-        let positions = Tensor::new(positions.as_slice(), dev)?;
+        let positions = Tensor::new(segment_positions(lens, past).as_slice(), dev)?;
         let half = hd / 2;
-        let cos = rope
-            .cos
-            .index_select(&positions, 0)?
-            .reshape((n, 1, half, 1))?;
-        let sin = rope
-            .sin
-            .index_select(&positions, 0)?
-            .reshape((n, 1, half, 1))?;
+        // Llama pairs adjacent elements of a head, (n, 1, half, 1); Gemma's NeoX rotation pairs
+        // the halves, (n, 1, half).
+        let gemma = c.arch == super::Arch::Gemma3;
+        let shape: &[usize] = if gemma {
+            &[n, 1, half]
+        } else {
+            &[n, 1, half, 1]
+        };
+        let at_positions = |cos: &Tensor, sin: &Tensor| -> Result<(Tensor, Tensor)> {
+            Ok((
+                cos.index_select(&positions, 0)?.reshape(shape)?,
+                sin.index_select(&positions, 0)?.reshape(shape)?,
+            ))
+        };
+        let global = at_positions(&rope.cos, &rope.sin)?;
+        let local = match &rope.local {
+            Some((cos, sin)) => Some(at_positions(cos, sin)?),
+            None => None,
+        };
         let mask = segment_mask(lens, past, dev)?;
+        let sliding_mask = match (&local, c.sliding_window) {
+            (Some(_), w) if w > 0 => Some((&mask + window_mask(lens, past, w, dev)?)?),
+            _ => None,
+        };
         let scale = 1.0 / f64::from(hd as f32).sqrt();
         let mut x = table.index_select(&Tensor::new(tokens, dev)?, 0)?;
+        if gemma {
+            // Scaled by the square root of the width, as on the CPU path.
+            x = (x * f64::from((c.n_embd as f32).sqrt()))?;
+        }
         let (mut ks, mut vs) = (Vec::new(), Vec::new());
         let mut tapped = vec![None; taps.len()];
         let blocks = self.blocks_to_run(taps, taps_only, keep);
         for (i, b) in self.blocks.iter().enumerate().take(blocks) {
+            let sliding = c.is_sliding(i);
+            let ((cos, sin), mask) = match (&local, &sliding_mask) {
+                (Some(rope), Some(window)) if sliding => (rope, window),
+                _ => (&global, &mask),
+            };
             let h = rms_norm(&x, &b.attn_norm, c.rms_eps)?;
             let qkv = b.wqkv.apply(&h)?;
-            let q = rotated_heads(&qkv.narrow(1, 0, nh * hd)?, nh, hd, &cos, &sin)?;
-            let k = rotated_heads(&qkv.narrow(1, nh * hd, nkv * hd)?, nkv, hd, &cos, &sin)?;
+            let (q, k) = (
+                qkv.narrow(1, 0, nh * hd)?,
+                qkv.narrow(1, nh * hd, nkv * hd)?,
+            );
+            let (q, k) = match &b.gemma {
+                None => (
+                    rotated_heads(&q, nh, hd, cos, sin)?,
+                    rotated_heads(&k, nkv, hd, cos, sin)?,
+                ),
+                Some(g) => (
+                    normed_neox_heads(&q, nh, hd, (&g.head_norms.0, c.rms_eps), cos, sin)?,
+                    normed_neox_heads(&k, nkv, hd, (&g.head_norms.1, c.rms_eps), cos, sin)?,
+                ),
+            };
             let v = qkv
                 .narrow(1, (nh + nkv) * hd, nkv * hd)?
                 .reshape((n, nkv, hd))?
@@ -171,18 +269,29 @@ impl Llama {
             let scores = q.reshape((nkv, group * n, hd))?.matmul(&k_all.t()?)?;
             let scores = (scores * scale)?
                 .reshape((nkv, group, n, total))?
-                .broadcast_add(&mask)?;
+                .broadcast_add(mask)?;
             let att = softmax_last_dim(&scores)?.reshape((nkv, group * n, total))?;
             let out = att
                 .matmul(&v_all)?
                 .reshape((nh, n, hd))?
                 .transpose(0, 1)?
                 .reshape((n, nh * hd))?;
-            x = (x + b.wo.apply(&out)?)?;
+            let attn = b.wo.apply(&out)?;
+            x = match &b.gemma {
+                None => (x + attn)?,
+                Some(g) => (x + rms_norm(&attn, &g.post_attn, c.rms_eps)?)?,
+            };
             let h = rms_norm(&x, &b.ffn_norm, c.rms_eps)?;
             let gu = b.w_gate_up.apply(&h)?;
-            let act = (gu.narrow(1, 0, c.n_ff)?.silu()? * gu.narrow(1, c.n_ff, c.n_ff)?)?;
-            x = (x + b.w_down.apply(&act)?)?;
+            let (gate, up) = (gu.narrow(1, 0, c.n_ff)?, gu.narrow(1, c.n_ff, c.n_ff)?);
+            x = match &b.gemma {
+                None => (x + b.w_down.apply(&(gate.silu()? * up)?)?)?,
+                // candle's `gelu` is the tanh approximation, the CPU path's `geglu`.
+                Some(g) => {
+                    let down = b.w_down.apply(&(gate.gelu()? * up)?)?;
+                    (x + rms_norm(&down, &g.post_ffn, c.rms_eps)?)?
+                }
+            };
             if keep {
                 ks.push(k_all);
                 vs.push(v_all);
@@ -214,9 +323,10 @@ impl Llama {
             bail!("token id {t} outside the vocabulary");
         }
         let rows = h.dim(0)?;
+        let step = (HEAD_LOGITS / vocab.max(1)).clamp(1, HEAD_ROWS);
         let mut out = Vec::with_capacity(rows);
-        for start in (0..rows).step_by(HEAD_ROWS) {
-            let n = HEAD_ROWS.min(rows - start);
+        for start in (0..rows).step_by(step) {
+            let n = step.min(rows - start);
             let logits = self.head.apply(&h.narrow(0, start, n)?)?;
             let ids = Tensor::new(&targets[start..start + n], h.device())?.unsqueeze(1)?;
             let picked = (logits.gather(&ids, 1)? - log_sum_exp_rows(&logits)?)?;
@@ -254,6 +364,42 @@ mod tests {
         for (row, want) in m.iter().zip(expected) {
             assert_eq!(open(row), want);
         }
+        Ok(())
+    }
+
+    /// A window of 2 after a prefix of 2: alone it hides only keys two or more positions behind
+    /// the query (later ones are the segment mask's to hide); added to the segment mask, each
+    /// query sees itself and the position before it, in the prefix or its own segment.
+    #[test]
+    fn window_mask_hides_keys_a_window_or_more_behind() -> Result<()> {
+        let open = |m: &Tensor| -> Result<Vec<Vec<bool>>> {
+            Ok(m.to_vec2::<f32>()?
+                .iter()
+                .map(|r| r.iter().map(|v| *v == 0.0).collect())
+                .collect())
+        };
+        // Segments [3, 1] after 2 prefix positions: queries at positions 2, 3, 4 and 2; the
+        // columns are positions 0, 1, then 2, 3, 4 and 2 again.
+        let w = window_mask(&[3, 1], 2, 2, &Device::Cpu)?;
+        assert_eq!(
+            open(&w)?,
+            [
+                [false, true, true, true, true, true],
+                [false, false, true, true, true, true],
+                [false, false, false, true, true, false],
+                [false, true, true, true, true, true],
+            ]
+        );
+        let both = (segment_mask(&[3, 1], 2, &Device::Cpu)? + w)?;
+        assert_eq!(
+            open(&both)?,
+            [
+                [false, true, true, false, false, false],
+                [false, false, true, true, false, false],
+                [false, false, false, true, true, false],
+                [false, true, false, false, false, true],
+            ]
+        );
         Ok(())
     }
 
