@@ -98,8 +98,8 @@ fn segment_mask(lens: &[usize], past: usize, dev: &Device) -> Result<Tensor> {
 
 /// Gemma 3's sliding window as an additive mask shaped as [`segment_mask`]'s: minus infinity
 /// where the key's position is `window` or more behind the query's, 0 elsewhere (later
-/// positions too: [`segment_mask`] hides those). Added to [`segment_mask`]'s, it leaves a sliding-window layer's query the keys
-/// of the CPU path's `hide_before`.
+/// positions too: [`segment_mask`] hides those). Added to [`segment_mask`]'s, it leaves a
+/// sliding-window layer's query the keys that the CPU path's `hide_before` leaves it.
 fn window_mask(lens: &[usize], past: usize, window: usize, dev: &Device) -> Result<Tensor> {
     let queries: Vec<f32> = segment_positions(lens, past)
         .into_iter()
