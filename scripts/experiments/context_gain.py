@@ -4,7 +4,7 @@ whole summary) minus its log-prob given the source alone (the sentence scored as
 own, in the same topic, so both share the source prompt), over the sentence's words after its
 first (whose tokens differ with the leading space), per word; given the source and
 unconditionally; mean and minimum over the summary's sentences. A dangling "he" or a jump between
-unrelated extracts should gain nothing from the context (docs/NEURAL.md, "Which system pairs the
+unrelated extracts should gain nothing from the context (docs/PROBES.md, "Which system pairs the
 coherence model gets wrong", stop 43; not adopted).
 
 Usage (numpy, scipy):

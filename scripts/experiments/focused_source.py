@@ -1,7 +1,7 @@
 """Does the LM judge a summary better when it reads only the source sentences the summary draws
 on? The class scores a summary after up to 1,400 tokens of its source, and a 135M model attends
 weakly over that distance; a short, matching context might sharpen what the source supports
-(docs/NEURAL.md, "Focused sources", stop 43; not adopted).
+(docs/PROBES.md, "Focused sources", stop 43; not adopted).
 
 Step 1 writes a judgment set in which every summary (`summary` mode), or every sentence of every
 summary (`sentence` mode), is a topic of its own whose one document is the K source sentences

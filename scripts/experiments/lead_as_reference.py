@@ -2,7 +2,7 @@
 words), so that the `neural` class's BARTScore-style `ref_recall` reads log p(lead | summary):
 how well a summary predicts the article it summarizes (the "Shannon game" of Egan et al. 2022,
 within a topic the same ranking as their information difference, since log p(lead) is one
-constant per topic). docs/NEURAL.md, "The source given the summary".
+constant per topic). docs/PROBES.md, "The source given the summary".
 
 Usage:
   python3 scripts/experiments/lead_as_reference.py SET.jsonl OUT.jsonl WORDS [TOPICS]

@@ -4,7 +4,7 @@ the documents in order (what the `neural` class's token budget does to a long so
 gives every document an equal share (a document shorter than its share passes the rest on).
 Run the class on both copies with a budget that cuts neither, and compare the features' τ:
 does the LM's prompt serve better with every document's start or with the first documents
-whole? docs/NEURAL.md, "Several documents".
+whole? docs/PROBES.md, "Several documents".
 
 Usage:
   python3 scripts/experiments/source_shares.py SET.jsonl OUT.jsonl concat|shares WORDS

@@ -5,7 +5,7 @@ false statements ("neymar 's sister rafaella led his national side to a 1-0 win"
 counts in-source content words (not the summary's first word) whose log-prob given the source is
 below -T nats, or whose PMI is negative, alone and united with the unsupported words, and prints
 each count's summary-level Kendall tau (mean over topics; oriented so that higher = worse) and the
-share of summaries where it is 0 (docs/NEURAL.md, "Surprising copies", stop 43; not adopted).
+share of summaries where it is 0 (docs/PROBES.md, "Surprising copies", stop 43; not adopted).
 
 Usage (numpy, scipy), from an AESOP_NEURAL_TOKENS log of the class:
   AESOP_NEURAL_TOKENS=tokens.jsonl aesop features SET.jsonl --classes neural_truecased \

@@ -1,6 +1,6 @@
 """Where a prediction file orders the systems wrongly: per system, the mean human score and the
 mean prediction (the file's `raw` when present, else `score`) with their ranks, then the system
-pairs the two order differently (docs/NEURAL.md, "Which system pairs the coherence model gets
+pairs the two order differently (docs/PROBES.md, "Which system pairs the coherence model gets
 wrong", stop 43). System-level pairwise accuracy is 1 - wrong / pairs.
 
 Usage (no dependencies beyond the standard library):
