@@ -17,7 +17,6 @@ Usage (numpy, scipy):
       sentences.tokens.jsonl neural_truecased OUT.csv
 Sentences end at a whitespace-separated word ending in . ! or ? (SummEval's tokenized text).
 """
-import itertools
 import json
 import sys
 
@@ -49,7 +48,8 @@ def split(set_path, out_path):
 
 
 def gain(set_path, whole_log, sentence_log, class_name, out_csv):
-    from judgments import human_scores, mean_topic_kendall, token_log_words, write_features_csv
+    from judgments import (human_scores, mean_topic_kendall, system_pairwise_accuracy,
+                           token_log_words, write_features_csv)
 
     alone = {}
     for line in open(sentence_log, encoding="utf-8"):
@@ -88,17 +88,8 @@ def gain(set_path, whole_log, sentence_log, class_name, out_csv):
     print("feature", *targets, "coherence: system pairwise accuracy", sep="\t")
     for name in names:
         values = {k: row[name] for k, row in features.items()}
-        by_system, rated = {}, {}
-        for (topic, system), v in values.items():
-            if (topic, system) in humans["coherence"]:
-                by_system.setdefault(system, []).append(v)
-                rated.setdefault(system, []).append(humans["coherence"][(topic, system)])
-        p = {s: sum(v) / len(v) for s, v in by_system.items()}
-        h = {s: sum(v) / len(v) for s, v in rated.items()}
-        pairs = list(itertools.combinations(p, 2))
-        right = sum(1 for a, b in pairs if (p[a] - p[b]) * (h[a] - h[b]) > 0)
         print(name, *(f"{mean_topic_kendall(values, humans[t]):.3f}" for t in targets),
-              f"{right / len(pairs):.3f}", sep="\t")
+              f"{system_pairwise_accuracy(values, humans['coherence']):.3f}", sep="\t")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,24 @@ def mean_topic_kendall(values, scores):
     return sum(taus) / len(taus)
 
 
+def system_pairwise_accuracy(values, scores):
+    """System-level pairwise accuracy: the share of system pairs whose mean values order them as
+    their mean human scores do (a tie on either side counts as wrong), over the summaries with
+    both. `values`, `scores`: {(topic, system): number}."""
+    import itertools
+
+    by_system, rated = {}, {}
+    for key, value in values.items():
+        if key in scores:
+            by_system.setdefault(key[1], []).append(value)
+            rated.setdefault(key[1], []).append(scores[key])
+    mean = {s: sum(v) / len(v) for s, v in by_system.items()}
+    human = {s: sum(v) / len(v) for s, v in rated.items()}
+    pairs = list(itertools.combinations(mean, 2))
+    right = sum(1 for a, b in pairs if (mean[a] - mean[b]) * (human[a] - human[b]) > 0)
+    return right / len(pairs)
+
+
 def token_log_words(record):
     """The words of one summary in an `AESOP_NEURAL_TOKENS` log record, as the class forms them
     (a word starts at a token that starts with whitespace; words of whitespace only dropped):

@@ -18,12 +18,12 @@ adds the feature in hindsight to out-of-fold predictions (`aesop cross-validate 
 fold seed): both z-scored within their topic, coherence's system pairwise accuracy of
 z(raw) + w * z(FEATURE) per weight w, mean over the files (0 where a summary has no value).
 """
-import itertools
 import json
 import sys
 
 from context_gain import split_words
-from judgments import human_scores, mean_topic_kendall, token_log_words, write_features_csv
+from judgments import (human_scores, mean_topic_kendall, system_pairwise_accuracy,
+                       token_log_words, write_features_csv)
 
 
 def features_of(words):
@@ -65,17 +65,8 @@ def main(set_path, log_path, class_name, out_csv):
     print("feature", *targets, "coherence: system pairwise accuracy", sep="\t")
     for name in names:
         values = {k: row[name] for k, row in features.items() if name in row}
-        by_system, rated = {}, {}
-        for (topic, system), v in values.items():
-            if (topic, system) in humans["coherence"]:
-                by_system.setdefault(system, []).append(v)
-                rated.setdefault(system, []).append(humans["coherence"][(topic, system)])
-        p = {s: sum(v) / len(v) for s, v in by_system.items()}
-        h = {s: sum(v) / len(v) for s, v in rated.items()}
-        pairs = list(itertools.combinations(p, 2))
-        right = sum(1 for a, b in pairs if (p[a] - p[b]) * (h[a] - h[b]) > 0)
         print(name, *(f"{mean_topic_kendall(values, humans[t]):.3f}" for t in targets),
-              f"{right / len(pairs):.3f}", sep="\t")
+              f"{system_pairwise_accuracy(values, humans['coherence']):.3f}", sep="\t")
 
 
 def topic_z(values):
@@ -93,17 +84,6 @@ def topic_z(values):
     return out
 
 
-def system_pairwise(values, humans):
-    by_system, rated = {}, {}
-    for key, v in values.items():
-        by_system.setdefault(key[1], []).append(v)
-        rated.setdefault(key[1], []).append(humans[key])
-    p = {s: sum(v) / len(v) for s, v in by_system.items()}
-    h = {s: sum(v) / len(v) for s, v in rated.items()}
-    pairs = list(itertools.combinations(p, 2))
-    return sum(1 for a, b in pairs if (p[a] - p[b]) * (h[a] - h[b]) > 0) / len(pairs)
-
-
 def blend(set_path, features_csv, name, oof_paths):
     import csv
 
@@ -116,7 +96,8 @@ def blend(set_path, features_csv, name, oof_paths):
         z_raw = topic_z(raw)
         z_feature = topic_z({k: feature.get(k, float("nan")) for k in raw})
         for w in weights:
-            totals[w] += system_pairwise({k: z + w * z_feature.get(k, 0.0) for k, z in z_raw.items()}, humans)
+            totals[w] += system_pairwise_accuracy(
+                {k: z + w * z_feature.get(k, 0.0) for k, z in z_raw.items()}, humans)
     print(name, *(f"w={w}: {totals[w] / len(oof_paths):.3f}" for w in weights))
 
 
