@@ -124,9 +124,9 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         #[command(flatten)]
         progress: ProgressFlag,
     },
-    /// Ablation over feature classes under protocol 1: each class alone and the model without it.
+    /// Ablation over feature classes under protocol 1 (or protocol 2 with --leave-one-set-out): each class alone and the model without it.
     #[command(
-        after_help = "Example:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg"
+        after_help = "Examples:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg\n  aesop ablate --set summeval.jsonl:responsiveness --set newsroom.jsonl:responsiveness --set realsumm.jsonl:pyramid \\\n    --target responsiveness --classes content,rouge,surface --c 0.0001 --leave-one-set-out -o ablation.md"
     )]
     Ablate {
         #[command(flatten)]

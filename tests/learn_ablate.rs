@@ -6,7 +6,7 @@
 
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
 use aesop::features::FeatureOptions;
-use aesop::learn::ablate::{ablate_command, AblateArgs, CSV_COLUMNS};
+use aesop::learn::ablate::{ablate_command, AblateArgs, CSV_COLUMNS, CSV_COLUMNS_HELD_OUT};
 use aesop::learn::commands::LearnArgs;
 use aesop::learn::{LearnerKind, Rng};
 use std::sync::atomic::AtomicBool;
@@ -85,6 +85,7 @@ fn ablation_separates_the_informative_class() {
         output: dir.path().join("ablate.md"),
         csv: Some(dir.path().join("ablate.csv")),
         chart: Some(dir.path().join("ablate.svg")),
+        leave_one_set_out: false,
     };
     let report =
         ablate_command(&args, &FeatureOptions::default(), &AtomicBool::new(false)).expect("ablate");
@@ -192,6 +193,7 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
         output: dir.path().join("ablate.md"),
         csv: None,
         chart: None,
+        leave_one_set_out: false,
     };
     let cancel = AtomicBool::new(false);
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
@@ -298,5 +300,181 @@ fn ablation_pools_several_sets() {
         .assert()
         .failure()
         .stderr(predicates::str::contains("b.jsonl: column 'pyramid'"));
+    assert!(!dir.path().join("never.md").exists());
+}
+
+/// A third corpus: the synthetic set with other topics (a different seed of noise is not
+/// needed: its topics and scale differ, which is what leave-one-set-out must handle).
+fn third_set() -> Vec<Topic> {
+    let mut topics = synthetic_set();
+    for topic in &mut topics {
+        topic.topic = format!("V{}", topic.topic);
+        for summary in &mut topic.summaries {
+            let h = summary.scores.remove("pyramid").expect("score");
+            summary.scores.insert("grade".into(), 0.5 + h / 12.0);
+        }
+    }
+    topics
+}
+
+#[test]
+fn ablation_leaves_one_set_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, topics: &[Topic]| {
+        let path = dir.path().join(name);
+        let file = std::fs::File::create(&path).expect("create");
+        jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
+        path
+    };
+    let sets = [
+        format!("{}:pyramid", write("a.jsonl", &synthetic_set()).display()),
+        format!("{}:quality", write("b.jsonl", &second_set()).display()),
+        format!("{}:grade", write("c.jsonl", &third_set()).display()),
+    ];
+    let common = [
+        "--target",
+        "pyramid",
+        "--classes",
+        "surface,rouge",
+        "--c",
+        "0.1",
+    ];
+    let (md, csv_path, svg) = (
+        dir.path().join("ablate.md"),
+        dir.path().join("ablate.csv"),
+        dir.path().join("ablate.svg"),
+    );
+    let mut command = crate::common::aesop();
+    command.arg("ablate");
+    for set in &sets {
+        command.arg("--set").arg(set);
+    }
+    command
+        .args(common)
+        .args(["--leave-one-set-out", "--bootstrap", "50"])
+        .arg("-o")
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv_path)
+        .arg("--chart")
+        .arg(&svg)
+        .assert()
+        .success();
+
+    // Markdown: one column per held-out set, the mean, its difference and the count.
+    let markdown = std::fs::read_to_string(&md).expect("markdown");
+    assert!(markdown.contains("leave one set out"), "{markdown}");
+    let table: Vec<&str> = markdown.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(table.len(), 2 + 5, "{markdown}");
+    for label in ["a.jsonl:pyramid", "b.jsonl:quality", "c.jsonl:grade"] {
+        assert!(table[0].contains(label), "{}", table[0]);
+    }
+    assert!(
+        table.iter().all(|l| l.matches('|').count() == 9),
+        "{markdown}"
+    );
+    assert!(
+        table[4].starts_with("| without surface") && table[4].ends_with("| 0 of 3 |"),
+        "{}",
+        table[4]
+    );
+
+    // CSV: one row per model and held-out set, then the model's mean.
+    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
+    let headers: Vec<String> = reader
+        .headers()
+        .expect("headers")
+        .iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(headers, CSV_COLUMNS_HELD_OUT);
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    assert_eq!(records.len(), 5 * (3 + 1));
+    let cell = |model: &str, set: &str, column: usize| -> Option<f64> {
+        let record = records
+            .iter()
+            .find(|r| &r[0] == model && r[4].starts_with(set))
+            .unwrap_or_else(|| panic!("no row {model} / {set}"));
+        record[column].parse().ok()
+    };
+    for set in ["a.jsonl", "b.jsonl", "c.jsonl"] {
+        // Surface carries the signal in every set, rouge only noise.
+        let only = cell("only surface", set, 5).expect("tau");
+        let without = cell("without surface", set, 5).expect("tau");
+        assert!(only > 0.8, "only surface on {set}: {only}");
+        assert!(without < only - 0.3, "without surface on {set}: {without}");
+        // The difference is against the full model on the same set.
+        let full = cell("full", set, 5).expect("tau");
+        let difference = cell("only surface", set, 11).expect("difference");
+        assert!(
+            (difference - (only - full)).abs() < 1e-9,
+            "{difference} vs {only} - {full}"
+        );
+        assert!(
+            cell("full", set, 11).is_none(),
+            "the full model has no comparison"
+        );
+        let p = cell("only rouge", set, 13).expect("permutation p");
+        assert!(p > 0.0 && p <= 1.0);
+    }
+    let mean = cell("only rouge", "mean", 5).expect("mean");
+    let by_set: f64 = ["a.jsonl", "b.jsonl", "c.jsonl"]
+        .iter()
+        .map(|s| cell("only rouge", s, 5).expect("tau"))
+        .sum::<f64>()
+        / 3.0;
+    assert!((mean - by_set).abs() < 1e-12, "{mean} vs {by_set}");
+
+    // The full model's held-out figures are those of `cross-validate --leave-one-set-out`
+    // with the same sets and options.
+    let report = dir.path().join("cv.json");
+    let mut command = crate::common::aesop();
+    command.arg("cross-validate");
+    for set in &sets {
+        command.arg("--set").arg(set);
+    }
+    command
+        .args(common)
+        .args(["--leave-one-set-out", "--bootstrap", "0"])
+        .arg("-o")
+        .arg(dir.path().join("cv.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let held_out = report["leave_one_set_out"]
+        .as_array()
+        .expect("held-out sets");
+    assert_eq!(held_out.len(), 3);
+    for entry in held_out {
+        let set = entry["set"].as_str().expect("set");
+        let expected = entry["model"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("tau");
+        let got = cell("full", set, 5).expect("tau");
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{set}: ablate {got}, cross-validate {expected}"
+        );
+    }
+
+    let chart = std::fs::read_to_string(&svg).expect("svg");
+    assert!(chart.contains("mean over the held-out sets"));
+    assert_eq!(chart.matches("<rect").count(), 1 + 5);
+
+    // One set is not enough.
+    crate::common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(&sets[0])
+        .args(common)
+        .arg("--leave-one-set-out")
+        .arg("-o")
+        .arg(dir.path().join("never.md"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("at least two sets"));
     assert!(!dir.path().join("never.md").exists());
 }

@@ -6,13 +6,19 @@
 //! as the full model, so the differences come from the features alone. Every model gets
 //! bootstrap intervals for summary- and system-level Kendall τ-b and, against the full model,
 //! the Koehn paired bootstrap over topics and the paired permutation test (crates/aesop-eval/src).
+//!
+//! With several sets and `--leave-one-set-out` the same models are judged under protocol 2
+//! instead: each set is scored by a model trained on the others (the code of `cross-validate
+//! --leave-one-set-out`), and the table gives every model's held-out τ per set and their mean,
+//! each set's against the full model's on the same rows. A class that helps in set but not on
+//! new corpora shows here.
 
 use super::commands::LearnArgs;
 use super::cv::{cross_validate, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
-use super::multiset::{load_sets, set_data};
-use super::transfer::{pool, PoolOptions};
+use super::multiset::{held_out_predictions, load_sets, set_data, Recipe};
+use super::transfer::{pool, PoolOptions, SetData};
 use super::Dataset;
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
@@ -49,6 +55,10 @@ pub struct AblateArgs {
     /// Also write a bar chart of summary-level τ (SVG).
     #[cfg_attr(feature = "cli", arg(long))]
     pub chart: Option<PathBuf>,
+    /// Protocol 2 instead of protocol 1 (needs two or more --set): every set scored by models
+    /// trained on the other sets, per set and on average; the fold options do not apply.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub leave_one_set_out: bool,
 }
 
 /// Which feature set a model uses.
@@ -88,16 +98,34 @@ pub struct AblationRow {
     /// The ablated class (none for the full model).
     pub class: Option<String>,
     pub features: usize,
+    /// Protocol 1: over the pooled out-of-fold predictions. Protocol 2: the mean over the
+    /// held-out sets, without an interval (each set's is in `held_out`).
     pub summary_tau: Tau,
     pub system_tau: Tau,
-    /// Against the full model (none for the full model itself).
+    /// Against the full model (none for the full model itself; protocol 1 only).
     pub summary_vs_full: Option<VersusFull>,
     pub system_vs_full: Option<VersusFull>,
+    /// Protocol 2: one entry per held-out set, in the order of the sets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<HeldOutCell>,
+}
+
+/// One model scored on one held-out set (protocol 2).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldOutCell {
+    /// `FILE:COLUMN` of the held-out set.
+    pub set: String,
+    pub summary_tau: Tau,
+    pub system_tau: Tau,
+    /// Summary-level τ against the full model's on the same set (none for the full model).
+    pub summary_vs_full: Option<VersusFull>,
 }
 
 /// The whole ablation.
 #[derive(Debug, Clone, Serialize)]
 pub struct AblationReport {
+    /// 1 (topic × system folds of the pooled sets) or 2 (leave one set out).
+    pub protocol: u8,
     pub set: String,
     pub target: String,
     pub learner: String,
@@ -111,6 +139,9 @@ pub struct AblationReport {
     pub rows: usize,
     pub topics: usize,
     pub systems: usize,
+    /// Protocol 2: the held-out sets (`FILE:COLUMN`), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_out_sets: Vec<String>,
     /// Full model first, then "only" and "without" for each class in order.
     pub models: Vec<AblationRow>,
 }
@@ -142,6 +173,10 @@ pub fn ablate_command(
     }
     let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
+    if args.leave_one_set_out && specs.len() < 2 {
+        // Before any feature is extracted.
+        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
+    }
     let target = learn.model_target()?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     let names = select_features(names, &learn.features)?;
@@ -162,8 +197,6 @@ pub fn ablate_command(
         cancel,
     )?;
     let sets = set_data(&loaded);
-    let all: Vec<usize> = (0..sets.len()).collect();
-    let data = pool(&sets, &all, PoolOptions::default())?.data;
     let settings = AblationSettings {
         learner: learn.learner,
         hyper,
@@ -172,7 +205,19 @@ pub fn ablate_command(
         seed: learn.seed,
         bootstrap: args.bootstrap,
     };
-    let mut report = ablate_dataset(&data, &classes, &settings, cancel)?;
+    let mut report = if args.leave_one_set_out {
+        ablate_held_out_sets(
+            &sets,
+            &classes,
+            &learn.recipe(hyper, &target),
+            &settings,
+            cancel,
+        )?
+    } else {
+        let all: Vec<usize> = (0..sets.len()).collect();
+        let data = pool(&sets, &all, PoolOptions::default())?.data;
+        ablate_dataset(&data, &classes, &settings, cancel)?
+    };
     report.set = specs
         .iter()
         .map(|s| s.to_string())
@@ -263,6 +308,65 @@ fn tau_of(estimates: &[Estimate], name: &str) -> Tau {
     )
 }
 
+/// One model of the ablation: its name, variant, ablated class and feature columns.
+struct Plan {
+    model: String,
+    variant: Variant,
+    class: Option<String>,
+    columns: Vec<String>,
+}
+
+/// The full model, then "only" and "without" each class, over the columns `names`.
+fn ablation_plans(names: &[String], classes: &[String]) -> Result<Vec<Plan>> {
+    let mut plans = vec![Plan {
+        model: "full".into(),
+        variant: Variant::Full,
+        class: None,
+        columns: names.to_vec(),
+    }];
+    for class in classes {
+        let only = class_columns(names, class);
+        if only.is_empty() {
+            bail!("class {class} has no columns in the data set");
+        }
+        let without: Vec<String> = names
+            .iter()
+            .filter(|n| !only.contains(n))
+            .cloned()
+            .collect();
+        if without.is_empty() {
+            bail!("without {class} no features are left; ablation needs at least two classes");
+        }
+        plans.push(Plan {
+            model: format!("only {class}"),
+            variant: Variant::Only,
+            class: Some(class.clone()),
+            columns: only,
+        });
+        plans.push(Plan {
+            model: format!("without {class}"),
+            variant: Variant::Without,
+            class: Some(class.clone()),
+            columns: without,
+        });
+    }
+    Ok(plans)
+}
+
+fn versus_full(
+    comparison: &[aesop_eval::bootstrap::PairedComparison],
+    name: &str,
+) -> Option<VersusFull> {
+    comparison
+        .iter()
+        .find(|c| c.name == name)
+        .map(|c| VersusFull {
+            difference: c.difference,
+            bootstrap_wins: c.bootstrap_a_wins,
+            permutation_p: c.permutation_p,
+        })
+}
+
 /// The ablation over an already extracted data set whose columns cover `classes`.
 pub fn ablate_dataset(
     data: &Dataset,
@@ -277,40 +381,16 @@ pub fn ablate_dataset(
         settings.system_folds,
         settings.seed,
     )?;
-    // (model name, variant, class, columns)
-    let mut plans: Vec<(String, Variant, Option<String>, Vec<String>)> =
-        vec![("full".into(), Variant::Full, None, data.names.clone())];
-    for class in classes {
-        let only = class_columns(&data.names, class);
-        if only.is_empty() {
-            bail!("class {class} has no columns in the data set");
-        }
-        let without: Vec<String> = data
-            .names
-            .iter()
-            .filter(|n| !only.contains(n))
-            .cloned()
-            .collect();
-        if without.is_empty() {
-            bail!("without {class} no features are left; ablation needs at least two classes");
-        }
-        plans.push((
-            format!("only {class}"),
-            Variant::Only,
-            Some(class.clone()),
-            only,
-        ));
-        plans.push((
-            format!("without {class}"),
-            Variant::Without,
-            Some(class.clone()),
-            without,
-        ));
-    }
-
+    let plans = ablation_plans(&data.names, classes)?;
     let mut full: Option<Aligned> = None;
     let mut models = Vec::with_capacity(plans.len());
-    for (model, variant, class, columns) in plans {
+    for Plan {
+        model,
+        variant,
+        class,
+        columns,
+    } in plans
+    {
         // Ctrl-C: exit 130 with no output, as every other verb (aesop_core::output).
         if cancel.load(Ordering::Relaxed) {
             return Err(aesop_core::output::Interrupted.into());
@@ -338,17 +418,10 @@ pub fn ablate_dataset(
             Some(reference) => {
                 let comparison =
                     compare_metrics(&scores, reference, settings.bootstrap, settings.seed)?;
-                let versus = |name: &str| {
-                    comparison
-                        .iter()
-                        .find(|c| c.name == name)
-                        .map(|c| VersusFull {
-                            difference: c.difference,
-                            bootstrap_wins: c.bootstrap_a_wins,
-                            permutation_p: c.permutation_p,
-                        })
-                };
-                (versus("summary.kendall"), versus("system.kendall"))
+                (
+                    versus_full(&comparison, "summary.kendall"),
+                    versus_full(&comparison, "system.kendall"),
+                )
             }
         };
         models.push(AblationRow {
@@ -360,6 +433,7 @@ pub fn ablate_dataset(
             system_tau: tau_of(&estimates, "system.kendall"),
             summary_vs_full,
             system_vs_full,
+            held_out: Vec::new(),
         });
         if full.is_none() {
             full = Some(scores);
@@ -368,6 +442,7 @@ pub fn ablate_dataset(
 
     let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
     Ok(AblationReport {
+        protocol: 1,
         set: String::new(),
         target: String::new(),
         learner: settings.learner.name().to_string(),
@@ -381,6 +456,114 @@ pub fn ablate_dataset(
         rows: data.len(),
         topics: distinct(&data.topics),
         systems: distinct(&data.systems),
+        held_out_sets: Vec::new(),
+        models,
+    })
+}
+
+/// The ablation under protocol 2: for every model, each of `sets` scored by that model trained
+/// on the other sets with `recipe` (as `cross-validate --leave-one-set-out` does), compared
+/// with the full model on the same rows.
+pub fn ablate_held_out_sets(
+    sets: &[SetData],
+    classes: &[String],
+    recipe: &Recipe,
+    settings: &AblationSettings,
+    cancel: &AtomicBool,
+) -> Result<AblationReport> {
+    let names = sets
+        .first()
+        .map(|s| s.data.names.clone())
+        .unwrap_or_default();
+    let labels: Vec<String> = sets
+        .iter()
+        .map(|s| format!("{}:{}", s.spec.name(), s.spec.column))
+        .collect();
+    let plans = ablation_plans(&names, classes)?;
+    let mut full: Vec<Aligned> = Vec::new();
+    let mut models = Vec::with_capacity(plans.len());
+    for plan in plans {
+        let mut cells = Vec::with_capacity(sets.len());
+        let subsets = sets
+            .iter()
+            .map(|s| {
+                Ok(SetData {
+                    spec: s.spec.clone(),
+                    data: select_columns(&s.data, &plan.columns)?,
+                })
+            })
+            .collect::<Result<Vec<SetData>>>()?;
+        for (h, label) in labels.iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(aesop_core::output::Interrupted.into());
+            }
+            eprintln!(
+                "ablate: {} ({} features), {label} held out",
+                plan.model,
+                plan.columns.len()
+            );
+            let (raw, _) = held_out_predictions(&subsets, h, recipe)
+                .with_context(|| format!("{} with {label} held out", plan.model))?;
+            let scores = aligned(&subsets[h].data, &raw)?;
+            let estimates = bootstrap_intervals(
+                &scores,
+                settings.bootstrap,
+                Resample::Both,
+                settings.seed,
+                0.95,
+            );
+            let summary_vs_full = match full.get(h) {
+                Some(reference) if plan.variant != Variant::Full => {
+                    let comparison =
+                        compare_metrics(&scores, reference, settings.bootstrap, settings.seed)?;
+                    versus_full(&comparison, "summary.kendall")
+                }
+                _ => None,
+            };
+            cells.push(HeldOutCell {
+                set: label.clone(),
+                summary_tau: tau_of(&estimates, "summary.kendall"),
+                system_tau: tau_of(&estimates, "system.kendall"),
+                summary_vs_full,
+            });
+            if plan.variant == Variant::Full {
+                full.push(scores);
+            }
+        }
+        let mean = |pick: fn(&HeldOutCell) -> f64| Tau {
+            value: cells.iter().map(pick).sum::<f64>() / cells.len() as f64,
+            lower: f64::NAN,
+            upper: f64::NAN,
+        };
+        models.push(AblationRow {
+            summary_tau: mean(|c| c.summary_tau.value),
+            system_tau: mean(|c| c.system_tau.value),
+            model: plan.model,
+            variant: plan.variant,
+            class: plan.class,
+            features: plan.columns.len(),
+            summary_vs_full: None,
+            system_vs_full: None,
+            held_out: cells,
+        });
+    }
+    let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
+    Ok(AblationReport {
+        protocol: 2,
+        set: String::new(),
+        target: String::new(),
+        learner: settings.learner.name().to_string(),
+        hyper: settings.hyper,
+        reference_free: false,
+        classes: classes.to_vec(),
+        topic_folds: 0,
+        system_folds: 0,
+        seed: settings.seed,
+        bootstrap: settings.bootstrap,
+        rows: sets.iter().map(|s| s.data.len()).sum(),
+        topics: sets.iter().map(|s| distinct(&s.data.topics)).sum(),
+        systems: sets.iter().map(|s| distinct(&s.data.systems)).sum(),
+        held_out_sets: labels,
         models,
     })
 }
@@ -419,6 +602,9 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
 
 /// The Markdown table with a short header naming the protocol.
 pub fn render_markdown(report: &AblationReport) -> String {
+    if report.protocol == 2 {
+        return render_markdown_held_out(report);
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -465,6 +651,104 @@ pub fn render_markdown(report: &AblationReport) -> String {
     out
 }
 
+/// The protocol-2 table: one column per held-out set, the mean and how the model fares against
+/// the full one.
+fn render_markdown_held_out(report: &AblationReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Feature-class ablation: {} on {}, leave one set out\n",
+        report.learner, report.target
+    );
+    let _ = writeln!(
+        out,
+        "Sets {} ({} rows{}). Protocol 2: each set scored by the model trained on the other \
+         sets; summary-level Kendall τ-b on each held-out set, in brackets the difference from \
+         the full model on the same rows and the paired permutation p (two-sided, {} samples); \
+         the mean over the sets, its difference from the full model's, and on how many sets the \
+         model is above the full one.\n",
+        report.set,
+        report.rows,
+        if report.reference_free {
+            ", reference-free"
+        } else {
+            ""
+        },
+        report.bootstrap
+    );
+    let _ = writeln!(
+        out,
+        "| Model | Features | {} | Mean | Δ mean | Sets above full |",
+        report.held_out_sets.join(" | ")
+    );
+    let _ = writeln!(
+        out,
+        "|---|---:|{}---:|---:|---:|",
+        "---|".repeat(report.held_out_sets.len())
+    );
+    let full_mean = report
+        .models
+        .first()
+        .map_or(f64::NAN, |m| m.summary_tau.value);
+    for m in &report.models {
+        let cells: Vec<String> = m
+            .held_out
+            .iter()
+            .map(|c| match &c.summary_vs_full {
+                None => fmt_value(c.summary_tau.value),
+                Some(v) if v.permutation_p.is_finite() => format!(
+                    "{} ({:+.3}, p {})",
+                    fmt_value(c.summary_tau.value),
+                    v.difference,
+                    fmt_value(v.permutation_p)
+                ),
+                Some(v) => format!("{} ({:+.3})", fmt_value(c.summary_tau.value), v.difference),
+            })
+            .collect();
+        let (delta, above) = if m.variant == Variant::Full {
+            (String::new(), String::new())
+        } else {
+            let above = m
+                .held_out
+                .iter()
+                .filter(|c| c.summary_vs_full.is_some_and(|v| v.difference > 0.0))
+                .count();
+            (
+                format!("{:+.3}", m.summary_tau.value - full_mean).replace("NaN", "–"),
+                format!("{above} of {}", m.held_out.len()),
+            )
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {delta} | {above} |",
+            m.model,
+            m.features,
+            cells.join(" | "),
+            fmt_value(m.summary_tau.value)
+        );
+    }
+    out
+}
+
+/// Column names of the protocol-2 CSV: one row per model and held-out set, then one per model
+/// with `set` = `mean` (the mean summary and system τ only).
+pub const CSV_COLUMNS_HELD_OUT: [&str; 14] = [
+    "model",
+    "variant",
+    "class",
+    "features",
+    "set",
+    "summary_tau",
+    "summary_lower",
+    "summary_upper",
+    "system_tau",
+    "system_lower",
+    "system_upper",
+    "summary_difference",
+    "summary_bootstrap_wins",
+    "summary_permutation_p",
+];
+
 /// Column names of the CSV.
 pub const CSV_COLUMNS: [&str; 16] = [
     "model",
@@ -485,6 +769,14 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "system_permutation_p",
 ];
 
+fn variant_name(variant: Variant) -> &'static str {
+    match variant {
+        Variant::Full => "full",
+        Variant::Only => "only",
+        Variant::Without => "without",
+    }
+}
+
 /// The table as CSV; undefined values are empty fields.
 pub fn render_csv(report: &AblationReport) -> Result<String> {
     let number = |v: f64| {
@@ -503,13 +795,37 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
         ],
     };
     let mut writer = csv::Writer::from_writer(Vec::new());
+    if report.protocol == 2 {
+        writer.write_record(CSV_COLUMNS_HELD_OUT)?;
+        for m in &report.models {
+            let head = [
+                m.model.clone(),
+                variant_name(m.variant).to_string(),
+                m.class.clone().unwrap_or_default(),
+                m.features.to_string(),
+            ];
+            for c in &m.held_out {
+                let mut record = head.to_vec();
+                record.push(c.set.clone());
+                for t in [&c.summary_tau, &c.system_tau] {
+                    record.extend([number(t.value), number(t.lower), number(t.upper)]);
+                }
+                record.extend(versus(&c.summary_vs_full));
+                writer.write_record(&record)?;
+            }
+            let mut record = head.to_vec();
+            record.push("mean".into());
+            record.extend([number(m.summary_tau.value), String::new(), String::new()]);
+            record.extend([number(m.system_tau.value), String::new(), String::new()]);
+            record.extend([String::new(), String::new(), String::new()]);
+            writer.write_record(&record)?;
+        }
+        let bytes = writer.into_inner().context("finishing the CSV")?;
+        return Ok(String::from_utf8(bytes)?);
+    }
     writer.write_record(CSV_COLUMNS)?;
     for m in &report.models {
-        let variant = match m.variant {
-            Variant::Full => "full",
-            Variant::Only => "only",
-            Variant::Without => "without",
-        };
+        let variant = variant_name(m.variant);
         let mut record = vec![
             m.model.clone(),
             variant.to_string(),
@@ -560,10 +876,15 @@ pub fn render_chart(report: &AblationReport) -> String {
     let axis_y = top + bar_step * report.models.len() as f64;
 
     let mut svg = Svg::new(width, height);
+    let what = if report.protocol == 2 {
+        "mean over the held-out sets"
+    } else {
+        "95% bootstrap intervals"
+    };
     svg.title(
         width,
         &format!(
-            "Summary-level Kendall tau-b, {} on {} (95% bootstrap intervals)",
+            "Summary-level Kendall tau-b, {} on {} ({what})",
             report.learner, report.target
         ),
     );

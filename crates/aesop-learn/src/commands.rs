@@ -159,7 +159,7 @@ impl LearnArgs {
         Ok(specs.into_iter().next().expect("one set"))
     }
 
-    fn recipe<'a>(&'a self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
+    pub(crate) fn recipe<'a>(&'a self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
         Recipe {
             target,
             learner: self.learner,
