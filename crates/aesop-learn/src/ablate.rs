@@ -696,13 +696,14 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
             .iter()
             .map(|c| match &c.summary_vs_full {
                 None => fmt_value(c.summary_tau.value),
-                Some(v) if v.permutation_p.is_finite() => format!(
-                    "{} ({:+.3}, p {})",
-                    fmt_value(c.summary_tau.value),
-                    v.difference,
-                    fmt_value(v.permutation_p)
-                ),
-                Some(v) => format!("{} ({:+.3})", fmt_value(c.summary_tau.value), v.difference),
+                Some(v) => {
+                    let [difference, _, p] = fmt_versus(&Some(*v));
+                    if v.permutation_p.is_finite() {
+                        format!("{} ({difference}, p {p})", fmt_value(c.summary_tau.value))
+                    } else {
+                        format!("{} ({difference})", fmt_value(c.summary_tau.value))
+                    }
+                }
             })
             .collect();
         let (delta, above) = if m.variant == Variant::Full {
