@@ -205,29 +205,37 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     assert!(format!("{err:#}").contains("--c"), "{err:#}");
 }
 
-/// The synthetic set on another scale and under another column, its topics renamed: what a
-/// second corpus looks like to `--set PATH:COLUMN`.
-fn second_set() -> Vec<Topic> {
+/// The synthetic set as another corpus shows it to `--set PATH:COLUMN`: topics renamed with
+/// `prefix`, the score under `column` on another scale (`scale` of the 1-6 score).
+fn renamed_set(prefix: &str, column: &str, scale: fn(f64) -> f64) -> Vec<Topic> {
     let mut topics = synthetic_set();
     for topic in &mut topics {
-        topic.topic = format!("U{}", topic.topic);
+        topic.topic = format!("{prefix}{}", topic.topic);
         for summary in &mut topic.summaries {
             let h = summary.scores.remove("pyramid").expect("score");
-            summary.scores.insert("quality".into(), 10.0 * h);
+            summary.scores.insert(column.into(), scale(h));
         }
     }
     topics
 }
 
+/// A second corpus: tenfold scale, column `quality`.
+fn second_set() -> Vec<Topic> {
+    renamed_set("U", "quality", |h| 10.0 * h)
+}
+
+/// Write `topics` as `name` in `dir`.
+fn write_set(dir: &std::path::Path, name: &str, topics: &[Topic]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
+    path
+}
+
 #[test]
 fn ablation_pools_several_sets() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let write = |name: &str, topics: &[Topic]| {
-        let path = dir.path().join(name);
-        let file = std::fs::File::create(&path).expect("create");
-        jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
-        path
-    };
+    let write = |name: &str, topics: &[Topic]| write_set(dir.path(), name, topics);
     let a = write("a.jsonl", &synthetic_set());
     let b = write("b.jsonl", &second_set());
     let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
@@ -303,29 +311,15 @@ fn ablation_pools_several_sets() {
     assert!(!dir.path().join("never.md").exists());
 }
 
-/// A third corpus: the synthetic set with other topics (a different seed of noise is not
-/// needed: its topics and scale differ, which is what leave-one-set-out must handle).
+/// A third corpus: scores in [0.5, 1], column `grade`.
 fn third_set() -> Vec<Topic> {
-    let mut topics = synthetic_set();
-    for topic in &mut topics {
-        topic.topic = format!("V{}", topic.topic);
-        for summary in &mut topic.summaries {
-            let h = summary.scores.remove("pyramid").expect("score");
-            summary.scores.insert("grade".into(), 0.5 + h / 12.0);
-        }
-    }
-    topics
+    renamed_set("V", "grade", |h| 0.5 + h / 12.0)
 }
 
 #[test]
 fn ablation_leaves_one_set_out() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let write = |name: &str, topics: &[Topic]| {
-        let path = dir.path().join(name);
-        let file = std::fs::File::create(&path).expect("create");
-        jsonl::write_set(std::io::BufWriter::new(file), topics).expect("write set");
-        path
-    };
+    let write = |name: &str, topics: &[Topic]| write_set(dir.path(), name, topics);
     let sets = [
         format!("{}:pyramid", write("a.jsonl", &synthetic_set()).display()),
         format!("{}:quality", write("b.jsonl", &second_set()).display()),

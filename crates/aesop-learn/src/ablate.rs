@@ -440,25 +440,49 @@ pub fn ablate_dataset(
         }
     }
 
-    let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
     Ok(AblationReport {
         protocol: 1,
-        set: String::new(),
-        target: String::new(),
-        learner: settings.learner.name().to_string(),
-        hyper: settings.hyper,
-        reference_free: false,
-        classes: classes.to_vec(),
         topic_folds: settings.topic_folds,
         system_folds: settings.system_folds,
-        seed: settings.seed,
-        bootstrap: settings.bootstrap,
         rows: data.len(),
         topics: distinct(&data.topics),
         systems: distinct(&data.systems),
-        held_out_sets: Vec::new(),
-        models,
+        ..AblationReport::new(settings, classes, models)
     })
+}
+
+/// How many different labels `labels` holds.
+fn distinct(labels: &[String]) -> usize {
+    labels
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
+impl AblationReport {
+    /// A report of `models` with the settings' learner, seed and bootstrap; the protocol's own
+    /// fields (folds, sizes, held-out sets) and the command's (sets, target, references) are left
+    /// empty for the caller.
+    fn new(settings: &AblationSettings, classes: &[String], models: Vec<AblationRow>) -> Self {
+        AblationReport {
+            protocol: 1,
+            set: String::new(),
+            target: String::new(),
+            learner: settings.learner.name().to_string(),
+            hyper: settings.hyper,
+            reference_free: false,
+            classes: classes.to_vec(),
+            topic_folds: 0,
+            system_folds: 0,
+            seed: settings.seed,
+            bootstrap: settings.bootstrap,
+            rows: 0,
+            topics: 0,
+            systems: 0,
+            held_out_sets: Vec::new(),
+            models,
+        }
+    }
 }
 
 /// The ablation under protocol 2: for every model, each of `sets` scored by that model trained
@@ -547,24 +571,13 @@ pub fn ablate_held_out_sets(
             held_out: cells,
         });
     }
-    let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
     Ok(AblationReport {
         protocol: 2,
-        set: String::new(),
-        target: String::new(),
-        learner: settings.learner.name().to_string(),
-        hyper: settings.hyper,
-        reference_free: false,
-        classes: classes.to_vec(),
-        topic_folds: 0,
-        system_folds: 0,
-        seed: settings.seed,
-        bootstrap: settings.bootstrap,
         rows: sets.iter().map(|s| s.data.len()).sum(),
         topics: sets.iter().map(|s| distinct(&s.data.topics)).sum(),
         systems: sets.iter().map(|s| distinct(&s.data.systems)).sum(),
         held_out_sets: labels,
-        models,
+        ..AblationReport::new(settings, classes, models)
     })
 }
 
