@@ -124,9 +124,9 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         #[command(flatten)]
         progress: ProgressFlag,
     },
-    /// Ablation over feature classes under protocol 1 (or protocol 2 with --leave-one-set-out): each class alone and the model without it.
+    /// Ablation over feature classes under protocol 1 (or protocol 2 with --leave-one-set-out): each class alone and the model without it. An anchored ranker (--anchor, or --recipe of an anchored built-in) keeps its anchor in every model and adds the row "anchor alone".
     #[command(
-        after_help = "Examples:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg\n  aesop ablate --set summeval.jsonl:responsiveness --set newsroom.jsonl:responsiveness --set realsumm.jsonl:pyramid \\\n    --target responsiveness --classes content,rouge,surface --c 0.0001 --leave-one-set-out -o ablation.md"
+        after_help = "Examples:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg\n  aesop ablate --set summeval.jsonl:responsiveness --set newsroom.jsonl:responsiveness --set realsumm.jsonl:pyramid \\\n    --target responsiveness --classes content,rouge,surface --c 0.0001 --leave-one-set-out -o ablation.md\n  aesop ablate --set summeval.jsonl:readability --set newsroom.jsonl:readability --set dialsummeval.jsonl:readability \\\n    --target readability --recipe readability --leave-one-set-out -o ablation.md"
     )]
     Ablate {
         #[command(flatten)]

@@ -472,3 +472,186 @@ fn ablation_leaves_one_set_out() {
         .stderr(predicates::str::contains("at least two sets"));
     assert!(!dir.path().join("never.md").exists());
 }
+
+/// `statistics.summary.kendall` of `aesop evaluate --json` for one feature of `features` against
+/// the set `human`'s column.
+fn feature_summary_tau(
+    dir: &std::path::Path,
+    features: &std::path::Path,
+    feature: &str,
+    human: &std::path::Path,
+    column: &str,
+) -> f64 {
+    let json = dir.join("evaluate.json");
+    crate::common::aesop()
+        .arg("evaluate")
+        .arg(features)
+        .args(["--feature", feature, "--target", column, "--bootstrap", "0"])
+        .arg("--human")
+        .arg(human)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("json");
+    report["statistics"]["summary"]["kendall"]
+        .as_f64()
+        .expect("summary kendall")
+}
+
+#[test]
+fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
+    // The anchor `surface.coverage` follows the score; `rouge` alone is noise (the tests above).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, topics: &[Topic]| write_set(dir.path(), name, topics);
+    let paths = [
+        (write("a.jsonl", &synthetic_set()), "pyramid"),
+        (write("b.jsonl", &second_set()), "quality"),
+        (write("c.jsonl", &third_set()), "grade"),
+    ];
+    let sets: Vec<String> = paths
+        .iter()
+        .map(|(p, column)| format!("{}:{column}", p.display()))
+        .collect();
+    let common = [
+        "--target",
+        "pyramid",
+        "--classes",
+        "surface,rouge",
+        "--c",
+        "0.1",
+        "--anchor",
+        "surface.coverage",
+        "--bootstrap",
+        "50",
+    ];
+
+    // Protocol 2.
+    let (md, csv_path) = (dir.path().join("loso.md"), dir.path().join("loso.csv"));
+    let mut command = crate::common::aesop();
+    command.arg("ablate");
+    for set in &sets {
+        command.arg("--set").arg(set);
+    }
+    command
+        .args(common)
+        .arg("--leave-one-set-out")
+        .arg("-o")
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv_path)
+        .assert()
+        .success();
+    let markdown = std::fs::read_to_string(&md).expect("markdown");
+    assert!(
+        markdown.contains("anchored on `surface.coverage`"),
+        "{markdown}"
+    );
+    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let models: Vec<&str> = records
+        .iter()
+        .filter(|r| &r[4] == "mean")
+        .map(|r| r.get(0).expect("model"))
+        .collect();
+    assert_eq!(
+        models,
+        [
+            "full",
+            "anchor alone",
+            "only surface",
+            "without surface",
+            "only rouge",
+            "without rouge"
+        ]
+    );
+    let row = |model: &str, set: &str| {
+        records
+            .iter()
+            .find(|r| &r[0] == model && r[4].starts_with(set))
+            .unwrap_or_else(|| panic!("no row {model} / {set}"))
+            .clone()
+    };
+    let tau = |model: &str, set: &str| -> f64 { row(model, set)[5].parse().expect("tau") };
+    let features = |model: &str| -> usize { row(model, "mean")[3].parse().expect("features") };
+    assert_eq!(&row("anchor alone", "mean")[1], "anchor");
+    assert_eq!(features("anchor alone"), 1);
+    // The anchor is in every model: rouge with it is rouge's columns and one more, the same
+    // columns as everything but the rest of surface.
+    assert_eq!(features("only rouge"), features("without surface"));
+    assert_eq!(
+        features("only rouge") + features("only surface"),
+        features("full") + 1
+    );
+    for (path, column) in &paths {
+        let set = path.file_name().and_then(|n| n.to_str()).expect("name");
+        // Rouge alone is noise; with the anchor it orders the summaries.
+        assert!(
+            tau("only rouge", set) > 0.8,
+            "only rouge with the anchor on {set}: {}",
+            tau("only rouge", set)
+        );
+        assert!((tau("only rouge", set) - tau("without surface", set)).abs() < 1e-12);
+        // The anchor alone orders each held-out set as the feature itself does.
+        let table = dir.path().join("features.csv");
+        crate::common::aesop()
+            .arg("features")
+            .arg(path)
+            .args(["--classes", "surface", "-o"])
+            .arg(&table)
+            .assert()
+            .success();
+        let expected = feature_summary_tau(dir.path(), &table, "surface.coverage", path, column);
+        assert!(
+            (tau("anchor alone", set) - expected).abs() < 1e-12,
+            "{set}: anchor alone {} against the feature's {expected}",
+            tau("anchor alone", set)
+        );
+    }
+
+    // Protocol 1 on one set: the full model is `cross-validate --anchor`'s, and rouge with the
+    // anchor orders the summaries there too.
+    let (p1_csv, report) = (dir.path().join("p1.csv"), dir.path().join("cv.json"));
+    let a = &paths[0].0;
+    let folds = ["--topic-folds", "4", "--system-folds", "2"];
+    crate::common::aesop()
+        .arg("ablate")
+        .arg(a)
+        .args(common)
+        .args(folds)
+        .arg("-o")
+        .arg(dir.path().join("p1.md"))
+        .arg("--csv")
+        .arg(&p1_csv)
+        .assert()
+        .success();
+    crate::common::aesop()
+        .arg("cross-validate")
+        .arg(a)
+        .args(common)
+        .args(folds)
+        .arg("-o")
+        .arg(dir.path().join("cv.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let expected = report["summary_kendall_tau"].as_f64().expect("tau");
+    let mut reader = csv::Reader::from_path(&p1_csv).expect("csv");
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let tau = |model: &str| -> f64 {
+        records.iter().find(|r| &r[0] == model).expect("model row")[4]
+            .parse()
+            .expect("summary_tau")
+    };
+    assert_eq!(records.len(), 6);
+    assert!(
+        (tau("full") - expected).abs() < 1e-12,
+        "ablate {} against cross-validate {expected}",
+        tau("full")
+    );
+    assert!(tau("only rouge") > 0.8, "only rouge: {}", tau("only rouge"));
+}

@@ -209,8 +209,8 @@ fn the_cli_refuses_a_bad_anchor_before_computing_features() {
         ),
         (
             "ablate",
-            &["--classes", "content,surface", "--anchor", "content.js"],
-            "ablate does not take --anchor",
+            &["--classes", "content,surface", "--anchor", "rouge.r1_r"],
+            "--anchor rouge.r1_r: not among the model's",
         ),
     ];
     for (verb, flags, message) in cases {

@@ -12,14 +12,20 @@
 //! --leave-one-set-out`), and the table gives every model's held-out τ per set and their mean,
 //! each set's against the full model's on the same rows. A class that helps in set but not on
 //! new corpora shows here.
+//!
+//! An anchored ranker (`--anchor FEATURE`, or `--recipe` of an anchored built-in) keeps its
+//! anchor in every model, since the anchor is the prior the ranker starts from: "only CLASS"
+//! is that class and the anchor, "without CLASS" everything else and the anchor, and one more
+//! model, "anchor alone", is the ranker on its anchor only. The table then says what each class
+//! adds to the anchor, and whether the learned model beats the feature it started from.
 
 use super::commands::LearnArgs;
-use super::cv::{cross_validate, Protocol1};
+use super::cv::{out_of_fold, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
 use super::multiset::{held_out_predictions, load_sets, set_data, Recipe};
 use super::transfer::{pool, PoolOptions, SetData};
-use super::Dataset;
+use super::{train_anchored, Dataset};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
 use aesop_eval::svg::{escape as xml_escape, Svg};
@@ -68,6 +74,8 @@ pub enum Variant {
     Full,
     Only,
     Without,
+    /// The anchored ranker on its anchor feature alone.
+    Anchor,
 }
 
 /// A point estimate with its 95% percentile-bootstrap interval.
@@ -92,7 +100,7 @@ pub struct VersusFull {
 /// One row of the ablation table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AblationRow {
-    /// "full", "only CLASS" or "without CLASS".
+    /// "full", "only CLASS", "without CLASS" or "anchor alone".
     pub model: String,
     pub variant: Variant,
     /// The ablated class (none for the full model).
@@ -130,6 +138,9 @@ pub struct AblationReport {
     pub target: String,
     pub learner: String,
     pub hyper: Option<Hyper>,
+    /// The ranking SVM's anchor feature, kept in every model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
     pub reference_free: bool,
     pub classes: Vec<String>,
     pub topic_folds: usize,
@@ -151,6 +162,8 @@ pub struct AblationReport {
 pub struct AblationSettings {
     pub learner: LearnerKind,
     pub hyper: Option<Hyper>,
+    /// The ranking SVM's anchor feature (`--anchor`), kept in every model.
+    pub anchor: Option<String>,
     pub topic_folds: usize,
     pub system_folds: usize,
     pub seed: u64,
@@ -167,10 +180,6 @@ pub fn ablate_command(
     if !learn.stack.bases.is_empty() {
         bail!("ablate does not take --stack: it ablates the feature classes of one model");
     }
-    if learn.hyper.anchor.is_some() {
-        // Each ablated model would need the anchor among its columns; not supported.
-        bail!("ablate does not take --anchor");
-    }
     let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
     if args.leave_one_set_out && specs.len() < 2 {
@@ -180,6 +189,10 @@ pub fn ablate_command(
     let target = learn.model_target()?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     let names = select_features(names, &learn.features)?;
+    if let Some(anchor) = &learn.hyper.anchor {
+        // A bad anchor fails here, before any feature is extracted.
+        super::anchor_column(learn.learner, anchor, &names)?;
+    }
     if classes.len() < 2 {
         bail!(
             "ablation needs at least two feature classes (got {})",
@@ -200,6 +213,7 @@ pub fn ablate_command(
     let settings = AblationSettings {
         learner: learn.learner,
         hyper,
+        anchor: learn.hyper.anchor.clone(),
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
         seed: learn.seed,
@@ -316,22 +330,38 @@ struct Plan {
     columns: Vec<String>,
 }
 
-/// The full model, then "only" and "without" each class, over the columns `names`.
-fn ablation_plans(names: &[String], classes: &[String]) -> Result<Vec<Plan>> {
+/// The full model, then (with an anchor) the anchor alone, then "only" and "without" each
+/// class, over the columns `names`. Every model keeps the `anchor` column, in its place
+/// among `names`.
+fn ablation_plans(names: &[String], classes: &[String], anchor: Option<&str>) -> Result<Vec<Plan>> {
+    let is_anchor = |n: &String| anchor == Some(n.as_str());
     let mut plans = vec![Plan {
         model: "full".into(),
         variant: Variant::Full,
         class: None,
         columns: names.to_vec(),
     }];
+    if anchor.is_some() {
+        plans.push(Plan {
+            model: "anchor alone".into(),
+            variant: Variant::Anchor,
+            class: None,
+            columns: names.iter().filter(|n| is_anchor(n)).cloned().collect(),
+        });
+    }
     for class in classes {
-        let only = class_columns(names, class);
-        if only.is_empty() {
+        let in_class = class_columns(names, class);
+        if in_class.is_empty() {
             bail!("class {class} has no columns in the data set");
         }
+        let only: Vec<String> = names
+            .iter()
+            .filter(|n| in_class.contains(n) || is_anchor(n))
+            .cloned()
+            .collect();
         let without: Vec<String> = names
             .iter()
-            .filter(|n| !only.contains(n))
+            .filter(|n| !in_class.contains(n) || is_anchor(n))
             .cloned()
             .collect();
         if without.is_empty() {
@@ -381,7 +411,7 @@ pub fn ablate_dataset(
         settings.system_folds,
         settings.seed,
     )?;
-    let plans = ablation_plans(&data.names, classes)?;
+    let plans = ablation_plans(&data.names, classes, settings.anchor.as_deref())?;
     let mut full: Option<Aligned> = None;
     let mut models = Vec::with_capacity(plans.len());
     for Plan {
@@ -397,13 +427,17 @@ pub fn ablate_dataset(
         }
         eprintln!("ablate: {model} ({} features)", columns.len());
         let subset = select_columns(data, &columns)?;
-        let predictions = cross_validate(
-            &subset,
-            settings.learner,
-            settings.hyper,
-            &layout,
-            settings.seed,
-        )
+        let predictions = out_of_fold(&layout, |train_idx, test_idx| {
+            let fitted = train_anchored(
+                &subset.subset(train_idx),
+                settings.learner,
+                settings.hyper,
+                settings.seed,
+                settings.anchor.as_deref(),
+            )?;
+            let test: Vec<Vec<f64>> = test_idx.iter().map(|&i| subset.rows[i].clone()).collect();
+            fitted.predict(&test)
+        })
         .with_context(|| format!("cross-validating {model}"))?;
         let scores = aligned(data, &predictions)?;
         let estimates = bootstrap_intervals(
@@ -470,6 +504,7 @@ impl AblationReport {
             target: String::new(),
             learner: settings.learner.name().to_string(),
             hyper: settings.hyper,
+            anchor: settings.anchor.clone(),
             reference_free: false,
             classes: classes.to_vec(),
             topic_folds: 0,
@@ -503,7 +538,7 @@ pub fn ablate_held_out_sets(
         .iter()
         .map(|s| format!("{}:{}", s.spec.name(), s.spec.column))
         .collect();
-    let plans = ablation_plans(&names, classes)?;
+    let plans = ablation_plans(&names, classes, recipe.anchor)?;
     let mut full: Vec<Aligned> = Vec::new();
     let mut models = Vec::with_capacity(plans.len());
     for plan in plans {
@@ -577,6 +612,8 @@ pub fn ablate_held_out_sets(
         topics: sets.iter().map(|s| distinct(&s.data.topics)).sum(),
         systems: sets.iter().map(|s| distinct(&s.data.systems)).sum(),
         held_out_sets: labels,
+        // The anchor the models were trained with is the recipe's.
+        anchor: recipe.anchor.map(str::to_string),
         ..AblationReport::new(settings, classes, models)
     })
 }
@@ -613,6 +650,17 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
     }
 }
 
+/// The paragraph that says an anchored ranker's anchor is in every model; empty without one.
+fn anchor_note(report: &AblationReport) -> String {
+    match &report.anchor {
+        None => String::new(),
+        Some(anchor) => format!(
+            "The ranking SVM is anchored on `{anchor}`: every model keeps that feature, and \
+             \"anchor alone\" is the ranker on it only.\n\n"
+        ),
+    }
+}
+
 /// The Markdown table with a short header naming the protocol.
 pub fn render_markdown(report: &AblationReport) -> String {
     if report.protocol == 2 {
@@ -644,6 +692,7 @@ pub fn render_markdown(report: &AblationReport) -> String {
         report.seed,
         report.bootstrap
     );
+    out.push_str(&anchor_note(report));
     let _ = writeln!(
         out,
         "| Model | Features | Summary τ-b [95% CI] | System τ-b [95% CI] | Δ summary | P(win) summary | p summary | Δ system | P(win) system | p system |"
@@ -689,6 +738,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
         },
         report.bootstrap
     );
+    out.push_str(&anchor_note(report));
     let _ = writeln!(
         out,
         "| Model | Features | {} | Mean | Δ mean | Sets above full |",
@@ -788,6 +838,7 @@ fn variant_name(variant: Variant) -> &'static str {
         Variant::Full => "full",
         Variant::Only => "only",
         Variant::Without => "without",
+        Variant::Anchor => "anchor",
     }
 }
 
@@ -934,6 +985,7 @@ pub fn render_chart(report: &AblationReport) -> String {
             Variant::Full => "#444",
             Variant::Only => "#4c78a8",
             Variant::Without => "#f58518",
+            Variant::Anchor => "#54a24b",
         };
         let (x0, x1) = (zero.min(px(t.value)), zero.max(px(t.value)));
         svg.push(format_args!(
