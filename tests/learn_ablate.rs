@@ -150,15 +150,8 @@ fn ablation_separates_the_informative_class() {
     assert!(table.iter().all(|l| l.matches('|').count() == 11));
 
     // CSV parses, has the columns and the same numbers.
-    let mut reader = csv::Reader::from_path(dir.path().join("ablate.csv")).expect("csv");
-    let headers: Vec<String> = reader
-        .headers()
-        .expect("headers")
-        .iter()
-        .map(String::from)
-        .collect();
+    let (headers, records) = read_csv(&dir.path().join("ablate.csv"));
     assert_eq!(headers, CSV_COLUMNS);
-    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
     assert_eq!(records.len(), 5);
     for (record, model) in records.iter().zip(&report.models) {
         assert_eq!(&record[0], model.model);
@@ -232,6 +225,29 @@ fn write_set(dir: &std::path::Path, name: &str, topics: &[Topic]) -> std::path::
     path
 }
 
+/// `aesop VERB --set S` for each of `sets`.
+fn command_over_sets(verb: &str, sets: &[String]) -> assert_cmd::Command {
+    let mut command = crate::common::aesop();
+    command.arg(verb);
+    for set in sets {
+        command.arg("--set").arg(set);
+    }
+    command
+}
+
+/// A CSV file's header and records.
+fn read_csv(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
+    let mut reader = csv::Reader::from_path(path).expect("csv");
+    let headers = reader
+        .headers()
+        .expect("headers")
+        .iter()
+        .map(String::from)
+        .collect();
+    let records = reader.records().map(|r| r.expect("record")).collect();
+    (headers, records)
+}
+
 #[test]
 fn ablation_pools_several_sets() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -272,8 +288,7 @@ fn ablation_pools_several_sets() {
         markdown.contains("a.jsonl:pyramid") && markdown.contains("b.jsonl:quality"),
         "the report names both sets: {markdown}"
     );
-    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
-    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let (_, records) = read_csv(&csv_path);
     let tau = |model: &str| -> f64 {
         records.iter().find(|r| &r[0] == model).expect("model row")[4]
             .parse()
@@ -338,12 +353,7 @@ fn ablation_leaves_one_set_out() {
         dir.path().join("ablate.csv"),
         dir.path().join("ablate.svg"),
     );
-    let mut command = crate::common::aesop();
-    command.arg("ablate");
-    for set in &sets {
-        command.arg("--set").arg(set);
-    }
-    command
+    command_over_sets("ablate", &sets)
         .args(common)
         .args(["--leave-one-set-out", "--bootstrap", "50"])
         .arg("-o")
@@ -374,15 +384,8 @@ fn ablation_leaves_one_set_out() {
     );
 
     // CSV: one row per model and held-out set, then the model's mean.
-    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
-    let headers: Vec<String> = reader
-        .headers()
-        .expect("headers")
-        .iter()
-        .map(String::from)
-        .collect();
+    let (headers, records) = read_csv(&csv_path);
     assert_eq!(headers, CSV_COLUMNS_HELD_OUT);
-    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
     assert_eq!(records.len(), 5 * (3 + 1));
     let cell = |model: &str, set: &str, column: usize| -> Option<f64> {
         let record = records
@@ -422,12 +425,7 @@ fn ablation_leaves_one_set_out() {
     // The full model's held-out figures are those of `cross-validate --leave-one-set-out`
     // with the same sets and options.
     let report = dir.path().join("cv.json");
-    let mut command = crate::common::aesop();
-    command.arg("cross-validate");
-    for set in &sets {
-        command.arg("--set").arg(set);
-    }
-    command
+    command_over_sets("cross-validate", &sets)
         .args(common)
         .args(["--leave-one-set-out", "--bootstrap", "0"])
         .arg("-o")
@@ -529,12 +527,7 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
 
     // Protocol 2.
     let (md, csv_path) = (dir.path().join("loso.md"), dir.path().join("loso.csv"));
-    let mut command = crate::common::aesop();
-    command.arg("ablate");
-    for set in &sets {
-        command.arg("--set").arg(set);
-    }
-    command
+    command_over_sets("ablate", &sets)
         .args(common)
         .arg("--leave-one-set-out")
         .arg("-o")
@@ -548,8 +541,7 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
         markdown.contains("anchored on `surface.coverage`"),
         "{markdown}"
     );
-    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
-    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let (_, records) = read_csv(&csv_path);
     let models: Vec<&str> = records
         .iter()
         .filter(|r| &r[4] == "mean")
@@ -640,8 +632,7 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
     let expected = report["summary_kendall_tau"].as_f64().expect("tau");
-    let mut reader = csv::Reader::from_path(&p1_csv).expect("csv");
-    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    let (_, records) = read_csv(&p1_csv);
     let tau = |model: &str| -> f64 {
         records.iter().find(|r| &r[0] == model).expect("model row")[4]
             .parse()
