@@ -650,15 +650,22 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
     }
 }
 
-/// The paragraph that says an anchored ranker's anchor is in every model; empty without one.
-fn anchor_note(report: &AblationReport) -> String {
-    match &report.anchor {
-        None => String::new(),
-        Some(anchor) => format!(
-            "The ranking SVM is anchored on `{anchor}`: every model keeps that feature, and \
-             \"anchor alone\" is the ranker on it only.\n\n"
-        ),
+/// The paragraph that records every model's hyper-parameters and, for an anchored ranker, that
+/// its anchor is in every model.
+fn learner_note(report: &AblationReport) -> String {
+    let hyper = match &report.hyper {
+        Some(hyper) => format!("`{hyper:?}` for every model"),
+        None => "chosen by inner cross-validation on each model's training rows".into(),
+    };
+    let mut note = format!("Hyper-parameters: {hyper}.");
+    if let Some(anchor) = &report.anchor {
+        let _ = write!(
+            note,
+            " The ranking SVM is anchored on `{anchor}`: every model keeps that feature, and \
+             \"anchor alone\" is the ranker on it only."
+        );
     }
+    note + "\n\n"
 }
 
 /// The Markdown table with a short header naming the protocol.
@@ -692,7 +699,7 @@ pub fn render_markdown(report: &AblationReport) -> String {
         report.seed,
         report.bootstrap
     );
-    out.push_str(&anchor_note(report));
+    out.push_str(&learner_note(report));
     let _ = writeln!(
         out,
         "| Model | Features | Summary τ-b [95% CI] | System τ-b [95% CI] | Δ summary | P(win) summary | p summary | Δ system | P(win) system | p system |"
@@ -738,7 +745,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
         },
         report.bootstrap
     );
-    out.push_str(&anchor_note(report));
+    out.push_str(&learner_note(report));
     let _ = writeln!(
         out,
         "| Model | Features | {} | Mean | Δ mean | Sets above full |",
