@@ -131,3 +131,61 @@ fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
     let listing = builtin::describe(None, false).expect("models");
     assert!(listing.contains("--recipe NAME"), "{listing}");
 }
+
+#[test]
+fn ablate_takes_the_recipe_of_an_anchored_builtin() {
+    // `readability-noref` is anchored on the Flesch-Kincaid grade, which grows with the
+    // summaries' length in these sets.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    write_set(&a, 6, 1.0);
+    write_set(&b, 6, 10.0);
+    let (md, csv_path) = (
+        dir.path().join("ablation.md"),
+        dir.path().join("ablation.csv"),
+    );
+    common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", b.display()))
+        .args([
+            "--target",
+            "quality",
+            "--recipe",
+            "readability-noref",
+            "--leave-one-set-out",
+            "--bootstrap",
+            "0",
+            "-o",
+        ])
+        .arg(&md)
+        .arg("--csv")
+        .arg(&csv_path)
+        .assert()
+        .success();
+    let builtin = builtin::find("readability-noref")
+        .expect("built-in")
+        .load()
+        .expect("load");
+    let anchor = builtin.anchor.clone().expect("an anchored built-in");
+    let markdown = std::fs::read_to_string(&md).expect("markdown");
+    assert!(
+        markdown.contains(&format!("anchored on `{anchor}`"))
+            && markdown.contains(&format!("`{:?}` for every model", builtin.model.hyper)),
+        "{markdown}"
+    );
+    // The full model, the anchor alone, then each of the recipe's classes alone and left out,
+    // each on both held-out sets and on their mean.
+    let mut reader = csv::Reader::from_path(&csv_path).expect("csv");
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    assert_eq!(records.len(), (2 + 2 * builtin.classes.len()) * 3);
+    let full = records.iter().find(|r| &r[0] == "full").expect("full");
+    assert_eq!(&full[3], builtin.feature_names.len().to_string());
+    let alone = records
+        .iter()
+        .find(|r| &r[0] == "anchor alone")
+        .expect("anchor alone");
+    assert_eq!((&alone[1], &alone[3]), ("anchor", "1"));
+}
