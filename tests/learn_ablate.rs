@@ -647,3 +647,72 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
     );
     assert!(tau("only rouge") > 0.8, "only rouge: {}", tau("only rouge"));
 }
+
+#[test]
+fn a_pooled_ablation_weighs_the_sets_as_cross_validate_does() {
+    // A set of 8 topics and one of 3 whose scores run the other way: with --equal-set-weights
+    // the small set's rows are repeated in training, so its weight (and the full model) grows.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, topics: &[Topic]| write_set(dir.path(), name, topics);
+    let small: Vec<Topic> = renamed_set("U", "quality", |h| 7.0 - h)
+        .into_iter()
+        .take(3)
+        .collect();
+    let sets = [
+        format!("{}:pyramid", write("a.jsonl", &synthetic_set()).display()),
+        format!("{}:quality", write("b.jsonl", &small).display()),
+    ];
+    let common = [
+        "--target",
+        "pyramid",
+        "--classes",
+        "surface,rouge",
+        "--c",
+        "0.1",
+        "--topic-folds",
+        "3",
+        "--system-folds",
+        "2",
+        "--bootstrap",
+        "0",
+    ];
+    let mut taus = Vec::new();
+    for weights in [&[][..], &["--equal-set-weights"][..]] {
+        let csv_path = dir.path().join("ablate.csv");
+        command_over_sets("ablate", &sets)
+            .args(common)
+            .args(weights)
+            .arg("-o")
+            .arg(dir.path().join("ablate.md"))
+            .arg("--csv")
+            .arg(&csv_path)
+            .assert()
+            .success();
+        let (_, records) = read_csv(&csv_path);
+        let full: f64 = records.iter().find(|r| &r[0] == "full").expect("full")[4]
+            .parse()
+            .expect("summary_tau");
+        let report = dir.path().join("cv.json");
+        command_over_sets("cross-validate", &sets)
+            .args(common)
+            .args(weights)
+            .arg("-o")
+            .arg(dir.path().join("cv.jsonl"))
+            .arg("--report")
+            .arg(&report)
+            .assert()
+            .success();
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+        let expected = report["summary_kendall_tau"].as_f64().expect("tau");
+        assert!(
+            (full - expected).abs() < 1e-12,
+            "{weights:?}: ablate {full}, cross-validate {expected}"
+        );
+        taus.push(full);
+    }
+    assert!(
+        (taus[0] - taus[1]).abs() > 1e-9,
+        "equal set weights change the full model: {taus:?}"
+    );
+}

@@ -24,7 +24,7 @@ use super::cv::{out_of_fold, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
 use super::multiset::{held_out_predictions, load_sets, set_data, Recipe};
-use super::transfer::{pool, PoolOptions, SetData};
+use super::transfer::{pool, Pooled, SetData};
 use super::{train_anchored, Dataset};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
@@ -200,7 +200,7 @@ pub fn ablate_command(
         );
     }
     // Several sets are pooled as for `train` (topics unique per set, targets standardized per
-    // set); ablation has no set weights.
+    // set, `--equal-set-weights` applied when each model is fitted).
     let loaded = load_sets(
         &specs,
         &classes,
@@ -228,9 +228,10 @@ pub fn ablate_command(
             cancel,
         )?
     } else {
+        // Pooled as `cross-validate` pools them, so `--equal-set-weights` weighs the sets here too.
         let all: Vec<usize> = (0..sets.len()).collect();
-        let data = pool(&sets, &all, PoolOptions::default())?.data;
-        ablate_dataset(&data, &classes, &settings, cancel)?
+        let pooled = pool(&sets, &all, learn.recipe(hyper, &target).pool)?;
+        ablate_pooled(&pooled, &classes, &settings, cancel)?
     };
     report.set = specs
         .iter()
@@ -397,13 +398,16 @@ fn versus_full(
         })
 }
 
-/// The ablation over an already extracted data set whose columns cover `classes`.
-pub fn ablate_dataset(
-    data: &Dataset,
+/// The ablation under protocol 1 over already extracted, pooled sets whose columns cover
+/// `classes`; each cell's model is fitted on [`Pooled::for_training`] of its training rows, as
+/// `cross-validate` fits it (equal set weights included).
+pub fn ablate_pooled(
+    pooled: &Pooled,
     classes: &[String],
     settings: &AblationSettings,
     cancel: &AtomicBool,
 ) -> Result<AblationReport> {
+    let data = &pooled.data;
     let layout = Protocol1::new(
         &data.topics,
         &data.systems,
@@ -426,16 +430,19 @@ pub fn ablate_dataset(
             return Err(aesop_core::output::Interrupted.into());
         }
         eprintln!("ablate: {model} ({} features)", columns.len());
-        let subset = select_columns(data, &columns)?;
+        let subset = pooled.with_data(select_columns(data, &columns)?);
         let predictions = out_of_fold(&layout, |train_idx, test_idx| {
             let fitted = train_anchored(
-                &subset.subset(train_idx),
+                &subset.subset(train_idx).for_training(),
                 settings.learner,
                 settings.hyper,
                 settings.seed,
                 settings.anchor.as_deref(),
             )?;
-            let test: Vec<Vec<f64>> = test_idx.iter().map(|&i| subset.rows[i].clone()).collect();
+            let test: Vec<Vec<f64>> = test_idx
+                .iter()
+                .map(|&i| subset.data.rows[i].clone())
+                .collect();
             fitted.predict(&test)
         })
         .with_context(|| format!("cross-validating {model}"))?;

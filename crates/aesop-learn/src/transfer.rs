@@ -389,6 +389,19 @@ impl Pooled {
     }
 
     /// The rows at `idx`.
+    /// The same rows, sets and options over `data`, another selection of these rows' feature
+    /// columns (ablation selects each model's columns this way).
+    pub fn with_data(&self, data: Dataset) -> Pooled {
+        debug_assert_eq!(data.len(), self.data.len(), "the same rows");
+        Pooled {
+            data,
+            set_of_row: self.set_of_row.clone(),
+            original_targets: self.original_targets.clone(),
+            equal_set_weights: self.equal_set_weights,
+            columns: self.columns.clone(),
+        }
+    }
+
     pub fn subset(&self, idx: &[usize]) -> Pooled {
         Pooled {
             data: self.data.subset(idx),
