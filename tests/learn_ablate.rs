@@ -248,6 +248,32 @@ fn read_csv(path: &std::path::Path) -> (Vec<String>, Vec<csv::StringRecord>) {
     (headers, records)
 }
 
+/// The summary τ of `model` in a protocol-1 ablation CSV.
+fn protocol1_tau(records: &[csv::StringRecord], model: &str) -> f64 {
+    records
+        .iter()
+        .find(|r| &r[0] == model)
+        .unwrap_or_else(|| panic!("no row {model}"))[4]
+        .parse()
+        .expect("summary_tau")
+}
+
+/// Run a prepared `cross-validate` command with `--report` into `dir` and return the report's
+/// summary τ.
+fn cross_validated_tau(mut command: assert_cmd::Command, dir: &std::path::Path) -> f64 {
+    let report = dir.join("cv.json");
+    command
+        .arg("-o")
+        .arg(dir.join("cv.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    report["summary_kendall_tau"].as_f64().expect("tau")
+}
+
 #[test]
 fn ablation_pools_several_sets() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -289,11 +315,7 @@ fn ablation_pools_several_sets() {
         "the report names both sets: {markdown}"
     );
     let (_, records) = read_csv(&csv_path);
-    let tau = |model: &str| -> f64 {
-        records.iter().find(|r| &r[0] == model).expect("model row")[4]
-            .parse()
-            .expect("summary_tau")
-    };
+    let tau = |model: &str| protocol1_tau(&records, model);
     // Both sets order their summaries by surface alone (the scales differ tenfold, which
     // per-set standardization and within-topic pairs make irrelevant).
     assert!(
@@ -605,7 +627,7 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
 
     // Protocol 1 on one set: the full model is `cross-validate --anchor`'s, and rouge with the
     // anchor orders the summaries there too.
-    let (p1_csv, report) = (dir.path().join("p1.csv"), dir.path().join("cv.json"));
+    let p1_csv = dir.path().join("p1.csv");
     let a = &paths[0].0;
     let folds = ["--topic-folds", "4", "--system-folds", "2"];
     crate::common::aesop()
@@ -619,26 +641,15 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
         .arg(&p1_csv)
         .assert()
         .success();
-    crate::common::aesop()
+    let mut command = crate::common::aesop();
+    command
         .arg("cross-validate")
         .arg(a)
         .args(common)
-        .args(folds)
-        .arg("-o")
-        .arg(dir.path().join("cv.jsonl"))
-        .arg("--report")
-        .arg(&report)
-        .assert()
-        .success();
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
-    let expected = report["summary_kendall_tau"].as_f64().expect("tau");
+        .args(folds);
+    let expected = cross_validated_tau(command, dir.path());
     let (_, records) = read_csv(&p1_csv);
-    let tau = |model: &str| -> f64 {
-        records.iter().find(|r| &r[0] == model).expect("model row")[4]
-            .parse()
-            .expect("summary_tau")
-    };
+    let tau = |model: &str| protocol1_tau(&records, model);
     assert_eq!(records.len(), 6);
     assert!(
         (tau("full") - expected).abs() < 1e-12,
@@ -689,22 +700,10 @@ fn a_pooled_ablation_weighs_the_sets_as_cross_validate_does() {
             .assert()
             .success();
         let (_, records) = read_csv(&csv_path);
-        let full: f64 = records.iter().find(|r| &r[0] == "full").expect("full")[4]
-            .parse()
-            .expect("summary_tau");
-        let report = dir.path().join("cv.json");
-        command_over_sets("cross-validate", &sets)
-            .args(common)
-            .args(weights)
-            .arg("-o")
-            .arg(dir.path().join("cv.jsonl"))
-            .arg("--report")
-            .arg(&report)
-            .assert()
-            .success();
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
-        let expected = report["summary_kendall_tau"].as_f64().expect("tau");
+        let full = protocol1_tau(&records, "full");
+        let mut command = command_over_sets("cross-validate", &sets);
+        command.args(common).args(weights);
+        let expected = cross_validated_tau(command, dir.path());
         assert!(
             (full - expected).abs() < 1e-12,
             "{weights:?}: ablate {full}, cross-validate {expected}"
