@@ -1,6 +1,6 @@
 //! Connection-level limits of `aesop serve` (crates/aesop-serve/src/connections.rs): a client that sends its
 //! headers slowly is disconnected, connections beyond the cap are closed at once, and the service
-//! keeps answering others; `--addr` takes a host name.
+//! keeps answering others; `--addr` takes a host name; a limit of 0 is refused.
 
 use aesop::serve::{spawn, ServeArgs};
 use std::io::{Read, Write};
@@ -99,4 +99,29 @@ fn addr_takes_a_host_name() {
         .err()
         .expect("an unknown host is refused");
     assert!(err.to_string().contains("no-such-host.invalid:80"), "{err}");
+}
+
+/// A size limit or connection cap of 0 would refuse every request, so each is a usage error
+/// naming the flag, before anything listens.
+#[test]
+fn a_limit_of_zero_is_refused_at_start() {
+    for flag in [
+        "--max-body-bytes",
+        "--max-topics",
+        "--max-summaries",
+        "--max-text-bytes",
+        "--max-connections",
+    ] {
+        let out = crate::common::aesop()
+            .args(["serve", "--addr", "127.0.0.1:0", flag, "0"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .expect("aesop serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} 0: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("0 is not in 1.."),
+            "{flag} 0: {stderr}"
+        );
+    }
 }

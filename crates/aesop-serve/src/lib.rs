@@ -59,22 +59,22 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 32))]
     pub queue: usize,
     /// Largest request body in bytes.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_body_bytes))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_body_bytes, value_parser = at_least_one()))]
     pub max_body_bytes: usize,
     /// Most topics in one request.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_topics))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_topics, value_parser = at_least_one()))]
     pub max_topics: usize,
     /// Most summaries in one request (over all its topics).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_summaries))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_summaries, value_parser = at_least_one()))]
     pub max_summaries: usize,
     /// Longest document, reference or summary text, in bytes.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_text_bytes))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_text_bytes, value_parser = at_least_one()))]
     pub max_text_bytes: usize,
     /// Time limit per request in milliseconds, waiting for a worker included.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..)))]
     pub timeout_ms: u64,
     /// Most connections open at once; more are closed at once.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_connections, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_connections, value_parser = at_least_one()))]
     pub max_connections: usize,
     /// Seconds a connection has to send a request's headers; then it is closed.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..)))]
@@ -84,6 +84,12 @@ pub struct ServeArgs {
     /// for their latency.
     #[cfg_attr(feature = "cli", arg(long))]
     pub neural: bool,
+}
+
+/// The size limits and `--max-connections`: 0 would refuse every request, so it is a usage error.
+#[cfg(feature = "cli")]
+fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
 }
 
 /// `--addr`: an IP address and port, or a host name and port resolved once (the first address).
