@@ -97,17 +97,19 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         #[command(flatten)]
         progress: ProgressFlag,
     },
-    /// List the built-in models with their cards; with NAME, print that model's full card.
+    /// List the built-in models with their cards; with NAME, print that model's full card, and
+    /// with a model file's path the card read from the file (a model `aesop train` wrote).
     /// `aesop models fetch smollm2` downloads the neural LM (once; see docs/NEURAL.md).
     #[command(
-        after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref\n  aesop models fetch smollm2"
+        after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref\n  aesop models relevance.aesop --json\n  aesop models fetch smollm2"
     )]
     Models {
-        /// A built-in model's name, or `fetch`.
+        /// A built-in model's name, a model file's path, or `fetch`.
         name: Option<String>,
         /// With `fetch`: the downloadable model to install (smollm2, gemma3-270m).
         what: Option<String>,
-        /// Print the list as JSON (name, target, reference_free, version, summary).
+        /// Print as JSON: the list (name, target, reference_free, version, summary), a built-in's
+        /// card, or a model file's facts (every weight, the stored report).
         #[arg(long)]
         json: bool,
     },

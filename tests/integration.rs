@@ -35,6 +35,7 @@ mod learn_stack;
 mod learn_summeval;
 mod learn_transfer;
 mod lm_features;
+mod model_card;
 mod neural_bad_input;
 mod neural_builtins;
 mod neural_fixture;

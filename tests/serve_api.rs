@@ -642,6 +642,21 @@ fn openapi_document_matches_the_service() {
     let addr = server.addr;
     let doc = get(addr, "/openapi.json").json();
     assert_eq!(doc["openapi"].as_str().map(|v| &v[..2]), Some("3."));
+    // A user model's card holds what the file says about itself (`aesop models FILE`).
+    let models = get(addr, "/v1/models").json();
+    let mine = models["models"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["name"] == "mine"))
+        .expect("mine listed");
+    assert_eq!(mine["builtin"], json!(false));
+    assert_eq!(mine["anchor"], json!("cohmetrix.flesch_kincaid_grade"));
+    assert!(mine["calibration"]["slope"].is_number(), "{mine}");
+    assert!(mine["training_sets"]
+        .as_array()
+        .is_some_and(|s| s.len() == 4));
+    assert!(mine["card"]
+        .as_str()
+        .is_some_and(|c| c.contains("Predicts `readability`")));
     // The documented routes are exactly the router's.
     let mut documented: Vec<(String, String)> = Vec::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {

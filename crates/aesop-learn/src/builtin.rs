@@ -152,7 +152,15 @@ pub fn default_of(target: &str, has_references: bool, family: Family) -> Result<
 /// What `aesop models` prints: a table of the built-ins (or JSON), or one model's full card.
 pub fn describe(name: Option<&str>, json: bool) -> Result<String> {
     if let Some(name) = name {
-        let b = find(name)?;
+        let name = name.strip_prefix("builtin:").unwrap_or(name);
+        let b = match find(name) {
+            Ok(b) => b,
+            // Not a built-in's name: a model file's path (its card is read from the file).
+            Err(_) if std::path::Path::new(name).exists() => {
+                return crate::card::describe_file(std::path::Path::new(name), json);
+            }
+            Err(e) => bail!("{e}; and there is no model file '{name}'"),
+        };
         return Ok(if json {
             serde_json::to_string_pretty(&card_json(b))? + "\n"
         } else {
@@ -177,7 +185,8 @@ pub fn describe(name: Option<&str>, json: bool) -> Result<String> {
         ));
     }
     out.push_str(
-        "\n`aesop models NAME` prints a model's card; `aesop score` uses them by default;\n\
+        "\n`aesop models NAME` prints a model's card, `aesop models FILE.aesop` a trained model's;\n\
+         `aesop score` uses the built-ins by default;\n\
          `--recipe NAME` on `train`, `cross-validate` and `ablate` learns a model's recipe on your own sets.\n",
     );
     Ok(out)

@@ -7,7 +7,8 @@ use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, 
 pub use super::score_stream::ScoreArgs;
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
 use super::transfer::{
-    self, mean_absolute_error, Normalization, PoolOptions, SetSpec, TransferInfo,
+    self, mean_absolute_error, Calibration, Normalization, PoolOptions, SetRecord, SetSpec,
+    TransferInfo,
 };
 use super::Dataset;
 use aesop_corpus::{jsonl, Topic};
@@ -445,8 +446,13 @@ pub fn train_command(
         }
         None => None,
     };
-    // The training range of every column (format 5), for direct models; a stacked model's
-    // bases keep the fixed bound of their scaled features.
+    // The held-out error of the calibrated scores, when the stored report measured it.
+    let held_out_mae = report
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
+        .and_then(|v| v.get("calibrated_mae").and_then(|m| m.as_f64()));
+    // Every model stores the training range of each column (format 5) and a calibration to its
+    // target's scale, stacked ones included.
     let (model, training, transfer, feature_ranges) = match &stack {
         None => {
             let specs = learn.set_specs()?;
@@ -471,10 +477,6 @@ pub fn train_command(
                 summaries: loaded.iter().map(|l| l.summaries).sum(),
                 rows: pooled.data.len(),
             };
-            let held_out_mae = report
-                .as_deref()
-                .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
-                .and_then(|v| v.get("calibrated_mae").and_then(|m| m.as_f64()));
             let transfer = TransferInfo {
                 normalization: learn.transfer.normalize,
                 calibration: Some(calibration),
@@ -501,7 +503,23 @@ pub fn train_command(
                 summaries: table.records.len(),
                 rows: data.len(),
             };
-            (model, training, TransferInfo::default(), None)
+            let raw = model.predict(&data.data.rows)?;
+            let calibration =
+                Calibration::fit_within_topics(&raw, &data.data.targets, &data.data.topics)
+                    .context("no finite prediction on the training rows to calibrate with")?;
+            let transfer = TransferInfo {
+                normalization: Normalization::None,
+                calibration: Some(calibration),
+                sets: vec![SetRecord {
+                    name: training.name.clone(),
+                    column: spec.column.clone(),
+                    content_hash: training.content_hash.clone(),
+                    rows: training.rows,
+                }],
+                held_out_mae,
+            };
+            let ranges = model_file::feature_ranges(&data.data.rows, names.len());
+            (model, training, transfer, Some(ranges))
         }
     };
     let rows = training.rows;

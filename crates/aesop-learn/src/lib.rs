@@ -7,6 +7,7 @@
 
 pub mod ablate;
 pub mod builtin;
+pub mod card;
 pub mod commands;
 pub mod cv;
 pub mod dataset;

@@ -204,6 +204,16 @@ impl From<&NeuralRecord> for NeuralOptions {
     }
 }
 
+/// A model file's format version and the aesop version that wrote it, read from its header;
+/// `None` when the bytes do not start with a whole header.
+pub fn header_of(bytes: &[u8]) -> Option<(u32, String)> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let version = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+    let len = u16::from_le_bytes(rest.get(4..6)?.try_into().ok()?) as usize;
+    let writer = rest.get(6..6 + len)?;
+    Some((version, String::from_utf8_lossy(writer).into_owned()))
+}
+
 impl ModelFile {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())

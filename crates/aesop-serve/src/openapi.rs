@@ -22,6 +22,31 @@ fn json_response(description: &str, schema: &str) -> Value {
 pub fn document() -> Value {
     let text = json!({"type": "string"});
     let number_or_null = json!({"type": "number", "nullable": true});
+    // Its own value: inline, the document exceeds the json! macro's recursion limit.
+    let model_card = json!({
+        "type": "object",
+        "required": ["name", "target", "reference_free", "version", "builtin"],
+        "properties": {
+            "name": text, "target": text, "reference_free": {"type": "boolean"},
+            "neural": {"type": "boolean"},
+            "version": text, "builtin": {"type": "boolean"}, "summary": text, "card": text,
+            "source": text, "classes": {"type": "array", "items": text},
+            "features": {"type": "integer"},
+            "learner": text, "hyper": {"type": "object"}, "anchor": {"type": "string", "nullable": true},
+            "columns_per_class": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "feature_options_changed": {"type": "object"},
+            "neural_options": {"type": "object", "nullable": true},
+            "normalization": text, "feature_ranges": {"type": "boolean"},
+            "calibration": {"type": "object", "nullable": true,
+                            "properties": {"slope": {"type": "number"}, "intercept": {"type": "number"},
+                                           "min": {"type": "number"}, "max": {"type": "number"}}},
+            "held_out_mae": {"type": "number", "nullable": true},
+            "training_sets": {"type": "array", "items": {"type": "object"}},
+            "stack_bases": {"type": "array", "nullable": true, "items": {"type": "object"}},
+            "format_version": {"type": "integer"},
+            "written_by": {"type": "string", "nullable": true}
+        }
+    });
     json!({
         "openapi": "3.0.3",
         "info": {
@@ -114,17 +139,7 @@ pub fn document() -> Value {
                         "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}}
                     }
                 },
-                "ModelCard": {
-                    "type": "object",
-                    "required": ["name", "target", "reference_free", "version", "builtin"],
-                    "properties": {
-                        "name": text, "target": text, "reference_free": {"type": "boolean"},
-                        "neural": {"type": "boolean"},
-                        "version": text, "builtin": {"type": "boolean"}, "summary": text, "card": text,
-                        "source": text, "classes": {"type": "array", "items": text},
-                        "features": {"type": "integer"}
-                    }
-                },
+                "ModelCard": model_card,
                 "ModelList": {
                     "type": "object",
                     "required": ["models"],

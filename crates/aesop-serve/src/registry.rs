@@ -4,6 +4,7 @@
 
 use aesop_corpus::{Document, Reference, Summary, Topic};
 use aesop_learn::builtin::{self, Family};
+use aesop_learn::card;
 use aesop_learn::scoring::{load_builtins_of, score_topics, NamedModel};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
@@ -136,16 +137,22 @@ impl Registry {
                         return card;
                     }
                 }
-                serde_json::json!({
-                    "name": m.name,
-                    "target": m.target,
-                    "reference_free": !m.model.needs_references(),
-                    "version": m.version,
-                    "builtin": false,
-                    "source": m.source,
-                    "classes": m.model.classes,
-                    "features": m.model.feature_names.len(),
-                })
+                // What `aesop models FILE` prints, as text (`card`) and with --json (every
+                // weight and the stored report left out: a listing, not an export).
+                let mut card = card::card_facts(&m.model, &m.source, None);
+                let text = card::render(&card);
+                if let Some(facts) = card.as_object_mut() {
+                    facts.insert("card".into(), text.into());
+                    facts.remove("weights");
+                    facts.remove("report");
+                    facts.remove("file");
+                    facts.insert("features".into(), m.model.feature_names.len().into());
+                }
+                card["name"] = serde_json::json!(m.name);
+                card["version"] = serde_json::json!(m.version);
+                card["builtin"] = serde_json::json!(false);
+                card["source"] = serde_json::json!(m.source);
+                card
             })
             .collect()
     }

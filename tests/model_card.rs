@@ -1,0 +1,201 @@
+//! `aesop models FILE.aesop`: the card of a trained model, read from the file
+//! (crates/aesop-learn/src/card.rs); and a stacked model is calibrated and clamped like any
+//! other model `train` writes.
+
+use crate::cli_verbs::imported_sample;
+use crate::common;
+use aesop::learn::{Fitted, ModelFile};
+use serde_json::Value;
+
+fn card_json(model: &std::path::Path) -> Value {
+    let out = common::aesop()
+        .arg("models")
+        .arg(model)
+        .arg("--json")
+        .output()
+        .expect("aesop models");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("card JSON")
+}
+
+#[test]
+fn a_trained_models_card_says_what_the_file_holds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let model = dir.path().join("rouge.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--classes", "rouge", "--c", "0.01"])
+        .arg("--rouge-remove-stopwords")
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+
+    let card = card_json(&model);
+    assert_eq!(card["target"], "relevance");
+    assert_eq!(card["learner"], "rank-svm");
+    assert_eq!(card["hyper"]["c"], 0.01);
+    assert_eq!(card["reference_free"], false);
+    assert_eq!(card["classes"], serde_json::json!(["rouge"]));
+    assert_eq!(card["columns_per_class"]["rouge"], 12);
+    // Only the option given differs from the defaults.
+    let changed = card["feature_options_changed"].as_object().expect("object");
+    assert_eq!(
+        changed.keys().collect::<Vec<_>>(),
+        vec!["rouge.remove_stopwords"]
+    );
+    assert_eq!(changed["rouge.remove_stopwords"]["value"], true);
+    assert_eq!(changed["rouge.remove_stopwords"]["default"], false);
+    let sets = card["training_sets"].as_array().expect("sets");
+    assert_eq!(sets.len(), 1);
+    assert_eq!(
+        (
+            &sets[0]["column"],
+            &sets[0]["topics"],
+            &sets[0]["summaries"]
+        ),
+        (
+            &Value::from("relevance"),
+            &Value::from(10),
+            &Value::from(160)
+        )
+    );
+    assert_eq!(card["feature_ranges"], true);
+    let calibration = &card["calibration"];
+    assert!(calibration["slope"].as_f64().expect("slope") >= 0.0);
+    assert!(calibration["min"].as_f64() <= calibration["max"].as_f64());
+
+    // The weights are the fitted model's, largest magnitude first.
+    let file = ModelFile::load(&model).expect("load");
+    let Fitted::Linear(linear) = &file.model.fitted else {
+        panic!("a ranking SVM is linear");
+    };
+    let weights = card["weights"].as_array().expect("weights");
+    assert_eq!(weights.len(), 12);
+    for w in weights {
+        let name = w["feature"].as_str().expect("name");
+        let k = file
+            .feature_names
+            .iter()
+            .position(|n| n == name)
+            .expect("a model column");
+        // serde_json's float parsing may differ in the last bit.
+        let weight = w["weight"].as_f64().expect("weight");
+        assert!(common::close_1e12(weight, linear.weights[k]), "{name}");
+    }
+    let magnitudes: Vec<f64> = weights
+        .iter()
+        .map(|w| w["weight"].as_f64().expect("weight").abs())
+        .collect();
+    assert!(
+        magnitudes.windows(2).all(|p| p[0] >= p[1]),
+        "{magnitudes:?}"
+    );
+
+    // The text card says the same.
+    let text = common::aesop()
+        .arg("models")
+        .arg(&model)
+        .output()
+        .expect("aesop models");
+    let text = String::from_utf8_lossy(&text.stdout);
+    for expected in [
+        "Predicts `relevance` with rank-svm (c 0.01), 12 features of 1 class",
+        "`sample.jsonl`, column `relevance`: 10 topics, 160 summaries, 160 rows",
+        "`rouge.remove_stopwords` true (default false)",
+        "## Largest weights",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+
+    // Neither a built-in nor a file: the error names both; a corrupt file names the file.
+    let missing = dir.path().join("missing.aesop");
+    let out = common::aesop()
+        .arg("models")
+        .arg(&missing)
+        .output()
+        .expect("aesop models");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("no built-in model") && stderr.contains("no model file"),
+        "{stderr}"
+    );
+    let corrupt = dir.path().join("corrupt.aesop");
+    let mut bytes = std::fs::read(&model).expect("model bytes");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&corrupt, bytes).expect("write");
+    let out = common::aesop()
+        .arg("models")
+        .arg(&corrupt)
+        .output()
+        .expect("aesop models");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("corrupt.aesop") && stderr.contains("checksum"),
+        "{stderr}"
+    );
+}
+
+/// Until 2026-11-28 a stacked model had neither a calibration (its scores were the meta
+/// learner's raw output, off the target's scale for a ranking SVM) nor feature ranges.
+#[test]
+fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let model = dir.path().join("stacked.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--learner", "rank-svm"])
+        .args(["--stack", "content=relevance:content,rouge:0.001"])
+        .args(["--stack", "form=coherence:surface:0.0001"])
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+    let file = ModelFile::load(&model).expect("load");
+    assert!(file.model.stack_bases().is_some());
+    let ranges = file.feature_ranges.as_ref().expect("feature ranges");
+    assert_eq!(ranges.len(), file.feature_names.len());
+    let calibration = file.transfer.calibration.expect("a calibration");
+    assert_eq!(file.transfer.sets.len(), 1);
+    assert_eq!(file.transfer.sets[0].column, "relevance");
+
+    let predictions = dir.path().join("pred.jsonl");
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&model)
+        .arg("-o")
+        .arg(&predictions)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&predictions).expect("predictions");
+    let mut distinct = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let p: Value = serde_json::from_str(line).expect("prediction");
+        let (score, raw) = (
+            p["score"].as_f64().expect("score"),
+            p["raw"].as_f64().expect("raw"),
+        );
+        assert!(common::close_1e12(score, calibration.apply(raw)), "{line}");
+        // The human relevance scores of the sample lie in [1, 5].
+        assert!((1.0..=5.0).contains(&score), "{score}");
+        distinct.insert(score.to_bits());
+    }
+    assert_eq!(text.lines().count(), 160);
+    assert!(distinct.len() > 100, "{} distinct scores", distinct.len());
+    let card = card_json(&model);
+    assert_eq!(card["stack_bases"].as_array().map(Vec::len), Some(2));
+    assert_eq!(card["feature_ranges"], true);
+}
