@@ -110,6 +110,43 @@ fn feature_columns_and_comparison() {
     assert!(tau["difference"].as_f64().expect("number") > 0.0);
 }
 
+/// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column
+/// only; the predictions file is read as predictions (it failed with "no field F").
+#[test]
+fn a_feature_compares_with_a_predictions_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(
+        fixture("eval/features.csv"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
+    a.feature = Some("rouge.r2_f".into());
+    a.compare = Some(fixture("eval/predictions.jsonl"));
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    let comparison = &report["comparison"];
+    assert!(comparison["metric"]
+        .as_str()
+        .is_some_and(|m| m.ends_with("predictions.jsonl")));
+    // rouge.r2_f lacks T2/D; the predictions have every row of the set.
+    assert_eq!(comparison["shared_rows"], 11);
+    let tau = comparison["statistics"]
+        .as_array()
+        .expect("statistics")
+        .iter()
+        .find(|s| s["name"] == "system.kendall")
+        .expect("system.kendall");
+    // The predictions (system τ 2/3 on all rows) against the reversed feature.
+    assert!(
+        tau["b"].as_f64().expect("b") > tau["a"].as_f64().expect("a"),
+        "{tau}"
+    );
+}
+
 #[test]
 fn features_jsonl_with_missing_values() {
     // T1/A is null: skipped, so 11 rows match; T1 still orders B < C < D as the humans do.
@@ -128,6 +165,7 @@ fn features_jsonl_with_missing_values() {
     .expect("valid JSON");
     assert_eq!(report["counts"]["matched"], 11);
     assert_eq!(report["counts"]["human_only"], 1);
+    assert_eq!(report["counts"]["metric_missing"], 1);
     // Summary τ: T1 (3 systems, all concordant) 1, T2 −1, T3 2/3 → (2/3)/3 = 2/9.
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
 
@@ -214,6 +252,30 @@ fn errors_name_the_file_line_and_field() {
 
     let e = error_of(args(fixture("eval/features.csv"), set.clone(), "pyramid"));
     assert!(e.contains("needs --feature"), "{e}");
+
+    // A --compare column without a --compare file; a report and a plot on one path.
+    let mut a = args(fixture("eval/predictions.jsonl"), set.clone(), "pyramid");
+    a.compare_feature = Some("rouge.r1_f".into());
+    let e = error_of(a);
+    assert!(
+        e.contains("--compare-feature") && e.contains("--compare FILE"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = args(fixture("eval/predictions.jsonl"), set.clone(), "pyramid");
+    a.json = Some(dir.path().join("out"));
+    a.plot = Some(dir.path().join("out"));
+    let e = error_of(a);
+    assert!(e.contains("--json and --plot name the same file"), "{e}");
+    assert!(!dir.path().join("out").exists());
+    // A features CSV to compare names its column with --compare-feature.
+    let mut a = args(fixture("eval/predictions.jsonl"), set.clone(), "pyramid");
+    a.compare = Some(fixture("eval/features.csv"));
+    let e = error_of(a);
+    assert!(
+        e.contains("features.csv: a features CSV needs --compare-feature COLUMN"),
+        "{e}"
+    );
 
     let e = error_of(args(
         fixture("eval/bad_score.jsonl"),
@@ -349,4 +411,48 @@ fn predictions_are_judged_by_raw_when_a_line_has_it() {
     .expect("valid JSON");
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+}
+
+/// With --compare, both discriminative-power tables of the comparison are over the shared rows
+/// (A's was over all of its rows, B's over the shared ones): the same metric compared with a
+/// copy of itself holding half the topics gets two equal tables.
+#[test]
+fn compared_discriminative_power_uses_the_shared_rows_for_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let features = dir.path().join("f.csv");
+    common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "rouge", "-o"])
+        .arg(&features)
+        .assert()
+        .success();
+    // The header and the first 5 topics' 80 rows.
+    let text = std::fs::read_to_string(&features).expect("features");
+    let part: Vec<&str> = text.lines().take(81).collect();
+    let partial = dir.path().join("part.csv");
+    std::fs::write(&partial, part.join("\n") + "\n").expect("write");
+    let mut a = args(features, set, "relevance");
+    a.feature = Some("rouge.r1_f".into());
+    a.compare = Some(partial);
+    a.bootstrap = 0;
+    a.alpha = 0.2;
+    a.json = Some(dir.path().join("report.json"));
+    evaluate_command(a).expect("evaluate");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
+    )
+    .expect("valid JSON");
+    let comparison = &report["comparison"];
+    assert_eq!(comparison["shared_rows"], 80);
+    assert_eq!(
+        comparison["discriminative_power_a"],
+        comparison["discriminative_power"]
+    );
+    // Over all ten topics A's own table differs (more topics, more significant pairs).
+    assert_ne!(
+        report["discriminative_power"],
+        comparison["discriminative_power"]
+    );
 }

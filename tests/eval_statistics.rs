@@ -33,7 +33,15 @@ fn correlations_match_scipy_with_ties() {
 //                      # zeros and tied |d| present)
 //   e = [1.3, -0.4, 2.2, 3.1, 0.7, -1.9, 2.8, 1.1, 0.2, 4.5, -0.9, 3.6]
 //   stats.wilcoxon(e)  # statistic 13.0, pvalue 0.04248046875 (exact)
-//   stats.wilcoxon(e + [0.0])  # same: the zero is dropped, then exact on the other 12
+//   stats.wilcoxon(e + [0.0])  # same: with a zero and n <= 13, a permutation test over all
+//                              # 2^13 sign flips, which gives the exact p of the other 12
+//   t = [0.5, -1.0, 2.0, 2.0, 3.5, -0.5, 1.0, 4.0, 2.0, -3.0]
+//   stats.wilcoxon(t)  # statistic 13.0, pvalue 0.15234375 (permutation: tied |d|, n = 10)
+//   w = [0.5, -1.0, 2.0, 0.0, 3.5, 1.5, 4.0, 2.5, -3.0]
+//   stats.wilcoxon(w)  # statistic 8.0, pvalue 0.1953125 (permutation: a zero, n = 9)
+//   v = e + [0.0, 5.1, -2.4, 1.7]
+//   stats.wilcoxon(v)  # statistic 24.0, pvalue 0.04088813291185591 (normal: a zero, n = 16;
+//                      # not the exact 0.041259765625 of the 15 non-zero differences)
 //   big = numpy.round(numpy.random.default_rng(0).normal(0.3, 1, 60), 6)
 //   stats.wilcoxon(big)  # statistic 517.0, pvalue 0.003390514676035299 (normal, n > 50)
 #[test]
@@ -58,8 +66,25 @@ fn wilcoxon_matches_scipy() {
     let mut with_zero = e.to_vec();
     with_zero.push(0.0);
     let z = wilcoxon_signed_rank(&with_zero).expect("non-zero differences");
-    assert_eq!((z.method, z.n), (WilcoxonMethod::Exact, 12));
+    assert_eq!((z.method, z.n), (WilcoxonMethod::Permutation, 12));
     assert_within(z.p_value, 0.04248046875, 1e-14);
+
+    let t = [0.5, -1.0, 2.0, 2.0, 3.5, -0.5, 1.0, 4.0, 2.0, -3.0];
+    let w = wilcoxon_signed_rank(&t).expect("non-zero differences");
+    assert_eq!(w.method, WilcoxonMethod::Permutation);
+    assert_within(w.statistic, 13.0, 0.0);
+    assert_within(w.p_value, 0.15234375, 1e-14);
+    let w = wilcoxon_signed_rank(&[0.5, -1.0, 2.0, 0.0, 3.5, 1.5, 4.0, 2.5, -3.0])
+        .expect("non-zero differences");
+    assert_eq!((w.method, w.n), (WilcoxonMethod::Permutation, 8));
+    assert_within(w.statistic, 8.0, 0.0);
+    assert_within(w.p_value, 0.1953125, 1e-14);
+    let mut v = e.to_vec();
+    v.extend([0.0, 5.1, -2.4, 1.7]);
+    let w = wilcoxon_signed_rank(&v).expect("non-zero differences");
+    assert_eq!((w.method, w.n), (WilcoxonMethod::Normal, 15));
+    assert_within(w.statistic, 24.0, 0.0);
+    assert_within(w.p_value, 0.04088813291185591, 1e-12);
 
     let big = [
         0.42573, 0.167895, 0.940423, 0.4049, -0.235669, 0.661595, 1.604, 1.247081, -0.403735,

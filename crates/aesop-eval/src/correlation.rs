@@ -6,7 +6,10 @@
 pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     assert_eq!(x.len(), y.len(), "pearson: vectors of different lengths");
     let n = x.len();
-    if n < 2 {
+    // A constant column is tested by its values, not by its variance: the mean of n equal
+    // values that binary cannot hold exactly (4.333…, 0.1) carries rounding noise, so the
+    // sum of squares came out at 1e-30 instead of 0 and a meaningless r was returned.
+    if n < 2 || is_constant(x) || is_constant(y) {
         return f64::NAN;
     }
     let mean_x = x.iter().sum::<f64>() / n as f64;
@@ -22,6 +25,10 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
         return f64::NAN;
     }
     sxy / (sxx * syy).sqrt()
+}
+
+fn is_constant(values: &[f64]) -> bool {
+    values.windows(2).all(|w| w[0] == w[1])
 }
 
 /// Ranks 1..n with ties given their average rank.

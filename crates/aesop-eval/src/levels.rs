@@ -109,9 +109,12 @@ impl Aligned {
     }
 
     /// Per-system (metric mean, human mean) over the given topics, for each listed system;
-    /// `None` for a system with no row in those topics.
+    /// `None` for a system with no row in those topics. Means that differ only by rounding
+    /// noise are made equal ([`merge_near_ties`]): two systems whose human scores average to
+    /// 22/5 came out as 4.4 and 4.3999999999999995, a pair the humans tie counted as ordered,
+    /// and which way round depended on the order of addition.
     pub fn system_means(&self, topics: &[usize], systems: &[usize]) -> Vec<Option<(f64, f64)>> {
-        systems
+        let means = systems
             .iter()
             .map(|&s| {
                 let (mut sum_m, mut sum_h, mut n) = (0.0, 0.0, 0usize);
@@ -124,7 +127,29 @@ impl Aligned {
                 }
                 (n > 0).then(|| (sum_m / n as f64, sum_h / n as f64))
             })
+            .collect::<Vec<_>>();
+        let (mut metric, mut human): (Vec<f64>, Vec<f64>) = means.iter().flatten().copied().unzip();
+        merge_near_ties(&mut metric);
+        merge_near_ties(&mut human);
+        let mut merged = metric.into_iter().zip(human);
+        means
+            .into_iter()
+            .map(|m| m.and_then(|_| merged.next()))
             .collect()
+    }
+}
+
+/// Values within 1e-12 (relative) of their neighbour in sorted order take the smallest value of
+/// their group: rounding noise of a sum (1e-16 relative) no longer orders means that are equal,
+/// and every other value is left exactly as it was (so Pearson's r does not move).
+pub fn merge_near_ties(values: &mut [f64]) {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    for k in 1..order.len() {
+        let (previous, current) = (values[order[k - 1]], values[order[k]]);
+        if (current - previous).abs() <= 1e-12 * previous.abs().max(current.abs()) {
+            values[order[k]] = previous;
+        }
     }
 }
 
@@ -284,8 +309,13 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
         global_m.extend_from_slice(&topic_m);
         global_h.extend_from_slice(&topic_h);
         let c = Correlations::of(&topic_m, &topic_h);
-        // The three coefficients are undefined together (n < 2 or a constant vector).
-        if !c.pearson.is_nan() {
+        // The three coefficients are undefined together (n < 2 or a constant vector, tested by
+        // its values in each); a topic counts only where all three are defined, so the three
+        // means are over the same topics.
+        if ![c.pearson, c.spearman, c.kendall]
+            .iter()
+            .any(|v| v.is_nan())
+        {
             summary_sum[0] += c.pearson;
             summary_sum[1] += c.spearman;
             summary_sum[2] += c.kendall;
@@ -352,7 +382,7 @@ pub fn summary_level_tau(metric: &[f64], human: &[f64], topics: &[String]) -> f6
 }
 
 /// System-level Kendall τ-b of flat rows: between each system's mean metric score and mean
-/// human score.
+/// human score (near ties merged, as in [`Aligned::system_means`]).
 pub fn system_level_tau(metric: &[f64], human: &[f64], systems: &[String]) -> f64 {
     let mut by_system: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
     for ((p, t), s) in metric.iter().zip(human).zip(systems) {
@@ -361,10 +391,12 @@ pub fn system_level_tau(metric: &[f64], human: &[f64], systems: &[String]) -> f6
         e.1 += t;
         e.2 += 1;
     }
-    let (p, t): (Vec<f64>, Vec<f64>) = by_system
+    let (mut p, mut t): (Vec<f64>, Vec<f64>) = by_system
         .values()
         .map(|(p, t, n)| (p / *n as f64, t / *n as f64))
         .unzip();
+    merge_near_ties(&mut p);
+    merge_near_ties(&mut t);
     kendall_tau_b(&p, &t)
 }
 
@@ -386,6 +418,57 @@ mod tests {
         let dup = [row("t", "a", 1.0, 1.0), row("t", "a", 2.0, 2.0)];
         assert!(Aligned::new(&dup).is_err());
         assert!(Aligned::new(&[row("t", "a", f64::NAN, 1.0)]).is_err());
+    }
+
+    #[test]
+    fn a_constant_topic_is_left_out_even_when_its_mean_is_not_exact() {
+        // 0.1 is not exact in binary: the mean of three copies differs from each by ~1e-17.
+        let tenth = 0.1;
+        assert_ne!(
+            (tenth + tenth + tenth) / 3.0,
+            tenth,
+            "the case needs rounding noise"
+        );
+        let mut rows = vec![
+            row("t1", "a", 0.1, 1.0),
+            row("t1", "b", 0.2, 2.0),
+            row("t1", "c", 0.3, 4.0),
+        ];
+        for (s, m) in [("a", 0.3), ("b", 0.1), ("c", 0.2)] {
+            rows.push(row("t2", s, m, tenth));
+        }
+        let stats = evaluate(&Aligned::new(&rows).expect("rows"));
+        // Only t1 counts: its three coefficients are all 1.
+        assert_eq!(stats.summary_topics, 1);
+        assert!((stats.summary.pearson - 0.9819805060619657).abs() < 1e-12);
+        assert_eq!((stats.summary.spearman, stats.summary.kendall), (1.0, 1.0));
+    }
+
+    #[test]
+    fn system_means_equal_up_to_rounding_noise_are_a_tie() {
+        // Both systems' human scores average to 22/5; summed in floating point, b's mean is
+        // 4.3999999999999995.
+        let a = [2.0, 5.0, 5.0, 5.0, 5.0];
+        let b = [8.0 / 3.0, 5.0, 5.0, 5.0, 13.0 / 3.0];
+        let naive = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        assert_ne!(naive(&a), naive(&b), "the case needs rounding noise");
+        let mut rows = Vec::new();
+        for (k, (ha, hb)) in a.iter().zip(&b).enumerate() {
+            let topic = format!("t{k}");
+            rows.push(row(&topic, "a", 1.0, *ha));
+            rows.push(row(&topic, "b", 2.0, *hb));
+            rows.push(row(&topic, "c", 3.0, 5.0));
+        }
+        let stats = evaluate(&Aligned::new(&rows).expect("rows"));
+        let p = stats.system_pairwise;
+        // (a, b) is a human tie; (a, c) and (b, c) are ordered and right.
+        assert_eq!((p.pairs, p.correct, p.human_ties), (2, 2, 1));
+        let metric: Vec<f64> = rows.iter().map(|r| r.metric).collect();
+        let human: Vec<f64> = rows.iter().map(|r| r.human).collect();
+        let systems: Vec<String> = rows.iter().map(|r| r.system.clone()).collect();
+        // τ-b with one tie in the humans only: (2 − 0) / √(3 · 2).
+        let tau = system_level_tau(&metric, &human, &systems);
+        assert!((tau - 2.0 / 6f64.sqrt()).abs() < 1e-12, "{tau}");
     }
 
     #[test]

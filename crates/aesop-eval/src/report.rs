@@ -39,7 +39,8 @@ pub struct EvaluateArgs {
     /// discriminative-power table of both.
     #[cfg_attr(feature = "cli", arg(long))]
     pub compare: Option<PathBuf>,
-    /// Column of the --compare features file (default: the --feature column).
+    /// Column of the --compare features file (default: the --feature column; a --compare
+    /// predictions file needs none).
     #[cfg_attr(feature = "cli", arg(long))]
     pub compare_feature: Option<String>,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
@@ -81,6 +82,8 @@ pub struct AlignCounts {
     pub matched: usize,
     pub metric_only: usize,
     pub human_only: usize,
+    /// Rows of the metric file without a value (an empty cell, null or NaN): not evaluated.
+    pub metric_missing: usize,
 }
 
 /// Everything `evaluate` reports.
@@ -165,6 +168,10 @@ pub struct Comparison {
     /// Rows shared by both metrics and the human scores (what the comparison uses).
     pub shared_rows: usize,
     pub statistics: Vec<PairedComparison>,
+    /// The first metric's discriminative power on the shared rows (the report's own table
+    /// uses all of its rows).
+    pub discriminative_power_a: DiscriminativePower,
+    /// The second metric's, on the shared rows.
     pub discriminative_power: DiscriminativePower,
 }
 
@@ -210,8 +217,24 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", args.alpha);
     }
+    if args.compare_feature.is_some() && args.compare.is_none() {
+        bail!("--compare-feature names a column of the --compare file: give --compare FILE too");
+    }
+    if let (Some(json), Some(plot)) = (&args.json, &args.plot) {
+        if json == plot {
+            bail!(
+                "--json and --plot name the same file {}: the plot would replace the report",
+                json.display()
+            );
+        }
+    }
     let human = read_human(&args.human, &args.target)?;
-    let metric = read_metric(&args.predictions, &args.target, args.feature.as_deref())?;
+    let metric = read_metric_for(
+        &args.predictions,
+        &args.target,
+        args.feature.as_deref(),
+        "--feature",
+    )?;
     let (rows, counts) = align(&metric, &human, &args.human)?;
     let data = Aligned::new(&rows)?;
     let statistics = evaluate(&data);
@@ -226,8 +249,15 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     let comparison = match &args.compare {
         None => None,
         Some(path) => {
-            let column = args.compare_feature.as_deref().or(args.feature.as_deref());
-            let other = read_metric(path, &args.target, column)?;
+            // --feature carries over to a second features file, not to a predictions file:
+            // `evaluate features.csv --feature rouge.r1_f --compare predictions.jsonl` compares
+            // the feature with the model.
+            let column = match args.compare_feature.as_deref() {
+                Some(column) => Some(column),
+                None if holds_predictions(path) => None,
+                None => args.feature.as_deref(),
+            };
+            let other = read_metric_for(path, &args.target, column, "--compare-feature")?;
             Some(compare(&metric, &other, &human, args)?)
         }
     };
@@ -291,6 +321,7 @@ fn compare(
         counts: counts_b,
         shared_rows: rows_a_shared.len(),
         statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed)?,
+        discriminative_power_a: discriminative_power(&data_a, args.alpha),
         discriminative_power: discriminative_power(&data_b, args.alpha),
     })
 }
@@ -337,18 +368,24 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)
 /// Read a predictions file, or the column `feature` of a features file (CSV when the name ends
 /// in `.csv`, JSON Lines otherwise).
 pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<MetricScores> {
-    let is_csv = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    match (is_csv, feature) {
+    read_metric_for(path, target, feature, "--feature")
+}
+
+/// [`read_metric`], naming `flag` as the option that gives a features file's column.
+fn read_metric_for(
+    path: &Path,
+    target: &str,
+    feature: Option<&str>,
+    flag: &str,
+) -> Result<MetricScores> {
+    match (is_csv(path), feature) {
         (true, Some(column)) => read_features_csv(path, column),
         (true, None) => bail!(
-            "{}: a features CSV needs --feature COLUMN (e.g. --feature rouge.r1_f)",
+            "{}: a features CSV needs {flag} COLUMN (e.g. {flag} rouge.r1_f)",
             path.display()
         ),
         (false, Some(column)) => read_features_jsonl(path, column),
-        (false, None) => read_predictions(path, target),
+        (false, None) => read_predictions(path, target, flag),
     }
 }
 
@@ -413,6 +450,33 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
 }
 
 /// Each non-blank line of a JSON Lines file as an object, with its line number.
+/// Whether `path` names a CSV file (by its extension).
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
+/// Whether `path` is a JSON Lines predictions file: its first record has a `score`, which
+/// `aesop features` never writes. False for a CSV or a file that cannot be read (the reader
+/// then says why).
+fn holds_predictions(path: &Path) -> bool {
+    if is_csv(path) {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let first = BufReader::new(file)
+        .lines()
+        .map_while(std::result::Result::ok)
+        .find(|l| !l.trim().is_empty());
+    first.is_some_and(|line| {
+        matches!(jsonl::parse_json(line.trim_start_matches('\u{feff}')),
+                     Ok(Value::Object(map)) if map.contains_key("score"))
+    })
+}
+
 fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
@@ -518,7 +582,7 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 
 /// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
 /// hold several targets), lines without `target` are taken.
-fn read_predictions(path: &Path, target: &str) -> Result<MetricScores> {
+fn read_predictions(path: &Path, target: &str, flag: &str) -> Result<MetricScores> {
     let objects = json_objects(path)?;
     let mut scores = MetricScores {
         label: path.display().to_string(),
@@ -538,7 +602,7 @@ fn read_predictions(path: &Path, target: &str) -> Result<MetricScores> {
         }
         if !object.contains_key("score") {
             bail!(
-                "{}:{line}: score: missing (a features file needs --feature COLUMN)",
+                "{}:{line}: score: missing (a features file needs {flag} COLUMN)",
                 path.display()
             );
         }
@@ -623,6 +687,7 @@ pub fn align(
         matched: rows.len(),
         metric_only: metric.rows.len() - rows.len(),
         human_only: human.len() - rows.len(),
+        metric_missing: metric.missing,
     };
     Ok((rows, counts))
 }
@@ -655,6 +720,13 @@ pub fn render_text(report: &EvaluationReport) -> String {
         "rows: {} matched ({} metric, {} human; {} metric-only, {} human-only); {} topics, {} systems",
         c.matched, c.metric_rows, c.human_rows, c.metric_only, c.human_only, report.topics, report.systems
     );
+    if c.metric_missing > 0 {
+        let _ = writeln!(
+            out,
+            "      {} metric rows have no value (empty, null or NaN) and are not evaluated",
+            c.metric_missing
+        );
+    }
     let _ = writeln!(
         out,
         "95% percentile-bootstrap intervals: {} samples resampling {}, seed {}",
@@ -745,7 +817,9 @@ pub fn render_text(report: &EvaluationReport) -> String {
             );
         }
         let _ = writeln!(out);
-        render_discriminative(&mut out, "B", &cmp.discriminative_power);
+        render_discriminative(&mut out, "A, shared rows", &cmp.discriminative_power_a);
+        let _ = writeln!(out);
+        render_discriminative(&mut out, "B, shared rows", &cmp.discriminative_power);
     }
     out
 }

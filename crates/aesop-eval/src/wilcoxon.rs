@@ -1,22 +1,30 @@
 //! Paired Wilcoxon signed-rank test, two-sided, as scipy.stats.wilcoxon with its defaults
 //! (`zero_method="wilcox"`: zero differences are dropped; no continuity correction).
 //!
-//! The p-value is exact (the null distribution of W+ enumerated by dynamic programming) when at
-//! most [`EXACT_MAX_N`] non-zero differences remain and their absolute values have no ties; it
-//! comes from the normal approximation otherwise, with the variance reduced for tied ranks
-//! (Σ (t³ − t) / 48 over tie groups). That is scipy's `method="auto"` rule.
+//! The p-value follows scipy's `method="auto"` rule (scipy 1.15 and later), where n counts
+//! every difference, zeros included:
+//! - n ≤ [`EXACT_MAX_N`], no zero and no tied |d|: exact (the null distribution of W+
+//!   enumerated by dynamic programming);
+//! - n ≤ [`PERMUTATION_MAX_N`] with a zero or a tie: a permutation test over all 2^n sign
+//!   flips of the differences, the ranks (average ranks for ties) held fixed, which is exact
+//!   too (scipy's `PermutationMethod`, deterministic below 2^13 outcomes);
+//! - otherwise the normal approximation, with the variance reduced for tied ranks
+//!   (Σ (t³ − t) / 48 over tie groups).
 
 use super::correlation::average_ranks;
 use serde::Serialize;
 
-/// Largest number of non-zero differences for which the exact distribution is used.
+/// Largest number of differences for which the exact distribution is used (no zeros, no ties).
 pub const EXACT_MAX_N: usize = 50;
+/// Largest number of differences for which a sample with zeros or ties gets the permutation test.
+pub const PERMUTATION_MAX_N: usize = 13;
 
 /// How the p-value was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WilcoxonMethod {
     Exact,
+    Permutation,
     Normal,
 }
 
@@ -69,8 +77,15 @@ pub fn wilcoxon_signed_rank(differences: &[f64]) -> Option<Wilcoxon> {
     }
     let statistic = f64::min(r_plus, r_minus);
     let tie_term = tie_correction(&magnitudes);
-    let (p_value, method) = if n <= EXACT_MAX_N && tie_term == 0.0 {
+    let total = differences.len();
+    let zeros_or_ties = n < total || tie_term != 0.0;
+    let (p_value, method) = if total <= EXACT_MAX_N && !zeros_or_ties {
         (exact_p_value(n, r_plus), WilcoxonMethod::Exact)
+    } else if total <= PERMUTATION_MAX_N {
+        (
+            permutation_p_value(&ranks, r_plus),
+            WilcoxonMethod::Permutation,
+        )
     } else {
         let nf = n as f64;
         let mean = nf * (nf + 1.0) / 4.0;
@@ -127,6 +142,27 @@ fn exact_p_value(n: usize, r_plus: f64) -> f64 {
     let w = r_plus.round() as usize;
     let lower: f64 = counts[..=w.min(max)].iter().sum::<f64>() / total;
     let upper: f64 = counts[w.min(max)..].iter().sum::<f64>() / total;
+    (2.0 * lower.min(upper)).min(1.0)
+}
+
+/// Two-sided p-value of W+ = `r_plus` over every sign flip of the differences whose ranks are
+/// `ranks` (average ranks, so multiples of ½): 2·min(P(W ≤ w), P(W ≥ w)). Zero differences are
+/// not among `ranks`; flipping them changes nothing, so they do not change the proportions.
+fn permutation_p_value(ranks: &[f64], r_plus: f64) -> f64 {
+    // Doubled ranks are whole numbers, so W+ is counted exactly.
+    let doubled: Vec<usize> = ranks.iter().map(|r| (2.0 * r).round() as usize).collect();
+    let max: usize = doubled.iter().sum();
+    let mut counts = vec![0.0f64; max + 1];
+    counts[0] = 1.0;
+    for &rank in &doubled {
+        for w in (rank..=max).rev() {
+            counts[w] += counts[w - rank];
+        }
+    }
+    let total = 2f64.powi(ranks.len() as i32);
+    let w = ((2.0 * r_plus).round() as usize).min(max);
+    let lower: f64 = counts[..=w].iter().sum::<f64>() / total;
+    let upper: f64 = counts[w..].iter().sum::<f64>() / total;
     (2.0 * lower.min(upper)).min(1.0)
 }
 
