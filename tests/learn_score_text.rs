@@ -197,4 +197,116 @@ fn score_names_a_model_given_as_name_equals_path() {
         .arg(format!("=={}", model.display()))
         .assert()
         .failure();
+    // Two models of one name are refused, naming both (the predictions could not tell them
+    // apart); named apart they score.
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&model)
+        .arg("--model")
+        .arg(format!("m={}", model.display()))
+        .output()
+        .expect("score");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains("two models are named 'm'") && stderr.contains("NAME=PATH"),
+        "{stderr}"
+    );
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&model)
+        .arg("--model")
+        .arg(format!("m2={}", model.display()))
+        .assert()
+        .success();
+}
+
+/// A model is reference-free when every column is, with or without --no-references, and a
+/// model file records only the classes its columns come from (2026-11-28: `--classes
+/// content,surface` without the flag refused plain text without a reference, and `--features
+/// rouge.r1_recall` kept every default class, computed and warned about at scoring).
+#[test]
+fn reference_use_and_classes_follow_the_columns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let mut lines: Vec<String> = (0..4).map(set_line).collect();
+    // References, so that reference classes have values to learn from.
+    for line in &mut lines {
+        let mut topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+        topic["references"] = serde_json::json!([{"id": "r", "text": SUMMARIES[1]}]);
+        *line = topic.to_string();
+    }
+    std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
+    let train = |name: &str, extra: &[&str]| {
+        let model = dir.path().join(name);
+        common::aesop()
+            .arg("train")
+            .arg(&set)
+            .args(["--target", "relevance"])
+            .args(extra)
+            .arg("-o")
+            .arg(&model)
+            .assert()
+            .success();
+        (
+            model.clone(),
+            aesop::learn::ModelFile::load(&model).expect("model"),
+        )
+    };
+    let (free, model) = train("free.aesop", &["--classes", "content,surface"]);
+    assert!(model.reference_free && !model.needs_references());
+    let (_, model) = train(
+        "js.aesop",
+        &["--classes", "content,rouge", "--features", "content.js"],
+    );
+    assert_eq!(model.classes, vec!["content"]);
+    assert!(model.reference_free);
+    let (rouge, model) = train("r1.aesop", &["--features", "rouge.r1_recall"]);
+    assert_eq!(model.classes, vec!["rouge"]);
+    assert!(!model.reference_free && model.needs_references());
+
+    std::fs::write(dir.path().join("doc.txt"), ARTICLE).expect("doc");
+    std::fs::write(dir.path().join("s0"), SUMMARIES[0]).expect("summary");
+    let score = |model: &std::path::Path| {
+        common::aesop()
+            .arg("score")
+            .arg("--model")
+            .arg(model)
+            .arg("--documents")
+            .arg(dir.path().join("doc.txt"))
+            .arg("--summary")
+            .arg(dir.path().join("s0"))
+            .output()
+            .expect("score")
+    };
+    let out = score(&free);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = score(&rouge);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("need references"));
+    // Scoring the set with the one-feature model computes one class: no batch-dependence
+    // warning about consensus, a default class the model does not use.
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&rouge)
+        .output()
+        .expect("score set");
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("consensus"));
+
+    // A built-in written before the rule: `readability`'s columns are all reference-free.
+    let readability = aesop::learn::builtin::find("readability")
+        .and_then(|b| b.load())
+        .expect("built-in");
+    assert!(!readability.reference_free && !readability.needs_references());
 }

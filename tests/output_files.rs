@@ -67,6 +67,38 @@ fn output_onto_its_input_is_refused_and_the_input_survives() {
     }
 }
 
+/// `train --report R -o R`: the report is an input, and survives.
+#[test]
+fn a_model_onto_its_report_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, "{\"calibrated_mae\": 0.5}").unwrap();
+    let out = common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args([
+            "--target",
+            "relevance",
+            "--classes",
+            "surface",
+            "--c",
+            "0.01",
+            "--report",
+        ])
+        .arg(&report)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "train onto its report succeeded");
+    assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&report).unwrap(),
+        "{\"calibrated_mae\": 0.5}"
+    );
+}
+
 #[test]
 fn output_onto_a_hard_link_or_symlink_of_the_input_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -58,9 +58,9 @@ pub static CLASSES: &[&ClassSpec] = &[
 ];
 
 pub use registry::{
-    batch_dependent_class_names, build_classes, class_spec, default_class_names, feature_plan,
-    feature_plan_dropping, is_batch_dependent, is_reference_free, optional_class_names,
-    select_features, ClassSpec, ReferenceUse,
+    all_reference_free, batch_dependent_class_names, build_classes, class_spec,
+    default_class_names, feature_plan, feature_plan_dropping, is_batch_dependent,
+    is_reference_free, optional_class_names, select_features, ClassSpec, ReferenceUse,
 };
 
 use aesop_corpus::Topic;

@@ -86,6 +86,28 @@ pub fn is_reference_free(name: &str) -> bool {
     class_spec(name).is_some_and(|c| c.references != ReferenceUse::All)
 }
 
+/// Whether every feature in `names` (`class.feature`, of the classes `classes`) is computed
+/// without references, so a model of those columns scores topics that have none. A class whose
+/// spec says [`ReferenceUse::Some`] is built (with `options`) and asked feature by feature; one
+/// that cannot be built (an LM class without its model file) counts as needing them.
+pub fn all_reference_free(classes: &[String], names: &[String], options: &FeatureOptions) -> bool {
+    classes.iter().all(|class| {
+        let prefix = format!("{class}.");
+        let mut own = names.iter().filter(|n| n.starts_with(&prefix)).peekable();
+        if own.peek().is_none() {
+            return true;
+        }
+        match class_spec(class).map(|c| (c.references, c.build)) {
+            Some((ReferenceUse::None, _)) => true,
+            Some((ReferenceUse::Some, build)) => match build(options) {
+                Ok(built) => own.all(|n| built.is_reference_free_feature(n)),
+                Err(_) => false,
+            },
+            Some((ReferenceUse::All, _)) | None => false,
+        }
+    })
+}
+
 /// Build the named classes (the default set when `names` is empty), in the order given;
 /// a name given twice is built once.
 pub fn build_classes(

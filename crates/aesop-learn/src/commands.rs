@@ -223,6 +223,16 @@ impl LearnArgs {
         if self.stack.bases.is_empty() {
             let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
             let names = select_features(names, &self.features)?;
+            // Only the classes that give a column are computed (and recorded in a model):
+            // `--features rouge.r1_recall` made scoring compute, and warn about, every default
+            // class.
+            let classes: Vec<String> = classes
+                .into_iter()
+                .filter(|c| {
+                    let prefix = format!("{c}.");
+                    names.iter().any(|n| n.starts_with(&prefix))
+                })
+                .collect();
             if let Some(anchor) = &self.hyper.anchor {
                 // Checked before any feature is computed; the fit checks the column's values.
                 crate::anchor_column(self.learner, anchor, &names)?;
@@ -526,12 +536,16 @@ pub fn train_command(
     let classes_use_neural = classes
         .iter()
         .any(|c| aesop_features::neural::is_lm_class(c));
+    // Reference-free when asked, or when every column is (`--classes content,surface` without
+    // --no-references trained a model that refused topics without references).
+    let reference_free =
+        learn.no_references || aesop_features::all_reference_free(&classes, &names, options);
     let file = ModelFile {
         target,
         classes,
         feature_names: names,
         feature_options: options.into(),
-        reference_free: learn.no_references,
+        reference_free,
         model,
         training,
         report,
@@ -540,7 +554,9 @@ pub fn train_command(
         feature_ranges,
         anchor: learn.hyper.anchor.clone(),
     };
-    let inputs = learn.input_paths();
+    // The report is an input too: `--report r.json -o r.json` replaced it with the model.
+    let mut inputs = learn.input_paths();
+    inputs.extend(args.report.clone());
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
     file.save_checked(&args.output, &inputs)?;
     for base in file.model.stack_bases().unwrap_or_default() {

@@ -392,9 +392,17 @@ impl ModelFile {
         Ok(ModelFile::from_bytes(&bytes, &path.display().to_string())?)
     }
 
-    /// True when some feature of the model needs references.
+    /// True when some feature of the model needs references. Read from the columns as well as
+    /// the stored flag, so files written before `train` derived the flag from them (the
+    /// built-in `readability`, whose 518 columns all work without references) score topics
+    /// without references too.
     pub fn needs_references(&self) -> bool {
         !self.reference_free
+            && !aesop_features::all_reference_free(
+                &self.classes,
+                &self.feature_names,
+                &FeatureOptions::from(&self.feature_options),
+            )
     }
 
     /// Predictions for every record of `table` (whose columns must include the model's): the

@@ -228,6 +228,18 @@ impl ModelGroups {
             .iter()
             .map(|spec| NamedModel::from_spec(spec))
             .collect::<Result<Vec<_>>>()?;
+        // Predictions name their model; two models of one name could not be told apart (two
+        // CSV columns `a`, JSON lines with the same `"model"`).
+        for (i, model) in models.iter().enumerate() {
+            if let Some(first) = models[..i].iter().find(|m| m.name == model.name) {
+                bail!(
+                    "two models are named '{}' ({} and {}); name them apart with --model NAME=PATH",
+                    model.name,
+                    first.source,
+                    model.source
+                );
+            }
+        }
         Ok(ModelGroups {
             groups: vec![models],
             defaults: None,
