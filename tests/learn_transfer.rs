@@ -664,3 +664,148 @@ fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
         theirs["input_pairwise"]["metric_ties"]
     );
 }
+
+/// Leave-one-set-out figures do not depend on the order of `--set` (2026-11-28: inner
+/// cross-validation numbered topics by first appearance and labelled them by the set's
+/// position, so `--set a --set b --set c` and `--set c --set b --set a` chose different C and
+/// held out b at τ .381 and .385).
+#[test]
+fn held_out_figures_do_not_depend_on_the_order_of_the_sets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let text = std::fs::read_to_string(&sample).expect("sample");
+    let topics: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("topic"))
+        .collect();
+    let write = |name: &str, range: std::ops::Range<usize>, prefix: &str| {
+        let lines: Vec<String> = topics[range]
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t["topic"] = format!("{prefix}{}", t["topic"].as_str().expect("id")).into();
+                t.to_string()
+            })
+            .collect();
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        path
+    };
+    let a = format!("{}:relevance", write("a.jsonl", 0..5, "").display());
+    let b = format!("{}:relevance", write("b.jsonl", 5..10, "").display());
+    let c = format!("{}:coherence", write("c.jsonl", 7..10, "c-").display());
+    let held_out = |order: [&String; 3]| -> Vec<(String, f64)> {
+        let report = dir.path().join("report.json");
+        let mut command = common::aesop();
+        command.arg("cross-validate");
+        for set in order {
+            command.arg("--set").arg(set);
+        }
+        command
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "content,rouge,surface",
+            ])
+            .args(["--leave-one-set-out", "--bootstrap", "0", "-o"])
+            .arg(dir.path().join("oof.jsonl"))
+            .arg("--report")
+            .arg(&report)
+            .assert()
+            .success();
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+        let mut taus: Vec<(String, f64)> = json["leave_one_set_out"]
+            .as_array()
+            .expect("held out")
+            .iter()
+            .map(|h| {
+                (
+                    h["set"].as_str().expect("set").to_string(),
+                    h["model"]["summary_kendall"]["value"]
+                        .as_f64()
+                        .expect("tau"),
+                )
+            })
+            .collect();
+        taus.sort_by(|x, y| x.0.cmp(&y.0));
+        taus
+    };
+    let forward = held_out([&a, &b, &c]);
+    assert_eq!(forward.len(), 3);
+    assert_eq!(forward, held_out([&c, &b, &a]));
+    assert_eq!(forward, held_out([&b, &a, &c]));
+}
+
+/// Fold flags say what runs: more folds than topics use one per topic and the report says so
+/// (it gave the number asked for); protocol 1's folds beside --leave-one-set-out, and a stacked
+/// model's inner split without --stack, are refused (they were accepted and ignored).
+#[test]
+fn fold_flags_are_checked_and_reported_as_used() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let report = dir.path().join("report.json");
+    let cv = || {
+        let mut command = common::aesop();
+        command
+            .arg("cross-validate")
+            .arg(&sample)
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "surface",
+                "--c",
+                "0.01",
+            ])
+            .args(["--bootstrap", "0", "-o"])
+            .arg(dir.path().join("oof.jsonl"))
+            .arg("--report")
+            .arg(&report);
+        command
+    };
+    let out = cv()
+        .args(["--topic-folds", "50"])
+        .output()
+        .expect("cross-validate");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("50×4 folds asked for, 10×4 used"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    assert_eq!(
+        (&json["topic_folds"], &json["system_folds"]),
+        (&10.into(), &4.into())
+    );
+
+    let set = format!("{}:relevance", sample.display());
+    let out = common::aesop()
+        .arg("cross-validate")
+        .args([
+            "--set",
+            &set,
+            "--set",
+            &set.replace("relevance", "coherence"),
+        ])
+        .args([
+            "--target",
+            "relevance",
+            "--leave-one-set-out",
+            "--topic-folds",
+            "3",
+            "-o",
+        ])
+        .arg(dir.path().join("loso.jsonl"))
+        .output()
+        .expect("cross-validate");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--topic-folds and --system-folds are protocol 1's"));
+
+    let out = cv()
+        .args(["--stack-topic-folds", "2"])
+        .output()
+        .expect("cross-validate");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give --stack too"));
+}

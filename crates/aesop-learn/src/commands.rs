@@ -207,6 +207,21 @@ impl Default for StackArgs {
     }
 }
 
+/// Protocol 1's default folds (EVALUATION.md).
+pub const DEFAULT_TOPIC_FOLDS: usize = 5;
+pub const DEFAULT_SYSTEM_FOLDS: usize = 4;
+
+/// Say so when the data has fewer topics or systems than the folds asked for (the layout then
+/// has one fold per topic or system, and the report gives the folds used).
+fn note_fewer_folds(args: &CrossValidateArgs, layout: &Protocol1) {
+    if layout.topic_folds < args.topic_folds || layout.system_folds < args.system_folds {
+        eprintln!(
+            "note: {}×{} folds asked for, {}×{} used: the data has no more topics or systems",
+            args.topic_folds, args.system_folds, layout.topic_folds, layout.system_folds
+        );
+    }
+}
+
 /// What a learning command computes: the classes, the model's columns, and for a stacked
 /// model the bases resolved against those columns.
 struct LearnPlan {
@@ -221,6 +236,11 @@ impl LearnArgs {
             bail!("--anchor cannot be combined with --stack");
         }
         if self.stack.bases.is_empty() {
+            if self.stack.stack_topic_folds != stack::DEFAULT_INNER_TOPIC_FOLDS
+                || self.stack.stack_system_folds != stack::DEFAULT_INNER_SYSTEM_FOLDS
+            {
+                bail!("--stack-topic-folds and --stack-system-folds set a stacked model's inner split: give --stack too");
+            }
             let (classes, names) = feature_plan(&self.classes, self.no_references, options)?;
             let names = select_features(names, &self.features)?;
             // Only the classes that give a column are computed (and recorded in a model):
@@ -347,11 +367,11 @@ pub struct TrainArgs {
 pub struct CrossValidateArgs {
     #[cfg_attr(feature = "cli", command(flatten))]
     pub learn: LearnArgs,
-    /// Topic folds.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
+    /// Topic folds (protocol 1; at most one per topic).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_TOPIC_FOLDS))]
     pub topic_folds: usize,
-    /// System folds.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
+    /// System folds (protocol 1; at most one per system).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_SYSTEM_FOLDS))]
     pub system_folds: usize,
     /// Out-of-fold predictions to write (JSON Lines).
     #[cfg_attr(feature = "cli", arg(short, long))]
@@ -696,6 +716,10 @@ pub fn cross_validate_command(
     let pooled = transfer::pool(&sets, &all, recipe.pool)?;
 
     if args.leave_one_set_out {
+        // Protocol 2 has no folds: each held-out set is the test set (they were ignored).
+        if args.topic_folds != DEFAULT_TOPIC_FOLDS || args.system_folds != DEFAULT_SYSTEM_FOLDS {
+            bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
+        }
         let started = std::time::Instant::now();
         let settings = multiset::LosoSettings {
             recipe,
@@ -738,9 +762,11 @@ pub fn cross_validate_command(
         args.system_folds,
         learn.seed,
     )?;
+    note_fewer_folds(args, &layout);
     let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
     write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
     let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+    (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
     report.statistics = protocol1_statistics(&pooled.data, &raw);
     report.sets = specs.iter().map(|s| s.to_string()).collect();
     report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);

@@ -36,7 +36,9 @@ pub struct Protocol1 {
 
 impl Protocol1 {
     /// Topics shuffled into `kt` folds and systems into `ks` folds, seeded (the system shuffle
-    /// uses a derived seed so the two are not the same permutation).
+    /// uses a derived seed so the two are not the same permutation). More folds than topics
+    /// (systems) would leave folds empty: the layout has one per topic (system) then, and
+    /// `topic_folds` / `system_folds` say how many it has.
     pub fn new(
         topics: &[String],
         systems: &[String],
@@ -46,6 +48,11 @@ impl Protocol1 {
     ) -> Result<Protocol1> {
         if kt < 2 || ks < 1 {
             bail!("protocol 1 needs at least 2 topic folds and 1 system fold (got {kt} and {ks})");
+        }
+        let distinct = |v: &[String]| v.iter().collect::<std::collections::HashSet<_>>().len();
+        let (kt, ks) = (kt.min(distinct(topics)), ks.min(distinct(systems).max(1)));
+        if kt < 2 {
+            bail!("protocol 1 needs at least 2 topics (the data has {kt})");
         }
         let tf = assign_folds(topics, kt, seed);
         let sf = assign_folds(systems, ks, seed ^ 0x5157_454D);

@@ -120,16 +120,18 @@ impl Dataset {
     }
 }
 
-/// Dense ids of `labels` in first-appearance order.
+/// Dense ids of `labels` in the sorted order of the distinct labels, so the same labels get
+/// the same ids whatever the order of the rows (inner cross-validation deals its folds from
+/// these ids; numbered by first appearance, pooling the same sets in another order chose
+/// another C).
 pub fn group_ids(labels: &[String]) -> Vec<usize> {
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    labels
-        .iter()
-        .map(|l| {
-            let next = seen.len();
-            *seen.entry(l.as_str()).or_insert(next)
-        })
-        .collect()
+    let distinct: std::collections::BTreeSet<&str> = labels.iter().map(String::as_str).collect();
+    let id: std::collections::HashMap<&str, usize> = distinct
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| (l, i))
+        .collect();
+    labels.iter().map(|l| id[l.as_str()]).collect()
 }
 
 /// Positions of `wanted` in `available`; the error lists every missing name.

@@ -448,8 +448,26 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
         equal_set_weights: false,
         columns: sets.iter().map(|s| s.spec.column.clone()).collect(),
     };
+    // Topics are labelled by their set's file name and column, not its position on the command
+    // line: folds are dealt by label (and topics numbered in label order, `group_ids`), so
+    // `--set a --set b` and `--set b --set a` chose different C by inner cross-validation and
+    // gave different held-out figures.
+    let label_of = |s: usize| {
+        let spec = &sets[s].spec;
+        let short = format!("{}:{}", spec.name(), spec.column);
+        let clash = keep.iter().any(|&o| {
+            o != s && sets[o].spec.name() == spec.name() && sets[o].spec.column == spec.column
+        });
+        if clash {
+            // Two files of one name (a/x.jsonl, b/x.jsonl): the path tells them apart.
+            format!("{}:{}", spec.path.display(), spec.column)
+        } else {
+            short
+        }
+    };
     for &s in keep {
         let set = &sets[s];
+        let label = label_of(s);
         if set.data.names != names {
             bail!(
                 "{}: its feature columns differ from {}'s",
@@ -462,8 +480,6 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
         } else {
             set.data.targets.clone()
         };
-        // The position makes labels unique when one file is pooled twice (two columns).
-        let label = format!("{s}:{}", set.spec.name());
         let tag = |l: &str| {
             if several {
                 format!("{label}/{l}")
