@@ -777,6 +777,13 @@ fn fold_flags_are_checked_and_reported_as_used() {
         (&json["topic_folds"], &json["system_folds"]),
         (&10.into(), &4.into())
     );
+    // The report records what reproduces it: hyper-parameters, columns, options.
+    assert_eq!(json["hyper"], "RankSvm { c: 0.01 }");
+    assert_eq!(
+        json["feature_names"].as_array().map(Vec::len),
+        json["features"].as_u64().map(|n| n as usize)
+    );
+    assert_eq!(json["feature_options_changed"], serde_json::json!({}));
 
     let set = format!("{}:relevance", sample.display());
     let out = common::aesop()

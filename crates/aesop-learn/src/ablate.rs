@@ -153,6 +153,12 @@ pub struct AblationReport {
     /// Protocol 2: the held-out sets (`FILE:COLUMN`), in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub held_out_sets: Vec<String>,
+    /// The rest of what reproduces the table: normalization, set weights, the recipe, and the
+    /// feature-class options that differ from the defaults.
+    pub normalize: String,
+    pub equal_set_weights: bool,
+    pub recipe: Option<String>,
+    pub feature_options_changed: serde_json::Value,
     /// Full model first, then "only" and "without" for each class in order.
     pub models: Vec<AblationRow>,
 }
@@ -240,6 +246,10 @@ pub fn ablate_command(
         .join(" ");
     report.target = target;
     report.reference_free = learn.no_references;
+    report.normalize = learn.transfer.normalize.name().to_string();
+    report.equal_set_weights = learn.transfer.equal_set_weights;
+    report.recipe = learn.recipe.clone();
+    report.feature_options_changed = crate::card::changed_options(&options.into());
     // Interrupted during the last model: still nothing is written.
     if cancel.load(Ordering::Relaxed) {
         return Err(aesop_core::output::Interrupted.into());
@@ -522,6 +532,10 @@ impl AblationReport {
             topics: 0,
             systems: 0,
             held_out_sets: Vec::new(),
+            normalize: String::new(),
+            equal_set_weights: false,
+            recipe: None,
+            feature_options_changed: serde_json::Value::Null,
             models,
         }
     }
@@ -664,7 +678,32 @@ fn learner_note(report: &AblationReport) -> String {
         Some(hyper) => format!("`{hyper:?}` for every model"),
         None => "chosen by inner cross-validation on each model's training rows".into(),
     };
-    let mut note = format!("Hyper-parameters: {hyper}.");
+    let mut note = format!("Hyper-parameters: {hyper}. Seed {}", report.seed);
+    if report.normalize != "none" {
+        let _ = write!(
+            note,
+            "; features normalized within topics (`{}`)",
+            report.normalize
+        );
+    }
+    if report.equal_set_weights {
+        note.push_str("; every set weighs the same");
+    }
+    if let Some(recipe) = &report.recipe {
+        let _ = write!(note, "; the recipe of `{recipe}`");
+    }
+    if let Some(changed) = report
+        .feature_options_changed
+        .as_object()
+        .filter(|c| !c.is_empty())
+    {
+        let list: Vec<String> = changed
+            .iter()
+            .map(|(k, v)| format!("`{k}` {}", v["value"]))
+            .collect();
+        let _ = write!(note, "; feature-class options {}", list.join(", "));
+    }
+    note.push('.');
     if let Some(anchor) = &report.anchor {
         let _ = write!(
             note,
@@ -688,10 +727,7 @@ pub fn render_markdown(report: &AblationReport) -> String {
     );
     let _ = writeln!(
         out,
-        "Set {} ({} rows, {} topics, {} systems{}). Protocol 1: {}×{} folds, seed {}; \
-         95% intervals from {} bootstrap samples over topics and systems; against the full model: \
-         Koehn paired bootstrap over topics (share of samples where the model wins) and paired \
-         permutation p (two-sided).\n",
+        "Set {} ({} rows, {} topics, {} systems{}). Protocol 1: {}×{} folds, seed {}; {}.\n",
         report.set,
         report.rows,
         report.topics,
@@ -704,7 +740,16 @@ pub fn render_markdown(report: &AblationReport) -> String {
         report.topic_folds,
         report.system_folds,
         report.seed,
-        report.bootstrap
+        if report.bootstrap == 0 {
+            "point estimates only (--bootstrap 0: no intervals or paired tests)".to_string()
+        } else {
+            format!(
+                "95% intervals from {} bootstrap samples over topics and systems; against the \
+                 full model: Koehn paired bootstrap over topics (share of samples where the \
+                 model wins) and paired permutation p (two-sided)",
+                report.bootstrap
+            )
+        }
     );
     out.push_str(&learner_note(report));
     let _ = writeln!(
@@ -957,6 +1002,8 @@ pub fn render_chart(report: &AblationReport) -> String {
     let mut svg = Svg::new(width, height);
     let what = if report.protocol == 2 {
         "mean over the held-out sets"
+    } else if report.bootstrap == 0 {
+        "point estimates"
     } else {
         "95% bootstrap intervals"
     };

@@ -148,7 +148,7 @@ fn class_columns(model: &ModelFile) -> Map<String, Value> {
 
 /// The feature-class options whose recorded value differs from the default, as
 /// `{"rouge.stem": {"value": false, "default": true}, …}`.
-fn changed_options(options: &FeatureOptionsRecord) -> Value {
+pub fn changed_options(options: &FeatureOptionsRecord) -> Value {
     let default = FeatureOptionsRecord::from(&FeatureOptions::default());
     let mut actual = Map::new();
     let mut defaults = Map::new();

@@ -409,6 +409,14 @@ pub struct CvReport {
     pub classes: Vec<String>,
     pub reference_free: bool,
     pub features: usize,
+    /// The model's columns, and what else a run needs to be reproduced: the hyper-parameters
+    /// (fixed, or chosen by inner cross-validation), the anchor, the recipe, and the
+    /// feature-class options that differ from the defaults (as `aesop models FILE` shows them).
+    pub feature_names: Vec<String>,
+    pub hyper: String,
+    pub anchor: Option<String>,
+    pub recipe: Option<String>,
+    pub feature_options_changed: serde_json::Value,
     pub topic_folds: usize,
     pub system_folds: usize,
     pub seed: u64,
@@ -681,7 +689,16 @@ pub fn cross_validate_command(
             &predictions,
             &predictions,
         )?;
-        let mut report = cv_report(args, &target, &classes, names.len(), data, &predictions);
+        let mut report = cv_report(
+            args,
+            &target,
+            &classes,
+            &names,
+            data,
+            &predictions,
+            hyper,
+            options,
+        );
         report.statistics = protocol1_statistics(data, &predictions);
         report.sets = vec![spec.to_string()];
         return finish_cv_report(args, report);
@@ -729,7 +746,16 @@ pub fn cross_validate_command(
         let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
         let calibrated: Vec<f64> = predictions.iter().flatten().map(|p| p.1).collect();
         write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
-        let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+        let mut report = cv_report(
+            args,
+            &target,
+            &classes,
+            &names,
+            &pooled.data,
+            &raw,
+            hyper,
+            options,
+        );
         report.topic_folds = 0;
         report.system_folds = 0;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
@@ -765,7 +791,16 @@ pub fn cross_validate_command(
     note_fewer_folds(args, &layout);
     let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
     write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
-    let mut report = cv_report(args, &target, &classes, names.len(), &pooled.data, &raw);
+    let mut report = cv_report(
+        args,
+        &target,
+        &classes,
+        &names,
+        &pooled.data,
+        &raw,
+        hyper,
+        options,
+    );
     (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
     report.statistics = protocol1_statistics(&pooled.data, &raw);
     report.sets = specs.iter().map(|s| s.to_string()).collect();
@@ -834,13 +869,16 @@ fn protocol1_statistics(
         .map(|grid| aesop_eval::levels::evaluate(&grid))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cv_report(
     args: &CrossValidateArgs,
     target: &str,
     classes: &[String],
-    features: usize,
+    names: &[String],
     data: &Dataset,
     predictions: &[f64],
+    hyper: Option<Hyper>,
+    options: &FeatureOptions,
 ) -> CvReport {
     let learn = &args.learn;
     let distinct = |v: &[String]| v.iter().collect::<std::collections::BTreeSet<_>>().len();
@@ -855,7 +893,15 @@ fn cv_report(
         stack: learn.stack.bases.iter().map(|b| b.to_string()).collect(),
         classes: classes.to_vec(),
         reference_free: learn.no_references,
-        features,
+        features: names.len(),
+        feature_names: names.to_vec(),
+        hyper: match hyper {
+            Some(hyper) => format!("{hyper:?}"),
+            None => "chosen by inner cross-validation".into(),
+        },
+        anchor: learn.hyper.anchor.clone(),
+        recipe: learn.recipe.clone(),
+        feature_options_changed: crate::card::changed_options(&options.into()),
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
         seed: learn.seed,
