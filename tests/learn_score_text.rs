@@ -310,3 +310,59 @@ fn reference_use_and_classes_follow_the_columns() {
         .expect("built-in");
     assert!(!readability.reference_free && !readability.needs_references());
 }
+
+/// Models score together when the classes they share have the same options: a ROUGE model
+/// trained without stopwords beside the built-in `readability` (no ROUGE) scores as it does
+/// alone; two ROUGE models with different options are refused, naming the class.
+#[test]
+fn models_share_a_run_when_their_shared_classes_agree() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let lines: Vec<String> = (0..4)
+        .map(|t| {
+            let mut topic: serde_json::Value = serde_json::from_str(&set_line(t)).expect("topic");
+            topic["references"] = serde_json::json!([{"id": "r", "text": SUMMARIES[1]}]);
+            topic.to_string()
+        })
+        .collect();
+    std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
+    let train = |name: &str, extra: &[&str]| {
+        let model = dir.path().join(name);
+        common::aesop()
+            .arg("train")
+            .arg(&set)
+            .args(["--target", "relevance", "--classes", "rouge", "--c", "0.01"])
+            .args(extra)
+            .arg("-o")
+            .arg(&model)
+            .assert()
+            .success();
+        model
+    };
+    let stop = train("stop.aesop", &["--rouge-remove-stopwords"]);
+    let plain = train("plain.aesop", &[]);
+    let scores = |models: &[String]| -> Result<Vec<f64>, String> {
+        let mut command = common::aesop();
+        command.arg("score").arg(&set);
+        for m in models {
+            command.arg("--model").arg(m);
+        }
+        let out = command.output().expect("score");
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("line"))
+            .filter(|v| v["model"] == "stop")
+            .map(|v| v["score"].as_f64().expect("score"))
+            .collect())
+    };
+    let stop_spec = stop.display().to_string();
+    let alone = scores(std::slice::from_ref(&stop_spec)).expect("alone");
+    let beside = scores(&[stop_spec.clone(), "builtin:readability".into()]).expect("beside");
+    assert_eq!(alone.len(), 16);
+    assert_eq!(alone, beside);
+    let e = scores(&[stop_spec, plain.display().to_string()]).expect_err("refused");
+    assert!(e.contains("different options of the `rouge` class"), "{e}");
+}

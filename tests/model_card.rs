@@ -197,3 +197,37 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     assert_eq!(card["stack_bases"].as_array().map(Vec::len), Some(2));
     assert_eq!(card["feature_ranges"], true);
 }
+
+/// A model that gives every summary one score is written, with a warning that says so (a
+/// forest whose leaves hold every row); an ordinary model gets none.
+#[test]
+fn a_model_that_ranks_nothing_is_named_at_training() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let train = |extra: &[&str]| {
+        let out = common::aesop()
+            .arg("train")
+            .arg(&set)
+            .args(["--target", "relevance", "--classes", "rouge"])
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join("m.aesop"))
+            .output()
+            .expect("train");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = train(&[
+        "--learner",
+        "forest",
+        "--trees",
+        "3",
+        "--min-leaf",
+        "100000",
+    ]);
+    assert!(
+        stderr.contains("the model gives every summary the same score"),
+        "{stderr}"
+    );
+    assert!(!train(&["--c", "0.01"]).contains("warning"));
+}

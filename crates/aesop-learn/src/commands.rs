@@ -582,6 +582,16 @@ pub fn train_command(
         feature_ranges,
         anchor: learn.hyper.anchor.clone(),
     };
+    // A flat calibration gives every summary one score: the model learned nothing usable (a
+    // constant feature, a forest whose leaves hold every row).
+    if file.transfer.calibration.is_some_and(|c| c.slope == 0.0) {
+        eprintln!(
+            "warning: {}: the model gives every summary the same score ({}); its features or \
+             hyper-parameters leave nothing to rank by",
+            args.output.display(),
+            file.transfer.calibration.map_or(f64::NAN, |c| c.apply(0.0))
+        );
+    }
     // The report is an input too: `--report r.json -o r.json` replaced it with the model.
     let mut inputs = learn.input_paths();
     inputs.extend(args.report.clone());

@@ -3,7 +3,7 @@
 
 use super::builtin::{self, Builtin, Family};
 use super::degenerate::{self, Degenerate};
-use super::model_file::{fnv1a64, ModelFile, NeuralRecord};
+use super::model_file::{fnv1a64, FeatureOptionsRecord, ModelFile, NeuralRecord};
 use aesop_corpus::Topic;
 use aesop_features::neural::is_lm_class;
 use aesop_features::run::{extract_features, FeatureTable};
@@ -196,6 +196,48 @@ pub fn score_topics(
     Scorer::new(models)?.score(topics, show_progress, cancel)
 }
 
+/// The feature-class options under which `models` score together: each class's options from
+/// the models that use the class, which must agree; a class no model uses keeps the first
+/// model's (they are never read). Until 2026-11-28 the whole records had to be equal, so a
+/// model trained with `--rouge-mode b` could not be scored beside the built-in `readability`,
+/// which computes no ROUGE.
+fn merged_feature_options(models: &[&NamedModel]) -> Result<FeatureOptionsRecord> {
+    let Some(first) = models.first() else {
+        bail!("no model to score with");
+    };
+    // The record's top-level fields are named after their class: `content_delta`, `rouge`,
+    // `graph_rank`, `tesla_alpha`, `consensus_rouge`, ….
+    let class_of = |field: &str| field.split('_').next().unwrap_or(field).to_string();
+    let as_map = |m: &NamedModel| match serde_json::to_value(&m.model.feature_options) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        _ => bail!("model {}: its feature options do not serialize", m.source),
+    };
+    let mut merged = as_map(first)?;
+    let mut owner: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    for m in models {
+        let map = as_map(m)?;
+        for (field, value) in map {
+            let class = class_of(&field);
+            if !m.model.classes.contains(&class) {
+                continue;
+            }
+            match owner.get(&field) {
+                Some(other) if merged.get(&field) != Some(&value) => bail!(
+                    "models {other} and {} were trained with different options of the `{class}` class ({field}); score them in separate runs",
+                    m.source
+                ),
+                Some(_) => {}
+                None => {
+                    owner.insert(field.clone(), m.source.as_str());
+                    merged.insert(field, value);
+                }
+            }
+        }
+    }
+    serde_json::from_value(serde_json::Value::Object(merged))
+        .context("merging the models' feature options")
+}
+
 /// Models that score together, with their feature classes built once: the reusable core of
 /// [`score_topics`] for callers that score many batches (streaming `aesop score`, Python).
 pub struct Scorer<'m> {
@@ -209,15 +251,7 @@ impl<'m> Scorer<'m> {
         let Some(first) = models.first() else {
             bail!("no model to score with");
         };
-        for m in models {
-            if m.model.feature_options != first.model.feature_options {
-                bail!(
-                    "models {} and {} were trained with different feature options; score them in separate runs",
-                    first.source,
-                    m.source
-                );
-            }
-        }
+        let merged = merged_feature_options(models)?;
         // The union of classes in the registry's order, then any unknown ones (which fail in
         // build_classes with the list of known classes).
         let mut classes: Vec<String> = CLASSES
@@ -236,7 +270,7 @@ impl<'m> Scorer<'m> {
                 }
             }
         }
-        let mut options: FeatureOptions = (&first.model.feature_options).into();
+        let mut options: FeatureOptions = (&merged).into();
         // The neural class's options: those of the models that use it, which must agree.
         let neural_users = models
             .iter()

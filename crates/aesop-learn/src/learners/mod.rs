@@ -338,4 +338,22 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_kernel_parameter_fits_its_kernel() {
+        let with = |c: f64, k: f64| HyperParams {
+            c: Some(c),
+            kernel_param: Some(k),
+            ..HyperParams::default()
+        };
+        let poly = fixed_hyper(LearnerKind::SvrPoly, &with(1.0, 3.0)).expect("degree 3");
+        assert!(matches!(poly, Some(Hyper::Svr { kernel, .. }) if kernel == 3.0));
+        for bad in [2.5, 0.0] {
+            let e = fixed_hyper(LearnerKind::SvrPoly, &with(1.0, bad)).expect_err("not a degree");
+            assert!(e.to_string().contains("the degree"), "{e}");
+        }
+        let e = fixed_hyper(LearnerKind::SvrLinear, &with(1.0, 1.0)).expect_err("linear");
+        assert!(e.to_string().contains("does not apply"), "{e}");
+        assert!(fixed_hyper(LearnerKind::SvrRbf, &with(1.0, 0.25)).is_ok());
+    }
 }

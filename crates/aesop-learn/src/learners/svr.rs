@@ -76,9 +76,13 @@ impl Learner for Svr {
         Ok(Hyper::Svr {
             c: positive("--c", c)?,
             epsilon: positive("--epsilon", given.epsilon.unwrap_or(0.1))?,
-            kernel: match given.kernel_param {
-                Some(k) => positive("--kernel-param", k)?,
-                None => default_kernel,
+            kernel: match (given.kernel_param, self.kernel) {
+                (None, _) => default_kernel,
+                // A polynomial's degree is a whole number (2.5 was accepted).
+                (Some(k), Kernel::Polynomial) if k.fract() != 0.0 || k < 1.0 => {
+                    bail!("--kernel-param of svr-poly is the degree, a whole number of at least 1, got '{k}'")
+                }
+                (Some(k), _) => positive("--kernel-param", k)?,
             },
         })
     }
