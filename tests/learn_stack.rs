@@ -302,8 +302,12 @@ fn stacking_two_bases_beats_each_base_on_a_nonlinear_target() {
     let data = min_problem(40, 8, 11);
     let layout = Protocol1::new(&data.data.topics, &data.data.systems, 4, 2, 1).expect("layout");
     let cancel = AtomicBool::new(false);
-    let stacked = cross_validate_stacked(&bases(), &data, &settings(None), &layout, &cancel)
-        .expect("stacked cv");
+    let (stacked, calibrated) =
+        cross_validate_stacked(&bases(), &data, &settings(None), &layout, &cancel)
+            .expect("stacked cv");
+    // Each out-of-fold score mapped by its cell's calibration: monotone, so within a cell the
+    // order is the raw one, and every row has one.
+    assert!(calibrated.iter().all(|c| c.is_finite()));
     let d = &data.data;
     let tau = |p: &[f64]| summary_level_tau(p, &d.targets, &d.topics);
     let rank_svm = Some(Hyper::RankSvm { c: 0.1 });
@@ -601,5 +605,11 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
     );
     assert_eq!(report.stack.len(), 2);
     assert_eq!(report.rows, 24 * 16);
+    // Out-of-fold scores on relevance's 1-5 scale (they were the raw meta output, MAE NaN).
+    assert!(
+        report.calibrated_mae > 0.0 && report.calibrated_mae < 2.0,
+        "{}",
+        report.calibrated_mae
+    );
     assert!(report.summary_kendall_tau.is_finite() && report.summary_kendall_tau > 0.0);
 }

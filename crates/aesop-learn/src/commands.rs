@@ -682,7 +682,8 @@ pub fn cross_validate_command(
             learn.seed,
         )?;
         let settings = learn.stack_settings(hyper);
-        let predictions =
+        note_fewer_folds(args, &layout);
+        let (predictions, calibrated) =
             stack::cross_validate_stacked(&plan.bases, &sd, &settings, &layout, cancel)?;
         let data = &sd.data;
         let rows: Vec<(Option<&str>, &str, &str)> = data
@@ -691,14 +692,7 @@ pub fn cross_validate_command(
             .zip(&data.systems)
             .map(|(t, s)| (None, t.as_str(), s.as_str()))
             .collect();
-        write_out_of_fold(
-            args,
-            cancel,
-            &rows,
-            &spec.column,
-            &predictions,
-            &predictions,
-        )?;
+        write_out_of_fold(args, cancel, &rows, &spec.column, &predictions, &calibrated)?;
         let mut report = cv_report(
             args,
             &target,
@@ -711,6 +705,8 @@ pub fn cross_validate_command(
         );
         report.statistics = protocol1_statistics(data, &predictions);
         report.sets = vec![spec.to_string()];
+        (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
+        report.calibrated_mae = mean_absolute_error(&calibrated, &data.targets);
         return finish_cv_report(args, report);
     }
 

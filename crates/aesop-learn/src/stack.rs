@@ -20,6 +20,7 @@ pub use super::learners::{base_predictions, BaseModel};
 use super::cv::{out_of_fold, Protocol1};
 use super::learners::trained::transpose;
 use super::learners::{self, Fitted, Hyper, LearnerKind};
+use super::transfer::Calibration;
 use super::{train, Dataset, Trained};
 use aesop_corpus::Topic;
 use aesop_features::feature_plan_dropping;
@@ -452,20 +453,33 @@ pub fn cross_validate_stacked(
     settings: &StackSettings,
     layout: &Protocol1,
     cancel: &AtomicBool,
-) -> Result<Vec<f64>> {
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let cells = layout.topic_folds * layout.system_folds;
     let mut done = 0;
     let started = std::time::Instant::now();
-    out_of_fold(layout, |train_idx, test_idx| {
+    let mut calibrated = vec![f64::NAN; data.len()];
+    let raw = out_of_fold(layout, |train_idx, test_idx| {
         if cancel.load(Ordering::Relaxed) {
             return Err(Interrupted.into());
         }
-        let model = train_stacked(bases, &data.subset(train_idx), settings, cancel)?;
+        let train = data.subset(train_idx);
+        let model = train_stacked(bases, &train, settings, cancel)?;
+        // Mapped to the target's scale as `train` maps a stacked model: fitted on the cell's
+        // training rows.
+        let calibration = Calibration::fit_within_topics(
+            &model.predict(&train.data.rows)?,
+            &train.data.targets,
+            &train.data.topics,
+        )
+        .context("no finite prediction on the training rows to calibrate with")?;
         let rows: Vec<Vec<f64>> = test_idx
             .iter()
             .map(|&i| data.data.rows[i].clone())
             .collect();
         let predictions = model.predict(&rows)?;
+        for (&i, &p) in test_idx.iter().zip(&predictions) {
+            calibrated[i] = calibration.apply(p);
+        }
         done += 1;
         eprintln!(
             "stacked cross-validation: cell {done}/{cells} ({} training rows, meta {:?}), {:.1} s",
@@ -474,5 +488,6 @@ pub fn cross_validate_stacked(
             started.elapsed().as_secs_f64()
         );
         Ok(predictions)
-    })
+    })?;
+    Ok((raw, calibrated))
 }
