@@ -36,6 +36,24 @@ fn statistic(report: &Value, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("no statistic {name}"))
 }
 
+/// Run `evaluate` with `--json` written into `dir`, and read that report.
+fn evaluate_json(mut a: EvaluateArgs, dir: &std::path::Path) -> Value {
+    let path = dir.join("report.json");
+    a.json = Some(path.clone());
+    evaluate_command(a).expect("evaluate");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid JSON")
+}
+
+/// The paired comparison's row `name` in a report.
+fn compared<'r>(report: &'r Value, name: &str) -> &'r Value {
+    report["comparison"]["statistics"]
+        .as_array()
+        .expect("statistics")
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no compared {name}"))
+}
+
 fn error_of(a: EvaluateArgs) -> String {
     match evaluate_command(a) {
         Ok(()) => panic!("expected an error"),
@@ -91,22 +109,12 @@ fn feature_columns_and_comparison() {
     a.feature = Some("rouge.r1_f".into());
     a.compare = Some(fixture("eval/features.csv"));
     a.compare_feature = Some("rouge.r2_f".into());
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let report = evaluate_json(a, dir.path());
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     let comparison = &report["comparison"];
     // rouge.r2_f is the reverse ordering with T2/D missing: 11 shared rows.
     assert_eq!(comparison["shared_rows"], 11);
-    let tau = comparison["statistics"]
-        .as_array()
-        .expect("statistics")
-        .iter()
-        .find(|s| s["name"] == "system.kendall")
-        .expect("system.kendall");
+    let tau = compared(&report, "system.kendall");
     assert!(tau["difference"].as_f64().expect("number") > 0.0);
 }
 
@@ -122,24 +130,14 @@ fn a_feature_compares_with_a_predictions_file() {
     );
     a.feature = Some("rouge.r2_f".into());
     a.compare = Some(fixture("eval/predictions.jsonl"));
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let report = evaluate_json(a, dir.path());
     let comparison = &report["comparison"];
     assert!(comparison["metric"]
         .as_str()
         .is_some_and(|m| m.ends_with("predictions.jsonl")));
     // rouge.r2_f lacks T2/D; the predictions have every row of the set.
     assert_eq!(comparison["shared_rows"], 11);
-    let tau = comparison["statistics"]
-        .as_array()
-        .expect("statistics")
-        .iter()
-        .find(|s| s["name"] == "system.kendall")
-        .expect("system.kendall");
+    let tau = compared(&report, "system.kendall");
     // The predictions (system τ 2/3 on all rows) against the reversed feature.
     assert!(
         tau["b"].as_f64().expect("b") > tau["a"].as_f64().expect("a"),
@@ -157,12 +155,7 @@ fn features_jsonl_with_missing_values() {
         "pyramid",
     );
     a.feature = Some("rouge.r1_f".into());
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let report = evaluate_json(a, dir.path());
     assert_eq!(report["counts"]["matched"], 11);
     assert_eq!(report["counts"]["human_only"], 1);
     assert_eq!(report["counts"]["metric_missing"], 1);
@@ -328,12 +321,7 @@ fn summeval_rouge1_f_against_relevance() {
     a.compare = Some(features_path);
     a.compare_feature = Some("rouge.r2_f".into());
     a.bootstrap = 1000;
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let report = evaluate_json(a, dir.path());
     assert_eq!(report["counts"]["matched"], 1600);
     assert_eq!(report["systems"], 16);
     let summary_tau = statistic(&report, "summary.kendall");
@@ -402,13 +390,8 @@ fn predictions_are_judged_by_raw_when_a_line_has_it() {
         .collect();
     let predictions = dir.path().join("oof.jsonl");
     std::fs::write(&predictions, moved.join("\n") + "\n").expect("write");
-    let mut a = args(predictions, fixture("eval/set.jsonl"), "pyramid");
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let a = args(predictions, fixture("eval/set.jsonl"), "pyramid");
+    let report = evaluate_json(a, dir.path());
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
 }
@@ -438,12 +421,7 @@ fn compared_discriminative_power_uses_the_shared_rows_for_both() {
     a.compare = Some(partial);
     a.bootstrap = 0;
     a.alpha = 0.2;
-    a.json = Some(dir.path().join("report.json"));
-    evaluate_command(a).expect("evaluate");
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.path().join("report.json")).expect("json written"),
-    )
-    .expect("valid JSON");
+    let report = evaluate_json(a, dir.path());
     let comparison = &report["comparison"];
     assert_eq!(comparison["shared_rows"], 80);
     assert_eq!(
