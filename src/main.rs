@@ -459,7 +459,9 @@ fn dispatch(command: Command) -> Result<()> {
             // Installed first: reading a large set takes a while, and Ctrl-C then must still
             // end with exit 130 and no output.
             let cancel = interrupt_flag()?;
-            let classes = features::build_classes(&classes, &options.to_options())?;
+            let options = options.to_options();
+            features::check_options_apply(&options, &classes)?;
+            let classes = features::build_classes(&classes, &options)?;
             let progress = aesop::progress::enabled();
             // Streamed: topics are read, extracted and written a window at a time.
             let topics = jsonl::open_set(&set)?;

@@ -236,6 +236,86 @@ fn missing_set_and_bad_option_fail_cleanly() {
     common::aesop().args(["features"]).assert().code(2);
 }
 
+/// A feature option that changes none of the computed classes is refused, naming the flag and
+/// the class that reads it, by `features` and by the learning verbs (it was silently ignored);
+/// beside a class that reads it, it is taken.
+#[test]
+fn an_option_for_a_class_not_computed_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let out = dir.path().join("f.csv");
+    let refused = [
+        vec!["features", "--classes", "content", "--rouge-mode", "b"],
+        vec![
+            "features",
+            "--classes",
+            "surface",
+            "--neural-references",
+            "0",
+        ],
+        vec![
+            "train",
+            "--target",
+            "relevance",
+            "--classes",
+            "content,rouge",
+            "--features",
+            "content.js",
+            "--rouge-no-stem",
+        ],
+        vec![
+            "cross-validate",
+            "--target",
+            "relevance",
+            "--classes",
+            "content",
+            "--graph-rank",
+            "4",
+        ],
+        vec![
+            "ablate",
+            "--target",
+            "relevance",
+            "--classes",
+            "content,surface",
+            "--tesla-alpha",
+            "0.5",
+        ],
+    ];
+    for args in refused {
+        let flag = args
+            .iter()
+            .rev()
+            .find(|a| a.starts_with("--"))
+            .copied()
+            .unwrap_or_default();
+        common::aesop()
+            .args(&args)
+            .arg(&set)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!("{flag} (")))
+            .stderr(predicates::str::contains("none is computed here"));
+        assert!(!out.exists(), "{args:?} wrote output");
+    }
+    common::aesop()
+        .args([
+            "features",
+            "--classes",
+            "content,rouge",
+            "--rouge-mode",
+            "b",
+        ])
+        .arg(&set)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.exists());
+}
+
 /// Ctrl-C stops a long run between topics: exit 130, and no output file (not even a partial one).
 #[cfg(unix)]
 #[test]

@@ -277,16 +277,17 @@ fn anchored_file(data: &Dataset, anchor: &str) -> aesop::learn::ModelFile {
         neural: None,
         feature_ranges: None,
         anchor: Some(anchor.into()),
+        settings: Default::default(),
     }
 }
 
 #[test]
 fn an_anchored_model_file_keeps_its_anchor() {
-    use aesop::learn::model_file::{ModelFile, FORMAT_VERSION};
+    use aesop::learn::model_file::{ModelFile, FORMAT_VERSION_ANCHOR};
     let data = two_feature_problem(6, 9);
     let file = anchored_file(&data, "f.b");
     // Version 7 even without the neural class (its prompt slot holds the plain prompt).
-    assert_eq!(file.format_version(), FORMAT_VERSION);
+    assert_eq!(file.format_version(), FORMAT_VERSION_ANCHOR);
     let bytes = file.to_bytes().expect("bytes");
     let loaded = ModelFile::from_bytes(&bytes, "m.aesop").expect("load");
     assert_eq!(loaded.anchor.as_deref(), Some("f.b"));
@@ -298,7 +299,7 @@ fn an_anchored_model_file_keeps_its_anchor() {
     // Without an anchor the file stays at an older version that older builds read.
     let mut plain = anchored_file(&data, "f.b");
     plain.anchor = None;
-    assert!(plain.format_version() < FORMAT_VERSION);
+    assert!(plain.format_version() < FORMAT_VERSION_ANCHOR);
     // An anchor that names no column is a corrupt file, named.
     let bad = anchored_file(&data, "f.nosuch").to_bytes().expect("bytes");
     let e = ModelFile::from_bytes(&bad, "bad.aesop")

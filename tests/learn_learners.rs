@@ -167,6 +167,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         neural: None,
         feature_ranges: None,
         anchor: None,
+        settings: Default::default(),
     }
 }
 

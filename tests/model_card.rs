@@ -143,6 +143,70 @@ fn a_trained_models_card_says_what_the_file_holds() {
     );
 }
 
+/// `--seed` and `--equal-set-weights` are stored (format 8) and shown on the card; a model
+/// trained with the defaults keeps an older format that older builds read.
+#[test]
+fn the_seed_and_set_weighting_are_stored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let text = std::fs::read_to_string(&set).expect("set");
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&a, lines[..3].join("\n") + "\n").expect("a");
+    std::fs::write(&b, lines[3..].join("\n") + "\n").expect("b");
+    let train = |extra: &[&str], out: &str| {
+        let path = dir.path().join(out);
+        common::aesop()
+            .arg("train")
+            .arg("--set")
+            .arg(format!("{}:relevance", a.display()))
+            .arg("--set")
+            .arg(format!("{}:relevance", b.display()))
+            .args(["--target", "relevance", "--classes", "content,rouge"])
+            .args(extra)
+            .arg("-o")
+            .arg(&path)
+            .assert()
+            .success();
+        path
+    };
+    let set_by_rows = train(&["--c", "0.01"], "rows.aesop");
+    let equal = train(
+        &["--c", "0.01", "--seed", "7", "--equal-set-weights"],
+        "equal.aesop",
+    );
+    let card = card_json(&equal);
+    assert_eq!(card["format_version"], 8);
+    assert_eq!(card["seed"], 7);
+    assert_eq!(card["equal_set_weights"], true);
+    let loaded = ModelFile::load(&equal).expect("load");
+    assert_eq!(loaded.settings.seed, 7);
+    assert!(loaded.settings.equal_set_weights);
+    // 3 topics against 7: weighing the sets equally changes the fit.
+    let by_rows = ModelFile::load(&set_by_rows).expect("load");
+    let (Fitted::Linear(w_equal), Fitted::Linear(w_rows)) =
+        (&loaded.model.fitted, &by_rows.model.fitted)
+    else {
+        panic!("a ranking SVM is linear");
+    };
+    assert_ne!(w_equal.weights, w_rows.weights);
+
+    let card = card_json(&set_by_rows);
+    assert!(card["format_version"].as_u64() < Some(8), "{card}");
+    assert_eq!(card["seed"], 1);
+    assert_eq!(card["equal_set_weights"], false);
+    let text = common::aesop()
+        .arg("models")
+        .arg(&equal)
+        .output()
+        .expect("aesop models");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Seed 7; every set weighed the same (`--equal-set-weights`)"),
+        "{text}"
+    );
+}
+
 /// Until 2026-11-28 a stacked model had neither a calibration (its scores were the meta
 /// learner's raw output, off the target's scale for a ranking SVM) nor feature ranges.
 #[test]

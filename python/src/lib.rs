@@ -191,7 +191,9 @@ fn features_json(
         .allow_threads(|| {
             let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
             let topics = parse_topics(&topics)?;
-            let built = build_classes(&classes.unwrap_or_default(), &options)?;
+            let classes = classes.unwrap_or_default();
+            aesop::features::check_options_apply(&options, &classes)?;
+            let built = build_classes(&classes, &options)?;
             extract_features(&topics, &built, false, &AtomicBool::new(false))
         })
         .map_err(value_error)?;

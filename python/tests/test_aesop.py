@@ -289,3 +289,6 @@ def test_unknown_or_mistyped_feature_options_are_refused():
         aesop.features([topic], classes="rouge", rouge_jackknife="sometimes")
     with pytest.raises(TypeError, match="tesla_alpha: expected bool, number or str, got list"):
         aesop.features([topic], classes="tesla", tesla_alpha=[0.5])
+    # An option that changes none of the classes asked for (it was silently ignored).
+    with pytest.raises(ValueError, match=r"--rouge-mode \(rouge_mode\) changes only the rouge class"):
+        aesop.features([topic], classes="surface", rouge_mode="b")

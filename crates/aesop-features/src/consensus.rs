@@ -134,6 +134,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::None,
     batch_dependent: true,
+    options: &["consensus_include_human"],
     build: |o| Ok(Box::new(Consensus::new(o.consensus.clone()))),
 };
 

@@ -249,6 +249,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::None,
     batch_dependent: false,
+    options: &["simetrix", "topic_word_cutoff", "topic_word_log_base"],
     build: |o| Ok(Box::new(Content::new(o.content.clone()))),
 };
 

@@ -211,6 +211,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::None,
     batch_dependent: false,
+    options: &[],
     build: |_| Ok(Box::new(Continuity::new())),
 };
 

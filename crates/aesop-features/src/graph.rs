@@ -599,6 +599,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::Some,
     batch_dependent: false,
+    options: &["graph_rank", "graph_window"],
     build: |o| Ok(Box::new(Graph::new(o.graph.clone()))),
 };
 

@@ -58,8 +58,8 @@ pub static CLASSES: &[&ClassSpec] = &[
 ];
 
 pub use registry::{
-    all_reference_free, batch_dependent_class_names, build_classes, class_spec,
-    default_class_names, feature_plan, feature_plan_dropping, is_batch_dependent,
+    all_reference_free, batch_dependent_class_names, build_classes, check_options_apply,
+    class_spec, default_class_names, feature_plan, feature_plan_dropping, is_batch_dependent,
     is_reference_free, optional_class_names, select_features, ClassSpec, ReferenceUse,
 };
 

@@ -105,6 +105,69 @@ impl FeatureOptions {
     }
 }
 
+impl FeatureOptions {
+    /// The named options whose value here differs from the default, in [`OPTION_NAMES`] order.
+    /// `simetrix` counts as set when the content options carry its choices; the topic-word
+    /// cutoff and log base count as set when they differ from what `simetrix` (or its absence)
+    /// gives, so `--simetrix` alone names only `simetrix`.
+    pub fn changed_options(&self) -> Vec<&'static str> {
+        let d = FeatureOptions::default();
+        let simetrix = !self.content.smooth_likelihood && !self.content.require_higher_input_rate;
+        let content_base = if simetrix {
+            ContentOptions::simetrix()
+        } else {
+            ContentOptions::default()
+        };
+        let changed = [
+            ("rouge_mode", self.rouge.mode != d.rouge.mode),
+            ("rouge_jackknife", self.rouge.jackknife != d.rouge.jackknife),
+            ("rouge_no_stem", self.rouge.stem != d.rouge.stem),
+            (
+                "rouge_remove_stopwords",
+                self.rouge.remove_stopwords != d.rouge.remove_stopwords,
+            ),
+            ("simetrix", simetrix),
+            (
+                "topic_word_cutoff",
+                self.content.llr_cutoff != content_base.llr_cutoff,
+            ),
+            (
+                "topic_word_log_base",
+                self.content.log_base != content_base.log_base,
+            ),
+            (
+                "consensus_include_human",
+                self.consensus.include_human != d.consensus.include_human,
+            ),
+            ("graph_rank", self.graph.rank != d.graph.rank),
+            ("graph_window", self.graph.window != d.graph.window),
+            ("tesla_alpha", self.tesla.alpha != d.tesla.alpha),
+            (
+                "tesla_stem_similarity",
+                self.tesla.stem_similarity != d.tesla.stem_similarity,
+            ),
+            (
+                "neural_source_tokens",
+                self.neural.source_tokens != d.neural.source_tokens,
+            ),
+            (
+                "neural_references",
+                self.neural.max_references != d.neural.max_references,
+            ),
+            ("neural_prompt", self.neural.prompt != d.neural.prompt),
+        ];
+        debug_assert!(changed
+            .iter()
+            .map(|(n, _)| *n)
+            .eq(OPTION_NAMES.iter().copied()));
+        changed
+            .into_iter()
+            .filter(|(_, is_changed)| *is_changed)
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
 /// One of a few words (case-insensitive), as the CLI's value enums take them.
 fn parse_choice<T: Copy>(name: &str, value: &str, choices: &[(&str, T)]) -> Result<T> {
     let lower = value.to_ascii_lowercase();

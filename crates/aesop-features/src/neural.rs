@@ -879,6 +879,10 @@ fn stats(x: &[f32]) -> [f64; 4] {
     [mean(x), p10, v[0], v.iter().sum()]
 }
 
+/// The named options ([`crate::named_options`]) of the LM classes that read every field of
+/// [`NeuralOptions`] a flag sets.
+pub const NEURAL_OPTIONS: &[&str] = &["neural_source_tokens", "neural_references", "neural_prompt"];
+
 /// The `neural` class in the [registry](super::registry).
 pub static CLASS: ClassSpec = ClassSpec {
     name: "neural",
@@ -886,6 +890,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::Some,
     batch_dependent: false,
+    options: NEURAL_OPTIONS,
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 
@@ -910,6 +915,7 @@ pub static GEMMA3_CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::Some,
     batch_dependent: false,
+    options: &["neural_source_tokens", "neural_references"],
     build: |o| Ok(Box::new(Neural::with_model(o.neural.clone(), LmChoice::Gemma3)?)),
 };
 
@@ -922,6 +928,7 @@ pub static TRUECASED_CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::Some,
     batch_dependent: false,
+    options: NEURAL_OPTIONS,
     build: |o| {
         Ok(Box::new(Neural::with_model(
             o.neural.clone(),

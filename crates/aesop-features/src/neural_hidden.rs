@@ -48,6 +48,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::None,
     batch_dependent: false,
+    options: super::neural::NEURAL_OPTIONS,
     build: |o| Ok(Box::new(NeuralHidden::new(o.neural.clone())?)),
 };
 

@@ -145,6 +145,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::All,
     batch_dependent: false,
+    options: super::neural::NEURAL_OPTIONS,
     build: |o| Ok(Box::new(NeuralMatch::new(o.neural.clone())?)),
 };
 

@@ -34,6 +34,10 @@ pub struct ClassSpec {
     /// pool of `consensus`)? Then a model using the class scores a summary differently when it
     /// is scored with other summaries, and a large topic cannot be scored in parts.
     pub batch_dependent: bool,
+    /// The named options ([`crate::named_options::OPTION_NAMES`], the CLI's flags with `_` for
+    /// `-`) that change this class's features: an option no computed class reads is refused
+    /// ([`check_options_apply`]) rather than silently ignored.
+    pub options: &'static [&'static str],
     pub build: fn(&FeatureOptions) -> Result<Box<dyn FeatureClass>>,
 }
 
@@ -106,6 +110,39 @@ pub fn all_reference_free(classes: &[String], names: &[String], options: &Featur
             Some((ReferenceUse::All, _)) | None => false,
         }
     })
+}
+
+/// Refuse feature options that change none of `classes` (the default set when empty): with
+/// `--classes content --rouge-mode b` the ROUGE option was silently ignored, and a user reading
+/// the command line believed it applied. The error names the option as a flag and as the Python
+/// keyword, the classes that read it, and the classes computed.
+pub fn check_options_apply(options: &FeatureOptions, classes: &[String]) -> Result<()> {
+    let computed: Vec<&str> = if classes.is_empty() {
+        default_class_names()
+    } else {
+        classes.iter().map(String::as_str).collect()
+    };
+    for name in options.changed_options() {
+        if computed
+            .iter()
+            .any(|c| class_spec(c).is_some_and(|s| s.options.contains(&name)))
+        {
+            continue;
+        }
+        let readers: Vec<&str> = CLASSES
+            .iter()
+            .filter(|c| c.options.contains(&name))
+            .map(|c| c.name)
+            .collect();
+        bail!(
+            "--{} ({name}) changes only the {} class{}, and none is computed here (classes: {}); drop the option or add the class",
+            name.replace('_', "-"),
+            readers.join(", "),
+            if readers.len() == 1 { "" } else { "es" },
+            computed.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Build the named classes (the default set when `names` is empty), in the order given;
@@ -297,6 +334,79 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn named(pairs: &[(&str, &str)]) -> FeatureOptions {
+        let owned: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        FeatureOptions::from_named(&owned).expect("options")
+    }
+
+    /// Every named option is read by some class, and every option a class declares is a named
+    /// option: a flag no class reads would be refused everywhere.
+    #[test]
+    fn every_option_has_a_reading_class() {
+        for name in crate::named_options::OPTION_NAMES {
+            assert!(
+                CLASSES.iter().any(|c| c.options.contains(name)),
+                "{name}: no class reads it"
+            );
+        }
+        for class in CLASSES {
+            for name in class.options {
+                assert!(
+                    crate::named_options::OPTION_NAMES.contains(name),
+                    "{}: unknown option {name}",
+                    class.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn changed_options_name_what_differs_from_the_defaults() {
+        assert!(FeatureOptions::default().changed_options().is_empty());
+        assert_eq!(
+            named(&[("simetrix", "true")]).changed_options(),
+            ["simetrix"]
+        );
+        assert_eq!(
+            named(&[("simetrix", "true"), ("topic_word_cutoff", "5")]).changed_options(),
+            ["simetrix", "topic_word_cutoff"]
+        );
+        // The default value given explicitly changes nothing.
+        assert!(named(&[("graph_rank", "3"), ("rouge_mode", "a")])
+            .changed_options()
+            .is_empty());
+        assert_eq!(
+            named(&[("neural_prompt", "plain"), ("rouge_no_stem", "true")]).changed_options(),
+            ["rouge_no_stem", "neural_prompt"]
+        );
+    }
+
+    #[test]
+    fn an_option_no_computed_class_reads_is_refused() {
+        let rouge_b = named(&[("rouge_mode", "b")]);
+        // rouge is a default class: no classes named computes it.
+        check_options_apply(&rouge_b, &[]).expect("rouge among the defaults");
+        check_options_apply(&rouge_b, &names(&["content", "rouge"])).expect("rouge named");
+        let e = check_options_apply(&rouge_b, &names(&["content"]))
+            .expect_err("rouge not computed")
+            .to_string();
+        assert!(e.contains("--rouge-mode (rouge_mode)"), "{e}");
+        assert!(e.contains("only the rouge class"), "{e}");
+        assert!(e.contains("(classes: content)"), "{e}");
+        // The LM options: any LM class reads them; none is a default class.
+        let refs = named(&[("neural_references", "0")]);
+        let e = check_options_apply(&refs, &[]).expect_err("no LM class by default");
+        assert!(e.to_string().contains("neural, gemma3"), "{e}");
+        check_options_apply(&refs, &names(&["gemma3"])).expect("gemma3 reads it");
+        // Gemma 3 always scores after the plain prompt.
+        let plain = named(&[("neural_prompt", "plain")]);
+        check_options_apply(&plain, &names(&["gemma3"])).expect_err("gemma3 has no prompt");
+        check_options_apply(&plain, &names(&["neural_hidden"])).expect("neural_hidden");
     }
 
     #[test]

@@ -928,6 +928,12 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::All,
     batch_dependent: false,
+    options: &[
+        "rouge_mode",
+        "rouge_jackknife",
+        "rouge_no_stem",
+        "rouge_remove_stopwords",
+    ],
     build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),
 };
 

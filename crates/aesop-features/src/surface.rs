@@ -336,6 +336,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::None,
     batch_dependent: false,
+    options: &[],
     build: |o| Ok(Box::new(Surface::new(o.surface.clone()))),
 };
 

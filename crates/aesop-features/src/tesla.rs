@@ -695,6 +695,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::All,
     batch_dependent: false,
+    options: &["tesla_alpha", "tesla_stem_similarity"],
     build: |o| Ok(Box::new(Tesla::new(o.tesla.clone()))),
 };
 

@@ -101,6 +101,8 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
         })),
         "held_out_mae": transfer.held_out_mae,
         "training_sets": sets,
+        "seed": model.settings.seed,
+        "equal_set_weights": model.settings.equal_set_weights,
         "weights": linear_weights(model),
         "stack_bases": model.model.stack_bases().map(|bases| bases.iter().map(|b| json!({
             "name": b.name,
@@ -283,6 +285,24 @@ pub fn render(facts: &Value) -> String {
             set["content_hash"].as_str().unwrap_or(""),
         );
     }
+
+    let sets = facts["training_sets"].as_array().map_or(0, Vec::len);
+    let _ = writeln!(
+        out,
+        "- Seed {}{}{}",
+        number(&facts["seed"]),
+        match (sets > 1, facts["equal_set_weights"].as_bool() == Some(true)) {
+            (true, true) => "; every set weighed the same (`--equal-set-weights`)",
+            (true, false) => "; sets weighed by their rows",
+            (false, _) => "",
+        },
+        match facts["format_version"].as_u64() {
+            Some(v) if v < 8 => format!(
+                " (not stored in format {v}: the defaults, unless the file was written before format 8 existed)"
+            ),
+            _ => String::new(),
+        }
+    );
 
     let _ = writeln!(out, "\n## Features\n");
     let class_list: Vec<String> = classes

@@ -2,7 +2,7 @@
 
 use super::cv::{summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{self, Hyper, LearnerKind};
-use super::model_file::{self, fnv1a64, ModelFile, TrainingSet};
+use super::model_file::{self, fnv1a64, ModelFile, TrainingSet, TrainingSettings};
 use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
 pub use super::score_stream::ScoreArgs;
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
@@ -253,6 +253,7 @@ impl LearnArgs {
                     names.iter().any(|n| n.starts_with(&prefix))
                 })
                 .collect();
+            self.check_options_apply(options, &classes)?;
             if let Some(anchor) = &self.hyper.anchor {
                 // Checked before any feature is computed; the fit checks the column's values.
                 crate::anchor_column(self.learner, anchor, &names)?;
@@ -270,11 +271,22 @@ impl LearnArgs {
             bail!("--features cannot be combined with --stack: each base model uses all features of its classes");
         }
         let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
+        self.check_options_apply(options, &plan.classes)?;
         Ok(LearnPlan {
             classes: plan.classes.clone(),
             names: plan.feature_names.clone(),
             stack: Some(plan),
         })
+    }
+
+    /// Feature options that change none of the computed `classes` are refused
+    /// ([`aesop_features::check_options_apply`]). A recipe's options are the built-in's own,
+    /// recorded for every class, and the recipe already refuses option flags beside it.
+    pub fn check_options_apply(&self, options: &FeatureOptions, classes: &[String]) -> Result<()> {
+        if self.recipe.is_some() {
+            return Ok(());
+        }
+        aesop_features::check_options_apply(options, classes)
     }
 
     fn stack_settings(&self, meta_hyper: Option<Hyper>) -> StackSettings {
@@ -581,6 +593,10 @@ pub fn train_command(
         neural: classes_use_neural.then(|| (&options.neural).into()),
         feature_ranges,
         anchor: learn.hyper.anchor.clone(),
+        settings: TrainingSettings {
+            seed: learn.seed,
+            equal_set_weights: learn.transfer.equal_set_weights,
+        },
     };
     // A flat calibration gives every summary one score: the model learned nothing usable (a
     // constant feature, a forest whose leaves hold every row).

@@ -42,8 +42,16 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 ///
 /// Version 7 appends the ranking SVM's anchor feature (`--anchor`, `Option<String>`) after the
 /// prompt, so `--recipe` retrains an anchored built-in with its anchor. Only anchored models are
-/// written as version 7; the anchor plays no part in scoring (the weights hold it).
-pub const FORMAT_VERSION: u32 = 7;
+/// written as version 7 or later; the anchor plays no part in scoring (the weights hold it).
+///
+/// Version 8 appends the [`TrainingSettings`] (`--seed`, `--equal-set-weights`) after the
+/// anchor, so the card and `--recipe` can tell how a model was trained. Only models trained with
+/// a setting other than the defaults (seed 1, sets weighted by their rows) are written as
+/// version 8: every file of an earlier version was trained with the defaults or by a build that
+/// did not record them.
+pub const FORMAT_VERSION: u32 = 8;
+/// The version of anchored models trained with the default [`TrainingSettings`].
+pub const FORMAT_VERSION_ANCHOR: u32 = 7;
 /// The version of models with a non-plain neural prompt and no anchor.
 pub const FORMAT_VERSION_PROMPT: u32 = 6;
 /// The version of models with feature ranges whose neural prompt (if any) is the plain one.
@@ -125,6 +133,29 @@ pub struct ModelFile {
     /// `--recipe` and the card. `None` for unanchored models and older files.
     #[serde(skip)]
     pub anchor: Option<String>,
+    /// The seed and set weighting of the training run (format version 8; the defaults in older
+    /// files). Written after the anchor.
+    #[serde(skip)]
+    pub settings: TrainingSettings,
+}
+
+/// Training choices that shape a model without being part of its recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrainingSettings {
+    /// `--seed`: inner cross-validation folds, a forest's bootstrap, a stacked model's folds.
+    pub seed: u64,
+    /// `--equal-set-weights`: every training set weighed the same whatever its size.
+    pub equal_set_weights: bool,
+}
+
+impl Default for TrainingSettings {
+    /// `aesop train`'s defaults.
+    fn default() -> TrainingSettings {
+        TrainingSettings {
+            seed: 1,
+            equal_set_weights: false,
+        }
+    }
 }
 
 /// The smallest and largest finite training value of one feature column (infinite bounds when
@@ -253,8 +284,15 @@ impl ModelFile {
                 .map_or(NeuralPrompt::Plain, |n| n.prompt);
             append(&mut payload, &prompt.name(), "the model's neural prompt")?;
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_ANCHOR {
             append(&mut payload, &self.anchor, "the model's anchor")?;
+        }
+        if version >= FORMAT_VERSION {
+            append(
+                &mut payload,
+                &self.settings,
+                "the model's training settings",
+            )?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -331,12 +369,12 @@ impl ModelFile {
                 .ok_or_else(|| corrupt(file, &format!("unknown neural prompt {name:?}")))?;
             match &mut model.neural {
                 Some(n) => n.prompt = prompt,
-                // An anchored model without the class (version 7) records the plain prompt.
-                None if prompt == NeuralPrompt::Plain && version >= FORMAT_VERSION => {}
+                // A model of version 7 or later without the class records the plain prompt.
+                None if prompt == NeuralPrompt::Plain && version >= FORMAT_VERSION_ANCHOR => {}
                 None => return Err(corrupt(file, "a neural prompt without neural options")),
             }
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_ANCHOR {
             model.anchor = decode_next(&mut rest, file, "anchor")?;
             if model
                 .anchor
@@ -345,6 +383,9 @@ impl ModelFile {
             {
                 return Err(corrupt(file, "the anchor is not among the features"));
             }
+        }
+        if version >= FORMAT_VERSION {
+            model.settings = decode_next(&mut rest, file, "training settings")?;
         }
         if !rest.is_empty() {
             return Err(corrupt(file, "payload longer than the model"));
@@ -358,8 +399,10 @@ impl ModelFile {
             .neural
             .as_ref()
             .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
-        if self.anchor.is_some() {
+        if self.settings != TrainingSettings::default() {
             FORMAT_VERSION
+        } else if self.anchor.is_some() {
+            FORMAT_VERSION_ANCHOR
         } else if chat {
             FORMAT_VERSION_PROMPT
         } else if self.feature_ranges.is_some() {

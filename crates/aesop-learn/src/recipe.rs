@@ -50,7 +50,8 @@ impl HyperArgs {
 
 /// If `learn.recipe` names a built-in, replace the recipe part of `learn` and `options` with
 /// that built-in's (its classes, feature columns, learner, hyper-parameters, reference use,
-/// normalization and feature-class options), leaving the sets, target and seed as given.
+/// normalization, set weighting and feature-class options), leaving the sets, target and seed
+/// as given.
 /// Without `--recipe`, nothing changes. Flags or feature options that would change the recipe
 /// are an error naming them (the CLI refuses most of them before this; the check here serves
 /// library callers too). `--learner` cannot be told from its default here: the CLI refuses it.
@@ -107,6 +108,7 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     learn.features = model.feature_names.clone();
     learn.no_references = model.reference_free;
     learn.transfer.normalize = model.transfer.normalization;
+    learn.transfer.equal_set_weights = model.settings.equal_set_weights;
     let mut recorded: FeatureOptions = (&model.feature_options).into();
     if let Some(neural) = &model.neural {
         recorded.neural = neural.into();

@@ -42,6 +42,7 @@ pub fn document() -> Value {
                                            "min": {"type": "number"}, "max": {"type": "number"}}},
             "held_out_mae": {"type": "number", "nullable": true},
             "training_sets": {"type": "array", "items": {"type": "object"}},
+            "seed": {"type": "integer"}, "equal_set_weights": {"type": "boolean"},
             "stack_bases": {"type": "array", "nullable": true, "items": {"type": "object"}},
             "format_version": {"type": "integer"},
             "written_by": {"type": "string", "nullable": true}
