@@ -7,11 +7,12 @@ use crate::common;
 use aesop::learn::{Fitted, ModelFile};
 use serde_json::Value;
 
-fn card_json(model: &std::path::Path) -> Value {
+/// `aesop models FILE [extra]`'s standard output, the run checked.
+fn models_output(model: &std::path::Path, extra: &[&str]) -> Vec<u8> {
     let out = common::aesop()
         .arg("models")
         .arg(model)
-        .arg("--json")
+        .args(extra)
         .output()
         .expect("aesop models");
     assert!(
@@ -19,7 +20,17 @@ fn card_json(model: &std::path::Path) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("card JSON")
+    out.stdout
+}
+
+/// `aesop models FILE --json`: the card's facts.
+fn card_json(model: &std::path::Path) -> Value {
+    serde_json::from_slice(&models_output(model, &["--json"])).expect("card JSON")
+}
+
+/// `aesop models FILE`: the card as Markdown.
+fn card_text(model: &std::path::Path) -> String {
+    String::from_utf8_lossy(&models_output(model, &[])).into_owned()
 }
 
 #[test]
@@ -97,12 +108,7 @@ fn a_trained_models_card_says_what_the_file_holds() {
     );
 
     // The text card says the same.
-    let text = common::aesop()
-        .arg("models")
-        .arg(&model)
-        .output()
-        .expect("aesop models");
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = card_text(&model);
     for expected in [
         "Predicts `relevance` with rank-svm (c 0.01), 12 features of 1 class",
         "`sample.jsonl`, column `relevance`: 10 topics, 160 summaries, 160 rows",
@@ -195,12 +201,7 @@ fn the_seed_and_set_weighting_are_stored() {
     assert!(card["format_version"].as_u64() < Some(8), "{card}");
     assert_eq!(card["seed"], 1);
     assert_eq!(card["equal_set_weights"], false);
-    let text = common::aesop()
-        .arg("models")
-        .arg(&equal)
-        .output()
-        .expect("aesop models");
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = card_text(&equal);
     assert!(
         text.contains("Seed 7; every set weighed the same (`--equal-set-weights`)"),
         "{text}"
