@@ -9,14 +9,75 @@ use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::features::{build_classes, run::extract_features, FeatureOptions};
 use aesop::learn::builtin::Family;
 use aesop::learn::score_stream::ModelGroups;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::collections::HashSet;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
 fn value_error(e: anyhow::Error) -> PyErr {
     PyValueError::new_err(format!("{e:#}"))
+}
+
+/// Run `work` on a thread of its own while the calling thread waits without the GIL and, every
+/// 50 ms, lets Python handle signals: Ctrl-C sets the cancel flag, the work stops at its next
+/// unit (a topic), and `KeyboardInterrupt` is raised, as the CLI stops with exit 130 (the work
+/// ran to the end before, however long, and its result was thrown away). Python handles signals
+/// on its main thread only; called from another thread, this just waits.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&AtomicBool) -> anyhow::Result<T> + Send,
+) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    let cancel = &cancel;
+    std::thread::scope(|scope| {
+        let (tx, mut rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            // The work ran on Python's thread before; give it a main thread's stack.
+            .stack_size(16 << 20)
+            .spawn_scoped(scope, move || {
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(cancel)));
+                let _ = tx.send(result);
+            })
+            .map_err(|e| PyRuntimeError::new_err(format!("starting a thread: {e}")))?;
+        let mut interrupt: Option<PyErr> = None;
+        loop {
+            let (back, received) = py.allow_threads(move || {
+                let received = rx.recv_timeout(Duration::from_millis(50));
+                (rx, received)
+            });
+            rx = back;
+            match received {
+                Ok(result) => {
+                    if let Some(e) = interrupt {
+                        return Err(e);
+                    }
+                    return match result {
+                        Ok(done) => done.map_err(value_error),
+                        Err(_) => Err(PyRuntimeError::new_err(
+                            "aesop: internal error (a panic while scoring); please report it",
+                        )),
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if interrupt.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            cancel.store(true, Ordering::SeqCst);
+                            interrupt = Some(e);
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(PyRuntimeError::new_err(
+                        "aesop: the scoring thread ended without a result",
+                    ))
+                }
+            }
+        }
+    })
 }
 
 /// `pyramid` and `builtin:pyramid` name the built-in; anything else is a model file path.
@@ -35,8 +96,10 @@ fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(topics.len());
     for (i, text) in topics.iter().enumerate() {
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| anyhow::anyhow!("topic {i}: malformed JSON: {e}"))?;
+        // The set reader's parser: a bare NaN (a missing human score in a DataFrame, written
+        // by `json.dumps`) is read as missing, as in a judgment-set file.
+        let value = aesop::corpus::jsonl::parse_json(text)
+            .map_err(|e| anyhow::anyhow!("topic {i}: not a judgment-set topic: {e}"))?;
         let topic = topic_from_value(value).map_err(|e| anyhow::anyhow!("topic {i}: {e}"))?;
         if !seen.insert(topic.topic.clone()) {
             anyhow::bail!("topic {i}: topic: duplicate topic id {:?}", topic.topic);
@@ -46,8 +109,26 @@ fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
     Ok(out)
 }
 
-/// (topic, system, target, score, model): one line of `aesop score`.
-type PredictionTuple = (String, String, String, f64, Option<f64>, String);
+/// (topic, system, target, score, raw, has_raw, model): one line of `aesop score`. `score` and
+/// `raw` are `None` for a summary the model could not score (the CLI's `null`); `has_raw` says
+/// whether the line has a `raw` field at all (models with a calibration).
+type PredictionTuple = (
+    String,
+    String,
+    String,
+    Option<f64>,
+    Option<f64>,
+    bool,
+    String,
+);
+
+/// (model, target, score per summary): one model's scores of `score_texts`.
+type ModelScores = (String, String, Vec<Option<f64>>);
+
+/// NaN (not scored) as `None`, as the CLI writes `null`.
+fn finite_or_none(v: f64) -> Option<f64> {
+    (!v.is_nan()).then_some(v)
+}
 
 /// Models loaded once; scores topics. Python wraps it as `aesop.Scorer`.
 #[pyclass(frozen, module = "aesop._aesop")]
@@ -121,18 +202,21 @@ impl Scorer {
     }
 
     /// Score topics given as JSON text (one judgment-set line each). Returns
-    /// (topic, system, target, score, raw, model) tuples in the CLI's output order (`raw`: the
-    /// model's output before calibration, `None` for a model without a calibration).
+    /// [`PredictionTuple`]s in the CLI's output order (`raw`: the model's output before
+    /// calibration).
     fn score_json(&self, py: Python<'_>, topics: Vec<String>) -> PyResult<Vec<PredictionTuple>> {
-        let predictions = py
-            .allow_threads(|| {
-                let topics = parse_topics(&topics)?;
-                self.groups.predict(&topics, &AtomicBool::new(false))
-            })
-            .map_err(value_error)?;
+        let predictions = interruptible(py, |cancel| {
+            let topics = parse_topics(&topics)?;
+            self.groups.predict(&topics, cancel)
+        })?;
         Ok(predictions
             .into_iter()
-            .map(|p| (p.topic, p.system, p.target, p.score, p.raw, p.model))
+            .map(|p| {
+                let has_raw = p.raw.is_some();
+                let raw = p.raw.and_then(finite_or_none);
+                let score = finite_or_none(p.score);
+                (p.topic, p.system, p.target, score, raw, has_raw, p.model)
+            })
             .collect())
     }
 
@@ -144,7 +228,7 @@ impl Scorer {
         summaries: Vec<String>,
         documents: Vec<String>,
         references: Option<Vec<String>>,
-    ) -> PyResult<Vec<(String, String, Vec<f64>)>> {
+    ) -> PyResult<Vec<ModelScores>> {
         let mut topic = Topic::new("input");
         for (i, d) in documents.into_iter().enumerate() {
             topic.documents.push(Document::new(format!("d{i}"), d));
@@ -156,21 +240,19 @@ impl Scorer {
         for (i, s) in summaries.into_iter().enumerate() {
             topic.summaries.push(Summary::new(format!("{i}"), s));
         }
-        let predictions = py
-            .allow_threads(|| {
-                self.groups
-                    .predict(std::slice::from_ref(&topic), &AtomicBool::new(false))
-            })
-            .map_err(value_error)?;
-        // Per summary, per model: regroup per model.
-        let per_summary = predictions.len().checked_div(n).unwrap_or(0);
-        let mut out: Vec<(String, String, Vec<f64>)> = predictions
-            .iter()
-            .take(per_summary)
-            .map(|p| (p.model.clone(), p.target.clone(), Vec::with_capacity(n)))
+        let predictions = interruptible(py, |cancel| {
+            self.groups.predict(std::slice::from_ref(&topic), cancel)
+        })?;
+        // Per summary, per model: regroup per model (every model listed, with no summaries too).
+        let mut out: Vec<ModelScores> = self
+            .groups
+            .models_for(&topic)
+            .into_iter()
+            .map(|(model, target)| (model, target, Vec::with_capacity(n)))
             .collect();
+        let models = out.len().max(1);
         for (i, p) in predictions.into_iter().enumerate() {
-            out[i % per_summary.max(1)].2.push(p.score);
+            out[i % models].2.push(finite_or_none(p.score));
         }
         Ok(out)
     }
@@ -187,16 +269,14 @@ fn features_json(
     classes: Option<Vec<String>>,
     options: Option<Vec<(String, String)>>,
 ) -> PyResult<(Vec<String>, Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>)> {
-    let table = py
-        .allow_threads(|| {
-            let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
-            let topics = parse_topics(&topics)?;
-            let classes = classes.unwrap_or_default();
-            aesop::features::check_options_apply(&options, &classes)?;
-            let built = build_classes(&classes, &options)?;
-            extract_features(&topics, &built, false, &AtomicBool::new(false))
-        })
-        .map_err(value_error)?;
+    let table = interruptible(py, |cancel| {
+        let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
+        let topics = parse_topics(&topics)?;
+        let classes = classes.unwrap_or_default();
+        aesop::features::check_options_apply(&options, &classes)?;
+        let built = build_classes(&classes, &options)?;
+        extract_features(&topics, &built, false, cancel)
+    })?;
     let mut topic_col = Vec::with_capacity(table.records.len());
     let mut system_col = Vec::with_capacity(table.records.len());
     let mut rows = Vec::with_capacity(table.records.len());

@@ -156,6 +156,102 @@ def test_non_utf8_text_raises_a_unicode_error():
         scorer.score([bad], ["doc"])
 
 
+def _tiny_topic(texts, scores=None):
+    return {"topic": "t", "documents": [{"id": "d", "text": "The cat sat on the mat all day. It was warm."}],
+            "summaries": [dict({"system": f"s{i}", "text": t}, **({"scores": scores} if scores else {}))
+                          for i, t in enumerate(texts)]}
+
+
+def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
+    binary = _need(BIN, "the aesop binary")
+    # An empty summary and one without words get no score: `null` in the CLI's lines.
+    topic = _tiny_topic(["", "The cat sat on the mat.", "!!!"])
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(topic) + "\n", encoding="utf-8")
+    expected = cli_score(path)
+    assert any(line["score"] is None for line in expected), "the CLI scored every summary"
+    got = aesop.Scorer().score_sets([topic])
+    assert got == expected
+    scores = aesop.Scorer(models=["pyramid-noref"]).score([s["text"] for s in topic["summaries"]],
+                                                          [topic["documents"][0]["text"]])
+    assert scores["pyramid-noref"][0] is None and isinstance(scores["pyramid-noref"][1], float)
+    del binary
+
+
+def test_a_nan_human_score_is_missing_as_in_a_set_file(tmp_path):
+    _need(BIN, "the aesop binary")
+    # What a DataFrame with a missing score gives: json.dumps writes a bare NaN.
+    topic = _tiny_topic(["The cat sat.", "A warm day."], scores={"relevance": float("nan")})
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(topic) + "\n", encoding="utf-8")
+    assert "NaN" in path.read_text(encoding="utf-8")
+    assert aesop.Scorer().score_sets([topic]) == cli_score(path)
+    cols = aesop.features([topic], classes="surface")
+    assert len(cols["system"]) == 2
+
+
+def test_score_lists_every_model_and_needs_a_document():
+    scorer = aesop.Scorer(models=["pyramid-noref", "readability-noref"])
+    assert scorer.score([], ["The cat sat."]) == {"pyramid-noref": [], "readability-noref": []}
+    with pytest.raises(ValueError, match="at least one document"):
+        scorer.score(["A cat."], [])
+    with pytest.raises(ValueError, match=r"documents\[1\]: empty document"):
+        scorer.score(["A cat."], ["The cat sat.", "  "])
+
+
+def test_numpy_scalars_are_taken_as_python_values():
+    np = pytest.importorskip("numpy")
+    topic = _tiny_topic(["The cat sat.", "A warm day."], scores={"relevance": np.int64(3)})
+    plain = _tiny_topic(["The cat sat.", "A warm day."], scores={"relevance": 3})
+    scorer = aesop.Scorer(models=["pyramid-noref"], neural=np.bool_(False))
+    assert scorer.score_sets([topic]) == scorer.score_sets([plain])
+    with_numpy = aesop.features([topic], classes="graph", graph_rank=np.int64(4), graph_window=np.int32(2))
+    assert with_numpy == aesop.features([plain], classes="graph", graph_rank=4, graph_window=2)
+
+
+def test_empty_class_names_are_refused_not_taken_as_every_class():
+    topic = _tiny_topic(["The cat sat."])
+    with pytest.raises(ValueError, match="unknown feature class ''"):
+        aesop.features([topic], classes="")
+    with pytest.raises(ValueError, match="unknown feature class ''"):
+        aesop.features([topic], classes="surface,")
+    with pytest.raises(ValueError, match="an empty list"):
+        aesop.features([topic], classes=[])
+
+
+def test_a_lone_surrogate_in_a_topic_names_its_field():
+    topic = _tiny_topic(["fine", "caf\udce9"])
+    with pytest.raises(ValueError, match=r"topic 0: summaries\[1\]\.text: not valid Unicode"):
+        aesop.Scorer(models=["pyramid-noref"]).score_sets([topic])
+
+
+def test_ctrl_c_stops_a_long_call():
+    """SIGINT during a long call raises KeyboardInterrupt once the current topic is done, not
+    after the whole call (the work used to run to its end). Judged against the same call
+    uninterrupted, so no fixed time is assumed."""
+    import signal
+    import threading
+    import time
+
+    words = "The council approved the budget after a long debate about schools and parks . ".split()
+    text = " ".join(words * 40)
+    topics = [dict(_tiny_topic([text[: 200 + 7 * i] for i in range(40)]), topic=f"t{k}") for k in range(40)]
+    for t in topics:
+        t["documents"][0]["text"] = text
+    scorer = aesop.Scorer(models=["readability-noref"])
+    start = time.perf_counter()
+    scorer.score_sets(topics)
+    whole = time.perf_counter() - start
+    timer = threading.Timer(whole / 10, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        scorer.score_sets(topics)
+    stopped = time.perf_counter() - start
+    timer.join()
+    assert stopped < whole / 2, f"stopped after {stopped:.2f} s of {whole:.2f} s"
+
+
 def test_corrupt_and_missing_model_paths_raise_value_errors(tmp_path):
     corrupt = tmp_path / "broken.aesop"
     corrupt.write_bytes(b"\x00not a model file at all")

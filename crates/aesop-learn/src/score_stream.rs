@@ -337,6 +337,14 @@ impl ModelGroups {
             .collect()
     }
 
+    /// (name, target) of the models that score `topic`, in the order of its predictions.
+    pub fn models_for(&self, topic: &Topic) -> Vec<(String, String)> {
+        self.groups[self.pick(topic)]
+            .iter()
+            .map(|m| (m.name.clone(), m.target.clone()))
+            .collect()
+    }
+
     /// The group that scores `topic`.
     fn pick(&self, topic: &Topic) -> usize {
         usize::from(self.defaults.is_some() && topic.references.is_empty())

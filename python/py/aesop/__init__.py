@@ -35,13 +35,59 @@ def builtin_models():
     return _aesop.builtin_models()
 
 
+def _plain_scalar(value):
+    """numpy scalars (``np.int64(3)``, ``np.bool_(True)``, ``np.float32(.5)``) as Python's own;
+    anything else unchanged."""
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy":
+        try:
+            return item()
+        except (TypeError, ValueError):
+            return value
+    return value
+
+
+def _json_default(value):
+    plain = _plain_scalar(value)
+    if plain is value:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return plain
+
+
+def _bad_text(value, path):
+    """The path of the first string in ``value`` that is not valid Unicode (a lone surrogate)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for sub, v in items:
+        found = _bad_text(v, sub)
+        if found is not None:
+            return found
+    return None
+
+
 def _dumps(topic, index):
     if not isinstance(topic, dict):
         raise TypeError(f"topic {index}: expected a dict (one judgment-set line), got {type(topic).__name__}")
     try:
-        return _json.dumps(topic, ensure_ascii=False, allow_nan=True)
+        text = _json.dumps(topic, ensure_ascii=False, allow_nan=True, default=_json_default)
     except (TypeError, ValueError) as e:
         raise TypeError(f"topic {index}: {e}") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        where = _bad_text(topic, "")
+        raise ValueError(f"topic {index}: {where}: not valid Unicode (a lone surrogate)") from None
+    return text
 
 
 def _topics_json(topics):
@@ -49,6 +95,12 @@ def _topics_json(topics):
         topics = [topics]
     if isinstance(topics, (str, bytes)):
         raise TypeError("topics: expected a list of topic dicts, got a string")
+    if hasattr(topics, "to_dict") and hasattr(topics, "columns"):
+        raise TypeError("topics: expected a list of topic dicts, got a DataFrame (use df.to_dict('records'))")
+    try:
+        topics = list(topics)
+    except TypeError:
+        raise TypeError(f"topics: expected a list of topic dicts, got {type(topics).__name__}") from None
     return [_dumps(t, i) for i, t in enumerate(topics)]
 
 
@@ -97,6 +149,7 @@ class Scorer:
             models = [models]
         if models is not None:
             models = _check_texts("models", models)
+        neural = _plain_scalar(neural)
         if not isinstance(neural, bool):
             raise TypeError(f"neural: expected bool, got {type(neural).__name__}")
         self._inner = _aesop.Scorer(models, neural)
@@ -124,6 +177,12 @@ class Scorer:
         """
         summaries = _check_texts("summaries", summaries)
         documents = _check_texts("documents", documents)
+        # As `aesop score --documents`: the summaries need something they summarize.
+        if not documents:
+            raise ValueError("documents: at least one document is needed")
+        for i, d in enumerate(documents):
+            if not d.strip():
+                raise ValueError(f"documents[{i}]: empty document")
         references = _check_texts("references", references, optional=True)
         out = {}
         for model, _target, scores in self._inner.score_texts(summaries, documents, references):
@@ -136,21 +195,34 @@ class Scorer:
         docs/FORMATS.md). Returns one dict per prediction, exactly the lines ``aesop score``
         writes: ``{"topic", "system", "target", "score", "raw", "model"}``, ``score`` on the
         target's scale and ``raw`` the model's output before calibration, absent for a model
-        without one (a DataFrame with those columns when ``pandas=True``).
+        without one; both ``None`` for a summary the model cannot score (the CLI's ``null``; a
+        DataFrame with those columns when ``pandas=True``).
 
         >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
         ...                             "summaries": [{"system": "s1", "text": "..."}]}])
         """
         rows = self._inner.score_json(_topics_json(topics))
-        keys = ("topic", "system", "target", "score", "raw", "model")
         if pandas:
-            return _frame({k: [r[i] for r in rows] for i, k in enumerate(keys)}, True)
-        # As the CLI's lines: `raw` (the output before calibration) only where the model has one.
-        return [{k: v for k, v in zip(keys, r) if k != "raw" or v is not None} for r in rows]
+            keys = ("topic", "system", "target", "score", "raw", "model")
+            columns = [[r[i] for r in rows] for i in (0, 1, 2, 3, 4, 6)]
+            return _frame(dict(zip(keys, columns)), True)
+        return [_line(r) for r in rows]
+
+
+def _line(row):
+    """A prediction tuple as the CLI's line: ``raw`` (the output before calibration) only where
+    the model has a calibration."""
+    topic, system, target, score, raw, has_raw, model = row
+    line = {"topic": topic, "system": system, "target": target, "score": score}
+    if has_raw:
+        line["raw"] = raw
+    line["model"] = model
+    return line
 
 
 def _option_text(name, value):
     """A keyword option as the text its ``aesop features`` flag takes."""
+    value = _plain_scalar(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float, str)):
@@ -166,16 +238,19 @@ def features(topics, classes=None, pandas=False, **options):
     ``options``: the flags of ``aesop features`` with underscores for dashes, e.g.
     ``neural_references=0`` (the reference-free LM features only, much faster),
     ``rouge_mode="b"``, ``simetrix=True``, ``graph_rank=4``. An unknown name raises
-    ``ValueError`` listing the known ones.
+    ``ValueError`` listing the known ones; so does an option none of ``classes`` reads.
 
     >>> cols = aesop.features(topics, classes=["rouge"])
     >>> cols["rouge.r1_f"][:2]
     [0.41, 0.37]
     """
     if isinstance(classes, str):
-        classes = [c for c in classes.split(",") if c]
+        # As `--classes`: an empty name is an unknown class, not "every class".
+        classes = [c.strip() for c in classes.split(",")]
     if classes is not None:
         classes = _check_texts("classes", classes)
+        if not classes:
+            raise ValueError("classes: an empty list; give None for every class")
     pairs = [(name, _option_text(name, value)) for name, value in options.items()]
     names, topic_col, system_col, rows = _aesop.features_json(_topics_json(topics), classes, pairs)
     cols = {"topic": topic_col, "system": system_col}

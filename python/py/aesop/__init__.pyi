@@ -10,7 +10,9 @@ def builtin_models() -> List[str]: ...
 class Scorer:
     """Models loaded once (built-in names or model files); thread-safe; pickles by model names."""
 
-    def __init__(self, models: Optional[Union[str, Sequence[str]]] = None) -> None: ...
+    def __init__(
+        self, models: Optional[Union[str, Sequence[str]]] = None, neural: bool = False
+    ) -> None: ...
     @property
     def model_names(self) -> List[List[str]]: ...
     def score(
@@ -20,7 +22,7 @@ class Scorer:
         references: Optional[Union[str, Sequence[str]]] = None,
         pandas: bool = False,
     ) -> Any:
-        """{model name: [score per summary]}, or a DataFrame when pandas=True."""
+        """{model name: [score per summary, None where not scored]}, or a DataFrame when pandas=True."""
     def score_sets(self, topics: Union[Topic, Sequence[Topic]], pandas: bool = False) -> Any:
         """One dict per prediction ({"topic","system","target","score","raw","model"}; `raw` only for calibrated models), as `aesop score` writes."""
 
@@ -28,5 +30,6 @@ def features(
     topics: Union[Topic, Sequence[Topic]],
     classes: Optional[Union[str, Sequence[str]]] = None,
     pandas: bool = False,
+    **options: Union[bool, int, float, str],
 ) -> Any:
     """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""

@@ -51,7 +51,8 @@ class AesopScorer:
 
     def __call__(self, batch):
         rows = self.scorer._inner.score_json(self._topics(batch))
-        out = {k: [r[i] for r in rows] for i, k in enumerate(_COLUMNS)}
+        # (topic, system, target, score, raw, has_raw, model): `has_raw` is not a column.
+        out = {k: [r[i] for r in rows] for k, i in zip(_COLUMNS, (0, 1, 2, 3, 4, 6))}
         try:
             import pandas as pd  # noqa: PLC0415
 
@@ -63,7 +64,8 @@ class AesopScorer:
     def _topics(batch):
         """The batch's topics as JSON text: `text` lines as they are, else rows re-serialized."""
         columns = list(batch.columns) if hasattr(batch, "columns") else list(batch.keys())
-        if columns == ["text"]:
+        # `read_text` gives `text` (and `path` with include_paths=True); a topic row has `topic`.
+        if "text" in columns and "topic" not in columns:
             return [str(line) for line in batch["text"] if str(line).strip()]
         if hasattr(batch, "to_dict") and hasattr(batch, "columns"):
             records = batch.to_dict("records")
