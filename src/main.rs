@@ -356,8 +356,11 @@ fn main() -> ExitCode {
     aesop::progress::force(cli.command.progress());
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) if err.is::<run::Interrupted>() => {
-            eprintln!("aesop: {err}");
+        Err(err)
+            if err.is::<run::Interrupted>() || err.is::<aesop::output::InterruptedIncomplete>() =>
+        {
+            // The interruption itself, not the context it passed through ("writing X").
+            eprintln!("aesop: {}", err.root_cause());
             ExitCode::from(130)
         }
         Err(err) => {
@@ -375,9 +378,20 @@ fn dispatch(command: Command) -> Result<()> {
             output,
             ..
         } => {
+            // Ctrl-C while reading ends with exit 130 and no output, as in every verb (the
+            // import was killed and left its temporary file).
+            let cancel = interrupt_flag()?;
             let spinner = aesop::progress::spinner(&format!("importing {}", path.display()));
             let topics = import::import(&format, &path).and_then(|topics| {
-                OutputFile::write_with(&output, &[&path], |file| jsonl::write_set(file, &topics))?;
+                OutputFile::write_with(&output, &[&path], |file| {
+                    for topic in &topics {
+                        if cancel.load(Ordering::SeqCst) {
+                            return Err(run::Interrupted.into());
+                        }
+                        jsonl::write_topic(&mut *file, topic)?;
+                    }
+                    Ok(())
+                })?;
                 Ok(topics)
             });
             spinner.finish_and_clear();
@@ -427,8 +441,10 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Serve(args) => aesop::serve::run(args),
         Command::Score { args, .. } => {
+            let to_stdout = args.output.is_none();
             aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())
                 .map(|_| ())
+                .map_err(|e| incomplete_on_stdout(e, to_stdout))
         }
         Command::Models { name, what, json } => {
             if name.as_deref() == Some("fetch") {
@@ -484,7 +500,8 @@ fn dispatch(command: Command) -> Result<()> {
                     std::io::stdout().lock(),
                     progress,
                     &cancel,
-                )?,
+                )
+                .map_err(|e| incomplete_on_stdout(e, true))?,
             };
             for skipped in &streamed.skipped {
                 eprintln!(
@@ -502,12 +519,25 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
-/// A flag set by Ctrl-C, so long runs stop between units of work and leave no partial output.
+/// An interruption after rows went to standard output: they cannot be taken back, so the
+/// message must not say "no output written".
+fn incomplete_on_stdout(err: anyhow::Error, to_stdout: bool) -> anyhow::Error {
+    if to_stdout && err.is::<run::Interrupted>() {
+        aesop::output::InterruptedIncomplete.into()
+    } else {
+        err
+    }
+}
+
+/// A flag set by Ctrl-C (or SIGTERM, SIGHUP: ctrlc's `termination` feature), so long runs stop
+/// between units of work and leave no partial output. A second one exits at once, removing the
+/// temporary files of unfinished outputs first (they were left behind).
 fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let handler_flag = Arc::clone(&flag);
     ctrlc::set_handler(move || {
         if handler_flag.swap(true, Ordering::SeqCst) {
+            aesop::output::remove_pending_outputs();
             std::process::exit(130);
         }
         eprintln!("\naesop: interrupted; stopping (press Ctrl-C again to quit at once)");

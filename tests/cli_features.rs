@@ -338,33 +338,53 @@ fn interrupt_leaves_no_output() {
     drop(file);
 
     let out = dir.path().join("features.csv");
+    // SIGTERM stops a run as Ctrl-C does (it was killed, leaving its temporary file).
+    for signal in ["-INT", "-TERM"] {
+        let output = interrupted_features(&set, Some(&out), signal);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(130), "{signal}: {stderr}");
+        // The interruption, not the context it passed through ("writing features.csv").
+        assert!(
+            stderr
+                .trim_end()
+                .ends_with("interrupted; no output written"),
+            "{stderr}"
+        );
+        assert!(!out.exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "temporary output left behind: {names:?}");
+    }
+    // To standard output, rows already written cannot be taken back: the message says so.
+    let output = interrupted_features(&set, None, "-INT");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("so far is incomplete"), "{stderr}");
+    assert!(!stderr.contains("no output written"), "{stderr}");
+}
+
+/// `aesop features SET [-o OUT]`, sent `signal` after 1.5 s.
+#[cfg(unix)]
+fn interrupted_features(set: &Path, out: Option<&Path>, signal: &str) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("aesop");
-    let child = std::process::Command::new(bin)
-        .arg("features")
-        .arg(&set)
-        .arg("-o")
-        .arg(&out)
+    let mut command = std::process::Command::new(bin);
+    command.arg("features").arg(set);
+    if let Some(out) = out {
+        command.arg("-o").arg(out);
+    }
+    let child = command
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(
-        output.status.code(),
-        Some(130),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(!out.exists());
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .expect("dir")
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .collect();
-    assert_eq!(names.len(), 1, "temporary output left behind: {names:?}");
+    child.wait_with_output().expect("wait")
 }

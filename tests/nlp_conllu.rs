@@ -53,8 +53,38 @@ fn round_trip_is_exact() {
 
 #[test]
 fn rejects_malformed_lines() {
-    assert!(parse("1\tA\n3\tB\n").is_err(), "IDs out of sequence");
-    assert!(parse("x\tA\n").is_err(), "non-numeric ID");
+    let word = |id: &str, form: &str| format!("{id}\t{form}\t_\tX\tX\t_\t_\t_\t_\t_\n");
+    let message = |text: &str| parse(text).expect_err("malformed").to_string();
+    assert!(
+        message(&(word("1", "A") + &word("3", "B"))).contains("out of sequence"),
+        "IDs out of sequence"
+    );
+    assert!(
+        message(&word("x", "A")).contains("bad word ID"),
+        "non-numeric ID"
+    );
+    // The format's 10 columns, no fewer and no more (they were made up or dropped), on the
+    // line named.
+    let nine = word("1", "A").replacen("\t_\n", "\n", 1);
+    assert_eq!(
+        message(&nine),
+        "CoNLL-U line 1: expected 10 tab-separated columns, found 9"
+    );
+    let eleven = word("1", "A").replace('\n', "\t_\n");
+    let e = message(&(word("1", "A") + &eleven.replacen('1', "2", 1)));
+    assert_eq!(
+        e,
+        "CoNLL-U line 2: expected 10 tab-separated columns, found 11"
+    );
+    assert!(message("1\tA\n").contains("found 2"));
+    assert!(message(&word("1", "")).contains("empty FORM"));
+    // A multiword token must span words of its sentence.
+    let range = "1-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n".to_string();
+    let e = message(&(range + &word("1", "do") + &word("2", "n't")));
+    assert!(e.contains("multiword token 1-3"), "{e}");
+    // A byte-order mark before the first line is not part of the ID.
+    let with_bom = format!("\u{feff}{}", word("1", "A"));
+    assert_eq!(parse(&with_bom).expect("BOM").len(), 1);
     assert!(
         parse("1\tA\ta\tX\tX\t_\t5\tdep\t_\t_\n").is_err(),
         "head outside the sentence"
@@ -83,4 +113,22 @@ fn evaluation_counts_by_hand() {
     assert!((sc.las - 4.0 / 6.0).abs() < 1e-12);
     pred[1].words.clear();
     assert!(evaluate(&gold, &pred).is_err());
+}
+
+/// `analyze --conllu` names the line of bytes that are not UTF-8 (it said only "stream did not
+/// contain valid UTF-8").
+#[test]
+fn analyze_names_the_line_of_invalid_utf8() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bad.conllu");
+    let mut bytes = b"1\tA\t_\tX\tX\t_\t_\t_\t_\t_\n".to_vec();
+    bytes.extend_from_slice(b"2\tcaf\xe9\t_\tX\tX\t_\t_\t_\t_\t_\n");
+    std::fs::write(&path, bytes).expect("write");
+    crate::common::aesop()
+        .arg("analyze")
+        .arg("--conllu")
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("bad.conllu:2: not valid UTF-8"));
 }

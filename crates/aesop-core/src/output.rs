@@ -20,6 +20,32 @@ use tempfile::NamedTempFile;
 #[error("interrupted; no output written")]
 pub struct Interrupted;
 
+/// The run was stopped by the user after part of its output had gone to standard output (or a
+/// pipe), which cannot be taken back: [`Interrupted`]'s "no output written" would be false.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; the output written to standard output so far is incomplete")]
+pub struct InterruptedIncomplete;
+
+/// Temporary files of outputs not yet committed or dropped, so that a process that must exit
+/// at once (a second Ctrl-C) can remove them first ([`remove_pending_outputs`]).
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while the list was held leaves a list that is still right.
+    PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Remove the temporary file of every output still being written. For an exit that skips the
+/// destructors (`std::process::exit` on a second Ctrl-C): without it the partial temporary file
+/// stayed beside the destination.
+pub fn remove_pending_outputs() {
+    for path in pending().drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// How many symbolic links are followed before giving up (as the kernel's `ELOOP` limit).
 const MAX_SYMLINKS: usize = 40;
 
@@ -94,6 +120,23 @@ impl OutputFile {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(Permissions::from_mode(0o666));
         }
+        // A directory the verb reads (`import tac DIR -o DIR/x`) holds its inputs: writing there
+        // overwrote the source files it had just read.
+        for input in inputs {
+            if let (true, Ok(input_dir), Ok(out_dir)) = (
+                input.is_dir(),
+                input.canonicalize(),
+                Path::new(&dir).canonicalize(),
+            ) {
+                if out_dir.starts_with(&input_dir) {
+                    bail!(
+                        "{}: inside the input directory {}, whose files are read; write the output elsewhere",
+                        shown.display(),
+                        input.display()
+                    );
+                }
+            }
+        }
         let temp = builder.tempfile_in(&dir).with_context(|| {
             format!(
                 "{}: cannot create a temporary file in {}",
@@ -101,6 +144,7 @@ impl OutputFile {
                 dir.display()
             )
         })?;
+        pending().push(temp.path().to_path_buf());
         Ok(OutputFile {
             shown,
             dest,
@@ -130,6 +174,7 @@ impl OutputFile {
         temp.as_file()
             .sync_all()
             .with_context(|| format!("{shown}: cannot write (sync)"))?;
+        forget_pending(temp.path());
         temp.persist(&self.dest)
             .map_err(|e| e.error)
             .with_context(|| format!("{shown}: cannot move the finished output into place"))?;
@@ -143,7 +188,10 @@ impl OutputFile {
         write: impl FnOnce(&mut OutputFile) -> Result<()>,
     ) -> Result<()> {
         let mut out = OutputFile::create(path, inputs)?;
-        write(&mut out).with_context(|| format!("writing {}", path.display()))?;
+        // No "writing PATH" context: the writer's own errors name the file already, and the
+        // closure's other errors are about the input it reads while writing (a bad line of a set
+        // read as "writing features.csv: set.jsonl:3: …").
+        write(&mut out)?;
         out.commit()
     }
 
@@ -163,6 +211,20 @@ impl OutputFile {
 
     fn name_error(&self, err: std::io::Error) -> std::io::Error {
         std::io::Error::new(err.kind(), format!("{}: {err}", self.shown.display()))
+    }
+}
+
+/// `path` is no longer a pending output's temporary file.
+fn forget_pending(path: &Path) {
+    pending().retain(|p| p != path);
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        // Uncommitted: `NamedTempFile` removes the file as it drops.
+        if let Some(writer) = &self.temp {
+            forget_pending(writer.get_ref().path());
+        }
     }
 }
 

@@ -46,6 +46,19 @@ pub fn import(format: &str, path: &Path) -> Result<Vec<Topic>> {
             path.display()
         );
     }
+    // An import must not write a set that its reader refuses (an empty topic or system id in the
+    // source, a blank summary id…): every topic passes the set reader's rules.
+    for (i, topic) in topics.iter().enumerate() {
+        let value = serde_json::to_value(topic).context("encoding an imported topic")?;
+        if let Err(e) = jsonl::topic_from_value(value) {
+            bail!(
+                "{}: topic {} (id {:?}) breaks a judgment-set rule, so no set was written: {e}",
+                path.display(),
+                i + 1,
+                topic.topic
+            );
+        }
+    }
     Ok(topics)
 }
 

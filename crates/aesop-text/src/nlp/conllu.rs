@@ -63,21 +63,43 @@ pub struct ParseError {
     pub message: String,
 }
 
-fn column_or_blank(col: Option<&str>) -> String {
-    col.unwrap_or("_").to_string()
+/// Every multiword token of `sentence` spans words it has (`line`: where the sentence starts).
+fn check_ranges(sentence: &Sentence, line: usize) -> Result<(), ParseError> {
+    for extra in &sentence.extras {
+        if let Extra::MultiwordToken { first, last, .. } = extra {
+            if first > last || *first == 0 || *last > sentence.words.len() {
+                return Err(ParseError {
+                    line,
+                    message: format!(
+                        "multiword token {first}-{last} is not a range of the sentence's {} words",
+                        sentence.words.len()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
-/// Parse CoNLL-U text. Sentences are separated by blank lines; a missing final blank line is fine.
+/// Parse CoNLL-U text. Sentences are separated by blank lines; a missing final blank line is fine,
+/// and so is a leading byte-order mark. Every word, multiword-token and empty-node line has the
+/// format's 10 tab-separated columns (a line of 9 or 11 was read with columns made up or
+/// dropped), and a multiword token's range lies within its sentence.
 pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut sentences = Vec::new();
     let mut current = Sentence::default();
+    // The first line of the current sentence, named when its multiword ranges are wrong.
+    let mut sentence_start = 1;
     for (index, raw) in text.lines().enumerate() {
         let line_no = index + 1;
         let line = raw.trim_end_matches('\r');
         if line.trim().is_empty() {
             if !current.words.is_empty() || !current.comments.is_empty() {
+                check_ranges(&current, sentence_start)?;
                 sentences.push(std::mem::take(&mut current));
             }
+            sentence_start = line_no + 1;
             continue;
         }
         if line.starts_with('#') {
@@ -89,7 +111,7 @@ pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
             line: line_no,
             message,
         };
-        if cols.len() < 2 {
+        if cols.len() != 10 {
             return Err(err(format!(
                 "expected 10 tab-separated columns, found {}",
                 cols.len()
@@ -127,20 +149,26 @@ pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
             None | Some("_") => None,
             Some(h) => Some(h.parse().map_err(|_| err(format!("bad HEAD {h:?}")))?),
         };
+        if cols[1].is_empty() {
+            return Err(err(
+                "empty FORM (write `_` for an underscore word)".to_string()
+            ));
+        }
         current.words.push(Word {
             id,
             form: cols[1].to_string(),
-            lemma: column_or_blank(cols.get(2).copied()),
-            upos: column_or_blank(cols.get(3).copied()),
-            xpos: column_or_blank(cols.get(4).copied()),
-            feats: column_or_blank(cols.get(5).copied()),
+            lemma: cols[2].to_string(),
+            upos: cols[3].to_string(),
+            xpos: cols[4].to_string(),
+            feats: cols[5].to_string(),
             head,
-            deprel: column_or_blank(cols.get(7).copied()),
-            deps: column_or_blank(cols.get(8).copied()),
-            misc: column_or_blank(cols.get(9).copied()),
+            deprel: cols[7].to_string(),
+            deps: cols[8].to_string(),
+            misc: cols[9].to_string(),
         });
     }
     if !current.words.is_empty() || !current.comments.is_empty() {
+        check_ranges(&current, sentence_start)?;
         sentences.push(current);
     }
     // Heads pointing outside the sentence would make the evaluator and parser index out of range.

@@ -308,8 +308,16 @@ pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
 fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
     let pipeline = Pipeline::embedded()?;
     Ok(if let Some(path) = &args.conllu {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            // The line, as every other reader names it.
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            anyhow::anyhow!(
+                "{}:{line}: not valid UTF-8 (byte {at} of the file)",
+                path.display()
+            )
+        })?;
         let mut sentences =
             conllu::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
         pipeline.annotate(&mut sentences);

@@ -146,6 +146,20 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         );
         topics.push(topic);
     }
+    // Peers and models alone: a DUC tree has them too (ROUGE/ of its own layout), and its
+    // documents and scores were silently lost under `import tac`.
+    let nothing_judged = topics.iter().all(|t| {
+        t.documents.is_empty()
+            && !t.extra.contains_key("document_ids")
+            && t.summaries.iter().all(|s| s.scores.is_empty())
+    });
+    if nothing_judged {
+        bail!(
+            "{}: summaries but no documents and no manual scores for any topic: not a TAC \
+             evaluation root with its test documents (a DUC tree? use `aesop import duc`)",
+            root.display()
+        );
+    }
     Ok(topics)
 }
 
