@@ -611,7 +611,7 @@ impl Parser {
             });
             state.apply(t);
         }
-        (1..=n)
+        let arcs: Vec<(usize, usize)> = (1..=n)
             .map(|i| {
                 let h = if state.heads[i] == NONE {
                     0
@@ -625,7 +625,8 @@ impl Parser {
                 };
                 (h, l)
             })
-            .collect()
+            .collect();
+        root_labels_consistent(&self.labels, arcs)
     }
 
     /// Name of relation index `l`.
@@ -665,9 +666,38 @@ impl Parser {
     }
 }
 
+/// `root` exactly on the words headed by 0: the relation is scored with the arc, and in
+/// sentences of tens of thousands of words the parser gave a few words `root` under another
+/// head (invalid CoNLL-U). Such a word gets `dep`, UD's unspecified relation.
+fn root_labels_consistent(labels: &[String], mut arcs: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let index_of = |name: &str| labels.iter().position(|l| l == name);
+    let (Some(root), Some(dep)) = (index_of("root"), index_of("dep")) else {
+        return arcs;
+    };
+    for (head, label) in &mut arcs {
+        if *head == 0 {
+            *label = root;
+        } else if *label == root {
+            *label = dep;
+        }
+    }
+    arcs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn root_is_the_label_of_exactly_the_words_headed_by_zero() {
+        let labels: Vec<String> = ["nsubj", "root", "dep"].map(String::from).to_vec();
+        // Word 2 is headed by 0 but labelled nsubj; word 3 is labelled root under word 2.
+        let arcs = vec![(2, 0), (0, 0), (2, 1), (2, 0)];
+        assert_eq!(
+            root_labels_consistent(&labels, arcs),
+            vec![(2, 0), (0, 1), (2, 2), (2, 0)]
+        );
+    }
 
     /// Following the cheapest transition from the start rebuilds a projective gold tree exactly.
     #[test]
