@@ -521,6 +521,55 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
     );
 }
 
+/// A body Python's `json.dumps` wrote (a bare `NaN` score) is read as a set line is; a repeated
+/// key is refused with its path in `field`.
+#[test]
+fn a_bare_nan_score_is_accepted_and_a_repeated_key_is_named() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    let clean = request_with(|_| {});
+    let scored = http(addr, "POST", "/v1/score", &[], &clean);
+    assert_eq!(scored.status, 200);
+    let text = String::from_utf8(clean).expect("UTF-8");
+    let with_nan = text.replacen(
+        r#""system":"s1","#,
+        r#""system":"s1","scores":{"pyramid":NaN,"x":-Infinity},"#,
+        1,
+    );
+    assert_ne!(with_nan, text, "the edit applies");
+    let reply = http(addr, "POST", "/v1/score", &[], with_nan.as_bytes());
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(service_scores(&reply), service_scores(&scored));
+    // Still malformed where the quoting does not help; the position is in the body as sent.
+    let broken = http(addr, "POST", "/v1/score", &[], br#"{"topics": [NaN,]}"#);
+    assert_eq!(broken.status, 400);
+    assert_eq!(broken.json()["error"]["code"], "malformed_json");
+    assert!(
+        broken.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 1 column 13")),
+        "{}",
+        broken.json()
+    );
+    let duplicate = text.replacen(r#""system":"s2","#, r#""system":"s2","system":"s3","#, 1);
+    assert_ne!(duplicate, text, "the edit applies");
+    for body in [
+        duplicate.clone(),
+        duplicate.replacen(r#""text""#, r#""scores":{"a":NaN},"text""#, 1),
+    ] {
+        let reply = http(addr, "POST", "/v1/score", &[], body.as_bytes());
+        assert_eq!(reply.status, 400, "{body}");
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], "duplicate_key", "{error}");
+        assert_eq!(error["field"], "topics[0].summaries[1].system", "{error}");
+    }
+}
+
 #[test]
 fn health_models_and_metrics() {
     let server = start(&local_args());
@@ -709,6 +758,49 @@ fn openapi_document_matches_the_service() {
         check_schema(&reply.json(), schema, &doc, "$", &mut errors);
         assert!(errors.is_empty(), "{request}: {errors:?}");
     }
+    // A repeated key (json! cannot write one) is an error the schema knows.
+    let duplicate = http(
+        addr,
+        "POST",
+        "/v1/score",
+        &[],
+        br#"{"topics": [], "topics": []}"#,
+    );
+    assert_eq!(duplicate.status, 400);
+    let mut errors = Vec::new();
+    check_schema(
+        &duplicate.json(),
+        response_schema(&doc, "POST", "/v1/score", 400),
+        &doc,
+        "$",
+        &mut errors,
+    );
+    assert!(errors.is_empty(), "duplicate key: {errors:?}");
+    // The error codes of docs/SERVICE.md's table are exactly the schema's.
+    let service_md =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/SERVICE.md"))
+            .expect("docs/SERVICE.md");
+    let table = &service_md[service_md.find("## Errors").expect("Errors section")..];
+    let table = &table[..table.find("\n## ").expect("next section")];
+    let mut in_docs: Vec<String> = table
+        .lines()
+        .filter(|l| l.starts_with("| 4") || l.starts_with("| 5"))
+        .filter_map(|l| l.split('|').nth(2))
+        .flat_map(|codes| codes.split('`').skip(1).step_by(2).map(str::to_string))
+        .collect();
+    in_docs.sort();
+    let mut in_schema: Vec<String> = doc["components"]["schemas"]["Error"]["properties"]["error"]
+        ["properties"]["code"]["enum"]
+        .as_array()
+        .expect("code enum")
+        .iter()
+        .filter_map(|c| c.as_str().map(str::to_string))
+        .collect();
+    in_schema.sort();
+    assert_eq!(
+        in_docs, in_schema,
+        "docs/SERVICE.md's error table vs Error.code"
+    );
     // And the request schema accepts a real request (it is what clients generate code from).
     let mut errors = Vec::new();
     let request_schema =
@@ -859,6 +951,15 @@ fn heavy_request(summaries: usize) -> Value {
     json!({"topics": [{"topic": "heavy", "documents": [{"id": "d", "text": article}], "summaries": summaries}]})
 }
 
+/// A request scored for several seconds (about 9 on two cores): one topic of long summaries,
+/// so scoring that is cancelled runs on to its end (it stops only between topics).
+fn slow_request() -> Value {
+    let summaries: Vec<Value> = (0..192)
+        .map(|i| json!({"system": format!("s{i}"), "text": format!("{} {i}", ARTICLE.repeat(20))}))
+        .collect();
+    json!({"topics": [{"topic": "slow", "documents": [{"id": "d", "text": ARTICLE.repeat(8)}], "summaries": summaries}]})
+}
+
 #[test]
 fn overload_is_turned_away_with_429_and_retry_after() {
     let mut args = local_args();
@@ -947,6 +1048,115 @@ fn a_request_over_the_time_limit_gets_503_and_the_server_recovers() {
     assert_eq!(reply.json()["error"]["code"], "timeout");
     assert_eq!(reply.header("retry-after"), Some("1"));
     assert_eq!(get(server.addr, "/healthz").status, 200);
+}
+
+/// A request that times out while its one topic is still being scored keeps its admission slot
+/// until that scoring ends (it stops only between topics): with `--workers 1 --queue 0` the next
+/// request is refused at once, not admitted to wait for the busy worker and time out.
+#[test]
+fn a_timed_out_request_keeps_its_slot_until_its_scoring_ends() {
+    let mut args = local_args();
+    args.workers = Some(1);
+    args.queue = 0;
+    args.timeout_ms = 300;
+    let server = start(&args);
+    let addr = server.addr;
+    let light = request_with(|_| {});
+    let timed_out = post(addr, "/v1/score", &slow_request());
+    assert_eq!(
+        timed_out.status,
+        503,
+        "{}",
+        String::from_utf8_lossy(&timed_out.body)
+    );
+    assert_eq!(timed_out.json()["error"]["code"], "timeout");
+    // The slow topic is still being scored (seconds): no room for another request.
+    let refused = http(addr, "POST", "/v1/score", &[], &light);
+    assert_eq!(
+        refused.status,
+        429,
+        "{}",
+        String::from_utf8_lossy(&refused.body)
+    );
+    assert_eq!(refused.json()["error"]["code"], "overloaded");
+    // Once that scoring ends the slot is free again.
+    let started = Instant::now();
+    loop {
+        let reply = http(addr, "POST", "/v1/score", &[], &light);
+        if reply.status == 200 {
+            break;
+        }
+        assert_eq!(
+            reply.status,
+            429,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the slot was never freed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `Expect: 100-continue`: the interim `100 Continue` does not restart the header timeout, so a
+/// request scored for longer than that timeout still gets its answer (here the 503 of
+/// `--timeout-ms`, which comes well after the header timeout); it was an empty reply.
+#[test]
+fn expect_continue_is_answered_after_the_header_timeout() {
+    let mut args = local_args();
+    args.header_timeout_secs = 1;
+    args.timeout_ms = 3_000;
+    let server = start(&args);
+    let addr = server.addr;
+    let body = slow_request().to_string();
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .expect("timeout");
+    let head = format!(
+        "POST /v1/score HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("head");
+    let continued = b"HTTP/1.1 100 Continue\r\n\r\n";
+    let mut interim = vec![0u8; continued.len()];
+    stream.read_exact(&mut interim).expect("100 Continue");
+    assert_eq!(interim, continued);
+    stream.write_all(body.as_bytes()).expect("body");
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    assert!(!raw.is_empty(), "no answer: the connection was closed");
+    let reply = parse_reply(&raw);
+    if reply.status != 200 {
+        assert_eq!(
+            (reply.status, &reply.json()["error"]["code"]),
+            (503, &json!("timeout")),
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+    // A keep-alive connection still gets the header timeout after a 100 Continue exchange.
+    let mut idle = TcpStream::connect(addr).expect("connect");
+    idle.set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let small = request_with(|_| {});
+    let head = format!(
+        "POST /v1/score HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        small.len()
+    );
+    idle.write_all(head.as_bytes()).expect("head");
+    let mut interim = vec![0u8; continued.len()];
+    idle.read_exact(&mut interim).expect("100 Continue");
+    idle.write_all(&small).expect("body");
+    let mut raw = Vec::new();
+    let _ = idle.read_to_end(&mut raw);
+    assert!(
+        raw.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&raw)
+    );
 }
 
 #[test]
@@ -1099,6 +1309,19 @@ fn serve_process_reloads_on_sighup_and_stops_on_sigterm() {
         .expect("addr")
         .parse()
         .expect("address");
+    // While the models load, a reload answers as every route does then: 503 not_ready (it was
+    // 500 reload_failed, "the previous models keep serving" when there were none). Loading may
+    // also have finished by now; then it reloads.
+    let early = post(addr, "/v1/models/reload", &json!({}));
+    if early.status != 200 {
+        assert_eq!(
+            (early.status, &early.json()["error"]["code"]),
+            (503, &json!("not_ready")),
+            "{}",
+            String::from_utf8_lossy(&early.body)
+        );
+        assert_eq!(early.header("retry-after"), Some("1"));
+    }
     next_log("ready");
     let request = json!({"topics": [sample_topics()[1].clone()], "models": ["mine"]});
     let before = service_scores(&post(addr, "/v1/score", &request));

@@ -125,3 +125,26 @@ fn a_limit_of_zero_is_refused_at_start() {
         );
     }
 }
+
+/// `--max-connections` and `--queue` each size a semaphore: a number beyond tokio's limit
+/// panicked after "listening" was logged. Now it is a usage error naming the flag (exit 2).
+#[test]
+fn a_limit_beyond_its_maximum_is_refused_at_start() {
+    for (flag, value) in [
+        ("--max-connections", "2305843009213693952"),
+        ("--max-connections", "1000001"),
+        ("--queue", "2305843009213693952"),
+    ] {
+        let out = crate::common::aesop()
+            .args(["serve", "--addr", "127.0.0.1:0", flag, value])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .expect("aesop serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("1000000") && !stderr.contains("listening"),
+            "{flag} {value}: {stderr}"
+        );
+    }
+}

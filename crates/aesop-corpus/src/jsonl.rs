@@ -178,17 +178,10 @@ impl<R: BufRead> Iterator for SetReader<R> {
 /// an error naming the key's path (`summaries[0].scores.relevance: duplicate key …`). The error
 /// is the message without the file and line, which the caller adds.
 pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
-    match parse_strict(text) {
+    match parse_lenient(text) {
         Ok(value) => Ok(value),
-        Err(Unparsed::Duplicate(message)) => Err(message),
+        Err(Unparsed::Duplicate { message, .. }) => Err(message),
         Err(Unparsed::Json(first)) => {
-            if let Some(quoted) = quote_bare_non_finite(text) {
-                match parse_strict(&quoted) {
-                    Ok(value) => return Ok(value),
-                    Err(Unparsed::Duplicate(message)) => return Err(message),
-                    Err(Unparsed::Json(_)) => {}
-                }
-            }
             let message = first.to_string();
             // serde_json appends "at line 1 column N"; the line is ours, so keep only the column.
             let message = match message.rfind(" at line ") {
@@ -203,15 +196,33 @@ pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
     }
 }
 
+/// [`parse_strict`], retried with bare `NaN`/`Infinity` quoted as [`parse_json`] does (the HTTP
+/// service parses request bodies with it, so a body Python's `json.dumps` wrote is read as a
+/// set line is). A JSON error is the first attempt's, so its position is in `text`.
+pub fn parse_lenient(text: &str) -> std::result::Result<Value, Unparsed> {
+    match parse_strict(text) {
+        Err(Unparsed::Json(first)) => match quote_bare_non_finite(text).map(|q| parse_strict(&q)) {
+            Some(Ok(value)) => Ok(value),
+            Some(Err(duplicate @ Unparsed::Duplicate { .. })) => Err(duplicate),
+            Some(Err(Unparsed::Json(_))) | None => Err(Unparsed::Json(first)),
+        },
+        other => other,
+    }
+}
+
 /// Why [`parse_strict`] gave no value.
 pub enum Unparsed {
     Json(serde_json::Error),
-    /// The finished message, e.g. `summaries[0].scores.relevance: duplicate key "relevance" …`.
-    Duplicate(String),
+    /// An object repeats a key. `field` is the key's path (`summaries[0].scores.relevance`),
+    /// `message` the finished message, e.g. `summaries[0].scores.relevance: duplicate key …`.
+    Duplicate {
+        field: String,
+        message: String,
+    },
 }
 
 /// `serde_json::from_str::<Value>`, except that an object repeating a key is refused (the HTTP
-/// service parses request bodies with it; [`parse_json`] adds the bare-NaN retry for lines).
+/// service parses request bodies with [`parse_lenient`], which adds the bare-NaN retry).
 pub fn parse_strict(text: &str) -> std::result::Result<Value, Unparsed> {
     let found = RefCell::new(None);
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -220,7 +231,10 @@ pub fn parse_strict(text: &str) -> std::result::Result<Value, Unparsed> {
         .and_then(|value| deserializer.end().map(|()| value));
     match (result, found.into_inner()) {
         (Ok(value), _) => Ok(value),
-        (Err(_), Some(duplicate)) => Err(Unparsed::Duplicate(duplicate.message())),
+        (Err(_), Some(duplicate)) => Err(Unparsed::Duplicate {
+            field: duplicate.field(),
+            message: duplicate.message(),
+        }),
         (Err(e), None) => Err(Unparsed::Json(e)),
     }
 }
@@ -233,13 +247,18 @@ struct Duplicate {
 }
 
 impl Duplicate {
-    fn message(&self) -> String {
+    /// The repeated key's path, `summaries[0].scores.relevance`.
+    fn field(&self) -> String {
         let mut field: String = self.path.iter().rev().map(String::as_str).collect();
         field.push('.');
         field.push_str(&self.key);
+        field.trim_start_matches('.').to_string()
+    }
+
+    fn message(&self) -> String {
         format!(
             "{}: duplicate key {:?} (an object may give each key once)",
-            field.trim_start_matches('.'),
+            self.field(),
             self.key
         )
     }

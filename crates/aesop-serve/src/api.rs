@@ -52,15 +52,17 @@ const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
 /// names the field at fault.
 pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest, ApiError> {
     let text = std::str::from_utf8(body).map_err(|e| invalid_utf8(body, e))?;
-    let value: Value = aesop_corpus::jsonl::parse_strict(text).map_err(|e| {
+    // Lenient as a judgment-set line is: Python's json.dumps writes a missing score as bare NaN.
+    let value: Value = aesop_corpus::jsonl::parse_lenient(text).map_err(|e| {
         let e = match e {
             aesop_corpus::jsonl::Unparsed::Json(e) => e,
-            aesop_corpus::jsonl::Unparsed::Duplicate(message) => {
+            aesop_corpus::jsonl::Unparsed::Duplicate { field, message } => {
                 return ApiError::new(
                     axum::http::StatusCode::BAD_REQUEST,
                     "duplicate_key",
                     message,
                 )
+                .at(field)
             }
         };
         let message = e.to_string();
@@ -381,6 +383,7 @@ mod tests {
         );
         let e = error(body.as_bytes());
         assert_eq!(e.code, "duplicate_key");
+        assert_eq!(e.field.as_deref(), Some("topics[0].summaries[0].system"));
         assert!(
             e.message.contains("topics[0].summaries[0].system"),
             "{}",

@@ -60,6 +60,9 @@ impl axum::serve::Listener for GuardedListener {
     }
 }
 
+/// What hyper writes, as one write, when a request with `Expect: 100-continue` reads its body.
+const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
 /// A connection that must deliver each request head within the header timeout.
 pub struct GuardedIo {
     inner: TcpStream,
@@ -79,6 +82,19 @@ impl GuardedIo {
             header_timeout,
             deadline: Some(Box::pin(tokio::time::sleep(header_timeout))),
             matched: 0,
+        }
+    }
+
+    /// A write of `total` bytes starting with `first` is going out. A response: the next
+    /// request head gets a fresh deadline. Not hyper's interim `100 Continue` (sent alone, before
+    /// the request body is read): the request is still being answered, and a deadline armed
+    /// then fired while the handler ran, so hyper's next read failed and the connection closed
+    /// with no response.
+    fn response_going_out(&mut self, total: usize, first: &[u8]) {
+        let interim = total == CONTINUE.len() && first.starts_with(CONTINUE);
+        if self.deadline.is_none() && !interim {
+            self.deadline = Some(Box::pin(tokio::time::sleep(self.header_timeout)));
+            self.matched = 0;
         }
     }
 
@@ -134,11 +150,7 @@ impl AsyncWrite for GuardedIo {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        // A response is going out: the next request head gets a fresh deadline.
-        if this.deadline.is_none() {
-            this.deadline = Some(Box::pin(tokio::time::sleep(this.header_timeout)));
-            this.matched = 0;
-        }
+        this.response_going_out(buf.len(), buf);
         Pin::new(&mut this.inner).poll_write(cx, buf)
     }
 
@@ -156,10 +168,8 @@ impl AsyncWrite for GuardedIo {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        if this.deadline.is_none() {
-            this.deadline = Some(Box::pin(tokio::time::sleep(this.header_timeout)));
-            this.matched = 0;
-        }
+        let total = bufs.iter().map(|b| b.len()).sum();
+        this.response_going_out(total, bufs.first().map_or(&[][..], |b| &b[..]));
         Pin::new(&mut this.inner).poll_write_vectored(cx, bufs)
     }
 

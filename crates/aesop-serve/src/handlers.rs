@@ -107,6 +107,11 @@ pub async fn models(State(state): Shared) -> Result<Json<serde_json::Value>, Api
 }
 
 pub async fn reload(State(state): Shared) -> Result<Json<serde_json::Value>, ApiError> {
+    // Still loading at start: there are no previous models to keep serving, so this is the
+    // 503 every other route answers then, not a failed reload.
+    if state.registry().is_none() {
+        return Err(not_ready());
+    }
     match state.reload().await {
         Ok(registry) => {
             tracing::info!(models = registry.models().len(), "models reloaded");
@@ -182,7 +187,7 @@ async fn score_within_limits(
     let registry = state.registry().ok_or_else(not_ready)?;
     // Admission first, before reading the body: an overloaded service turns requests away at
     // once instead of queueing them without bound.
-    let _admitted = Arc::clone(&state.admission)
+    let admitted = Arc::clone(&state.admission)
         .try_acquire_owned()
         .map_err(|_| {
             ApiError::new(
@@ -210,10 +215,12 @@ async fn score_within_limits(
         .await
         .map_err(|_| ApiError::internal("the worker pool is closed"))?;
     let summaries: usize = request.topics.iter().map(|t| t.summaries.len()).sum();
-    // The worker permit moves into the blocking task: a request that times out keeps its
-    // worker busy until scoring notices the cancel flag, so the CPU stays bounded.
+    // Both permits move into the blocking task, which runs on after a request times out or its
+    // client goes away (until scoring notices the cancel flag): held by this future, the
+    // admission permit was freed at once, so --workers 1 --queue 0 admitted the next request
+    // to wait for the busy worker instead of answering 429. The CPU and the queue stay bounded.
     let answer = tokio::task::spawn_blocking(move || {
-        let _worker = worker;
+        let _permits = (admitted, worker);
         score_request(&request, &registry, &cancel)
     })
     .await

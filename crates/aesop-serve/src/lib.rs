@@ -36,6 +36,12 @@ pub use server::{run, spawn, ServerHandle};
 /// The shortest bearer token accepted: 16 bytes (128 bits when random).
 pub const MIN_TOKEN_BYTES: usize = 16;
 
+/// The largest `--max-connections` (far beyond any file-descriptor limit).
+pub const MAX_CONNECTIONS: usize = 1_000_000;
+
+/// The largest `--queue`.
+pub const MAX_QUEUE: usize = 1_000_000;
+
 /// `aesop serve [--addr IP:PORT] [--model NAME=PATH …] [--token-file FILE] [limits…]`
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
@@ -56,7 +62,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u32).range(1..=1024)))]
     pub workers: Option<u32>,
     /// Scoring requests that may wait for a worker; more get 429 at once.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 32))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 32, value_parser = up_to(0, MAX_QUEUE)))]
     pub queue: usize,
     /// Largest request body in bytes.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_body_bytes, value_parser = at_least_one()))]
@@ -74,7 +80,7 @@ pub struct ServeArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..)))]
     pub timeout_ms: u64,
     /// Most connections open at once; more are closed at once.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_connections, value_parser = at_least_one()))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Limits::default().max_connections, value_parser = up_to(1, MAX_CONNECTIONS)))]
     pub max_connections: usize,
     /// Seconds a connection has to send a request's headers; then it is closed.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..)))]
@@ -90,6 +96,13 @@ pub struct ServeArgs {
 #[cfg(feature = "cli")]
 fn at_least_one() -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+}
+
+/// `--queue` and `--max-connections` within `min..=max`: each sizes a semaphore, and one beyond
+/// tokio's `Semaphore::MAX_PERMITS` panicked after "listening" was logged.
+#[cfg(feature = "cli")]
+fn up_to(min: u64, max: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(min..=max as u64)
 }
 
 /// `--addr`: an IP address and port, or a host name and port resolved once (the first address).
@@ -203,6 +216,13 @@ impl AppState {
         let limits = args.limits();
         if limits.workers == 0 {
             bail!("--workers must be at least 1");
+        }
+        // The CLI range-checks these; a library caller gets an error, not a semaphore panic.
+        if limits.queue > MAX_QUEUE {
+            bail!("--queue must be at most {MAX_QUEUE}");
+        }
+        if !(1..=MAX_CONNECTIONS).contains(&limits.max_connections) {
+            bail!("--max-connections must be between 1 and {MAX_CONNECTIONS}");
         }
         Ok(AppState {
             token: args.token()?,
@@ -357,6 +377,14 @@ mod tests {
             Some(&b"1"[..])
         );
         assert!(handlers::models(State(Arc::clone(&state))).await.is_err());
+        // Reload too: there are no previous models to keep serving, so not a failed reload.
+        let Err(reload) = handlers::reload(State(Arc::clone(&state))).await else {
+            panic!("a reload while loading succeeded");
+        };
+        assert_eq!(
+            (reload.status, reload.code, reload.retry_after),
+            (StatusCode::SERVICE_UNAVAILABLE, "not_ready", Some(1))
+        );
         state.load().await.expect("built-ins load");
         let answer = handlers::readyz(State(Arc::clone(&state))).await;
         assert_eq!(answer.status(), StatusCode::OK);

@@ -69,7 +69,7 @@ pub fn document() -> Value {
                         "additionalProperties": false,
                         "properties": {
                             "code": {"type": "string", "enum": [
-                                "malformed_json", "invalid_utf8", "wrong_type", "missing_field",
+                                "malformed_json", "invalid_utf8", "duplicate_key", "wrong_type", "missing_field",
                                 "unknown_field", "invalid_value", "empty_summary", "unknown_model",
                                 "references_required", "body_too_large", "batch_too_large",
                                 "text_too_long", "overloaded", "timeout", "not_ready", "unauthorized",
@@ -198,7 +198,8 @@ pub fn document() -> Value {
                 "summary": "Read the user model files again; on any error the previous models keep serving.",
                 "responses": {
                     "200": json_response("Reloaded", "Reloaded"),
-                    "500": error_response("A model file is missing or corrupt (reload_failed)")
+                    "500": error_response("A model file is missing or corrupt (reload_failed)"),
+                    "503": error_response("Models still loading at start (not_ready); see Retry-After")
                 }
             }},
             "/v1/score": {"post": {
@@ -216,7 +217,7 @@ pub fn document() -> Value {
                 }}},
                 "responses": {
                     "200": json_response("Predictions, one result per summary in request order", "ScoreResponse"),
-                    "400": error_response("Malformed JSON or invalid UTF-8"),
+                    "400": error_response("Malformed JSON, invalid UTF-8, or an object repeating a key (duplicate_key)"),
                     "401": error_response("Missing or wrong bearer token"),
                     "413": error_response("Body, batch or text over a limit"),
                     "422": error_response("A field is invalid (the error names it), or an unknown model"),
