@@ -112,13 +112,8 @@ fn a_limit_of_zero_is_refused_at_start() {
         "--max-text-bytes",
         "--max-connections",
     ] {
-        let out = crate::common::aesop()
-            .args(["serve", "--addr", "127.0.0.1:0", flag, "0"])
-            .timeout(Duration::from_secs(60))
-            .output()
-            .expect("aesop serve");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag} 0: {stderr}");
+        let (code, stderr) = serve_with(flag, "0");
+        assert_eq!(code, Some(2), "{flag} 0: {stderr}");
         assert!(
             stderr.contains(flag) && stderr.contains("0 is not in 1.."),
             "{flag} 0: {stderr}"
@@ -135,16 +130,25 @@ fn a_limit_beyond_its_maximum_is_refused_at_start() {
         ("--max-connections", "1000001"),
         ("--queue", "2305843009213693952"),
     ] {
-        let out = crate::common::aesop()
-            .args(["serve", "--addr", "127.0.0.1:0", flag, value])
-            .timeout(Duration::from_secs(60))
-            .output()
-            .expect("aesop serve");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        let (code, stderr) = serve_with(flag, value);
+        assert_eq!(code, Some(2), "{flag} {value}: {stderr}");
         assert!(
             stderr.contains(flag) && stderr.contains("1000000") && !stderr.contains("listening"),
             "{flag} {value}: {stderr}"
         );
     }
+}
+
+/// `aesop serve --addr 127.0.0.1:0 FLAG VALUE` run to its end (a refused start): exit code and
+/// standard error.
+fn serve_with(flag: &str, value: &str) -> (Option<i32>, String) {
+    let out = crate::common::aesop()
+        .args(["serve", "--addr", "127.0.0.1:0", flag, value])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("aesop serve");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
