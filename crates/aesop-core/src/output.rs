@@ -188,10 +188,10 @@ impl OutputFile {
         write: impl FnOnce(&mut OutputFile) -> Result<()>,
     ) -> Result<()> {
         let mut out = OutputFile::create(path, inputs)?;
-        // No "writing PATH" context: the writer's own errors name the file already, and the
-        // closure's other errors are about the input it reads while writing (a bad line of a set
-        // read as "writing features.csv: set.jsonl:3: …").
-        write(&mut out)?;
+        // "OUT not written", not "writing OUT": the closure's errors are often about the input
+        // it reads while writing (a bad line of a set read as "writing features.csv:
+        // set.jsonl:3: …"), and either way nothing was written.
+        write(&mut out).with_context(|| format!("{} not written", path.display()))?;
         out.commit()
     }
 
