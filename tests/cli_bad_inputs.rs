@@ -119,6 +119,69 @@ fn an_importer_refuses_a_file_of_another_format_naming_it() {
 }
 
 #[test]
+fn realsumm_id_map_must_name_every_article_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let realsumm = sources(dir.path())
+        .into_iter()
+        .find(|(format, _)| *format == "realsumm")
+        .map(|(_, path)| path)
+        .expect("realsumm source");
+    let map = realsumm.join("doc_id_map.jsonl");
+    let message_with_map = |lines: &str| {
+        std::fs::write(&map, lines).expect("map");
+        format!("{:#}", import("realsumm", &realsumm).expect_err(lines))
+    };
+    // A good map names the topic by its event id.
+    std::fs::write(&map, "{\"doc_id\": 0, \"event_id\": \"cnndm7\"}\n").expect("map");
+    let topics = import("realsumm", &realsumm).expect("a good map");
+    assert_eq!(topics[0].topic, "cnndm7");
+    let message = message_with_map(
+        "{\"doc_id\": 0, \"event_id\": \"a\"}\n{\"doc_id\": 0, \"event_id\": \"b\"}\n",
+    );
+    assert!(
+        message.contains("doc_id_map.jsonl:2: doc_id: 0 already mapped at line 1"),
+        "{message}"
+    );
+    let message = message_with_map(
+        "{\"doc_id\": 1, \"event_id\": \"a\"}\n{\"doc_id\": 0, \"event_id\": \"a\"}\n",
+    );
+    assert!(
+        message.contains(
+            "doc_id_map.jsonl:2: event_id: \"a\" already given to another doc_id at line 1"
+        ),
+        "{message}"
+    );
+    // A map that lacks an article's doc_id would mix event ids and doc_ids.
+    let message = message_with_map("{\"doc_id\": 5, \"event_id\": \"a\"}\n");
+    assert!(
+        message.contains(
+            "scores_abs.jsonl:1: doc_id: 0 is not in doc_id_map.jsonl, which maps 1 doc_ids"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_repeated_article_id_names_both_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (format, path) in sources(dir.path()) {
+        if !matches!(format, "summeval" | "newsroom") {
+            continue;
+        }
+        let line = std::fs::read_to_string(&path).expect("read");
+        let line = line.trim_start_matches(BOM).trim_end();
+        std::fs::write(&path, format!("{line}\n\n{line}\n")).expect("write");
+        let message = format!("{:#}", import(format, &path).expect_err(format));
+        assert!(
+            message.contains(&format!(
+                "{format}.jsonl:3: doc_id: \"d1\" already given at line 1"
+            )),
+            "{format}: {message}"
+        );
+    }
+}
+
+#[test]
 fn repeated_json_keys_are_refused_with_file_line_and_key() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = dir.path().join("set.jsonl");

@@ -223,6 +223,23 @@ fn score_names_a_model_given_as_name_equals_path() {
         .arg(format!("m2={}", model.display()))
         .assert()
         .success();
+    // A built-in's bare name is a file name; without such a file the error says how to name
+    // the built-in.
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .arg("score")
+        .arg(&set)
+        .args(["--model", "readability"])
+        .output()
+        .expect("score");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr.contains(
+            "readability: no such model file; for the built-in model write builtin:readability"
+        ),
+        "{stderr}"
+    );
 }
 
 /// A model is reference-free when every column is, with or without --no-references, and a

@@ -201,3 +201,111 @@ fn a_write_error_leaves_no_partial_file_and_names_it() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_dash_output_is_standard_output_where_the_output_is_optional_and_refused_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    // `features`, `score` and `analyze` write to standard output for `-o -`, as without `-o`.
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "surface", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(csv.starts_with("topic,system,surface."), "{csv}");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .arg("score")
+        .arg(&set)
+        .args(["--model", "builtin:readability", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    assert!(
+        stderr(&out).contains("to standard output"),
+        "{}",
+        stderr(&out)
+    );
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .args(["analyze", "-o", "-"])
+        .write_stdin("The cat sat.")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("# text = The cat sat."));
+    // `import -o -` writes the set to standard output.
+    let source = dir.path().join("summeval.jsonl");
+    std::fs::write(
+        &source,
+        r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "consistency": 2, "fluency": 3, "relevance": 4}}}}"#,
+    )
+    .unwrap();
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .args(["import", "summeval"])
+        .arg(&source)
+        .args(["-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(r#"{"topic":"d1""#));
+    // A model file or a report cannot go to standard output: refused, naming `-`.
+    let out = common::aesop()
+        .current_dir(dir.path())
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--classes", "surface", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`-` (standard output) cannot take this output; name a file"),
+        "{}",
+        stderr(&out)
+    );
+    // No file named `-` was written by any of them.
+    assert!(!dir.path().join("-").exists());
+}
+
+#[test]
+fn a_reader_that_closes_standard_output_early_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    // The read end is closed before the run starts, so the first write fails with EPIPE: no
+    // panic (`print!` panicked in `aesop models`), no error, exit 0 (as ripgrep).
+    for args in [
+        vec!["models".to_string()],
+        vec![
+            "features".to_string(),
+            set.display().to_string(),
+            "--classes".to_string(),
+            "surface".to_string(),
+        ],
+        vec![
+            "score".to_string(),
+            set.display().to_string(),
+            "--model".to_string(),
+            "builtin:readability".to_string(),
+        ],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}

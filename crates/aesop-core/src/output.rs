@@ -46,6 +46,30 @@ pub fn remove_pending_outputs() {
     }
 }
 
+/// Whether `path` is `-`, which names standard output. Verbs whose output is optional write to
+/// standard output for `-o -` as when `-o` is left out; [`OutputFile::create`] refuses it, so
+/// the others (a model file, a report) never write a file named `-`.
+pub fn names_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// `output` unless it names standard output (`-`): the path a verb with an optional output
+/// writes to, `None` for standard output.
+pub fn file_or_stdout(output: Option<&Path>) -> Option<&Path> {
+    output.filter(|path| !names_stdout(path))
+}
+
+/// Write `text` to standard output and flush it, as an error (not a panic, as `print!`'s) when
+/// that fails: a closed pipe (`aesop models | head -1`) ends the run quietly in the binary.
+/// Verbs that also write files write them first, so a reader that stops early loses none.
+pub fn print_stdout(text: &str) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("writing standard output")
+}
+
 /// How many symbolic links are followed before giving up (as the kernel's `ELOOP` limit).
 const MAX_SYMLINKS: usize = 40;
 
@@ -66,6 +90,9 @@ impl OutputFile {
     /// regular file; a read-only file), resolves symbolic links (the output is written through
     /// them), and opens a temporary file in the destination's directory.
     pub fn create(path: &Path, inputs: &[&Path]) -> Result<OutputFile> {
+        if names_stdout(path) {
+            bail!("`-` (standard output) cannot take this output; name a file");
+        }
         let dest = resolve_links(path)?;
         let shown = path.to_path_buf();
         let mut keep_permissions = None;

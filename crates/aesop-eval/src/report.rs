@@ -195,7 +195,6 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
         eprintln!("warning: {warning}");
     }
     report.warnings = warnings;
-    print!("{}", render_text(&report));
     let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
     inputs.extend(args.compare.as_deref());
     if let Some(path) = &args.json {
@@ -209,7 +208,8 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
             scatter_svg(&report).as_bytes(),
         )?;
     }
-    Ok(())
+    // After the files: a reader of standard output that stops early loses none of them.
+    aesop_core::output::print_stdout(&render_text(&report))
 }
 
 /// Read, align and evaluate: the report `evaluate_command` prints.

@@ -274,7 +274,7 @@ pub fn ablate_command(
             render_chart(&report).as_bytes(),
         )?;
     }
-    print!("{markdown}");
+    aesop_core::output::print_stdout(&markdown)?;
     Ok(report)
 }
 

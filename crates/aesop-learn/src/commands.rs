@@ -791,7 +791,7 @@ pub fn cross_validate_command(
             });
         report.calibrated_mae = if n > 0 { sum / n as f64 } else { f64::NAN };
         report.seconds = started.elapsed().as_secs_f64();
-        print!("{}", render_loso(&report, &held_out));
+        let table = render_loso(&report, &held_out);
         report.leave_one_set_out = held_out;
         if let Some(path) = &args.report {
             let inputs = learn.input_paths();
@@ -799,6 +799,7 @@ pub fn cross_validate_command(
             let json = serde_json::to_string_pretty(&report)?;
             aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
         }
+        aesop_core::output::print_stdout(&table)?;
         return Ok(report);
     }
 
@@ -944,7 +945,7 @@ fn cv_report(
 }
 
 fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvReport> {
-    println!(
+    let mut text = format!(
         "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{}{})\n  \
          summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}\n  calibrated MAE {:.3}",
         report.topic_folds,
@@ -973,8 +974,8 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
     );
     if let Some(stats) = &report.statistics {
         let input = &stats.input_pairwise;
-        println!(
-            "  summary-level Pearson r {:.3}, Spearman ρ {:.3}\n  system-level Pearson r {:.3}, pairwise accuracy {:.3}\n  \
+        text += &format!(
+            "\n  summary-level Pearson r {:.3}, Spearman ρ {:.3}\n  system-level Pearson r {:.3}, pairwise accuracy {:.3}\n  \
              input-level pairwise accuracy {:.3} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
             stats.summary.pearson,
             stats.summary.spearman,
@@ -987,8 +988,8 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
         );
     }
     for p in &report.per_set {
-        println!(
-            "  {}: summary τ {:.3}, system τ {:.3}",
+        text += &format!(
+            "\n  {}: summary τ {:.3}, system τ {:.3}",
             p.set, p.summary_kendall_tau, p.system_kendall_tau
         );
     }
@@ -998,6 +999,8 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
         let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
         aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
     }
+    text.push('\n');
+    aesop_core::output::print_stdout(&text)?;
     Ok(report)
 }
 

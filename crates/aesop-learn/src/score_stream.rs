@@ -46,7 +46,7 @@ pub struct ScoreArgs {
     /// Plain-text human reference summaries (optional).
     #[cfg_attr(feature = "cli", arg(long, num_args = 1..))]
     pub reference: Vec<PathBuf>,
-    /// Predictions to write (JSON Lines); standard output when omitted.
+    /// Predictions to write (JSON Lines); standard output when omitted or `-`.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: Option<PathBuf>,
     /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
@@ -389,7 +389,7 @@ pub fn score_streaming(
         .collect::<Result<Vec<_>>>()?;
     let format = ScoreFormat::resolve(args.format, args.output.as_deref());
     let columns = groups.columns();
-    let sink_name = args.output.as_ref().map_or_else(
+    let sink_name = aesop_core::output::file_or_stdout(args.output.as_deref()).map_or_else(
         || "standard output".to_string(),
         |p| p.display().to_string(),
     );
@@ -613,7 +613,7 @@ enum Output {
 
 impl Output {
     fn create(path: Option<&Path>, inputs: &[&Path]) -> Result<Output> {
-        let Some(path) = path else {
+        let Some(path) = aesop_core::output::file_or_stdout(path) else {
             return Ok(Output::Stdout);
         };
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {

@@ -64,6 +64,13 @@ impl NamedModel {
             Some(name) => NamedModel::from_builtin(builtin::find(name)?),
             None => {
                 let (name, path) = split_model_spec(spec).map_err(|e| anyhow::anyhow!(e))?;
+                // `--model readability` is a file by that name; without one, say how to name
+                // the built-in rather than only "No such file".
+                if !path.exists() && builtin::find(spec).is_ok() {
+                    anyhow::bail!(
+                        "{spec}: no such model file; for the built-in model write builtin:{spec}"
+                    );
+                }
                 NamedModel::from_file(&path, name.as_deref())
             }
         }

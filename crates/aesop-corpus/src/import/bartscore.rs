@@ -4,7 +4,7 @@
 //! `consistency`, Newsroom's `informativeness`, …): a file of the other kind is refused at its
 //! first summary instead of being imported without its targets.
 
-use super::{check_unique_topics, map_score, read_json_lines, At};
+use super::{map_score, read_json_lines, At};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::Result;
 use std::path::Path;
@@ -38,9 +38,17 @@ pub fn import_newsroom(path: &Path) -> Result<Vec<Topic>> {
 
 fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Topic>> {
     let mut topics = Vec::new();
+    // doc_id -> the line that gave it: one topic per line, so a repeated id names both lines.
+    let mut first_line = std::collections::HashMap::new();
     for (line, value) in read_json_lines(path)? {
         let at = At { file: path, line };
         let id = at.id(&value, "", "doc_id")?;
+        if let Some(first) = first_line.insert(id.clone(), line) {
+            return Err(at.error(
+                "doc_id",
+                format!("{id:?} already given at line {first} (one article per line)"),
+            ));
+        }
         let mut topic = Topic::new(id.clone());
         topic
             .documents
@@ -93,6 +101,5 @@ fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Top
         }
         topics.push(topic);
     }
-    check_unique_topics(&topics, path)?;
     Ok(topics)
 }

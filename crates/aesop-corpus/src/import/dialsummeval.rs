@@ -1,7 +1,7 @@
 //! DialSummEval (Gao & Wan 2022): `human_judgment.jsonl`, one line per (dialogue, model), each
 //! with 3 annotator dicts. Lines are grouped by dialogue id into topics.
 
-use super::{check_unique_topics, map_score, read_json_lines, At};
+use super::{map_score, read_json_lines, At};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::Result;
 use serde_json::Value;
@@ -64,7 +64,6 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         }
         topic.summaries.push(summary);
     }
-    check_unique_topics(&topics, &path)?;
     Ok(topics)
 }
 

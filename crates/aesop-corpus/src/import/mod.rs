@@ -47,8 +47,19 @@ pub fn import(format: &str, path: &Path) -> Result<Vec<Topic>> {
         );
     }
     // An import must not write a set that its reader refuses (an empty topic or system id in the
-    // source, a blank summary id…): every topic passes the set reader's rules.
+    // source, a blank summary id, a topic id twice…): every topic passes the set reader's rules.
+    // Each importer names the source lines of a repeated id itself; this is the last net.
+    let mut seen = std::collections::HashMap::new();
     for (i, topic) in topics.iter().enumerate() {
+        if let Some(first) = seen.insert(topic.topic.as_str(), i) {
+            bail!(
+                "{}: topic id {:?} occurs twice (topics {} and {} of the import), so no set was written",
+                path.display(),
+                topic.topic,
+                first + 1,
+                i + 1
+            );
+        }
         let value = serde_json::to_value(topic).context("encoding an imported topic")?;
         if let Err(e) = jsonl::topic_from_value(value) {
             bail!(
@@ -250,24 +261,6 @@ fn read_json_lines(path: &Path) -> Result<Vec<(usize, Value)>> {
         rows.push((number, value));
     }
     Ok(rows)
-}
-
-/// Error unless the topic ids of an import are unique (a source with a repeated id would
-/// otherwise give a judgment set that its own reader rejects).
-fn check_unique_topics(topics: &[Topic], source: &Path) -> Result<()> {
-    let mut seen = std::collections::HashMap::new();
-    for (i, topic) in topics.iter().enumerate() {
-        if let Some(first) = seen.insert(topic.topic.as_str(), i) {
-            bail!(
-                "{}: topic id {:?} occurs twice (topics {} and {})",
-                source.display(),
-                topic.topic,
-                first + 1,
-                i + 1
-            );
-        }
-    }
-    Ok(())
 }
 
 /// Add the mapped target `to` from the original score `from` when present.

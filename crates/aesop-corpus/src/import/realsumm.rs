@@ -1,7 +1,7 @@
 //! REALSumm (Bhandari et al. 2020): a directory with `scores_abs.jsonl`, `scores_ext.jsonl`,
 //! `src.txt` (line i = article of doc_id i) and optionally `doc_id_map.jsonl` (doc_id -> event_id).
 
-use super::{check_unique_topics, map_score, read_json_lines, read_text, At};
+use super::{map_score, read_json_lines, read_text, At};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::{bail, Result};
 use serde_json::Value;
@@ -37,9 +37,13 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
                 .ok_or_else(|| at.error("doc_id", "expected a non-negative integer"))?;
             let topic = match topics.entry(doc_id) {
                 std::collections::btree_map::Entry::Occupied(entry) => entry.into_mut(),
-                std::collections::btree_map::Entry::Vacant(entry) => {
-                    entry.insert(new_topic(doc_id, &value, &at, &event_ids, &sources)?)
-                }
+                std::collections::btree_map::Entry::Vacant(entry) => entry.insert(new_topic(
+                    doc_id,
+                    &value,
+                    &at,
+                    event_ids.as_ref(),
+                    &sources,
+                )?),
             };
             for (system, entry) in at.object(&value, "", "system_summaries")? {
                 if Some(system.as_str()) == drop {
@@ -72,22 +76,30 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
             }
         }
     }
-    let topics: Vec<Topic> = topics.into_values().collect();
-    check_unique_topics(&topics, dir)?;
-    Ok(topics)
+    Ok(topics.into_values().collect())
 }
 
 fn new_topic(
     doc_id: u64,
     value: &Value,
     at: &At,
-    event_ids: &BTreeMap<u64, String>,
+    event_ids: Option<&BTreeMap<u64, String>>,
     sources: &[String],
 ) -> Result<Topic> {
-    let id = event_ids
-        .get(&doc_id)
-        .cloned()
-        .unwrap_or_else(|| doc_id.to_string());
+    // With a map every topic is named by its event id (a doc_id the map lacks would mix the
+    // two schemes, and could take an event id's name); without one, by its doc_id.
+    let id = match event_ids {
+        Some(map) => map.get(&doc_id).cloned().ok_or_else(|| {
+            at.error(
+                "doc_id",
+                format!(
+                    "{doc_id} is not in doc_id_map.jsonl, which maps {} doc_ids",
+                    map.len()
+                ),
+            )
+        })?,
+        None => doc_id.to_string(),
+    };
     let mut topic = Topic::new(id.clone());
     topic
         .extra
@@ -112,21 +124,35 @@ fn new_topic(
     Ok(topic)
 }
 
-/// doc_id -> event_id from `doc_id_map.jsonl`; empty when the file is absent (ids are then doc_ids).
-fn read_event_ids(path: &Path) -> Result<BTreeMap<u64, String>> {
-    let mut map = BTreeMap::new();
+/// doc_id -> event_id from `doc_id_map.jsonl`, `None` when the file is absent (ids are then
+/// doc_ids). A doc_id given twice, or two doc_ids given one event id, is an error naming both
+/// lines: either would merge or mislabel articles.
+fn read_event_ids(path: &Path) -> Result<Option<BTreeMap<u64, String>>> {
     if !path.exists() {
-        return Ok(map);
+        return Ok(None);
     }
+    let mut map = BTreeMap::new();
+    let mut doc_id_line = BTreeMap::new();
+    let mut event_id_line: BTreeMap<String, usize> = BTreeMap::new();
     for (line, value) in read_json_lines(path)? {
         let at = At { file: path, line };
         let doc_id = value
             .get("doc_id")
             .and_then(Value::as_u64)
             .ok_or_else(|| at.error("doc_id", "expected a non-negative integer"))?;
-        map.insert(doc_id, at.string(&value, "", "event_id")?);
+        let event_id = at.string(&value, "", "event_id")?;
+        if let Some(first) = doc_id_line.insert(doc_id, line) {
+            return Err(at.error("doc_id", format!("{doc_id} already mapped at line {first}")));
+        }
+        if let Some(first) = event_id_line.insert(event_id.clone(), line) {
+            return Err(at.error(
+                "event_id",
+                format!("{event_id:?} already given to another doc_id at line {first}"),
+            ));
+        }
+        map.insert(doc_id, event_id);
     }
-    Ok(map)
+    Ok(Some(map))
 }
 
 fn read_sources(path: &Path) -> Result<Vec<String>> {

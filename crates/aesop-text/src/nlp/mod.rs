@@ -273,7 +273,7 @@ pub struct AnalyzeArgs {
         arg(long, value_name = "FILE", conflicts_with = "input")
     )]
     pub conllu: Option<PathBuf>,
-    /// Write CoNLL-U here instead of standard output.
+    /// Write CoNLL-U here instead of standard output (`-`: standard output).
     #[cfg_attr(feature = "cli", arg(short, long, value_name = "FILE"))]
     pub output: Option<PathBuf>,
 }
@@ -284,7 +284,7 @@ pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
     let out = analyze_to_conllu(&args);
     spinner.finish_and_clear();
     let out = out?;
-    match &args.output {
+    match aesop_core::output::file_or_stdout(args.output.as_deref()) {
         Some(p) => {
             let inputs: Vec<&std::path::Path> = args
                 .input
