@@ -15,8 +15,10 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         human,
         target: target.to_string(),
         feature: None,
+        model: None,
         compare: None,
         compare_feature: None,
+        compare_model: None,
         bootstrap: 200,
         resample: Resample::Both,
         seed: 1,
@@ -282,6 +284,103 @@ fn errors_name_the_file_line_and_field() {
 
     let e = error_of(args(fixture("eval/other_topics.jsonl"), set, "pyramid"));
     assert!(e.contains("share no (topic, system) row"), "{e}");
+}
+
+/// Two models' predictions of one target in one file (`aesop score --model A --model B`): the
+/// repeat names both lines and `--model`; `--model` and `--compare-model` choose; a predictions
+/// file whose values are all missing, and a features CSV giving the column twice, say so.
+#[test]
+fn predictions_of_two_models_are_told_apart() {
+    let set = fixture("eval/set.jsonl");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let single = std::fs::read_to_string(fixture("eval/predictions.jsonl")).expect("read");
+    let mut two = String::new();
+    for (model, sign) in [("a", 1.0), ("b", -1.0)] {
+        for line in single.lines() {
+            let mut v: Value = serde_json::from_str(line).expect("line");
+            v["model"] = model.into();
+            v["score"] = (v["score"].as_f64().expect("score") * sign).into();
+            two += &format!("{v}\n");
+        }
+    }
+    let both = dir.path().join("two.jsonl");
+    std::fs::write(&both, &two).expect("write");
+    let e = error_of(args(both.clone(), set.clone(), "pyramid"));
+    assert!(
+        e.contains("two.jsonl:15: topic \"T1\", system \"A\" already has a prediction at line 1: models a and b both predict 'pyramid'; choose one with --model NAME"),
+        "{e}"
+    );
+    let tau = |model: &str| {
+        let mut a = args(both.clone(), set.clone(), "pyramid");
+        a.model = Some(model.into());
+        statistic(&evaluate_json(a, dir.path()), "summary.kendall")
+    };
+    let single_tau = statistic(
+        &evaluate_json(
+            args(fixture("eval/predictions.jsonl"), set.clone(), "pyramid"),
+            dir.path(),
+        ),
+        "summary.kendall",
+    );
+    assert_eq!(tau("a"), single_tau);
+    assert_eq!(tau("b"), -single_tau);
+    let mut a = args(both.clone(), set.clone(), "pyramid");
+    a.model = Some("c".into());
+    let e = error_of(a);
+    assert!(
+        e.contains("no prediction of 'pyramid' by model 'c' (models in the file: a, b)"),
+        "{e}"
+    );
+    // One file, two models compared.
+    let mut a = args(both.clone(), set.clone(), "pyramid");
+    a.model = Some("a".into());
+    a.compare = Some(both.clone());
+    a.compare_model = Some("b".into());
+    let report = evaluate_json(a, dir.path());
+    assert!(report["comparison"]["metric"]
+        .as_str()
+        .is_some_and(|m| m.ends_with("two.jsonl [model b]")));
+    let mut a = args(both.clone(), set.clone(), "pyramid");
+    a.compare_model = Some("b".into());
+    assert!(error_of(a).contains("--compare-model names a model of the --compare file"));
+
+    // Every value null: said as such, not "share no row".
+    let nulls: String = single
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).expect("line");
+            v["score"] = Value::Null;
+            format!("{v}\n")
+        })
+        .collect();
+    let null_path = dir.path().join("nulls.jsonl");
+    std::fs::write(&null_path, nulls).expect("write");
+    let e = error_of(args(null_path, set.clone(), "pyramid"));
+    assert!(
+        e.contains("nulls.jsonl: all 13 values are missing (null, NaN or empty)"),
+        "{e}"
+    );
+
+    // A features CSV naming the column twice.
+    let csv = std::fs::read_to_string(fixture("eval/features.csv")).expect("read");
+    let doubled: String = csv
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let first = line.split(',').nth(2).unwrap_or("");
+            let extra = if i == 0 { "rouge.r1_f" } else { first };
+            format!("{line},{extra}\n")
+        })
+        .collect();
+    let doubled_path = dir.path().join("doubled.csv");
+    std::fs::write(&doubled_path, doubled).expect("write");
+    let mut a = args(doubled_path, set, "pyramid");
+    a.feature = Some("rouge.r1_f".into());
+    let e = error_of(a);
+    assert!(
+        e.contains("doubled.csv:1: column 'rouge.r1_f' appears 2 times (columns 3, 5); keep one"),
+        "{e}"
+    );
 }
 
 /// ROUGE-1 F of the library's `rouge` class against SummEval relevance: our measured values are

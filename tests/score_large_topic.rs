@@ -69,7 +69,7 @@ fn a_large_topic_scores_as_its_summaries_score_alone() {
         .success();
     let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
     assert!(
-        stderr.contains("2200 predictions for 1100 summaries (1 topics"),
+        stderr.contains("2200 predictions for 1100 summaries (1 topic,"),
         "one topic reported, not its parts: {stderr}"
     );
     common::aesop()

@@ -35,6 +35,11 @@ pub struct EvaluateArgs {
     /// Column of a features file to evaluate, e.g. rouge.r1_f.
     #[cfg_attr(feature = "cli", arg(long))]
     pub feature: Option<String>,
+    /// Evaluate only the predictions of this model (their `model` field): needed when a file
+    /// holds two models' predictions for the target on the same summaries, as `aesop score
+    /// --model A --model B` writes.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub model: Option<String>,
     /// Second predictions or features file: paired bootstrap, permutation test and the
     /// discriminative-power table of both.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -43,6 +48,10 @@ pub struct EvaluateArgs {
     /// predictions file needs none).
     #[cfg_attr(feature = "cli", arg(long))]
     pub compare_feature: Option<String>,
+    /// Model of the --compare predictions file (as --model; e.g. the other model of one
+    /// `aesop score` output: `evaluate p.jsonl --model A --compare p.jsonl --compare-model B`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub compare_model: Option<String>,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
@@ -70,6 +79,8 @@ pub struct MetricScores {
     pub label: String,
     /// (topic, system, score), file order.
     pub rows: Vec<(String, String, f64)>,
+    /// The line of the file each of `rows` comes from (for messages).
+    pub lines: Vec<usize>,
     /// Rows without a value (empty cell, null).
     pub missing: usize,
 }
@@ -220,6 +231,9 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if args.compare_feature.is_some() && args.compare.is_none() {
         bail!("--compare-feature names a column of the --compare file: give --compare FILE too");
     }
+    if args.compare_model.is_some() && args.compare.is_none() {
+        bail!("--compare-model names a model of the --compare file: give --compare FILE too");
+    }
     if let (Some(json), Some(plot)) = (&args.json, &args.plot) {
         if json == plot {
             bail!(
@@ -233,7 +247,11 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         &args.predictions,
         &args.target,
         args.feature.as_deref(),
-        "--feature",
+        ModelChoice {
+            model: args.model.as_deref(),
+            flag: "--model",
+            feature_flag: "--feature",
+        },
     )?;
     let (rows, counts) = align(&metric, &human, &args.human)?;
     let data = Aligned::new(&rows)?;
@@ -257,7 +275,16 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
                 None if holds_predictions(path) => None,
                 None => args.feature.as_deref(),
             };
-            let other = read_metric_for(path, &args.target, column, "--compare-feature")?;
+            let other = read_metric_for(
+                path,
+                &args.target,
+                column,
+                ModelChoice {
+                    model: args.compare_model.as_deref(),
+                    flag: "--compare-model",
+                    feature_flag: "--compare-feature",
+                },
+            )?;
             Some(compare(&metric, &other, &human, args)?)
         }
     };
@@ -368,25 +395,60 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)
 /// Read a predictions file, or the column `feature` of a features file (CSV when the name ends
 /// in `.csv`, JSON Lines otherwise).
 pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<MetricScores> {
-    read_metric_for(path, target, feature, "--feature")
+    read_metric_for(
+        path,
+        target,
+        feature,
+        ModelChoice {
+            model: None,
+            flag: "--model",
+            feature_flag: "--feature",
+        },
+    )
 }
 
-/// [`read_metric`], naming `flag` as the option that gives a features file's column.
+/// Which model's predictions to read from a predictions file, and the flags that choose the
+/// model and a features file's column (named in messages: `--model` or `--compare-model`).
+#[derive(Clone, Copy)]
+struct ModelChoice<'a> {
+    model: Option<&'a str>,
+    flag: &'static str,
+    feature_flag: &'static str,
+}
+
+/// [`read_metric`] with the flags of the file it reads.
 fn read_metric_for(
     path: &Path,
     target: &str,
     feature: Option<&str>,
-    flag: &str,
+    choice: ModelChoice,
 ) -> Result<MetricScores> {
-    match (is_csv(path), feature) {
-        (true, Some(column)) => read_features_csv(path, column),
+    let flag = choice.feature_flag;
+    if feature.is_some() && choice.model.is_some() {
+        bail!(
+            "{} chooses among predictions, and {} is read as a features file ({flag}): give one of them",
+            choice.flag,
+            path.display()
+        );
+    }
+    let scores = match (is_csv(path), feature) {
+        (true, Some(column)) => read_features_csv(path, column)?,
         (true, None) => bail!(
             "{}: a features CSV needs {flag} COLUMN (e.g. {flag} rouge.r1_f)",
             path.display()
         ),
-        (false, Some(column)) => read_features_jsonl(path, column),
-        (false, None) => read_predictions(path, target, flag),
+        (false, Some(column)) => read_features_jsonl(path, column)?,
+        (false, None) => read_predictions(path, target, choice)?,
+    };
+    // Every value missing is not "no shared row" (what align would say): say what it is.
+    if scores.rows.is_empty() && scores.missing > 0 {
+        bail!(
+            "{}: all {} values are missing (null, NaN or empty); there is nothing to evaluate",
+            scores.label,
+            scores.missing
+        );
     }
+    Ok(scores)
 }
 
 fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
@@ -397,6 +459,24 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
         .clone();
     let find = |name: &str| headers.iter().position(|h| h == name);
+    // A column given twice would be read from its first place without a word.
+    for name in ["topic", "system", column] {
+        let places: Vec<usize> = (0..headers.len())
+            .filter(|&i| &headers[i] == name)
+            .collect();
+        if places.len() > 1 {
+            bail!(
+                "{}:1: column '{name}' appears {} times (columns {}); keep one",
+                path.display(),
+                places.len(),
+                places
+                    .iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
     let (Some(topic_col), Some(system_col)) = (find("topic"), find("system")) else {
         bail!(
             "{}:1: the header needs 'topic' and 'system' columns",
@@ -413,6 +493,7 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
     let mut scores = MetricScores {
         label: format!("{} [{column}]", path.display()),
         rows: Vec::new(),
+        lines: Vec::new(),
         missing: 0,
     };
     for record in reader.records() {
@@ -445,6 +526,7 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
             field(system_col).to_string(),
             value,
         ));
+        scores.lines.push(line as usize);
     }
     Ok(scores)
 }
@@ -567,13 +649,17 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
     let mut scores = MetricScores {
         label: format!("{} [{column}]", path.display()),
         rows: Vec::new(),
+        lines: Vec::new(),
         missing: 0,
     };
     for (line, object) in &objects {
         let topic = string_field(path, *line, object, "topic")?;
         let system = string_field(path, *line, object, "system")?;
         match number_field(path, *line, object, column)? {
-            Some(v) => scores.rows.push((topic, system, v)),
+            Some(v) => {
+                scores.rows.push((topic, system, v));
+                scores.lines.push(*line);
+            }
             None => scores.missing += 1,
         }
     }
@@ -581,15 +667,24 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 }
 
 /// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
-/// hold several targets), lines without `target` are taken.
-fn read_predictions(path: &Path, target: &str, flag: &str) -> Result<MetricScores> {
+/// hold several targets), lines without `target` are taken. With `choice.model`, only that
+/// model's lines are read. One summary predicted by two models (`aesop score --model A --model
+/// B` on one target) is an error naming both lines and the flag that chooses one.
+fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<MetricScores> {
     let objects = json_objects(path)?;
     let mut scores = MetricScores {
-        label: path.display().to_string(),
+        label: match choice.model {
+            Some(model) => format!("{} [model {model}]", path.display()),
+            None => path.display().to_string(),
+        },
         rows: Vec::new(),
+        lines: Vec::new(),
         missing: 0,
     };
     let mut other_targets = BTreeSet::new();
+    let mut models_of_target = BTreeSet::new();
+    // (topic, system) -> (line, model) of its prediction, to name both lines of a repeat.
+    let mut first: HashMap<(String, String), (usize, Option<String>)> = HashMap::new();
     for (line, object) in &objects {
         if let Some(t) = object.get("target") {
             let Value::String(t) = t else {
@@ -600,14 +695,40 @@ fn read_predictions(path: &Path, target: &str, flag: &str) -> Result<MetricScore
                 continue;
             }
         }
+        let model = match object.get("model") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(string_field(path, *line, object, "model")?),
+        };
+        if let Some(model) = &model {
+            models_of_target.insert(model.clone());
+        }
+        if choice.model.is_some() && model.as_deref() != choice.model {
+            continue;
+        }
         if !object.contains_key("score") {
             bail!(
-                "{}:{line}: score: missing (a features file needs {flag} COLUMN)",
-                path.display()
+                "{}:{line}: score: missing (a features file needs {} COLUMN)",
+                path.display(),
+                choice.feature_flag
             );
         }
         let topic = string_field(path, *line, object, "topic")?;
         let system = string_field(path, *line, object, "system")?;
+        if let Some((first_line, first_model)) =
+            first.insert((topic.clone(), system.clone()), (*line, model.clone()))
+        {
+            let models = match (&first_model, &model) {
+                (Some(a), Some(b)) if a != b => format!(
+                    ": models {a} and {b} both predict '{target}'; choose one with {} NAME",
+                    choice.flag
+                ),
+                _ => String::new(),
+            };
+            bail!(
+                "{}:{line}: topic {topic:?}, system {system:?} already has a prediction at line {first_line}{models}",
+                path.display()
+            );
+        }
         // The model's own output when the line has it: a calibrated `score` is a clamped linear
         // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which
         // would mix the folds' scales within a topic's ranking.
@@ -616,11 +737,30 @@ fn read_predictions(path: &Path, target: &str, flag: &str) -> Result<MetricScore
             _ => number_field(path, *line, object, "score")?,
         };
         match value {
-            Some(v) => scores.rows.push((topic, system, v)),
+            Some(v) => {
+                scores.rows.push((topic, system, v));
+                scores.lines.push(*line);
+            }
             None => scores.missing += 1,
         }
     }
-    if scores.rows.is_empty() && !other_targets.is_empty() {
+    if let Some(model) = choice.model {
+        if first.is_empty() {
+            bail!(
+                "{}: no prediction of '{target}' by model '{model}' ({})",
+                path.display(),
+                if models_of_target.is_empty() {
+                    "its lines name no model".to_string()
+                } else {
+                    format!(
+                        "models in the file: {}",
+                        models_of_target.into_iter().collect::<Vec<_>>().join(", ")
+                    )
+                }
+            );
+        }
+    }
+    if first.is_empty() && !other_targets.is_empty() {
         bail!(
             "{}: no prediction for target '{target}' (targets in the file: {})",
             path.display(),
@@ -646,11 +786,12 @@ pub fn align(
     human: &[(String, String, f64)],
     human_path: &Path,
 ) -> Result<(Vec<ScoreRow>, AlignCounts)> {
-    let mut by_key: HashMap<(&str, &str), f64> = HashMap::new();
-    for (topic, system, value) in &metric.rows {
-        if by_key.insert((topic, system), *value).is_some() {
+    let mut by_key: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
+    for (row, (topic, system, value)) in metric.rows.iter().enumerate() {
+        let line = metric.lines.get(row).copied().unwrap_or(0);
+        if let Some((_, first_line)) = by_key.insert((topic, system), (*value, line)) {
             bail!(
-                "{}: topic {topic:?}, system {system:?} appears twice",
+                "{}: topic {topic:?}, system {system:?} appears twice (lines {first_line} and {line})",
                 metric.label
             );
         }
@@ -660,7 +801,7 @@ pub fn align(
         .filter_map(|(topic, system, h)| {
             by_key
                 .get(&(topic.as_str(), system.as_str()))
-                .map(|&m| ScoreRow {
+                .map(|&(m, _)| ScoreRow {
                     topic: topic.clone(),
                     system: system.clone(),
                     metric: m,

@@ -523,12 +523,24 @@ pub fn score_streaming(
         eprintln!("warning: {n} summaries not scored (score null): {kind} (e.g. {example})");
     }
     eprint!("{}", system_table(&report, 40));
+    // Two significant digits at least: the LM scores under one summary a second on a CPU,
+    // which `{:.0}` showed as 0.
+    let rate = report.stats.summaries_per_second();
+    let rate = if rate < 10.0 {
+        format!("{rate:.2}")
+    } else {
+        format!("{rate:.0}")
+    };
     eprintln!(
-        "wrote {} predictions for {} summaries ({} topics, {:.0} summaries/s) to {sink_name}",
+        "wrote {} predictions for {} summaries ({} {}, {rate} summaries/s) to {sink_name}",
         report.predictions,
         report.stats.summaries,
         report.stats.topics,
-        report.stats.summaries_per_second()
+        if report.stats.topics == 1 {
+            "topic"
+        } else {
+            "topics"
+        },
     );
     Ok(report)
 }
