@@ -512,15 +512,7 @@ fn dispatch(command: Command) -> Result<()> {
                 .map_err(|e| incomplete_on_stdout(e, true))?,
             };
             for skipped in &streamed.skipped {
-                eprintln!(
-                    "note: class {} has no values for {} summaries in {} topic(s) (e.g. {}): {}; \
-                     those cells are left empty",
-                    skipped.class,
-                    skipped.summaries,
-                    skipped.topics.len(),
-                    skipped.topics[0],
-                    skipped.reasons.join("; ")
-                );
+                eprintln!("note: {}; those cells are left empty", skipped.note());
             }
             Ok(())
         }

@@ -125,6 +125,28 @@ type PredictionTuple = (
 /// (model, target, score per summary): one model's scores of `score_texts`.
 type ModelScores = (String, String, Vec<Option<f64>>);
 
+/// The warnings `aesop score` prints for the degenerate summaries of `topics` (one per kind,
+/// naming the first as `name` gives it), worded for Python's `None`.
+fn degenerate_warnings<'t>(
+    summaries: impl Iterator<Item = (&'t Topic, usize)>,
+    name: impl Fn(&Topic, usize) -> String,
+) -> Vec<String> {
+    let mut tally = aesop::learn::degenerate::Tally::default();
+    for (topic, i) in summaries {
+        if let Some(kind) = aesop::learn::degenerate::detect(&topic.summaries[i].text) {
+            tally.add(kind, || name(topic, i));
+        }
+    }
+    tally.warnings("None")
+}
+
+/// Every (topic, summary index) of `topics`.
+fn all_summaries(topics: &[Topic]) -> impl Iterator<Item = (&Topic, usize)> {
+    topics
+        .iter()
+        .flat_map(|t| (0..t.summaries.len()).map(move |i| (t, i)))
+}
+
 /// NaN (not scored) as `None`, as the CLI writes `null`.
 fn finite_or_none(v: f64) -> Option<f64> {
     (!v.is_nan()).then_some(v)
@@ -201,15 +223,28 @@ impl Scorer {
         self.groups.names()
     }
 
+    /// The CLI's warnings about models whose scores depend on the rest of the batch.
+    #[getter]
+    fn batch_warnings(&self) -> Vec<String> {
+        self.groups.batch_warnings()
+    }
+
     /// Score topics given as JSON text (one judgment-set line each). Returns
     /// [`PredictionTuple`]s in the CLI's output order (`raw`: the model's output before
-    /// calibration).
-    fn score_json(&self, py: Python<'_>, topics: Vec<String>) -> PyResult<Vec<PredictionTuple>> {
-        let predictions = interruptible(py, |cancel| {
+    /// calibration) and the CLI's warnings about unscored summaries.
+    fn score_json(
+        &self,
+        py: Python<'_>,
+        topics: Vec<String>,
+    ) -> PyResult<(Vec<PredictionTuple>, Vec<String>)> {
+        let (predictions, warnings) = interruptible(py, |cancel| {
             let topics = parse_topics(&topics)?;
-            self.groups.predict(&topics, cancel)
+            let warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
+                format!("{}/{}", topic.topic, topic.summaries[i].system)
+            });
+            Ok((self.groups.predict(&topics, cancel)?, warnings))
         })?;
-        Ok(predictions
+        let rows = predictions
             .into_iter()
             .map(|p| {
                 let has_raw = p.raw.is_some();
@@ -217,10 +252,12 @@ impl Scorer {
                 let score = finite_or_none(p.score);
                 (p.topic, p.system, p.target, score, raw, has_raw, p.model)
             })
-            .collect())
+            .collect();
+        Ok((rows, warnings))
     }
 
-    /// Score summaries of one topic; returns (model, target, scores) per model.
+    /// Score summaries of one topic; returns (model, target, scores) per model and the CLI's
+    /// warnings about unscored summaries (named `summaries[i]`).
     #[pyo3(signature = (summaries, documents, references=None))]
     fn score_texts(
         &self,
@@ -228,7 +265,7 @@ impl Scorer {
         summaries: Vec<String>,
         documents: Vec<String>,
         references: Option<Vec<String>>,
-    ) -> PyResult<Vec<ModelScores>> {
+    ) -> PyResult<(Vec<ModelScores>, Vec<String>)> {
         let mut topic = Topic::new("input");
         for (i, d) in documents.into_iter().enumerate() {
             topic.documents.push(Document::new(format!("d{i}"), d));
@@ -243,6 +280,9 @@ impl Scorer {
         let predictions = interruptible(py, |cancel| {
             self.groups.predict(std::slice::from_ref(&topic), cancel)
         })?;
+        let warnings = degenerate_warnings((0..n).map(|i| (&topic, i)), |_, i| {
+            format!("summaries[{i}]")
+        });
         // Per summary, per model: regroup per model (every model listed, with no summaries too).
         let mut out: Vec<ModelScores> = self
             .groups
@@ -254,11 +294,12 @@ impl Scorer {
         for (i, p) in predictions.into_iter().enumerate() {
             out[i % models].2.push(finite_or_none(p.score));
         }
-        Ok(out)
+        Ok((out, warnings))
     }
 }
 
-/// Feature columns for topics given as JSON text: (names, topics, systems, rows of values).
+/// Feature columns for topics given as JSON text: (names, topics, systems, rows of values) and
+/// the notes `aesop features` prints for classes left without values on some summaries.
 /// `options`: (name, value) pairs of `aesop features`' flags (`FeatureOptions::from_named`).
 #[pyfunction]
 #[pyo3(signature = (topics, classes=None, options=None))]
@@ -268,7 +309,13 @@ fn features_json(
     topics: Vec<String>,
     classes: Option<Vec<String>>,
     options: Option<Vec<(String, String)>>,
-) -> PyResult<(Vec<String>, Vec<String>, Vec<String>, Vec<Vec<Option<f64>>>)> {
+) -> PyResult<(
+    Vec<String>,
+    Vec<String>,
+    Vec<String>,
+    Vec<Vec<Option<f64>>>,
+    Vec<String>,
+)> {
     let table = interruptible(py, |cancel| {
         let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
         let topics = parse_topics(&topics)?;
@@ -285,7 +332,8 @@ fn features_json(
         system_col.push(r.system);
         rows.push(r.values);
     }
-    Ok((table.names, topic_col, system_col, rows))
+    let notes = table.skipped.iter().map(|s| s.note()).collect();
+    Ok((table.names, topic_col, system_col, rows, notes))
 }
 
 /// The built-in model names.

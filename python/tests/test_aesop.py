@@ -12,6 +12,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,44 @@ def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
                                                           [topic["documents"][0]["text"]])
     assert scores["pyramid-noref"][0] is None and isinstance(scores["pyramid-noref"][1], float)
     del binary
+
+
+def test_the_cli_warnings_are_aesop_warnings(tmp_path):
+    binary = _need(BIN, "the aesop binary")
+    # Unscored summaries: the CLI's stderr warning, worded for None, one per kind.
+    topic = _tiny_topic(["", "The cat sat on the mat.", "!!!"])
+    with pytest.warns(aesop.AesopWarning) as caught:
+        aesop.Scorer().score_sets([topic])
+    messages = [str(w.message) for w in caught]
+    assert "1 summaries not scored (score None): empty summary (e.g. t/s0)" in messages
+    assert any(m.startswith("1 summaries not scored (score None): no language") for m in messages)
+    assert all(w.filename == __file__ for w in caught), "points at the caller's line"
+    with pytest.warns(aesop.AesopWarning, match=r"\(e\.g\. summaries\[0\]\)"):
+        aesop.Scorer(models=["pyramid-noref"]).score(["", "A cat."], ["The cat sat."])
+    # A class without values: the CLI's note.
+    with pytest.warns(aesop.AesopWarning, match="class rouge has no values for 3 summaries.*no references.*None"):
+        aesop.features([topic], classes="rouge")
+    # A model whose scores depend on the batch (it uses consensus): warned when loaded.
+    texts = ["The cat sat on the mat.", "A cat sat.", "The mat was warm.", "It was a warm day."]
+    lines = [json.dumps(_tiny_topic(texts, scores={"relevance": 1.0})) for _ in range(3)]
+    lines = [line.replace('"topic": "t"', f'"topic": "t{i}"') for i, line in enumerate(lines)]
+    for i, line in enumerate(lines):
+        topic_i = json.loads(line)
+        for j, summary in enumerate(topic_i["summaries"]):
+            summary["scores"] = {"relevance": float((i + j) % 4)}
+        lines[i] = json.dumps(topic_i)
+    train_set = tmp_path / "train.jsonl"
+    train_set.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "batch.aesop"
+    subprocess.run([str(binary), "train", str(train_set), "--target", "relevance", "--classes",
+                    "surface,consensus", "--no-references", "-o", str(model)],
+                   check=True, capture_output=True)
+    with pytest.warns(aesop.AesopWarning, match="model batch uses consensus"):
+        aesop.Scorer(models=[str(model)])
+    # Ordinary summaries: no warning at all.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        aesop.Scorer().score_sets([_tiny_topic(["The cat sat on the mat."])])
 
 
 def test_a_nan_human_score_is_missing_as_in_a_set_file(tmp_path):

@@ -33,6 +33,19 @@ pub struct Skipped {
 }
 
 impl Skipped {
+    /// What `aesop features` notes about this class (and the Python package warns):
+    /// `class rouge has no values for 16 summaries in 1 topic(s) (e.g. t1): no references to compare with`.
+    pub fn note(&self) -> String {
+        format!(
+            "class {} has no values for {} summaries in {} topic(s) (e.g. {}): {}",
+            self.class,
+            self.summaries,
+            self.topics.len(),
+            self.topics.first().map_or("", String::as_str),
+            self.reasons.join("; ")
+        )
+    }
+
     /// One empty entry per class, in the classes' order.
     fn none_for(classes: &[Box<dyn FeatureClass>]) -> Vec<Skipped> {
         classes

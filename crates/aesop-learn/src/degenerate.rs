@@ -55,6 +55,31 @@ impl std::fmt::Display for Degenerate {
     }
 }
 
+/// Degenerate summaries counted by kind, each with the first one's name: one warning per kind
+/// (the CLI's stderr, the Python package's `AesopWarning`s).
+#[derive(Debug, Default)]
+pub struct Tally(Vec<(Degenerate, usize, String)>);
+
+impl Tally {
+    /// Count a summary of `kind`; `name` (e.g. `topic/system`) is kept for the first of a kind.
+    pub fn add(&mut self, kind: Degenerate, name: impl FnOnce() -> String) {
+        match self.0.iter_mut().find(|(k, _, _)| *k == kind) {
+            Some(entry) => entry.1 += 1,
+            None => self.0.push((kind, 1, name())),
+        }
+    }
+
+    /// One line per kind; `unscored` is how the output shows a missing score (`null`, `None`).
+    pub fn warnings(&self, unscored: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|(kind, n, example)| {
+                format!("{n} summaries not scored (score {unscored}): {kind} (e.g. {example})")
+            })
+            .collect()
+    }
+}
+
 /// Classify a summary's text; `None` for ordinary text. Linear in the text's length.
 pub fn detect(text: &str) -> Option<Degenerate> {
     let mut chars = 0usize;

@@ -429,8 +429,8 @@ pub fn score_streaming(
         PredictionWriter::new(format, &columns, groups.defaults.is_some(), output.writer())?;
     let mut systems: BTreeMap<String, Vec<(f64, usize)>> = BTreeMap::new();
     let mut predictions = 0;
-    // Degenerate summaries seen: (kind, count, an example), for one warning per kind.
-    let mut degenerate: Vec<(super::degenerate::Degenerate, usize, String)> = Vec::new();
+    // Degenerate summaries seen, for one warning per kind.
+    let mut degenerate = super::degenerate::Tally::default();
     let progress = aesop_core::progress::enabled();
     // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
     let counter = aesop_core::progress::off_terminal_counter("score");
@@ -469,22 +469,17 @@ pub fn score_streaming(
                 .zip(&scores.degenerate)
             {
                 if let Some(kind) = kind {
-                    match degenerate.iter_mut().find(|(k, _, _)| k == kind) {
-                        Some(entry) => entry.1 += 1,
-                        None => degenerate.push((
-                            *kind,
-                            1,
-                            // Plain-text input: the summary's file as given; a set: topic/system.
-                            match args.summary.iter().find(|p| {
-                                args.set.is_none()
-                                    && p.file_name()
-                                        .is_some_and(|n| n.to_string_lossy() == summary.system)
-                            }) {
-                                Some(path) => path.display().to_string(),
-                                None => format!("{}/{}", topic.topic, summary.system),
-                            },
-                        )),
-                    }
+                    // Plain-text input: the summary's file as given; a set: topic/system.
+                    degenerate.add(*kind, || {
+                        match args.summary.iter().find(|p| {
+                            args.set.is_none()
+                                && p.file_name()
+                                    .is_some_and(|n| n.to_string_lossy() == summary.system)
+                        }) {
+                            Some(path) => path.display().to_string(),
+                            None => format!("{}/{}", topic.topic, summary.system),
+                        }
+                    });
                 }
                 writer
                     .write(topic, &summary.system, models, row, raw)
@@ -519,8 +514,8 @@ pub fn score_streaming(
         systems,
         columns,
     };
-    for (kind, n, example) in &degenerate {
-        eprintln!("warning: {n} summaries not scored (score null): {kind} (e.g. {example})");
+    for warning in degenerate.warnings("null") {
+        eprintln!("warning: {warning}");
     }
     eprint!("{}", system_table(&report, 40));
     // Two significant digits at least: the LM scores under one summary a second on a CPU,

@@ -174,20 +174,13 @@ impl Scored {
 
     /// One line per kind of degenerate summary, for a warning on output.
     pub fn degenerate_warnings(&self) -> Vec<String> {
-        let mut counts: Vec<(Degenerate, usize, String)> = Vec::new();
+        let mut tally = degenerate::Tally::default();
         for (record, kind) in self.table.records.iter().zip(&self.degenerate) {
-            let Some(kind) = kind else { continue };
-            match counts.iter_mut().find(|(k, _, _)| k == kind) {
-                Some(entry) => entry.1 += 1,
-                None => counts.push((*kind, 1, format!("{}/{}", record.topic, record.system))),
+            if let Some(kind) = kind {
+                tally.add(*kind, || format!("{}/{}", record.topic, record.system));
             }
         }
-        counts
-            .into_iter()
-            .map(|(kind, n, example)| {
-                format!("{n} summaries not scored (score null): {kind} (e.g. {example})")
-            })
-            .collect()
+        tally.warnings("null")
     }
 }
 

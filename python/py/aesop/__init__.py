@@ -15,6 +15,7 @@ Example::
 
 import json as _json
 import os as _os
+import warnings as _warnings
 
 # As the CLI does at start (aesop_neural::configure_cpu_threads): idle workers of the neural LM's
 # CPU thread pool spin briefly, so topics scored in parallel keep their cores. Speed only.
@@ -23,7 +24,20 @@ _os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
 from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
-__all__ = ["Scorer", "features", "builtin_models", "__version__"]
+__all__ = ["Scorer", "AesopWarning", "features", "builtin_models", "__version__"]
+
+
+class AesopWarning(UserWarning):
+    """What ``aesop`` prints as a warning or note on the command line: summaries it could not
+    score (their score is ``None``), a model whose scores depend on the rest of the batch,
+    feature classes left without values. Filter it as any warning, e.g.
+    ``warnings.simplefilter("error", aesop.AesopWarning)``."""
+
+
+def _warn(messages):
+    # stacklevel 3: the line of the user's code that called the public function.
+    for message in messages:
+        _warnings.warn(message, AesopWarning, stacklevel=3)
 
 
 def builtin_models():
@@ -153,6 +167,7 @@ class Scorer:
         if not isinstance(neural, bool):
             raise TypeError(f"neural: expected bool, got {type(neural).__name__}")
         self._inner = _aesop.Scorer(models, neural)
+        _warn(self._inner.batch_warnings)
 
     def __reduce__(self):
         return (Scorer, (self._inner.specs or None, self._inner.neural))
@@ -185,8 +200,10 @@ class Scorer:
                 raise ValueError(f"documents[{i}]: empty document")
         references = _check_texts("references", references, optional=True)
         out = {}
-        for model, _target, scores in self._inner.score_texts(summaries, documents, references):
+        scored, warnings = self._inner.score_texts(summaries, documents, references)
+        for model, _target, scores in scored:
             out[model] = scores
+        _warn(warnings)
         return _frame(out, pandas)
 
     def score_sets(self, topics, pandas=False):
@@ -201,7 +218,8 @@ class Scorer:
         >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
         ...                             "summaries": [{"system": "s1", "text": "..."}]}])
         """
-        rows = self._inner.score_json(_topics_json(topics))
+        rows, warnings = self._inner.score_json(_topics_json(topics))
+        _warn(warnings)
         if pandas:
             keys = ("topic", "system", "target", "score", "raw", "model")
             columns = [[r[i] for r in rows] for i in (0, 1, 2, 3, 4, 6)]
@@ -252,7 +270,10 @@ def features(topics, classes=None, pandas=False, **options):
         if not classes:
             raise ValueError("classes: an empty list; give None for every class")
     pairs = [(name, _option_text(name, value)) for name, value in options.items()]
-    names, topic_col, system_col, rows = _aesop.features_json(_topics_json(topics), classes, pairs)
+    names, topic_col, system_col, rows, notes = _aesop.features_json(
+        _topics_json(topics), classes, pairs
+    )
+    _warn(f"{note}; those values are None" for note in notes)
     cols = {"topic": topic_col, "system": system_col}
     for j, name in enumerate(names):
         cols[name] = [r[j] for r in rows]

@@ -7,6 +7,9 @@ Topic = Dict[str, Any]
 
 def builtin_models() -> List[str]: ...
 
+class AesopWarning(UserWarning):
+    """The CLI's warnings and notes: unscored summaries, batch-dependent models, classes left without values."""
+
 class Scorer:
     """Models loaded once (built-in names or model files); thread-safe; pickles by model names."""
 
