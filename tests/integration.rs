@@ -38,6 +38,7 @@ mod lm_features;
 mod model_card;
 mod neural_bad_input;
 mod neural_builtins;
+mod neural_cache;
 mod neural_fixture;
 mod neural_hidden;
 mod neural_match;
