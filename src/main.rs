@@ -246,8 +246,10 @@ struct FeatureFlags {
     /// TESLA-S: similarity of different forms sharing a stem (stem matching).
     #[arg(long, default_value_t = 0.5, value_parser = features::named_options::unit_interval)]
     tesla_stem_similarity: f64,
-    /// neural: tokens of the source in the LM prompt.
-    #[arg(long, default_value_t = 1400)]
+    /// neural: tokens of the source in the LM prompt (at least 1: with none the source-given
+    /// features would be the unconditional ones and the reference features lose their article).
+    #[arg(long, default_value_t = 1400,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     neural_source_tokens: usize,
     /// neural: references for the BARTScore-style features (0: off, NaN).
     #[arg(long, default_value_t = 2)]
