@@ -36,6 +36,7 @@ mod learn_summeval;
 mod learn_transfer;
 mod lm_features;
 mod model_card;
+mod models_cli;
 mod neural_bad_input;
 mod neural_builtins;
 mod neural_cache;
