@@ -4,7 +4,8 @@
 //! hash of the options and texts) and C the SHA-256 of R as written. Why: the rows are read as
 //! features with nothing else to check them against, so an edited, torn or copied entry would
 //! give wrong features without a word; now it is recomputed and rewritten, with a warning. An
-//! entry of an older aesop (a bare array, no checksum) is stale and recomputed too.
+//! entry of an older aesop (a bare array, no checksum) is read as before, once, and rewritten
+//! with its key and checksum.
 //!
 //! A cache that cannot be used (DIR a regular file, not creatable, an entry not writable) is
 //! said once per run and the run goes on without it: the cache only saves time.
@@ -63,9 +64,9 @@ fn checksum(rows: &[Vec<Option<f64>>]) -> String {
 }
 
 /// The rows of the entry `file` whose name is `key`, if it holds `summaries` rows of `width`
-/// values (missing values as `null`, read back as NaN). An absent entry, one of an older aesop,
-/// or one of another shape (a build with other features) is computed again without a word; an
-/// unreadable or corrupt one with a warning naming it.
+/// values (missing values as `null`, read back as NaN). An absent entry or one of another shape
+/// (a build with other features) is computed again without a word; an unreadable or corrupt one
+/// with a warning naming it; one of an older aesop is read and upgraded.
 pub(crate) fn read(
     file: &Path,
     key: &str,
@@ -87,7 +88,12 @@ pub(crate) fn read(
         Err(e) => return bad(format!("cannot be read ({e})")),
     };
     if text.trim_start().starts_with('[') {
-        return None;
+        // An entry of an aesop before the checksums (a bare array of rows): read as then, and
+        // rewritten with its key and checksum, so a cache of hours of LM work stays usable.
+        let rows = serde_json::from_str::<Vec<Vec<Option<f64>>>>(&text).ok()?;
+        let rows = shaped(rows, (summaries, width))?;
+        write(file, key, &rows);
+        return Some(rows);
     }
     let entry = match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(entry) => entry,
@@ -106,6 +112,15 @@ pub(crate) fn read(
     if checksum(&rows) != check {
         return bad("does not match its checksum".to_string());
     }
+    shaped(rows, (summaries, width))
+}
+
+/// `rows` as feature rows (null read back as NaN) if they are `summaries` rows of `width`
+/// values; `None` for another shape (a build with other features: computed again).
+fn shaped(
+    rows: Vec<Vec<Option<f64>>>,
+    (summaries, width): (usize, usize),
+) -> Option<Vec<FeatureRow>> {
     if rows.len() != summaries || rows.iter().any(|r| r.len() != width) {
         return None;
     }
@@ -180,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn an_edited_torn_misplaced_or_old_entry_is_not_read() {
+    fn an_edited_torn_or_misplaced_entry_is_not_read() {
         let dir = tempfile::tempdir().expect("tempdir");
         let (file, key) = entry_file(dir.path());
         write(&file, key, &[Some(vec![-2.5, 7.0])]);
@@ -191,7 +206,6 @@ mod tests {
             ("a count edited", good.replace("7.0", "-5.0")),
             ("torn", good[..good.len() / 2].to_string()),
             ("no checksum", good.replace("\"check\"", "\"chek\"")),
-            ("an old bare array", "[[-2.5,7.0]]".to_string()),
             (
                 "not JSON rows",
                 good.replace("[[", "[{").replace("]]", "}]"),
@@ -208,6 +222,26 @@ mod tests {
         );
         assert!(read(&file, key, (1, 2)).is_some(), "the intact entry");
         assert!(read(&dir.path().join("absent.json"), key, (1, 2)).is_none());
+    }
+
+    #[test]
+    fn an_older_entry_is_read_once_and_upgraded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (file, key) = entry_file(dir.path());
+        // What aesop wrote before the checksums: a bare array of rows.
+        std::fs::write(&file, "[[-2.5,null]]").expect("write");
+        assert!(read(&file, key, (1, 3)).is_none(), "another shape");
+        let rows = read(&file, key, (1, 2)).expect("the old entry reads");
+        let row = rows[0].as_ref().expect("row");
+        assert!(row[0] == -2.5 && row[1].is_nan());
+        let upgraded = std::fs::read_to_string(&file).expect("entry");
+        assert!(
+            upgraded.contains("\"check\"") && upgraded.contains(key),
+            "{upgraded}"
+        );
+        // Once upgraded, an edit is caught like any other.
+        std::fs::write(&file, upgraded.replace("-2.5", "99.0")).expect("write");
+        assert!(read(&file, key, (1, 2)).is_none());
     }
 
     #[test]
