@@ -5,7 +5,7 @@ use aesop::features::{self, run};
 use aesop::learn::commands as learn;
 use aesop::output::OutputFile;
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -246,8 +246,10 @@ struct FeatureFlags {
     /// TESLA-S: similarity of different forms sharing a stem (stem matching).
     #[arg(long, default_value_t = 0.5, value_parser = features::named_options::unit_interval)]
     tesla_stem_similarity: f64,
-    /// neural: tokens of the source in the LM prompt.
-    #[arg(long, default_value_t = 1400)]
+    /// neural: tokens of the source in the LM prompt (at least 1: with none the source-given
+    /// features would be the unconditional ones and the reference features lose their article).
+    #[arg(long, default_value_t = 1400,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     neural_source_tokens: usize,
     /// neural: references for the BARTScore-style features (0: off, NaN).
     #[arg(long, default_value_t = 2)]
@@ -325,20 +327,15 @@ impl FeatureFlags {
     }
 }
 
-/// `aesop models fetch NAME`: install a downloadable model and say where it went.
-fn fetch_model(what: Option<&str>) -> Result<()> {
-    use aesop::neural::model;
-    let known: Vec<&str> = model::MODELS.iter().map(|m| m.name).collect();
-    let spec = model::MODELS
-        .iter()
-        .find(|m| Some(m.name) == what)
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "usage: aesop models fetch NAME; known: {}",
-                known.join(", ")
-            )
-        })?;
-    let path = model::fetch(spec)?;
+/// `aesop models fetch NAME`: install a downloadable model and say where it went. Ctrl-C or
+/// SIGTERM stops it with exit 130, leaving nothing of the download behind.
+fn fetch_model(spec: &aesop::neural::model::ModelSpec) -> Result<()> {
+    let cancel = interrupt_flag()?;
+    let path = match aesop::neural::model::fetch(spec, &cancel) {
+        Ok(path) => path,
+        Err(_) if cancel.load(Ordering::SeqCst) => return Err(run::Interrupted.into()),
+        Err(e) => return Err(e),
+    };
     aesop::output::print_stdout(&format!(
         "installed {} ({} {}; licence: {}) at {}\n",
         spec.name,
@@ -347,6 +344,46 @@ fn fetch_model(what: Option<&str>) -> Result<()> {
         spec.licence,
         path.display()
     ))
+}
+
+/// The model `aesop models fetch` names, or a usage error (exit 2, as clap's own).
+fn model_to_fetch(what: Option<&str>) -> &'static aesop::neural::model::ModelSpec {
+    use aesop::neural::model::MODELS;
+    let known: Vec<&str> = MODELS.iter().map(|m| m.name).collect();
+    match what {
+        None => usage_error(
+            "models",
+            &format!(
+                "`aesop models fetch` needs the LM to fetch; known: {}",
+                known.join(", ")
+            ),
+        ),
+        Some(what) => MODELS
+            .iter()
+            .copied()
+            .find(|m| m.name == what)
+            .unwrap_or_else(|| {
+                usage_error(
+                    "models",
+                    &format!("unknown LM {what:?}; known: {}", known.join(", ")),
+                )
+            }),
+    }
+}
+
+/// Exit with a usage error of `subcommand` in clap's form (its message and usage, exit 2), for
+/// what clap's declarations cannot check.
+fn usage_error(subcommand: &str, message: &str) -> ! {
+    let mut cli = Cli::command();
+    cli.build();
+    match cli.find_subcommand_mut(subcommand) {
+        Some(sub) => sub
+            .error(clap::error::ErrorKind::InvalidValue, message)
+            .exit(),
+        None => cli
+            .error(clap::error::ErrorKind::InvalidValue, message)
+            .exit(),
+    }
 }
 
 fn main() -> ExitCode {
@@ -459,7 +496,16 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Models { name, what, json } => {
             if name.as_deref() == Some("fetch") {
-                return fetch_model(what.as_deref());
+                return fetch_model(model_to_fetch(what.as_deref()));
+            }
+            if let Some(extra) = what {
+                usage_error(
+                    "models",
+                    &format!(
+                        "unexpected argument {extra:?}: only `aesop models fetch NAME` takes a \
+                         second one"
+                    ),
+                );
             }
             let mut text = aesop::learn::builtin::describe(name.as_deref(), json)?;
             if name.is_none() && !json {

@@ -281,6 +281,29 @@ fn an_option_for_a_class_not_computed_is_refused() {
             "--tesla-alpha",
             "0.5",
         ],
+        // The LM classes declare only the options they read: neural_match matches every
+        // reference with no article, neural_hidden reads no reference.
+        vec![
+            "features",
+            "--classes",
+            "neural_match",
+            "--neural-references",
+            "0",
+        ],
+        vec![
+            "features",
+            "--classes",
+            "neural_match",
+            "--neural-source-tokens",
+            "5",
+        ],
+        vec![
+            "features",
+            "--classes",
+            "neural_hidden",
+            "--neural-references",
+            "3",
+        ],
     ];
     for args in refused {
         let flag = args
@@ -314,6 +337,27 @@ fn an_option_for_a_class_not_computed_is_refused() {
         .assert()
         .success();
     assert!(out.exists());
+}
+
+/// `--neural-source-tokens 0` left the LM no article (source features equal to the
+/// unconditional ones, reference features without their reference): a usage error naming the
+/// flag, before any model is loaded.
+#[test]
+fn a_source_budget_of_zero_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    common::aesop()
+        .args([
+            "features",
+            "--classes",
+            "neural",
+            "--neural-source-tokens",
+            "0",
+        ])
+        .arg(&set)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--neural-source-tokens"));
 }
 
 /// Ctrl-C stops a long run between topics: exit 130, and no output file (not even a partial one).

@@ -85,7 +85,8 @@ impl FeatureOptions {
                     opts.tesla.stem_similarity = checked(name, unit_interval(value))?
                 }
                 "neural_source_tokens" => {
-                    opts.neural.source_tokens = parse_count(name, value, 0, usize::MAX)?
+                    // At least one, as the CLI's flag: with none the article is empty.
+                    opts.neural.source_tokens = parse_count(name, value, 1, usize::MAX)?
                 }
                 "neural_references" => {
                     opts.neural.max_references = parse_count(name, value, 0, usize::MAX)?
@@ -266,6 +267,10 @@ mod tests {
         for (pairs, needle) in [
             (&[("neural_references", "-1")][..], "neural_references"),
             (&[("graph_rank", "0")][..], "outside [1, 64]"),
+            (
+                &[("neural_source_tokens", "0")][..],
+                "neural_source_tokens: 0 is outside [1,",
+            ),
             (
                 &[("tesla_alpha", "1.5")][..],
                 "tesla_alpha: expected a number between 0 and 1, got '1.5'",

@@ -29,7 +29,8 @@
 //!
 //! With `AESOP_NEURAL_CACHE=DIR` each topic's rows are stored in DIR under a hash of the
 //! topic's texts and the options, so cross-validation and ablation runs over the same set
-//! (every fold seed, every target) run the network once.
+//! (every fold seed, every target) run the network once. Entries check themselves
+//! ([`cache`]): a corrupt one is recomputed with a warning, never read as features.
 //!
 //! With `AESOP_NEURAL_TOKENS=FILE` every summary's per-token log-probabilities (given the source
 //! and unconditionally, with each token's text) are appended to FILE as JSON lines, for looking
@@ -44,6 +45,8 @@ use anyhow::{Context, Result};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
+
+mod cache;
 
 /// Options of the `neural` class.
 #[derive(Debug, Clone)]
@@ -386,21 +389,21 @@ impl Neural {
         ids
     }
 
-    /// Cache file of a topic's rows: a hash of the options, `what` the rows hold (empty for the
-    /// class's own features) and every text the rows depend on.
-    fn cache_file(
+    /// Cache entry of a topic's rows (its file and its name, the key): a hash of the options,
+    /// `what` the rows hold (empty for the class's own features) and every text the rows
+    /// depend on. None without a usable cache ([`cache::dir`]).
+    fn cache_entry(
         &self,
         ctx: &TopicContext,
         what: &str,
         references: usize,
-    ) -> Option<std::path::PathBuf> {
-        use sha2::{Digest, Sha256};
-        let dir = std::env::var_os("AESOP_NEURAL_CACHE").filter(|d| !d.is_empty())?;
+    ) -> Option<(std::path::PathBuf, String)> {
+        std::env::var_os(cache::CACHE_VAR).filter(|d| !d.is_empty())?;
         if self.token_log.is_some() || self.hidden_log.is_some() {
             // The cache holds aggregates only; the logs need the network run.
             return None;
         }
-        let mut h = Sha256::new();
+        let dir = cache::dir()?;
         let o = &self.opts;
         // The precision too: int8 and f32 rows differ by a few hundredths of a nat. SmolLM2's
         // key has no model name, as before Gemma 3's class, so its cached rows stay valid.
@@ -411,14 +414,15 @@ impl Neural {
         };
         // Rows are keyed by the references they read only (hidden states read none), so those
         // are shared by runs with any `--neural-references`.
-        h.update(format!(
+        let mut keyed = format!(
             "v5 {model}{what}{} {} {} {} {}\0",
             self.lm.precision.name(),
             self.prompt.name(),
             o.source_tokens,
             references,
             o.max_scored_tokens
-        ));
+        )
+        .into_bytes();
         let t = ctx.topic;
         for text in t
             .documents
@@ -429,14 +433,15 @@ impl Neural {
             .chain(std::iter::once(&String::new()))
             .chain(t.summaries.iter().map(|s| &s.text))
         {
-            h.update(text.as_bytes());
-            h.update([0u8]);
+            keyed.extend_from_slice(text.as_bytes());
+            keyed.push(0);
         }
-        Some(std::path::PathBuf::from(dir).join(format!("{:x}.json", h.finalize())))
+        let key = cache::sha256_hex(&keyed);
+        Some((dir.join(format!("{key}.json")), key))
     }
 
     /// A topic's rows of `width` values, which read the topic's first `references` references,
-    /// from the cache (`what`: see [`Neural::cache_file`]), or from `compute`, then stored.
+    /// from the cache (`what`: see [`Neural::cache_entry`]), or from `compute`, then stored.
     pub(crate) fn cached(
         &self,
         ctx: &TopicContext,
@@ -444,32 +449,15 @@ impl Neural {
         (width, references): (usize, usize),
         compute: impl FnOnce() -> Result<Vec<FeatureRow>>,
     ) -> Result<Vec<FeatureRow>> {
-        let file = self.cache_file(ctx, what, references);
-        if let Some(f) = &file {
-            if let Ok(text) = std::fs::read_to_string(f) {
-                if let Some(rows) = cached_rows(&text, (ctx.topic.summaries.len(), width)) {
-                    return Ok(rows);
-                }
+        let entry = self.cache_entry(ctx, what, references);
+        if let Some((file, key)) = &entry {
+            if let Some(rows) = cache::read(file, key, (ctx.topic.summaries.len(), width)) {
+                return Ok(rows);
             }
         }
         let rows = compute()?;
-        if let Some(f) = &file {
-            let plain: Vec<Vec<Option<f64>>> = rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .flatten()
-                        .map(|v| v.is_finite().then_some(*v))
-                        .collect()
-                })
-                .collect();
-            if let Some(dir) = f.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
-            let tmp = f.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, serde_json::to_string(&plain)?).is_ok() {
-                let _ = std::fs::rename(&tmp, f);
-            }
+        if let Some((file, key)) = &entry {
+            cache::write(file, key, &rows);
         }
         Ok(rows)
     }
@@ -712,21 +700,6 @@ impl Neural {
         }
         Ok(rows)
     }
-}
-
-/// A topic's rows from its cache file, if the file holds `summaries` rows of `width` values
-/// (missing values as `null`). Anything else (a file from a build with other features, a
-/// truncated write) is not an error: the topic is computed again and the file rewritten.
-fn cached_rows(text: &str, (summaries, width): (usize, usize)) -> Option<Vec<FeatureRow>> {
-    let rows = serde_json::from_str::<Vec<Vec<Option<f64>>>>(text).ok()?;
-    if rows.len() != summaries || rows.iter().any(|r| r.len() != width) {
-        return None;
-    }
-    Some(
-        rows.into_iter()
-            .map(|r| Some(r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()))
-            .collect(),
-    )
 }
 
 fn mean(x: &[f32]) -> f64 {
@@ -1058,17 +1031,6 @@ mod tests {
                 && shared.concat().len() == alone.concat().len(),
             "{shared:?}\n{alone:?}"
         );
-    }
-
-    #[test]
-    fn cached_rows_are_used_only_with_the_expected_shape() {
-        let rows = cached_rows("[[1.0,null,3.0],[4.0,5.0,6.0]]", (2, 3)).expect("valid");
-        assert_eq!(rows[1], Some(vec![4.0, 5.0, 6.0]));
-        assert!(rows[0].as_ref().is_some_and(|r| r[1].is_nan()));
-        // A file written by a build with fewer features, another topic size, or a torn write.
-        assert!(cached_rows("[[1.0,2.0],[4.0,5.0]]", (2, 3)).is_none());
-        assert!(cached_rows("[[1.0,2.0,3.0]]", (2, 3)).is_none());
-        assert!(cached_rows("[[1.0,2.0,3.0],[4.0", (2, 3)).is_none());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! it. They are a dense representation with no meaning per column. The middle block was the
 //! best of blocks 8, 15, 22 and the final state in the probe.
 //!
-//! It shares the `neural` class's model, options (source budget, prompt) and cache
+//! It shares the `neural` class's model, source budget and prompt options and cache
 //! (`AESOP_NEURAL_CACHE`), and costs about half of that class's time (one pass given the source,
 //! no unconditional pass). A summary of fewer than two tokens has no position before its last
 //! token: its row is NaN.
@@ -48,7 +48,8 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::None,
     batch_dependent: false,
-    options: super::neural::NEURAL_OPTIONS,
+    // The source prompt's options; the class reads no reference.
+    options: &["neural_source_tokens", "neural_prompt"],
     build: |o| Ok(Box::new(NeuralHidden::new(o.neural.clone())?)),
 };
 

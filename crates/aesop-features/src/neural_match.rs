@@ -145,7 +145,9 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: false,
     references: ReferenceUse::All,
     batch_dependent: false,
-    options: super::neural::NEURAL_OPTIONS,
+    // Only the prompt: the states are read with no article, and every reference is matched
+    // (`--neural-references` is the `neural` class's count).
+    options: &["neural_prompt"],
     build: |o| Ok(Box::new(NeuralMatch::new(o.neural.clone())?)),
 };
 

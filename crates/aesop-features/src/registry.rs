@@ -407,6 +407,16 @@ mod tests {
         let plain = named(&[("neural_prompt", "plain")]);
         check_options_apply(&plain, &names(&["gemma3"])).expect_err("gemma3 has no prompt");
         check_options_apply(&plain, &names(&["neural_hidden"])).expect("neural_hidden");
+        check_options_apply(&plain, &names(&["neural_match"])).expect("neural_match");
+        // Each LM class declares what it reads: neural_match no source budget and no reference
+        // count (it matches every reference), neural_hidden no reference count.
+        let budget = named(&[("neural_source_tokens", "5")]);
+        check_options_apply(&budget, &names(&["neural_hidden"])).expect("the source prompt");
+        check_options_apply(&budget, &names(&["neural_match"])).expect_err("no article");
+        for class in ["neural_match", "neural_hidden"] {
+            check_options_apply(&refs, &names(&[class])).expect_err(class);
+            check_options_apply(&refs, &names(&[class, "neural"])).expect("neural reads it");
+        }
     }
 
     #[test]

