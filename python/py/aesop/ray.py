@@ -15,7 +15,7 @@ aesop unchanged, which is also the fastest path.
 import json
 import math
 
-from . import Scorer
+from . import Scorer, _warn
 
 _COLUMNS = ("topic", "system", "target", "score", "raw", "model")
 
@@ -50,7 +50,8 @@ class AesopScorer:
         self.scorer = Scorer(models, neural)
 
     def __call__(self, batch):
-        rows = self.scorer._inner.score_json(self._topics(batch))
+        rows, warnings = self.scorer._inner.score_json(self._topics(batch))
+        _warn(warnings)
         # (topic, system, target, score, raw, has_raw, model): `has_raw` is not a column.
         out = {k: [r[i] for r in rows] for k, i in zip(_COLUMNS, (0, 1, 2, 3, 4, 6))}
         try:
