@@ -397,14 +397,14 @@ fn main() -> ExitCode {
             if err.is::<run::Interrupted>() || err.is::<aesop::output::InterruptedIncomplete>() =>
         {
             // The interruption itself, not the context it passed through ("writing X").
-            eprintln!("aesop: {}", err.root_cause());
+            aesop_core::eprintln_quiet!("aesop: {}", err.root_cause());
             ExitCode::from(130)
         }
         // The reader of standard output went away (`aesop score … | head`): it wanted no more,
         // which is not an error (as in ripgrep and the classic Unix tools).
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("aesop: error: {err:#}");
+            aesop_core::eprintln_quiet!("aesop: error: {err:#}");
             ExitCode::from(1)
         }
     }
@@ -445,7 +445,7 @@ fn dispatch(command: Command) -> Result<()> {
             spinner.finish_and_clear();
             let topics = topics?;
             let summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
-            eprintln!(
+            aesop_core::eprintln_quiet!(
                 "wrote {} topics, {summaries} summaries to {}",
                 topics.len(),
                 output.display()
@@ -558,7 +558,7 @@ fn dispatch(command: Command) -> Result<()> {
                 .map_err(|e| incomplete_on_stdout(e, true))?,
             };
             for skipped in &streamed.skipped {
-                eprintln!("note: {}; those cells are left empty", skipped.note());
+                aesop_core::eprintln_quiet!("note: {}; those cells are left empty", skipped.note());
             }
             Ok(())
         }
@@ -606,7 +606,9 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
             aesop::output::remove_pending_outputs();
             std::process::exit(130);
         }
-        eprintln!("\naesop: interrupted; stopping (press Ctrl-C again to quit at once)");
+        aesop_core::eprintln_quiet!(
+            "\naesop: interrupted; stopping (press Ctrl-C again to quit at once)"
+        );
     })
     .context("installing the Ctrl-C handler")?;
     Ok(flag)

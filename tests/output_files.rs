@@ -309,3 +309,40 @@ fn a_reader_that_closes_standard_output_early_ends_the_run_quietly() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_closed_standard_error_neither_panics_nor_changes_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let scores = dir.path().join("scores.jsonl");
+    // `aesop score x 2>&1 | head -1` closes standard error once `head` has its line; the read end
+    // is closed before the run here, so every message fails with EPIPE. `eprintln!` panicked
+    // (exit 101) after the file was written; now the message is dropped and the outcome stands.
+    let run = |args: Vec<String>| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap()
+    };
+    let scored = run(vec![
+        "score".into(),
+        set.display().to_string(),
+        "--model".into(),
+        "builtin:readability".into(),
+        "-o".into(),
+        scores.display().to_string(),
+    ]);
+    assert_eq!(scored.code(), Some(0));
+    let written = std::fs::read_to_string(&scores).unwrap();
+    assert!(written.lines().count() > 0, "{written}");
+    // A failing run still says so by its exit code (1), not by a panic's 101.
+    let failed = run(vec![
+        "score".into(),
+        dir.path().join("missing.jsonl").display().to_string(),
+    ]);
+    assert_eq!(failed.code(), Some(1));
+}

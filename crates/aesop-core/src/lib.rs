@@ -1,7 +1,29 @@
 //! Utilities every layer of aesop shares: safe output files ([`output`]), whether to draw progress ([`progress`]), the seeded random
-//! generator ([`rng`]) and the varint coding of the compact binary files ([`varint`]).
+//! generator ([`rng`]) and the varint coding of the compact binary files ([`varint`]), and the
+//! messages on standard error ([`eprintln_quiet!`]).
 
 pub mod output;
 pub mod progress;
 pub mod rng;
 pub mod varint;
+
+/// `eprintln!` that never panics. `std`'s panics when standard error is gone (`aesop score x
+/// 2>&1 | head -1` closes it once `head` has its line), which turned a finished run into exit
+/// 101. A message that cannot be written is dropped instead, as ripgrep does: the run's outcome
+/// is its files and its exit code, and files are committed before any summary is printed.
+#[macro_export]
+macro_rules! eprintln_quiet {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics; see [`eprintln_quiet!`].
+#[macro_export]
+macro_rules! eprint_quiet {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::write!(::std::io::stderr().lock(), $($arg)*);
+    }};
+}

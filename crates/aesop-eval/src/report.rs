@@ -203,7 +203,7 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
     spinner.finish_and_clear();
     let mut report = report?;
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        aesop_core::eprintln_quiet!("warning: {warning}");
     }
     report.warnings = warnings;
     let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];

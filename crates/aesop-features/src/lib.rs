@@ -209,7 +209,7 @@ impl<T: ParseFeatures> FeatureClass for T {
                 .map(|a| Some(self.row(a)))
                 .collect(),
             Err(e) => {
-                eprintln!(
+                aesop_core::eprintln_quiet!(
                     "{}: no analyses for topic {}: {e:#}",
                     T::SPEC.name,
                     ctx.topic.topic

@@ -960,7 +960,7 @@ impl FeatureClass for Neural {
         match self.cached(ctx, "", (width, references), || self.extract_topic(ctx)) {
             Ok(rows) => rows,
             Err(e) => {
-                eprintln!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);
+                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);
                 vec![None; ctx.topic.summaries.len()]
             }
         }

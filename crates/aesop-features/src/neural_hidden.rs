@@ -68,7 +68,7 @@ impl FeatureClass for NeuralHidden {
         match self.lm.hidden_rows(ctx, self.block, self.width) {
             Ok(rows) => rows,
             Err(e) => {
-                eprintln!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
+                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
                 vec![None; ctx.topic.summaries.len()]
             }
         }

@@ -167,7 +167,7 @@ impl FeatureClass for NeuralMatch {
         match self.rows(ctx) {
             Ok(rows) => rows,
             Err(e) => {
-                eprintln!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
+                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
                 vec![None; ctx.topic.summaries.len()]
             }
         }

@@ -440,7 +440,7 @@ pub fn ablate_pooled(
         if cancel.load(Ordering::Relaxed) {
             return Err(aesop_core::output::Interrupted.into());
         }
-        eprintln!("ablate: {model} ({} features)", columns.len());
+        aesop_core::eprintln_quiet!("ablate: {model} ({} features)", columns.len());
         let subset = pooled.with_data(select_columns(data, &columns)?);
         let predictions = out_of_fold(&layout, |train_idx, test_idx| {
             let fitted = train_anchored(
@@ -578,7 +578,7 @@ pub fn ablate_held_out_sets(
             if cancel.load(Ordering::Relaxed) {
                 return Err(aesop_core::output::Interrupted.into());
             }
-            eprintln!(
+            aesop_core::eprintln_quiet!(
                 "ablate: {} ({} features), {label} held out",
                 plan.model,
                 plan.columns.len()

@@ -215,9 +215,12 @@ pub const DEFAULT_SYSTEM_FOLDS: usize = 4;
 /// has one fold per topic or system, and the report gives the folds used).
 fn note_fewer_folds(args: &CrossValidateArgs, layout: &Protocol1) {
     if layout.topic_folds < args.topic_folds || layout.system_folds < args.system_folds {
-        eprintln!(
+        aesop_core::eprintln_quiet!(
             "note: {}×{} folds asked for, {}×{} used: the data has no more topics or systems",
-            args.topic_folds, args.system_folds, layout.topic_folds, layout.system_folds
+            args.topic_folds,
+            args.system_folds,
+            layout.topic_folds,
+            layout.system_folds
         );
     }
 }
@@ -601,7 +604,7 @@ pub fn train_command(
     // A flat calibration gives every summary one score: the model learned nothing usable (a
     // constant feature, a forest whose leaves hold every row).
     if file.transfer.calibration.is_some_and(|c| c.slope == 0.0) {
-        eprintln!(
+        aesop_core::eprintln_quiet!(
             "warning: {}: the model gives every summary the same score ({}); its features or \
              hyper-parameters leave nothing to rank by",
             args.output.display(),
@@ -614,7 +617,7 @@ pub fn train_command(
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
     file.save_checked(&args.output, &inputs)?;
     for base in file.model.stack_bases().unwrap_or_default() {
-        eprintln!(
+        aesop_core::eprintln_quiet!(
             "base model {}: {} on {} ({} features, {:?})",
             base.name,
             base.model.learner.name(),
@@ -629,7 +632,7 @@ pub fn train_command(
         .as_ref()
         .map(|a| format!(", anchored on {a}"))
         .unwrap_or_default();
-    eprintln!(
+    aesop_core::eprintln_quiet!(
         "trained {}{} on {rows} rows ({} features, {:?}{anchor}); wrote {}",
         learn.learner.name(),
         if stack.is_some() { " (stacked)" } else { "" },

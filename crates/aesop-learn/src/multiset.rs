@@ -134,7 +134,7 @@ fn check_features_present(
             data.names.len()
         );
     }
-    eprintln!(
+    aesop_core::eprintln_quiet!(
         "warning: {}: {} of {} features have no value on any summary and teach the model nothing from this set ({shown}{more}){hint}",
         spec.path.display(),
         missing.len(),

@@ -380,7 +380,7 @@ pub fn score_streaming(
 ) -> Result<ScoreReport> {
     let groups = ModelGroups::load_family(&args.model, args.neural.then_some(Family::Neural))?;
     for warning in groups.batch_warnings() {
-        eprintln!("warning: {warning}");
+        aesop_core::eprintln_quiet!("warning: {warning}");
     }
     let refs: Vec<Vec<&NamedModel>> = groups.groups.iter().map(|g| g.iter().collect()).collect();
     let scorers = refs
@@ -515,9 +515,9 @@ pub fn score_streaming(
         columns,
     };
     for warning in degenerate.warnings("null") {
-        eprintln!("warning: {warning}");
+        aesop_core::eprintln_quiet!("warning: {warning}");
     }
-    eprint!("{}", system_table(&report, 40));
+    aesop_core::eprint_quiet!("{}", system_table(&report, 40));
     // Two significant digits at least: the LM scores under one summary a second on a CPU,
     // which `{:.0}` showed as 0.
     let rate = report.stats.summaries_per_second();
@@ -526,7 +526,7 @@ pub fn score_streaming(
     } else {
         format!("{rate:.0}")
     };
-    eprintln!(
+    aesop_core::eprintln_quiet!(
         "wrote {} predictions for {} summaries ({} {}, {rate} summaries/s) to {sink_name}",
         report.predictions,
         report.stats.summaries,

@@ -481,7 +481,7 @@ pub fn cross_validate_stacked(
             calibrated[i] = calibration.apply(p);
         }
         done += 1;
-        eprintln!(
+        aesop_core::eprintln_quiet!(
             "stacked cross-validation: cell {done}/{cells} ({} training rows, meta {:?}), {:.1} s",
             train_idx.len(),
             model.hyper,

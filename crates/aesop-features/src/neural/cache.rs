@@ -26,7 +26,7 @@ static UNUSABLE_SAID: AtomicBool = AtomicBool::new(false);
 
 fn warn_once(said: &AtomicBool, message: impl FnOnce() -> String) {
     if !said.swap(true, Ordering::Relaxed) {
-        eprintln!("aesop: warning: {}", message());
+        aesop_core::eprintln_quiet!("aesop: warning: {}", message());
     }
 }
 
