@@ -17,11 +17,16 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 /// A small judgment set: `topics` topics of 5 summaries whose `quality` grows with their length.
+/// Topic ids start with the file's stem (`a-t0`), so two sets never hold the same summaries
+/// (sets that do are refused by `cross-validate` and `ablate`).
 pub(crate) fn write_set(path: &Path, topics: usize, scale: f64) {
     let words = "the council approved the new budget for schools and roads after a long debate";
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     let mut set = Vec::new();
     for t in 0..topics {
-        let mut topic = Topic::new(format!("t{t}"));
+        let mut topic = Topic::new(format!("{stem}-t{t}"));
         topic.documents.push(Document::new(
             "d",
             format!("{words}. {words} again in topic {t}."),
@@ -815,4 +820,92 @@ fn fold_flags_are_checked_and_reported_as_used() {
         .expect("cross-validate");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("give --stack too"));
+}
+
+#[test]
+fn sets_holding_the_same_summaries_are_refused_where_they_would_inflate_figures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.jsonl");
+    write_set(&a, 4, 1.0);
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&a, &copy).expect("copy");
+    // The first two topics of `a` (10 summaries), with another column's scale.
+    let part = dir.path().join("part.jsonl");
+    let text = std::fs::read_to_string(&a).expect("read");
+    let head: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(&part, head.join("\n") + "\n").expect("write");
+    let spec = |p: &Path| format!("{}:quality", p.display());
+    let run = |verb: &str, sets: &[&Path], extra: &[&str]| {
+        let mut command = common::aesop();
+        command.arg(verb);
+        for set in sets {
+            command.arg("--set").arg(spec(set));
+        }
+        command
+            .args(["--classes", "surface,content"])
+            .args(if verb == "train" {
+                &[][..]
+            } else {
+                &["--bootstrap", "0"][..]
+            })
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join(format!("{verb}.out")))
+            .output()
+            .expect("run")
+    };
+    let stderr = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+
+    // Protocol 1 and 2 would test what they trained on: refused, naming both sets.
+    for (sets, extra, says) in [
+        (
+            vec![&*a, &*a],
+            vec![],
+            "are the same set (identical content)",
+        ),
+        (
+            vec![&*a, &*copy],
+            vec!["--leave-one-set-out"],
+            "are the same set (identical content)",
+        ),
+        (vec![&*a, &*part], vec![], "share 10 summaries"),
+    ] {
+        let out = run("cross-validate", &sets, &extra);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(stderr(&out).contains(&spec(&a)), "{}", stderr(&out));
+        assert!(!dir.path().join("cross-validate.out").exists());
+    }
+    let out = run("ablate", &[&a, &part], &["--target", "quality"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("share 10 summaries"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Training: one set twice with its column is refused; a partial overlap only counts twice.
+    let out = run("train", &[&a, &copy], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("every summary would count twice"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("train.out").exists());
+    let out = run("train", &[&a, &part], &["--target", "quality"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: ")
+            && stderr(&out)
+                .contains("share 10 summaries (same topic id and text; e.g. topic 'a-t0')"),
+        "{}",
+        stderr(&out)
+    );
+    // Sets of their own topics pass without a word.
+    let b = dir.path().join("b.jsonl");
+    write_set(&b, 4, 2.0);
+    let out = run("cross-validate", &[&a, &b], &["--leave-one-set-out"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("share"), "{}", stderr(&out));
 }

@@ -23,7 +23,7 @@ use super::commands::LearnArgs;
 use super::cv::{out_of_fold, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
-use super::multiset::{held_out_predictions, load_sets, set_data, Recipe};
+use super::multiset::{held_out_predictions, load_sets, set_data, Overlap, Recipe};
 use super::transfer::{pool, Pooled, SetData};
 use super::{train_anchored, Dataset};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
@@ -214,6 +214,7 @@ pub fn ablate_command(
         &names,
         options,
         learn.transfer.normalize,
+        Overlap::Refuse,
         cancel,
     )?;
     let sets = set_data(&loaded);

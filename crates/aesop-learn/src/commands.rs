@@ -515,6 +515,7 @@ pub fn train_command(
                 &names,
                 options,
                 learn.transfer.normalize,
+                multiset::Overlap::Warn,
                 cancel,
             )?;
             let sets = multiset::set_data(&loaded);
@@ -729,6 +730,13 @@ pub fn cross_validate_command(
         return finish_cv_report(args, report);
     }
 
+    // Protocol 2 has no folds: each held-out set is the test set (they were ignored). Said
+    // before any set is read.
+    if args.leave_one_set_out
+        && (args.topic_folds != DEFAULT_TOPIC_FOLDS || args.system_folds != DEFAULT_SYSTEM_FOLDS)
+    {
+        bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
+    }
     let specs = learn.set_specs()?;
     let loaded = load_sets(
         &specs,
@@ -736,6 +744,7 @@ pub fn cross_validate_command(
         &names,
         options,
         learn.transfer.normalize,
+        multiset::Overlap::Refuse,
         cancel,
     )?;
     let recipe = learn.recipe(hyper, &target);
@@ -758,10 +767,6 @@ pub fn cross_validate_command(
     let pooled = transfer::pool(&sets, &all, recipe.pool)?;
 
     if args.leave_one_set_out {
-        // Protocol 2 has no folds: each held-out set is the test set (they were ignored).
-        if args.topic_folds != DEFAULT_TOPIC_FOLDS || args.system_folds != DEFAULT_SYSTEM_FOLDS {
-            bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
-        }
         let started = std::time::Instant::now();
         let settings = multiset::LosoSettings {
             recipe,
