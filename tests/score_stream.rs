@@ -1,6 +1,7 @@
 //! Streaming `score` and `features`: the same output as the whole-set code, CSV predictions,
 //! and no output at all when a line deep in the set is broken.
 
+use crate::common;
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
 use aesop::features::run::{self, TableFormat};
 use aesop::features::{build_classes, FeatureOptions};
@@ -179,4 +180,34 @@ fn a_broken_line_after_many_topics_leaves_no_output_and_no_temporary_file() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(left, vec![std::ffi::OsString::from("set.jsonl")]);
+}
+
+#[test]
+fn a_class_without_values_is_named_on_score_with_what_the_topics_lack() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    // Topic 1 has no input documents: `content` (JS divergence to the input, …) has nothing to
+    // compare with, and `builtin:responsiveness` scored its summaries from rouge alone, unsaid.
+    let mut no_documents = topic(1, true);
+    no_documents.documents.clear();
+    write_set(&set, &[topic(0, true), no_documents]);
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .args(["--model", "builtin:responsiveness", "-o"])
+        .arg(dir.path().join("scores.jsonl"))
+        .output()
+        .expect("score");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: class content has no values for 3 summaries in 1 topic(s) (e.g. topic-1): no input documents; the models using it scored those summaries as if its features were at their training average"
+        ),
+        "{stderr}"
+    );
+    // Classes with values everywhere are not named.
+    assert!(!stderr.contains("class rouge"), "{stderr}");
+    let scored = std::fs::read_to_string(dir.path().join("scores.jsonl")).expect("scores");
+    assert_eq!(scored.lines().count(), 6);
 }

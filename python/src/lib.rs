@@ -125,6 +125,20 @@ type PredictionTuple = (
 /// (model, target, score per summary): one model's scores of `score_texts`.
 type ModelScores = (String, String, Vec<Option<f64>>);
 
+/// The warnings `aesop score` prints for classes left without values on some summaries.
+fn skipped_warnings(skipped: &[aesop::features::run::Skipped]) -> Vec<String> {
+    skipped
+        .iter()
+        .map(|class| {
+            format!(
+                "{}; {}",
+                class.note(),
+                aesop::learn::score_stream::SKIPPED_SCORES
+            )
+        })
+        .collect()
+}
+
 /// The warnings `aesop score` prints for the degenerate summaries of `topics` (one per kind,
 /// naming the first as `name` gives it), worded for Python's `None`.
 fn degenerate_warnings<'t>(
@@ -239,10 +253,12 @@ impl Scorer {
     ) -> PyResult<(Vec<PredictionTuple>, Vec<String>)> {
         let (predictions, warnings) = interruptible(py, |cancel| {
             let topics = parse_topics(&topics)?;
-            let warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
+            let mut warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
                 format!("{}/{}", topic.topic, topic.summaries[i].system)
             });
-            Ok((self.groups.predict(&topics, cancel)?, warnings))
+            let (predictions, skipped) = self.groups.predict(&topics, cancel)?;
+            warnings.extend(skipped_warnings(&skipped));
+            Ok((predictions, warnings))
         })?;
         let rows = predictions
             .into_iter()
@@ -277,12 +293,13 @@ impl Scorer {
         for (i, s) in summaries.into_iter().enumerate() {
             topic.summaries.push(Summary::new(format!("{i}"), s));
         }
-        let predictions = interruptible(py, |cancel| {
+        let (predictions, skipped) = interruptible(py, |cancel| {
             self.groups.predict(std::slice::from_ref(&topic), cancel)
         })?;
-        let warnings = degenerate_warnings((0..n).map(|i| (&topic, i)), |_, i| {
+        let mut warnings = degenerate_warnings((0..n).map(|i| (&topic, i)), |_, i| {
             format!("summaries[{i}]")
         });
+        warnings.extend(skipped_warnings(&skipped));
         // Per summary, per model: regroup per model (every model listed, with no summaries too).
         let mut out: Vec<ModelScores> = self
             .groups

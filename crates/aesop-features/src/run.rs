@@ -46,6 +46,24 @@ impl Skipped {
         )
     }
 
+    /// Add `more` (of later topics, e.g. the next part of a stream) to `into`, class by class.
+    pub fn merge(into: &mut Vec<Skipped>, more: Vec<Skipped>) {
+        for m in more {
+            match into.iter_mut().find(|s| s.class == m.class) {
+                Some(s) => {
+                    s.topics.extend(m.topics);
+                    s.summaries += m.summaries;
+                    for reason in m.reasons {
+                        if !s.reasons.contains(&reason) {
+                            s.reasons.push(reason);
+                        }
+                    }
+                }
+                None => into.push(m),
+            }
+        }
+    }
+
     /// One empty entry per class, in the classes' order.
     fn none_for(classes: &[Box<dyn FeatureClass>]) -> Vec<Skipped> {
         classes

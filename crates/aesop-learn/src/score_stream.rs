@@ -259,8 +259,13 @@ impl ModelGroups {
     }
 
     /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
-    /// them: per topic, per summary, per model.
-    pub fn predict(&self, topics: &[Topic], cancel: &AtomicBool) -> Result<Vec<Prediction>> {
+    /// them: per topic, per summary, per model. Also the classes that gave no values for some
+    /// summaries, which `aesop score` warns about (see [`SKIPPED_SCORES`]).
+    pub fn predict(
+        &self,
+        topics: &[Topic],
+        cancel: &AtomicBool,
+    ) -> Result<(Vec<Prediction>, Vec<aesop_features::run::Skipped>)> {
         use rayon::prelude::*;
         let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
         let scorers = refs
@@ -286,14 +291,17 @@ impl ModelGroups {
                         });
                     }
                 }
-                Ok(out)
+                Ok((out, scored.table.skipped))
             })
-            .collect::<Vec<Result<Vec<Prediction>>>>();
+            .collect::<Vec<Result<_>>>();
         let mut all = Vec::new();
+        let mut skipped = Vec::new();
         for p in per_topic {
-            all.extend(p?);
+            let (predictions, topic_skipped) = p?;
+            all.extend(predictions);
+            aesop_features::run::Skipped::merge(&mut skipped, topic_skipped);
         }
-        Ok(all)
+        Ok((all, skipped))
     }
 
     /// One warning per named model file whose scores depend on the rest of the batch: it uses a
@@ -369,6 +377,8 @@ struct TopicScores {
     raw: Vec<Vec<Option<f64>>>,
     /// Per summary: why it was not scored (see [`super::degenerate`]).
     degenerate: Vec<Option<super::degenerate::Degenerate>>,
+    /// The classes that gave no values for some of its summaries.
+    skipped: Vec<aesop_features::run::Skipped>,
 }
 
 /// Score the set (or the plain-text files) of `args`, streaming; `on_prediction` sees every
@@ -431,6 +441,9 @@ pub fn score_streaming(
     let mut predictions = 0;
     // Degenerate summaries seen, for one warning per kind.
     let mut degenerate = super::degenerate::Tally::default();
+    // Classes without values for some summaries: the models scored those from their other
+    // features (a model whose features all went missing gives every such summary one score).
+    let mut skipped = Vec::new();
     let progress = aesop_core::progress::enabled();
     // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
     let counter = aesop_core::progress::off_terminal_counter("score");
@@ -457,9 +470,11 @@ pub fn score_streaming(
                 rows,
                 raw,
                 degenerate: scored.degenerate,
+                skipped: scored.table.skipped,
             })
         },
         |topic, scores| {
+            aesop_features::run::Skipped::merge(&mut skipped, scores.skipped);
             let models = &groups.groups[scores.group];
             for (((summary, row), raw), kind) in topic
                 .summaries
@@ -517,6 +532,9 @@ pub fn score_streaming(
     for warning in degenerate.warnings("null") {
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
+    for class in &skipped {
+        aesop_core::eprintln_quiet!("warning: {}; {SKIPPED_SCORES}", class.note());
+    }
     aesop_core::eprint_quiet!("{}", system_table(&report, 40));
     // Two significant digits at least: the LM scores under one summary a second on a CPU,
     // which `{:.0}` showed as 0.
@@ -539,6 +557,10 @@ pub fn score_streaming(
     );
     Ok(report)
 }
+
+/// What a class without values means for the scores (after [`aesop_features::run::Skipped::note`]).
+pub const SKIPPED_SCORES: &str =
+    "the models using it scored those summaries as if its features were at their training average";
 
 /// Summaries per part when a large topic is scored in parts (see [`score_streaming`]).
 const TOPIC_PART: usize = 512;
