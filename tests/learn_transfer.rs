@@ -909,3 +909,36 @@ fn sets_holding_the_same_summaries_are_refused_where_they_would_inflate_figures(
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("share"), "{}", stderr(&out));
 }
+
+/// The same check for each base of a stacked model: a base learning only from reference
+/// features on a set without references is an error naming the base (it trained a model that
+/// fed its meta learner a constant, exit 0), and in `cross-validate` too.
+#[test]
+fn a_stack_base_without_a_value_on_any_summary_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, no_refs) = write_set_with_and_without_references(dir.path(), 5);
+    for verb in ["train", "cross-validate"] {
+        let out = common::aesop()
+            .arg(verb)
+            .arg(&no_refs)
+            .args(["--target", "quality"])
+            .args([
+                "--stack",
+                "words=quality:surface",
+                "--stack",
+                "overlap=quality:rouge",
+            ])
+            .arg("-o")
+            .arg(dir.path().join(format!("{verb}.out")))
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{verb}: {stderr}");
+        assert!(
+            stderr.contains("(--stack base 'overlap'): none of the model's")
+                && stderr.contains("the set has no references"),
+            "{verb}: {stderr}"
+        );
+        assert!(!dir.path().join(format!("{verb}.out")).exists());
+    }
+}

@@ -548,6 +548,7 @@ pub fn train_command(
             let table = extract(&topics, &classes, options, cancel)?;
             let data = StackData::from_table(&table, &topics, &spec.column, plan)
                 .with_context(|| format!("{}", spec.path.display()))?;
+            multiset::check_stack_features_present(&spec.path, &topics, &data, plan, options)?;
             let settings = learn.stack_settings(hyper);
             let model = stack::train_stacked(&plan.bases, &data, &settings, cancel)?;
             let training = TrainingSet {
@@ -694,6 +695,7 @@ pub fn cross_validate_command(
         let table = extract(&topics, &classes, options, cancel)?;
         let sd = StackData::from_table(&table, &topics, &spec.column, plan)
             .with_context(|| format!("{}", spec.path.display()))?;
+        multiset::check_stack_features_present(&spec.path, &topics, &sd, plan, options)?;
         let layout = Protocol1::new(
             &sd.data.topics,
             &sd.data.systems,

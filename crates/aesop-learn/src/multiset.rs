@@ -71,7 +71,7 @@ pub fn load_sets(
         let table = extract_features(&topics, &built, aesop_core::progress::enabled(), cancel)?;
         let raw = Dataset::from_table(&table, &topics, &spec.column, names)
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
-        check_features_present(spec, &topics, &raw, &built)?;
+        check_features_present(&spec.path.display().to_string(), &topics, &raw, &built)?;
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?
@@ -159,7 +159,7 @@ fn check_overlap(specs: &[SetSpec], sets: &[(u64, Vec<Topic>)], overlap: Overlap
 /// classes' own options turn off ([`FeatureClass::is_feature_off`]) are missing by request and
 /// get no warning.
 fn check_features_present(
-    spec: &SetSpec,
+    source: &str,
     topics: &[Topic],
     data: &Dataset,
     classes: &[Box<dyn FeatureClass>],
@@ -204,17 +204,45 @@ fn check_features_present(
     let more = if missing.len() > 6 { ", …" } else { "" };
     if all_missing {
         bail!(
-            "{}: none of the model's {} features has a value on any summary ({shown}{more}){hint}",
-            spec.path.display(),
+            "{source}: none of the model's {} features has a value on any summary ({shown}{more}){hint}",
             data.names.len()
         );
     }
     aesop_core::eprintln_quiet!(
-        "warning: {}: {} of {} features have no value on any summary and teach the model nothing from this set ({shown}{more}){hint}",
-        spec.path.display(),
+        "warning: {source}: {} of {} features have no value on any summary and teach the model nothing from this set ({shown}{more}){hint}",
         missing.len(),
         data.names.len()
     );
+    Ok(())
+}
+
+/// [`check_features_present`] for each base of a stacked model (the rows of `path`): a base
+/// whose features all lack values would learn nothing and feed the meta learner a constant.
+pub fn check_stack_features_present(
+    path: &std::path::Path,
+    topics: &[Topic],
+    data: &super::stack::StackData,
+    plan: &super::stack::StackPlan,
+    options: &FeatureOptions,
+) -> Result<()> {
+    let built = build_classes(&plan.classes, options)?;
+    for base in &plan.bases {
+        let rows = data
+            .data
+            .rows
+            .iter()
+            .map(|row| base.columns.iter().map(|&c| row[c]).collect())
+            .collect();
+        let base_data = Dataset {
+            names: base.feature_names.clone(),
+            rows,
+            targets: Vec::new(),
+            topics: Vec::new(),
+            systems: Vec::new(),
+        };
+        let source = format!("{} (--stack base '{}')", path.display(), base.spec.name);
+        check_features_present(&source, topics, &base_data, &built)?;
+    }
     Ok(())
 }
 
