@@ -10,6 +10,7 @@
 //! profile, so re-run this whenever that profile changes. The output is deterministic.
 
 use aesop::features::background::Background;
+use aesop::output::OutputFile;
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -50,7 +51,8 @@ fn main() -> Result<()> {
 
     let background = Background::from_corpus_texts(&texts);
     let bytes = background.to_gzip().context("compressing")?;
-    std::fs::write(&output, &bytes).with_context(|| format!("writing {}", output.display()))?;
+    // Temporary file + rename: a failed run never leaves a half-written committed file.
+    OutputFile::write_all_to(&output, &[], &bytes)?;
     eprintln!(
         "wrote {}: {} documents, {} tokens, {} words, {} bytes",
         output.display(),

@@ -11,6 +11,7 @@
 //! output is deterministic: the same corpus and code give the same bytes.
 
 use aesop::features::lm::{corpus_sentences, LanguageModel, LmCounts, TrainOptions};
+use aesop::output::OutputFile;
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -81,7 +82,8 @@ fn main() -> Result<()> {
     );
 
     let bytes = counts.to_gzip().context("compressing")?;
-    std::fs::write(&output, &bytes).with_context(|| format!("writing {}", output.display()))?;
+    // Temporary file + rename: a failed run never leaves a half-written committed file.
+    OutputFile::write_all_to(&output, &[], &bytes)?;
 
     let load_started = Instant::now();
     let reloaded = LanguageModel::from_counts(LmCounts::from_gzip(&bytes)?);

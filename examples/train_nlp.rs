@@ -3,7 +3,10 @@
 //! Usage: train_nlp EWT_DIR OUT_DIR [GUM_DIR]. With `AESOP_NLP_KEEP_TAGGER=1` the tagger in OUT_DIR
 //! is reused and only the parser is trained. With GUM_DIR (the open-genre UD English-GUM subset),
 //! the parser trains on EWT train + GUM train; the tagger, dev selection and test stay EWT only.
+//! Both files are written to temporary files in OUT_DIR and moved into place only once the
+//! parser is trained too, so a failed or interrupted run leaves the committed models as they were.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -13,6 +16,7 @@ use aesop::nlp::{
     retag, tagged_sentences,
     tagger::{Tagger, TaggerOptions},
 };
+use aesop::output::OutputFile;
 
 fn read(dir: &Path, split: &str) -> anyhow::Result<Vec<conllu::Sentence>> {
     read_file(&dir.join(format!("en_ewt-ud-{split}.conllu")))
@@ -41,7 +45,16 @@ fn main() -> anyhow::Result<()> {
     let test = read(&ewt, "test")?;
 
     let tagger_path = out.join("tagger.bin.gz");
-    let tagger = if std::env::var("AESOP_NLP_KEEP_TAGGER").is_ok_and(|v| v == "1") {
+    let parser_path = out.join("parser.bin.gz");
+    let keep_tagger = std::env::var("AESOP_NLP_KEEP_TAGGER").is_ok_and(|v| v == "1");
+    // Opened (and checked) before hours of training; committed together at the end.
+    let mut tagger_out = if keep_tagger {
+        None
+    } else {
+        Some(OutputFile::create(&tagger_path, &[])?)
+    };
+    let mut parser_out = OutputFile::create(&parser_path, &[])?;
+    let tagger = if keep_tagger {
         Tagger::from_bytes(&std::fs::read(&tagger_path)?)?
     } else {
         let start = Instant::now();
@@ -56,9 +69,11 @@ fn main() -> anyhow::Result<()> {
             start.elapsed().as_secs_f64()
         );
         let bytes = tagger.to_bytes()?;
-        std::fs::write(&tagger_path, &bytes)?;
+        if let Some(file) = tagger_out.as_mut() {
+            file.write_all(&bytes)?;
+        }
         eprintln!(
-            "wrote {} ({} bytes, {} features, {} weights)",
+            "trained {} ({} bytes, {} features, {} weights; written at the end)",
             tagger_path.display(),
             bytes.len(),
             tagger.model().nfeatures(),
@@ -113,9 +128,14 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
-    let parser_path = out.join("parser.bin.gz");
     let bytes = parser.to_bytes()?;
-    std::fs::write(&parser_path, &bytes)?;
+    parser_out.write_all(&bytes)?;
+    // Both models are complete: move them into place (the tagger first, then the parser).
+    if let Some(file) = tagger_out {
+        file.commit()?;
+        eprintln!("wrote {}", tagger_path.display());
+    }
+    parser_out.commit()?;
     eprintln!(
         "wrote {} ({} bytes, {} features, {} weights)",
         parser_path.display(),

@@ -4,6 +4,9 @@ set with llama-cpp-python on the same GGUF, the same prompt and the same reuse o
 cache (per topic, then per summary), writing token counts (and per-summary mean log-probs).
 
 Usage: neural_llamacpp_score.py MODEL.gguf SET.jsonl OUT.json [SOURCE_TOKENS]
+Needs llama-cpp-python 0.3.36 (bench-neural installs it): the prompt-cache reuse below sets
+`n_tokens` and reads `_input_ids`, internals that other versions may change. llama.cpp runs with
+N_THREADS threads (2, recorded in OUT.json as n_threads), whatever the machine has.
 """
 import json
 import sys
@@ -12,11 +15,14 @@ import numpy as np
 import llama_cpp
 from llama_cpp import Llama
 
+N_THREADS = 2
 
 def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: neural_llamacpp_score.py MODEL.gguf SET.jsonl OUT.json [SOURCE_TOKENS]")
     model, set_path, out_path = sys.argv[1:4]
     budget = int(sys.argv[4]) if len(sys.argv) > 4 else 1400
-    llm = Llama(model_path=model, n_ctx=2048, n_batch=512, logits_all=True, verbose=False, n_threads=2)
+    llm = Llama(model_path=model, n_ctx=2048, n_batch=512, logits_all=True, verbose=False, n_threads=N_THREADS)
     tok = lambda s: llm.tokenize(s.encode("utf-8"), add_bos=False, special=False)
     head, tail = tok("Article: "), tok("\n\nSummary of the article above:")
     prompt_tokens = summary_tokens = n_summaries = 0
@@ -34,8 +40,9 @@ def main():
         lse = (m + np.log(np.exp(logits - m).sum(axis=1, keepdims=True)))[:, 0]
         return logits[np.arange(len(cont)), cont] - lse
 
-    for line in open(set_path):
-        topic = json.loads(line)
+    with open(set_path, encoding="utf-8") as f:
+        topics = [json.loads(line) for line in f if line.strip()]
+    for topic in topics:
         source = " ".join(" ".join(d["text"] for d in topic.get("documents", [])).split())
         conts = [tok(" " + " ".join(s["text"].split())) for s in topic["summaries"]]
         src_prompt = head + tok(source)[:budget] + tail
@@ -47,17 +54,19 @@ def main():
                     means.append(float(score(prompt, c).mean()))
                     summary_tokens += len(c)
         n_summaries += len(conts)
-    json.dump(
-        {
-            "version": llama_cpp.__version__,
-            "summaries": n_summaries,
-            "prompt_tokens": prompt_tokens,
-            "summary_tokens": summary_tokens,
-            "tokens": prompt_tokens + summary_tokens,
-            "mean_logprobs": means,
-        },
-        open(out_path, "w"),
-    )
+    with open(out_path, "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "version": llama_cpp.__version__,
+                "n_threads": N_THREADS,
+                "summaries": n_summaries,
+                "prompt_tokens": prompt_tokens,
+                "summary_tokens": summary_tokens,
+                "tokens": prompt_tokens + summary_tokens,
+                "mean_logprobs": means,
+            },
+            f,
+        )
 
 
 if __name__ == "__main__":

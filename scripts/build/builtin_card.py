@@ -1,6 +1,11 @@
 """Render a built-in model's card (Markdown) from the files scripts/build/train-builtin wrote.
 
-Usage: builtin_card.py NAME TARGET NOREF WORKDIR "SEEDS" "SET:COLUMN ..." COMMIT
+Usage: builtin_card.py NAME TARGET NOREF WORKDIR "SEEDS" "SET:COLUMN ..." COMMIT [BOOTSTRAP]
+
+Reads WORKDIR/NAME.loso.json, NAME.loso.seconds, NAME.train.log, NAME.p1.SET.SEED.json and the
+model WORKDIR/NAME.aesop; prints the card on standard output. BOOTSTRAP is the number of bootstrap
+samples the leave-one-set-out run used (train-builtin passes it). Exits non-zero (and the caller
+keeps the committed card) when a file is missing or the train log no longer matches.
 """
 import json
 import os
@@ -8,7 +13,10 @@ import re
 import statistics
 import sys
 
+if len(sys.argv) not in (8, 9):
+    sys.exit(__doc__.strip())
 name, target, noref, work, seeds, sets, commit = sys.argv[1:8]
+bootstrap = sys.argv[8] if len(sys.argv) == 9 else None
 seeds = seeds.split()
 sets = [s.split(":", 1) for s in sets.split()]
 reference_free = noref == "yes"
@@ -26,6 +34,18 @@ PURPOSE = {
     "readability": "readability / linguistic quality (coherence)",
     "faithfulness": "faithfulness to the source (factual consistency)",
 }
+# Where each judgment set comes from and under which terms (../shared/data/SOURCES.md): the model's
+# weights are learned from these sets' human scores and texts.
+LICENCES = {
+    "summeval": "SummEval (Fabbri et al. 2021): scores MIT (SummEval repository), data as paired by BARTScore "
+                "(Apache-2.0); CNN/DailyMail article text belongs to its publishers (research use)",
+    "realsumm": "REALSumm (Bhandari et al. 2020): CC BY 4.0; CNN/DailyMail article text belongs to its publishers "
+                "(research use)",
+    "newsroom": "Newsroom human evaluation (Grusky et al. 2018): scores via BARTScore (Apache-2.0); the Newsroom "
+                "articles are under their authors' terms of use, not stated in the repository: research use only",
+    "dialsummeval": "DialSummEval (Gao & Wan 2022): no licence stated; its dialogues are SAMSum (CC BY-NC-ND 4.0)",
+    "summeval-op": "SummEval-OP (Siledar et al. 2024): MIT; the reviews are Amazon reviews (Bražinskas et al. test set)",
+}
 SCALE = {
     "pyramid": "REALSumm `litepyramid_recall`, in [0, 1]",
     "responsiveness": "the 1-5 Likert scale of the `responsiveness` columns",
@@ -34,24 +54,43 @@ SCALE = {
 }
 
 
-def fmt(v):
+def fmt(v, digits=3, sign=False):
+    """`v` with `digits` decimals and no leading zero; `—` where it is undefined (JSON null: NaN,
+    e.g. bootstrap wins and permutation p with BOOTSTRAP=0)."""
     if v is None or v != v:
-        return "n/a"
-    return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"-{-v:.3f}".replace("0.", ".", 1)
+        return "—"
+    text = f"{abs(v):.{digits}f}".replace("0.", ".", 1)
+    return ("-" if v < 0 else "+" if sign else "") + text
+
+
+def mean(values):
+    """Mean, or None (shown as `—`) when any value is undefined."""
+    values = list(values)
+    if any(v is None or v != v for v in values):
+        return None
+    return statistics.mean(values)
 
 
 def stat(s):
     return f"{fmt(s['value'])} [{fmt(s['lower'])}, {fmt(s['upper'])}]"
 
 
-loso = json.load(open(f"{work}/{name}.loso.json"))
-seconds = open(f"{work}/{name}.loso.seconds").read().strip()
-log = open(f"{work}/{name}.train.log").read()
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+loso = json.loads(read(f"{work}/{name}.loso.json"))
+seconds = read(f"{work}/{name}.loso.seconds").strip()
+log = read(f"{work}/{name}.train.log")
 m = re.search(r"trained (\S+) on (\d+) rows \((\d+) features, (.*)\); wrote", log)
-rows, features, hyper = (m.group(2), m.group(3), m.group(4)) if m else ("?", "?", "?")
-size = os.path.getsize(f"models/builtin/{name}.aesop")
+if not m:
+    sys.exit(f"builtin_card.py: {work}/{name}.train.log has no line 'trained … on N rows (F features, …); wrote'; "
+             "`aesop train`'s message changed: update the pattern in scripts/build/builtin_card.py")
+rows, features, hyper = m.group(2), m.group(3), m.group(4)
+size = os.path.getsize(f"{work}/{name}.aesop")
 held = loso["leave_one_set_out"]
-means = statistics.mean(h["model"]["summary_kendall"]["value"] for h in held)
+means = mean(h["model"]["summary_kendall"]["value"] for h in held)
 refs = "no references (reference-free features only)" if reference_free else "the human references"
 
 print(f"# Built-in model `{name}`\n")
@@ -60,6 +99,10 @@ print(f"Predicts `{target}` ({PURPOSE[target]}) using {refs}; rank-svm trained o
 print("## Data\n")
 for s, col in sets:
     print(f"- {SETS.get(s, s)}: column `{col}`.")
+print("- Data and licences (../shared/data/SOURCES.md): the weights are learned from these sets' human scores "
+      "and texts.")
+for s, _ in sets:
+    print(f"  - {LICENCES.get(s, s + ': see ../shared/data/SOURCES.md')}.")
 print(f"- {rows} training rows in all. Ranking pairs stay within a topic of one set; sets are not weighted.")
 print(f"- Features: {features} columns from classes {', '.join(loso['classes'])}"
       + (" (reference-free only: graph keeps its `graph.input_*` features)." if reference_free and "graph" in loso["classes"]
@@ -104,23 +147,32 @@ print(f"Scores are calibrated to {SCALE[target]}: a linear map of the ranker's r
       "pooled slope comes out flat), clamped to their range; `raw` keeps the ranker's "
       f"output. Mean absolute error of the calibrated scores on held-out data: {mae_text}.\n")
 print(f"## Protocol 2: leave one set out ({seconds} s for all folds)\n")
+seed = f", seed {loso['seed']}" if loso.get("seed") is not None else ""
+if bootstrap == "0":
+    intervals = "no bootstrap samples (`BOOTSTRAP=0`), so no intervals, wins or p (`—`)"
+else:
+    samples = f"{int(bootstrap):,} " if bootstrap else ""
+    intervals = f"95% intervals from {samples}bootstrap samples resampling topics and systems{seed}"
 print("Each row: a model of this recipe trained on every other set, scoring the held-out set; the best single "
-      "feature of the same classes on that set is chosen in hindsight (sign included); 95% bootstrap intervals "
-      f"resampling topics and systems; paired test on summary τ (Koehn bootstrap share of wins, permutation p).\n")
+      f"feature of the same classes on that set is chosen in hindsight (sign included); {intervals}; paired test "
+      "on summary τ (Koehn bootstrap share of wins, permutation p).\n")
 print("| held-out set | summary τ | system τ | system pairwise acc. | best single feature | its summary τ | Δ | wins | p |")
 print("|---|---|---|---|---|---|---|---|---|")
 for h in held:
     print(f"| {h['set']} `{h['column']}` | {stat(h['model']['summary_kendall'])} | {stat(h['model']['system_kendall'])} "
           f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
-          f"| {stat(h['best_feature_stats']['summary_kendall'])} | {h['summary_difference']:+.3f} "
-          f"| {h['bootstrap_model_wins']:.2f} | {h['permutation_p']:.3f} |")
-print("\n## Protocol 1 on each set alone (5 topic folds x 4 system folds)\n")
+          f"| {stat(h['best_feature_stats']['summary_kendall'])} | {fmt(h['summary_difference'], sign=True)} "
+          f"| {fmt(h['bootstrap_model_wins'], 2)} | {fmt(h['permutation_p'])} |")
+p1 = {(s, seed): json.loads(read(f"{work}/{name}.p1.{s}.{seed}.json")) for s, _ in sets for seed in seeds}
+folds = sorted({(c["topic_folds"], c["system_folds"]) for c in p1.values()})
+folds_text = "; ".join(f"{t} topic folds x {y} system folds" for t, y in folds)
+print(f"\n## Protocol 1 on each set alone ({folds_text})\n")
 print("| set | fold seeds | summary-level Kendall τ-b | system-level Kendall τ-b | calibrated MAE |\n|---|---|---|---|---|")
 for s, col in sets:
-    cvs = [json.load(open(f"{work}/{name}.p1.{s}.{seed}.json")) for seed in seeds]
-    print(f"| {s} `{col}` | {', '.join(seeds)} | {fmt(statistics.mean(c['summary_kendall_tau'] for c in cvs))} "
-          f"| {fmt(statistics.mean(c['system_kendall_tau'] for c in cvs))} "
-          f"| {fmt(statistics.mean(c['calibrated_mae'] for c in cvs))} |")
+    cvs = [p1[(s, seed)] for seed in seeds]
+    print(f"| {s} `{col}` | {', '.join(seeds)} | {fmt(mean(c['summary_kendall_tau'] for c in cvs))} "
+          f"| {fmt(mean(c['system_kendall_tau'] for c in cvs))} "
+          f"| {fmt(mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
 default = "`aesop score --neural`" if lm_class else "`aesop score`"
 if name == target and reference_free:

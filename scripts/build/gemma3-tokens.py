@@ -9,21 +9,46 @@ SummEval source documents. For each it records the ids and llama.cpp's detokeniz
 tokens left out, invalid UTF-8 replaced); the Rust tokenizer (crates/aesop-neural/src/spm.rs) must
 give identical ids and the same decoded text.
 
-Usage (needs `pip install llama-cpp-python` in a venv; reads no GPU, runs in seconds):
-  python scripts/build/gemma3-tokens.py [MODEL.gguf] [SUMMEVAL.jsonl] [OUT.json]
-Defaults: /tmp/gemma/gemma-3-270m-q4_k_m.gguf, bench-out/builtin/summeval.jsonl (the built-in
-SummEval set; its first two topics' first source documents are taken) and
-tests/fixtures/gemma3_tokens.json.
+Usage (needs llama-cpp-python 0.3.36, the version the fixture records; it stops at once with the
+install command when it is missing; reads no GPU, runs in seconds):
+  python3 -m venv bench-out/venv-llamacpp
+  bench-out/venv-llamacpp/bin/pip install llama-cpp-python==0.3.36
+  bench-out/venv-llamacpp/bin/python scripts/build/gemma3-tokens.py [MODEL.gguf] [SUMMEVAL.jsonl] [OUT.json]
+Defaults: the Gemma 3 file `aesop models fetch gemma3-270m` installs (AESOP_HOME/models/gemma-3-270m-q4_k_m.gguf,
+AESOP_HOME defaulting to the platform cache directory's aesop/: ~/.cache/aesop, or
+$XDG_CACHE_HOME/aesop), bench-out/builtin/summeval.jsonl (the built-in SummEval set, imported by
+scripts/build/train-builtin; its first two topics' first source documents are taken) and
+tests/fixtures/gemma3_tokens.json. Relative paths are relative to the current directory.
+Environment: AESOP_HOME, XDG_CACHE_HOME (where the model is by default).
+Output: OUT.json, written to OUT.json.tmp and renamed over it once complete.
 """
 import hashlib
 import json
 import os
 import sys
 
-import llama_cpp
-from llama_cpp import Llama
+try:
+    import llama_cpp
+    from llama_cpp import Llama
+except ImportError:
+    sys.exit("gemma3-tokens.py: llama_cpp is missing; install it into a venv first:\n"
+             "  python3 -m venv bench-out/venv-llamacpp && "
+             "bench-out/venv-llamacpp/bin/pip install llama-cpp-python==0.3.36\n"
+             "and run this script with bench-out/venv-llamacpp/bin/python")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def aesop_home():
+    """aesop's data directory, as crates/aesop-neural/src/model.rs `aesop_home` finds it:
+    $AESOP_HOME, else the platform cache directory (dirs::cache_dir) + aesop."""
+    home = os.environ.get("AESOP_HOME")
+    if home:
+        return home
+    if sys.platform == "darwin":
+        return os.path.expanduser("~/Library/Caches/aesop")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return os.path.join(xdg if os.path.isabs(xdg) else os.path.expanduser("~/.cache"), "aesop")
 
 TEXTS = [
     "The quick brown fox jumps over the lazy dog.",
@@ -77,9 +102,17 @@ def summeval_texts(path):
 
 def main():
     args = sys.argv[1:]
-    model_path = args[0] if len(args) > 0 else "/tmp/gemma/gemma-3-270m-q4_k_m.gguf"
+    if len(args) > 3:
+        sys.exit("usage: gemma3-tokens.py [MODEL.gguf] [SUMMEVAL.jsonl] [OUT.json]")
+    model_path = args[0] if len(args) > 0 else os.path.join(aesop_home(), "models", "gemma-3-270m-q4_k_m.gguf")
+    if not os.path.isfile(model_path):
+        sys.exit(f"gemma3-tokens.py: {model_path}: no such file (`aesop models fetch gemma3-270m` installs it, or name "
+                 "the GGUF as the first argument)")
     summeval = args[1] if len(args) > 1 else os.path.join(ROOT, "bench-out/builtin/summeval.jsonl")
     out_path = args[2] if len(args) > 2 else os.path.join(ROOT, "tests/fixtures/gemma3_tokens.json")
+    if not os.path.isfile(summeval):
+        sys.exit(f"gemma3-tokens.py: {summeval}: no such file (scripts/build/train-builtin imports it, or "
+                 "`aesop import summeval SUMMEVAL -o FILE` and name FILE as the second argument)")
     with open(model_path, "rb") as f:
         sha = hashlib.file_digest(f, "sha256").hexdigest()
     llm = Llama(model_path=model_path, vocab_only=True, n_ctx=64, n_threads=1, verbose=False)
@@ -95,7 +128,9 @@ def main():
         "model_sha256": sha,
         "note": "llama.cpp tokenize(add_bos=False, special=False); decoded = detokenize(special=False)",
     }
-    with open(out_path, "w", encoding="utf-8") as f:
+    # A temporary file beside the output, renamed over it once complete.
+    tmp = out_path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
         f.write("{\n")
         for key, value in head.items():
             f.write(f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},\n")
@@ -103,6 +138,7 @@ def main():
         lines = [json.dumps(c, ensure_ascii=False) for c in cases]
         f.write(",\n".join(f"  {line}" for line in lines))
         f.write("\n ]\n}\n")
+    os.replace(tmp, out_path)
     print(f"{len(cases)} cases -> {out_path}")
 
 

@@ -5,18 +5,32 @@ An independent implementation of the same GGUF (llama.cpp through llama-cpp-pyth
 a few fixed texts and scores every token; the Rust forward pass must agree (token ids
 identical, mean |delta log-prob| <= 0.1 nats, per-text mean log-probs correlated >= 0.99).
 
-Usage (once; needs `pip install llama-cpp-python numpy` in a venv):
-  python scripts/build/neural-fixture.py MODEL.gguf tests/fixtures/neural_llamacpp.json
-  python scripts/build/neural-fixture.py GEMMA.gguf tests/fixtures/gemma3_llamacpp.json --bos
+Usage (once; needs llama-cpp-python 0.3.36, the version the fixtures record, and numpy; it stops
+at once with the install command when they are missing):
+  python3 -m venv bench-out/venv-llamacpp
+  bench-out/venv-llamacpp/bin/pip install llama-cpp-python==0.3.36 numpy
+  bench-out/venv-llamacpp/bin/python scripts/build/neural-fixture.py MODEL.gguf tests/fixtures/neural_llamacpp.json
+  bench-out/venv-llamacpp/bin/python scripts/build/neural-fixture.py GEMMA.gguf tests/fixtures/gemma3_llamacpp.json --bos
 With --bos (Gemma 3, which wants one) every scored text starts with the model's BOS token, and
-logprobs[0] is then the log-prob of the text's first token after BOS.
+logprobs[0] is then the log-prob of the text's first token after BOS. Relative paths are relative
+to the current directory. The output is written to OUT.tmp and renamed over OUT once complete.
+Environment: none.
 """
 import hashlib
 import json
+import os
 import sys
 
-import numpy as np
-from llama_cpp import Llama
+USAGE = "usage: neural-fixture.py MODEL.gguf OUT.json [--bos]"
+try:
+    import llama_cpp
+    import numpy as np
+    from llama_cpp import Llama
+except ImportError as e:
+    sys.exit(f"neural-fixture.py: {e.name} is missing; install it into a venv first:\n"
+             "  python3 -m venv bench-out/venv-llamacpp && "
+             "bench-out/venv-llamacpp/bin/pip install llama-cpp-python==0.3.36 numpy\n"
+             "and run this script with bench-out/venv-llamacpp/bin/python")
 
 SCORED = [
     "The quick brown fox jumps over the lazy dog.",
@@ -39,9 +53,13 @@ TOKENIZE_ONLY = [
 
 
 def main():
-    model_path, out_path = sys.argv[1], sys.argv[2]
-    bos = "--bos" in sys.argv[3:]
-    sha = hashlib.sha256(open(model_path, "rb").read()).hexdigest()
+    args = sys.argv[1:]
+    if len(args) not in (2, 3) or (len(args) == 3 and args[2] != "--bos") or not os.path.isfile(args[0]):
+        sys.exit(USAGE + ("" if len(args) < 1 or os.path.isfile(args[0]) else f"\n{args[0]}: no such file"))
+    model_path, out_path = args[0], args[1]
+    bos = len(args) == 3
+    with open(model_path, "rb") as f:
+        sha = hashlib.file_digest(f, "sha256").hexdigest()
     llm = Llama(model_path=model_path, n_ctx=1024, logits_all=True, verbose=False, n_threads=2)
     scored = []
     for text in SCORED:
@@ -59,20 +77,23 @@ def main():
         {"text": t, "ids": llm.tokenize(t.encode("utf-8"), add_bos=False, special=False)}
         for t in TOKENIZE_ONLY
     ]
-    import llama_cpp
-
-    json.dump(
-        {
-            "generator": f"scripts/build/neural-fixture.py, llama-cpp-python {llama_cpp.__version__}",
-            "model_sha256": sha,
-            "note": "logprobs[i] = log p(ids[i+1] | ids[..=i])" + (", ids[0] is BOS" if bos else ", no BOS"),
-            "scored": scored,
-            "tokenize_only": tok,
-        },
-        open(out_path, "w"),
-        ensure_ascii=False,
-        indent=1,
-    )
+    # A temporary file beside the output, renamed over it once complete.
+    tmp = out_path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "generator": f"scripts/build/neural-fixture.py, llama-cpp-python {llama_cpp.__version__}",
+                "model_sha256": sha,
+                "note": "logprobs[i] = log p(ids[i+1] | ids[..=i])" + (", ids[0] is BOS" if bos else ", no BOS"),
+                "scored": scored,
+                "tokenize_only": tok,
+            },
+            f,
+            ensure_ascii=False,
+            indent=1,
+        )
+    os.replace(tmp, out_path)
+    print(f"{len(scored)} scored and {len(tok)} tokenized texts -> {out_path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
