@@ -942,3 +942,41 @@ fn a_stack_base_without_a_value_on_any_summary_is_named() {
         assert!(!dir.path().join(format!("{verb}.out")).exists());
     }
 }
+
+/// A score of 1e308 among Likert scores overflowed the target's mean and spread: the model
+/// written scored every summary `null` (OLS) or about 1e305 (ranking SVM), exit 0. Refused,
+/// naming the file, the column and the summary.
+#[test]
+fn a_target_too_large_to_standardize_is_refused_naming_the_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("huge.jsonl");
+    write_set(&path, 3, 1.0);
+    let mut set = jsonl::read_set(&path).expect("read");
+    set[1].summaries[2].scores.insert("quality".into(), 1e308);
+    let file = std::fs::File::create(&path).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write");
+    for learner in ["ols", "rank-svm"] {
+        let out = common::aesop()
+            .arg("train")
+            .arg(&path)
+            .args([
+                "--target",
+                "quality",
+                "--classes",
+                "surface",
+                "--learner",
+                learner,
+            ])
+            .arg("-o")
+            .arg(dir.path().join("m.aesop"))
+            .output()
+            .expect("train");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{learner}: {stderr}");
+        assert!(
+            stderr.contains("huge.jsonl: column 'quality': score 'quality' cannot be learned from: its values are too large to standardize (e.g. 1e308 for huge-t1/sys2)"),
+            "{learner}: {stderr}"
+        );
+        assert!(!dir.path().join("m.aesop").exists());
+    }
+}

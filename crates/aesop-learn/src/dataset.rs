@@ -92,6 +92,7 @@ impl Dataset {
                 }
             );
         }
+        check_target_spread(&data, target)?;
         Ok(data)
     }
 
@@ -132,6 +133,30 @@ pub fn group_ids(labels: &[String]) -> Vec<usize> {
         .map(|(i, l)| (l, i))
         .collect();
     labels.iter().map(|l| id[l.as_str()]).collect()
+}
+
+/// Targets so large that their mean or spread overflows (1e308 on a Likert column) cannot be
+/// learned from: standardizing or calibrating them gives infinities, and the model written
+/// scored every summary `null` (OLS) or 1e305 on a 1-5 scale (ranking SVM). Refused, naming
+/// the largest value's summary.
+fn check_target_spread(data: &Dataset, target: &str) -> Result<()> {
+    let n = data.targets.len() as f64;
+    let mean = data.targets.iter().sum::<f64>() / n;
+    let spread = data.targets.iter().map(|y| (y - mean).powi(2)).sum::<f64>();
+    if mean.is_finite() && spread.is_finite() {
+        return Ok(());
+    }
+    let (at, largest) = data
+        .targets
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .map_or((0, f64::NAN), |(i, &y)| (i, y));
+    bail!(
+        "score '{target}' cannot be learned from: its values are too large to standardize (e.g. {largest:e} for {}/{})",
+        data.topics[at],
+        data.systems[at]
+    )
 }
 
 /// Positions of `wanted` in `available`; the error lists every missing name.
