@@ -531,3 +531,48 @@ fn features_are_clamped_into_their_training_range() {
         1
     );
 }
+
+/// At a large C the ranking SVM's solver stops at its epoch cap far from the optimum (the model
+/// ordered its own training pairs below chance at C 1e8): said once, as LIBLINEAR does; the
+/// default C converges without a word. Six SummEval topics, as the audit that found it.
+#[test]
+fn a_ranking_svm_stopped_at_its_epoch_cap_is_said() {
+    let Some(path) = common::data_or_skip(
+        "a_ranking_svm_stopped_at_its_epoch_cap_is_said",
+        "summeval/summeval.jsonl",
+    ) else {
+        return;
+    };
+    let topics: Vec<aesop::corpus::Topic> =
+        common::load_summeval(&path).into_iter().take(6).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("se6.jsonl");
+    let file = std::fs::File::create(&set).expect("create set");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write set");
+    let train = |c: &str| {
+        let out = common::aesop()
+            .arg("train")
+            .arg(&set)
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "surface",
+                "--c",
+                c,
+                "-o",
+            ])
+            .arg(dir.path().join("m.aesop"))
+            .output()
+            .expect("train");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = train("1e8");
+    assert_eq!(
+        stderr.matches("the ranking SVM stopped at its cap of 1000 passes before converging (C = 100000000)").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(!train("0.01").contains("before converging"));
+}
