@@ -980,3 +980,69 @@ fn a_target_too_large_to_standardize_is_refused_naming_the_summary() {
         assert!(!dir.path().join("m.aesop").exists());
     }
 }
+
+/// "Nothing to learn" errors say which training data had nothing: a protocol-1 cell (two
+/// systems in two system folds leave one system to train on) or the sets left when one is held
+/// out. They read as if the set itself had no pairs.
+#[test]
+fn nothing_to_learn_names_the_cell_or_the_held_out_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let two = dir.path().join("two.jsonl");
+    write_set(&two, 4, 1.0);
+    let mut set = jsonl::read_set(&two).expect("read");
+    for t in &mut set {
+        t.summaries.truncate(2);
+    }
+    jsonl::write_set(
+        std::io::BufWriter::new(std::fs::File::create(&two).expect("create")),
+        &set,
+    )
+    .expect("write");
+    let flat = dir.path().join("flat.jsonl");
+    for t in &mut set {
+        for s in &mut t.summaries {
+            s.scores.insert("quality".into(), 3.0);
+        }
+    }
+    jsonl::write_set(
+        std::io::BufWriter::new(std::fs::File::create(&flat).expect("create")),
+        &set,
+    )
+    .expect("write");
+    let a = dir.path().join("a.jsonl");
+    write_set(&a, 4, 1.0);
+
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg(&two)
+        .args(["--target", "quality", "--classes", "surface", "-o"])
+        .arg(dir.path().join("o.jsonl"))
+        .output()
+        .expect("cross-validate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("protocol-1 cell (topic fold 1, system fold 1), trained on")
+            && stderr.contains("no topic has two summaries with different scores"),
+        "{stderr}"
+    );
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", flat.display()))
+        .args(["--classes", "surface", "--leave-one-set-out", "-o"])
+        .arg(dir.path().join("l.jsonl"))
+        .output()
+        .expect("cross-validate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "training on every set but {}:quality (to score it held out)",
+            a.display()
+        )),
+        "{stderr}"
+    );
+}

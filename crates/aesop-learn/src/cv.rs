@@ -4,7 +4,7 @@
 use super::learners::{fit_with_prior, Hyper, LearnerKind};
 use super::{train, Dataset, Rng};
 use aesop_eval::kendall_tau_b;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, HashMap};
 
 /// Folds used by the inner hyper-parameter search (over training topics).
@@ -52,7 +52,7 @@ impl Protocol1 {
         let distinct = |v: &[String]| v.iter().collect::<std::collections::HashSet<_>>().len();
         let (kt, ks) = (kt.min(distinct(topics)), ks.min(distinct(systems).max(1)));
         if kt < 2 {
-            bail!("protocol 1 needs at least 2 topics (the data has {kt})");
+            bail!("protocol 1 needs at least 2 topics with the score to learn (the data has {kt})");
         }
         let tf = assign_folds(topics, kt, seed);
         let sf = assign_folds(systems, ks, seed ^ 0x5157_454D);
@@ -119,7 +119,17 @@ pub fn out_of_fold(
                     "cell ({a}, {b}) has no training rows: too few topics or systems for the folds"
                 );
             }
-            let cell = predict_cell(&train_idx, &test)?;
+            // A learner's "nothing to learn" names the data; here it is this cell's training
+            // rows, not the set (2 systems in 2 system folds leave one system to train on).
+            let cell = predict_cell(&train_idx, &test).with_context(|| {
+                format!(
+                    "protocol-1 cell (topic fold {}, system fold {}), trained on {} of {} rows",
+                    a + 1,
+                    b + 1,
+                    train_idx.len(),
+                    layout.row_topic_fold.len()
+                )
+            })?;
             if cell.len() != test.len() {
                 bail!(
                     "cell ({a}, {b}): {} predictions for {} test rows",

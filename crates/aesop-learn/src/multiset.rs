@@ -395,7 +395,12 @@ pub fn held_out_predictions(
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let keep: Vec<usize> = (0..sets.len()).filter(|&s| s != h).collect();
     let pooled = pool(sets, &keep, recipe.pool)?;
-    let (model, calibration) = train_calibrated(&pooled, recipe)?;
+    let (model, calibration) = train_calibrated(&pooled, recipe).with_context(|| {
+        format!(
+            "training on every set but {} (to score it held out)",
+            sets[h].spec
+        )
+    })?;
     let raw = model.predict(&sets[h].data.rows)?;
     let calibrated = raw.iter().map(|&r| calibration.apply(r)).collect();
     Ok((raw, calibrated))
