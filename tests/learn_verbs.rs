@@ -39,6 +39,20 @@ fn sample_subset(
     path
 }
 
+/// `aesop VERB SET --target relevance --classes surface --c 0.1`: a small model, quick to fit.
+fn surface_model(verb: &str, set: &Path) -> assert_cmd::Command {
+    let mut command = common::aesop();
+    command.arg(verb).arg(set).args([
+        "--target",
+        "relevance",
+        "--classes",
+        "surface",
+        "--c",
+        "0.1",
+    ]);
+    command
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -56,17 +70,7 @@ fn outputs_on_one_file_are_refused_and_a_run_writes_all_its_outputs_or_none() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = sample_subset(dir.path(), "set.jsonl", 4, 6, None);
     let cv = |output: &Path, report: &Path| {
-        common::aesop()
-            .arg("cross-validate")
-            .arg(&set)
-            .args([
-                "--target",
-                "relevance",
-                "--classes",
-                "surface",
-                "--c",
-                "0.1",
-            ])
+        surface_model("cross-validate", &set)
             .arg("-o")
             .arg(output)
             .arg("--report")
@@ -159,17 +163,7 @@ fn train_stores_only_a_report_of_the_model_it_trains() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = sample_subset(dir.path(), "set.jsonl", 4, 6, None);
     let report = dir.path().join("r.json");
-    common::aesop()
-        .arg("cross-validate")
-        .arg(&set)
-        .args([
-            "--target",
-            "relevance",
-            "--classes",
-            "surface",
-            "--c",
-            "0.1",
-        ])
+    surface_model("cross-validate", &set)
         .arg("-o")
         .arg(dir.path().join("oof.jsonl"))
         .arg("--report")
@@ -232,17 +226,7 @@ fn the_card_prints_a_large_seed_exactly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = sample_subset(dir.path(), "set.jsonl", 4, 6, None);
     let model = dir.path().join("m.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args([
-            "--target",
-            "relevance",
-            "--classes",
-            "surface",
-            "--c",
-            "0.1",
-        ])
+    surface_model("train", &set)
         .args(["--seed", "18446744073709551615", "-o"])
         .arg(&model)
         .assert()
