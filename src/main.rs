@@ -129,6 +129,10 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
     },
     /// Ablation over feature classes under protocol 1 (or protocol 2 with --leave-one-set-out): each class alone and the model without it. An anchored ranker (--anchor, or --recipe of an anchored built-in) keeps its anchor in every model and adds the row "anchor alone".
     #[command(
+        // `LearnArgs` is shared with `train`, but ablate refuses a stacked model's flags.
+        mut_arg("bases", |a| a.hide(true)),
+        mut_arg("stack_topic_folds", |a| a.hide(true)),
+        mut_arg("stack_system_folds", |a| a.hide(true)),
         after_help = "Examples:\n  aesop ablate summeval.jsonl --target relevance --c 0.01 -o ablation.md --csv ablation.csv --chart ablation.svg\n  aesop ablate --set summeval.jsonl:responsiveness --set newsroom.jsonl:responsiveness --set realsumm.jsonl:pyramid \\\n    --target responsiveness --classes content,rouge,surface --c 0.0001 --leave-one-set-out -o ablation.md\n  aesop ablate --set summeval.jsonl:readability --set newsroom.jsonl:readability --set dialsummeval.jsonl:readability \\\n    --target readability --recipe readability --leave-one-set-out -o ablation.md"
     )]
     Ablate {
@@ -478,12 +482,18 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Train {
             mut args, options, ..
         } => {
+            if let Err(e) = args.learn.check_no_op_flags() {
+                usage_error("train", &e.to_string());
+            }
             let options = options.for_learning(&mut args.learn)?;
             learn::train_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Ablate {
             mut args, options, ..
         } => {
+            if let Err(e) = aesop::learn::ablate::check_usage(&args) {
+                usage_error("ablate", &e.to_string());
+            }
             let options = options.for_learning(&mut args.learn)?;
             aesop::learn::ablate::ablate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
@@ -516,6 +526,9 @@ fn dispatch(command: Command) -> Result<()> {
         Command::CrossValidate {
             mut args, options, ..
         } => {
+            if let Err(e) = args.learn.check_no_op_flags() {
+                usage_error("cross-validate", &e.to_string());
+            }
             let options = options.for_learning(&mut args.learn)?;
             learn::cross_validate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }

@@ -34,6 +34,7 @@ mod learn_score_text;
 mod learn_stack;
 mod learn_summeval;
 mod learn_transfer;
+mod learn_verbs;
 mod lm_features;
 mod model_card;
 mod models_cli;

@@ -73,7 +73,8 @@ fn a_model_onto_its_report_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let set = write_set(dir.path());
     let report = dir.path().join("report.json");
-    std::fs::write(&report, "{\"calibrated_mae\": 0.5}").unwrap();
+    let text = "{\"target\": \"relevance\", \"calibrated_mae\": 0.5}";
+    std::fs::write(&report, text).unwrap();
     let out = common::aesop()
         .arg("train")
         .arg(&set)
@@ -93,10 +94,7 @@ fn a_model_onto_its_report_is_refused() {
         .unwrap();
     assert!(!out.status.success(), "train onto its report succeeded");
     assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
-    assert_eq!(
-        std::fs::read_to_string(&report).unwrap(),
-        "{\"calibrated_mae\": 0.5}"
-    );
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), text);
 }
 
 #[test]

@@ -164,6 +164,13 @@ impl OutputFile {
                 }
             }
         }
+        if !dir.is_dir() {
+            bail!(
+                "{}: no such directory {}; create it first or write the output elsewhere",
+                shown.display(),
+                dir.display()
+            );
+        }
         let temp = builder.tempfile_in(&dir).with_context(|| {
             format!(
                 "{}: cannot create a temporary file in {}",
@@ -188,23 +195,64 @@ impl OutputFile {
     /// Flush, fsync and atomically rename onto the destination (keeping its permissions).
     /// Errors name the file.
     pub fn commit(mut self) -> Result<()> {
+        self.finish()?;
+        self.persist()
+    }
+
+    /// Flush and fsync the temporary file (with the destination's permissions); the first half
+    /// of [`OutputFile::commit`], where writing can still fail.
+    fn finish(&mut self) -> Result<()> {
         let shown = self.shown.display().to_string();
-        let writer = self.temp.take().context("output already committed")?;
-        let temp = writer
-            .into_inner()
-            .map_err(|e| e.into_error())
+        let writer = self.temp.as_mut().context("output already committed")?;
+        writer
+            .flush()
             .with_context(|| format!("{shown}: cannot write"))?;
+        let temp = writer.get_ref();
         if let Some(perms) = &self.keep_permissions {
             std::fs::set_permissions(temp.path(), perms.clone())
                 .with_context(|| format!("{shown}: cannot set permissions"))?;
         }
         temp.as_file()
             .sync_all()
-            .with_context(|| format!("{shown}: cannot write (sync)"))?;
+            .with_context(|| format!("{shown}: cannot write (sync)"))
+    }
+
+    /// Rename the finished temporary file onto the destination.
+    fn persist(mut self) -> Result<()> {
+        let shown = self.shown.display().to_string();
+        let writer = self.temp.take().context("output already committed")?;
+        let temp = writer
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("{shown}: cannot write"))?;
         forget_pending(temp.path());
         temp.persist(&self.dest)
             .map_err(|e| e.error)
             .with_context(|| format!("{shown}: cannot move the finished output into place"))?;
+        Ok(())
+    }
+
+    /// The outputs of one run, each with the flag that names it (`("-o", path)`): refused when
+    /// two name the same file ([`check_distinct_outputs`]), then each created before any is
+    /// written, so a destination that cannot take its output fails the run before anything is
+    /// written. Write them, then [`OutputFile::commit_all`]: a run writes all its outputs or none.
+    pub fn create_all(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<Vec<OutputFile>> {
+        check_distinct_outputs(outputs)?;
+        outputs
+            .iter()
+            .map(|(_, path)| OutputFile::create(path, inputs))
+            .collect()
+    }
+
+    /// Commit every output of a run: all are flushed and synced (where a full disk shows) before
+    /// the first is moved into place, so a failure there leaves every destination as it was.
+    pub fn commit_all(mut outputs: Vec<OutputFile>) -> Result<()> {
+        for output in &mut outputs {
+            output.finish()?;
+        }
+        for output in outputs {
+            output.persist()?;
+        }
         Ok(())
     }
 
@@ -239,6 +287,51 @@ impl OutputFile {
     fn name_error(&self, err: std::io::Error) -> std::io::Error {
         std::io::Error::new(err.kind(), format!("{}: {err}", self.shown.display()))
     }
+}
+
+/// Refuse two outputs of one run that name the same file, also through another spelling of the
+/// path or a link: the later would replace the earlier (`cross-validate -o r.json --report
+/// r.json` kept only the report). `outputs` pairs each path with the flag that names it.
+pub fn check_distinct_outputs(outputs: &[(&str, &Path)]) -> Result<()> {
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        if let Some((earlier, _)) = outputs[..i]
+            .iter()
+            .find(|(_, other)| same_destination(path, other))
+        {
+            bail!(
+                "{earlier} and {flag} name the same file {}: one output would replace the other; \
+                 name a file for each",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether outputs at `a` and `b` would land in the same file.
+fn same_destination(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    // The destination with its directory canonicalized (the file may not exist yet).
+    let resolved = |path: &Path| -> Option<PathBuf> {
+        let dest = resolve_links(path).ok()?;
+        let dir = match dest.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(dest.file_name()?))
+    };
+    if let (Some(x), Some(y)) = (resolved(a), resolved(b)) {
+        if x == y {
+            return true;
+        }
+    }
+    // Hard links to one existing file.
+    matches!(
+        (std::fs::metadata(a), std::fs::metadata(b)),
+        (Ok(x), Ok(y)) if same_file(&x, &y)
+    )
 }
 
 /// `path` is no longer a pending output's temporary file.
@@ -333,6 +426,39 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn outputs_naming_one_file_are_refused_and_all_or_none_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        let again = dir.path().join(".").join("a.txt");
+        let err = OutputFile::create_all(&[("-o", &a), ("--report", &again)], &[])
+            .err()
+            .expect("the same file twice");
+        let message = format!("{err:#}");
+        assert!(
+            message.contains("-o and --report name the same file"),
+            "{message}"
+        );
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.txt");
+            std::os::unix::fs::symlink(&a, &link).unwrap();
+            assert!(check_distinct_outputs(&[("-o", &a), ("--csv", &link)]).is_err());
+        }
+        // A destination that cannot be created fails before anything is written.
+        let missing = dir.path().join("no-such-dir").join("r.json");
+        assert!(OutputFile::create_all(&[("-o", &a), ("--report", &missing)], &[]).is_err());
+        assert!(!a.exists());
+        let b = dir.path().join("b.txt");
+        let mut outputs = OutputFile::create_all(&[("-o", &a), ("--csv", &b)], &[]).unwrap();
+        for output in &mut outputs {
+            output.write_all(b"done").unwrap();
+        }
+        OutputFile::commit_all(outputs).unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "done");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "done");
     }
 
     #[test]

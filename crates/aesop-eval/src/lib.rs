@@ -15,3 +15,33 @@ pub mod wilcoxon;
 
 pub use correlation::{kendall_tau_b, pearson, spearman};
 pub use report::{evaluate_command, evaluate_command_with_warnings, EvaluateArgs};
+
+/// How every human-readable report prints a statistic: `decimals` digits, or `—` where it is
+/// undefined (NaN: a constant ranking, a single system, too few rows). JSON reports give `null`.
+pub fn or_dash(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        "—".to_string()
+    } else {
+        format!("{x:.decimals$}")
+    }
+}
+
+/// [`or_dash`] with the sign always shown, for a difference.
+pub fn or_dash_signed(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        "—".to_string()
+    } else {
+        format!("{x:+.decimals$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn undefined_values_print_as_a_dash() {
+        assert_eq!(super::or_dash(f64::NAN, 3), "—");
+        assert_eq!(super::or_dash(0.12345, 3), "0.123");
+        assert_eq!(super::or_dash_signed(f64::NAN, 3), "—");
+        assert_eq!(super::or_dash_signed(0.5, 2), "+0.50");
+    }
+}

@@ -9,13 +9,14 @@ use super::bootstrap::{
 };
 use super::levels::{evaluate, Aligned, LevelStats, ScoreRow};
 use super::svg::{escape as xml_escape, Svg};
+use aesop_core::output::OutputFile;
 use aesop_corpus::jsonl;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `aesop evaluate`.
@@ -194,6 +195,10 @@ pub fn evaluate_command(args: EvaluateArgs) -> Result<()> {
 /// Run `aesop evaluate` with `warnings` about the inputs: each printed on standard error and
 /// kept in the `--json` report.
 pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>) -> Result<()> {
+    let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
+    inputs.extend(args.compare.as_deref());
+    // Both outputs are created (and checked) before the evaluation runs, and committed together.
+    let mut outputs = OutputFile::create_all(&named_outputs(&args), &inputs)?;
     let spinner = aesop_core::progress::spinner(&format!(
         "evaluating {} ({} bootstrap samples)",
         args.predictions.display(),
@@ -206,21 +211,27 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
     report.warnings = warnings;
-    let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
-    inputs.extend(args.compare.as_deref());
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        aesop_core::output::OutputFile::write_all_to(path, &inputs, (text + "\n").as_bytes())?;
+    let mut contents = Vec::new();
+    if args.json.is_some() {
+        contents.push(serde_json::to_string_pretty(&report)? + "\n");
     }
-    if let Some(path) = &args.plot {
-        aesop_core::output::OutputFile::write_all_to(
-            path,
-            &inputs,
-            scatter_svg(&report).as_bytes(),
-        )?;
+    if args.plot.is_some() {
+        contents.push(scatter_svg(&report));
     }
+    for (output, content) in outputs.iter_mut().zip(&contents) {
+        output.write_all(content.as_bytes())?;
+    }
+    OutputFile::commit_all(outputs)?;
     // After the files: a reader of standard output that stops early loses none of them.
     aesop_core::output::print_stdout(&render_text(&report))
+}
+
+/// The files `evaluate` writes, each with its flag.
+fn named_outputs(args: &EvaluateArgs) -> Vec<(&'static str, &Path)> {
+    let mut named = Vec::new();
+    named.extend(args.json.as_deref().map(|p| ("--json", p)));
+    named.extend(args.plot.as_deref().map(|p| ("--plot", p)));
+    named
 }
 
 /// Read, align and evaluate: the report `evaluate_command` prints.
@@ -234,14 +245,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if args.compare_model.is_some() && args.compare.is_none() {
         bail!("--compare-model names a model of the --compare file: give --compare FILE too");
     }
-    if let (Some(json), Some(plot)) = (&args.json, &args.plot) {
-        if json == plot {
-            bail!(
-                "--json and --plot name the same file {}: the plot would replace the report",
-                json.display()
-            );
-        }
-    }
+    aesop_core::output::check_distinct_outputs(&named_outputs(args))?;
     let human = read_human(&args.human, &args.target)?;
     let metric = read_metric_for(
         &args.predictions,

@@ -26,14 +26,17 @@ use super::learners::{Hyper, LearnerKind};
 use super::multiset::{held_out_predictions, load_sets, set_data, Overlap, Recipe};
 use super::transfer::{pool, Pooled, SetData};
 use super::{train_anchored, Dataset};
+use aesop_core::output::OutputFile;
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
 use aesop_eval::svg::{escape as xml_escape, Svg};
+use aesop_eval::{or_dash, or_dash_signed};
 use aesop_features::FeatureOptions;
 use aesop_features::{feature_plan, select_features};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -183,9 +186,7 @@ pub fn ablate_command(
     cancel: &AtomicBool,
 ) -> Result<AblationReport> {
     let learn = &args.learn;
-    if !learn.stack.bases.is_empty() {
-        bail!("ablate does not take --stack: it ablates the feature classes of one model");
-    }
+    check_usage(args)?;
     let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
     if args.leave_one_set_out && specs.len() < 2 {
@@ -206,6 +207,14 @@ pub fn ablate_command(
             classes.join(", ")
         );
     }
+    // Every output is created (and checked) before any set is read, and all are committed
+    // together: a run writes the table, CSV and chart, or none of them.
+    let inputs = learn.input_paths();
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
+    let mut named = vec![("-o", args.output.as_path())];
+    named.extend(args.csv.as_deref().map(|p| ("--csv", p)));
+    named.extend(args.chart.as_deref().map(|p| ("--chart", p)));
+    let mut outputs = OutputFile::create_all(&named, &inputs)?;
     // Several sets are pooled as for `train` (topics unique per set, targets standardized per
     // set, `--equal-set-weights` applied when each model is fitted).
     let loaded = load_sets(
@@ -258,25 +267,33 @@ pub fn ablate_command(
     }
 
     let markdown = render_markdown(&report);
-    let inputs = learn.input_paths();
-    let inputs: Vec<&std::path::Path> = inputs.iter().map(std::path::PathBuf::as_path).collect();
-    aesop_core::output::OutputFile::write_all_to(&args.output, &inputs, markdown.as_bytes())?;
-    if let Some(path) = &args.csv {
-        aesop_core::output::OutputFile::write_all_to(
-            path,
-            &inputs,
-            render_csv(&report)?.as_bytes(),
-        )?;
+    let mut contents = vec![markdown.clone()];
+    if args.csv.is_some() {
+        contents.push(render_csv(&report)?);
     }
-    if let Some(path) = &args.chart {
-        aesop_core::output::OutputFile::write_all_to(
-            path,
-            &inputs,
-            render_chart(&report).as_bytes(),
-        )?;
+    if args.chart.is_some() {
+        contents.push(render_chart(&report));
     }
+    for (output, content) in outputs.iter_mut().zip(&contents) {
+        output.write_all(content.as_bytes())?;
+    }
+    OutputFile::commit_all(outputs)?;
     aesop_core::output::print_stdout(&markdown)?;
     Ok(report)
+}
+
+/// Flags `ablate` refuses before any work (the CLI gives these as usage errors, exit 2): the
+/// stacked-model flags `LearnArgs` shares with `train` (hidden from `ablate --help`), and flags
+/// that would change nothing.
+pub fn check_usage(args: &AblateArgs) -> Result<()> {
+    let stack = &args.learn.stack;
+    if !stack.bases.is_empty()
+        || stack.stack_topic_folds != super::stack::DEFAULT_INNER_TOPIC_FOLDS
+        || stack.stack_system_folds != super::stack::DEFAULT_INNER_SYSTEM_FOLDS
+    {
+        bail!("ablate does not take --stack or --stack-*-folds: it ablates the feature classes of one model");
+    }
+    args.learn.check_no_op_flags()
 }
 
 /// Columns of `data` whose names belong to `class` (`class.feature`).
@@ -427,6 +444,7 @@ pub fn ablate_pooled(
         settings.system_folds,
         settings.seed,
     )?;
+    super::commands::note_fewer_folds(settings.topic_folds, settings.system_folds, &layout);
     let plans = ablation_plans(&data.names, classes, settings.anchor.as_deref())?;
     let mut full: Option<Aligned> = None;
     let mut models = Vec::with_capacity(plans.len());
@@ -495,8 +513,9 @@ pub fn ablate_pooled(
 
     Ok(AblationReport {
         protocol: 1,
-        topic_folds: settings.topic_folds,
-        system_folds: settings.system_folds,
+        // The folds used: fewer than asked for when the data has fewer topics or systems.
+        topic_folds: layout.topic_folds,
+        system_folds: layout.system_folds,
         rows: data.len(),
         topics: distinct(&data.topics),
         systems: distinct(&data.systems),
@@ -641,24 +660,16 @@ pub fn ablate_held_out_sets(
     })
 }
 
-fn fmt_value(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.3}")
-    } else {
-        "–".into()
-    }
-}
-
 fn fmt_tau(t: &Tau) -> String {
     if t.lower.is_finite() && t.upper.is_finite() {
         format!(
             "{} [{}, {}]",
-            fmt_value(t.value),
-            fmt_value(t.lower),
-            fmt_value(t.upper)
+            or_dash(t.value, 3),
+            or_dash(t.lower, 3),
+            or_dash(t.upper, 3)
         )
     } else {
-        fmt_value(t.value)
+        or_dash(t.value, 3)
     }
 }
 
@@ -666,9 +677,9 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
     match v {
         None => ["".into(), "".into(), "".into()],
         Some(v) => [
-            format!("{:+.3}", v.difference).replace("NaN", "–"),
-            fmt_value(v.bootstrap_wins),
-            fmt_value(v.permutation_p),
+            or_dash_signed(v.difference, 3),
+            or_dash(v.bootstrap_wins, 3),
+            or_dash(v.permutation_p, 3),
         ],
     }
 }
@@ -819,13 +830,13 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
             .held_out
             .iter()
             .map(|c| match &c.summary_vs_full {
-                None => fmt_value(c.summary_tau.value),
+                None => or_dash(c.summary_tau.value, 3),
                 Some(v) => {
                     let [difference, _, p] = fmt_versus(&Some(*v));
                     if v.permutation_p.is_finite() {
-                        format!("{} ({difference}, p {p})", fmt_value(c.summary_tau.value))
+                        format!("{} ({difference}, p {p})", or_dash(c.summary_tau.value, 3))
                     } else {
-                        format!("{} ({difference})", fmt_value(c.summary_tau.value))
+                        format!("{} ({difference})", or_dash(c.summary_tau.value, 3))
                     }
                 }
             })
@@ -839,7 +850,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
                 .filter(|c| c.summary_vs_full.is_some_and(|v| v.difference > 0.0))
                 .count();
             (
-                format!("{:+.3}", m.summary_tau.value - full_mean).replace("NaN", "–"),
+                or_dash_signed(m.summary_tau.value - full_mean, 3),
                 format!("{above} of {}", m.held_out.len()),
             )
         };
@@ -849,7 +860,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
             m.model,
             m.features,
             cells.join(" | "),
-            fmt_value(m.summary_tau.value)
+            or_dash(m.summary_tau.value, 3)
         );
     }
     out

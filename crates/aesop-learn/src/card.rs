@@ -206,13 +206,19 @@ fn linear_weights(model: &ModelFile) -> Option<Vec<Value>> {
     )
 }
 
-/// A number as a reader wants it: whole numbers whole, others to four decimals (trailing zeros
-/// dropped), very small ones in exponent form (a C of 1e-6).
+/// A number as a reader wants it: integers exactly (a seed of 2^64 − 1 went through f64 and
+/// was shown rounded), whole floats whole, others to four decimals (trailing zeros dropped),
+/// very small or very large ones in exponent form (a C of 1e-6; 1e300, not 301 digits).
 fn number(value: &Value) -> String {
+    if value.is_i64() || value.is_u64() {
+        return value.to_string();
+    }
     let Some(v) = value.as_f64() else {
         return value.to_string();
     };
-    if v == v.trunc() && v.abs() < 1e15 {
+    if v.abs() >= 1e15 {
+        format!("{v:e}")
+    } else if v == v.trunc() {
         format!("{v:.0}")
     } else if v.abs() >= 1e-3 {
         let fixed = format!("{v:.4}");
@@ -434,4 +440,22 @@ pub fn render(facts: &Value) -> String {
         }
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_exactly_and_compactly() {
+        assert_eq!(number(&json!(9007199254740993u64)), "9007199254740993");
+        assert_eq!(number(&json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(number(&json!(-3)), "-3");
+        assert_eq!(number(&json!(2.0)), "2");
+        assert_eq!(number(&json!(0.25)), "0.25");
+        assert_eq!(number(&json!(1e-6)), "1e-6");
+        assert_eq!(number(&json!(1e300)), "1e300");
+        assert_eq!(number(&json!(-2.5e20)), "-2.5e20");
+    }
 }

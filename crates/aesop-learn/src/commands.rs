@@ -11,7 +11,9 @@ use super::transfer::{
     TransferInfo,
 };
 use super::Dataset;
+use aesop_core::output::OutputFile;
 use aesop_corpus::{jsonl, Topic};
+use aesop_eval::{or_dash, or_dash_signed};
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, feature_plan, select_features, FeatureOptions};
 use anyhow::{bail, Context, Result};
@@ -53,8 +55,8 @@ pub struct LearnArgs {
     pub hyper: HyperArgs,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub stack: StackArgs,
-    /// Use a built-in model's recipe (e.g. `responsiveness`, `readability-lm-noref`; `aesop
-    /// models` lists them): its classes, feature columns, learner, C, reference use and
+    /// Use a built-in model's recipe (e.g. `responsiveness` or `builtin:readability-lm-noref`;
+    /// `aesop models` lists them): its classes, feature columns, learner, C, reference use and
     /// feature-class options, read from the embedded model, on the sets given here. Flags that
     /// would change the recipe are refused beside it.
     #[cfg_attr(
@@ -154,10 +156,32 @@ impl LearnArgs {
     /// The single set of commands that take one (stacked models).
     fn single_set(&self) -> Result<SetSpec> {
         let specs = self.set_specs()?;
-        if specs.len() > 1 || self.transfer.normalize != Normalization::None {
-            bail!("stacked models take one judgment set and no --normalize");
+        if specs.len() > 1 {
+            bail!(
+                "stacked models take one judgment set, not {} (give one --set or SET)",
+                specs.len()
+            );
         }
-        Ok(specs.into_iter().next().expect("one set"))
+        if self.transfer.normalize != Normalization::None {
+            bail!("stacked models take no --normalize");
+        }
+        specs.into_iter().next().context("no judgment set")
+    }
+
+    /// Flags that would change nothing in this run, refused rather than ignored (the CLI gives
+    /// these as usage errors, exit 2): `--equal-set-weights` with one set or with `--stack`.
+    pub fn check_no_op_flags(&self) -> Result<()> {
+        // A recipe's set weighting is the built-in's own, not a flag given here.
+        if self.transfer.equal_set_weights && self.recipe.is_none() {
+            if !self.stack.bases.is_empty() {
+                bail!("--equal-set-weights weighs several sets against each other; a stacked model (--stack) takes one set");
+            }
+            let sets = usize::from(self.set.is_some()) + self.transfer.sets.len();
+            if sets < 2 {
+                bail!("--equal-set-weights weighs several sets against each other; give two or more with --set PATH:COLUMN");
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn recipe<'a>(&'a self, hyper: Option<Hyper>, target: &'a str) -> Recipe<'a> {
@@ -211,14 +235,14 @@ impl Default for StackArgs {
 pub const DEFAULT_TOPIC_FOLDS: usize = 5;
 pub const DEFAULT_SYSTEM_FOLDS: usize = 4;
 
-/// Say so when the data has fewer topics or systems than the folds asked for (the layout then
-/// has one fold per topic or system, and the report gives the folds used).
-fn note_fewer_folds(args: &CrossValidateArgs, layout: &Protocol1) {
-    if layout.topic_folds < args.topic_folds || layout.system_folds < args.system_folds {
+/// Say so when the data has fewer topics or systems than the `topic_folds`×`system_folds`
+/// asked for (the layout then has one fold per topic or system, and the report gives the folds
+/// used); `cross-validate` and `ablate` both.
+pub(crate) fn note_fewer_folds(topic_folds: usize, system_folds: usize, layout: &Protocol1) {
+    if layout.topic_folds < topic_folds || layout.system_folds < system_folds {
         aesop_core::eprintln_quiet!(
-            "note: {}×{} folds asked for, {}×{} used: the data has no more topics or systems",
-            args.topic_folds,
-            args.system_folds,
+            "note: {topic_folds}×{system_folds} folds asked for, {}×{} used: the data has no \
+             more topics or systems",
             layout.topic_folds,
             layout.system_folds
         );
@@ -235,6 +259,7 @@ struct LearnPlan {
 
 impl LearnArgs {
     fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
+        self.check_no_op_flags()?;
         if self.hyper.anchor.is_some() && !self.stack.bases.is_empty() {
             bail!("--anchor cannot be combined with --stack");
         }
@@ -309,19 +334,22 @@ impl LearnArgs {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct HyperArgs {
     /// C of rank-svm and the SVRs.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = learners::parse_positive))]
     pub c: Option<f64>,
     /// SVR: half-width of the ε-tube in target standard deviations (default 0.1; needs --c).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = learners::parse_positive))]
     pub epsilon: Option<f64>,
     /// SVR: RBF width factor (default 0.5) or polynomial degree (default 2); needs --c.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = learners::parse_positive))]
     pub kernel_param: Option<f64>,
     /// Elastic net: penalty (fixes the hyper-parameters; --l1-ratio defaults to 0.5).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = learners::parse_positive))]
     pub penalty: Option<f64>,
     /// Elastic net: share of the L1 penalty, in [0, 1] (needs --penalty).
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_parser = aesop_features::named_options::unit_interval)
+    )]
     pub l1_ratio: Option<f64>,
     /// Random forest: number of trees (default 100).
     #[cfg_attr(feature = "cli", arg(long))]
@@ -370,8 +398,9 @@ pub struct TrainArgs {
     /// Model file to write.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
-    /// An evaluation report (JSON, e.g. from `aesop evaluate --json` on this model's protocol-1
-    /// predictions) to store in the model file.
+    /// A report of this model's recipe to store in the model file: `cross-validate --report`
+    /// (its `calibrated_mae` is the card's held-out error) or `evaluate --json`. A target,
+    /// learner, feature list or sets other than the model's are refused.
     #[cfg_attr(feature = "cli", arg(long))]
     pub report: Option<PathBuf>,
 }
@@ -489,21 +518,14 @@ pub fn train_command(
         names,
         stack,
     } = learn.plan(options)?;
-    let report = match &args.report {
+    // The report, and the held-out error of the calibrated scores when it measured one.
+    let (report, held_out_mae) = match &args.report {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading report {}", path.display()))?;
-            serde_json::from_str::<serde_json::Value>(&text)
-                .with_context(|| format!("{}: not JSON", path.display()))?;
-            Some(text)
+            let (text, mae) = read_training_report(path, learn, &target, &names)?;
+            (Some(text), mae)
         }
-        None => None,
+        None => (None, None),
     };
-    // The held-out error of the calibrated scores, when the stored report measured it.
-    let held_out_mae = report
-        .as_deref()
-        .and_then(|r| serde_json::from_str::<serde_json::Value>(r).ok())
-        .and_then(|v| v.get("calibrated_mae").and_then(|m| m.as_f64()));
     // Every model stores the training range of each column (format 5) and a calibration to its
     // target's scale, stacked ones included.
     let (model, training, transfer, feature_ranges) = match &stack {
@@ -645,6 +667,133 @@ pub fn train_command(
     Ok(file)
 }
 
+/// Read `train --report FILE`: a JSON object as `cross-validate --report` (or `evaluate
+/// --json`) writes, about the model being trained. The model card shows its `calibrated_mae`,
+/// so any JSON was stored before (a negative error printed as the held-out error, a report of
+/// another target or feature set kept silently). Refused, naming the field: a `calibrated_mae`
+/// that is not a finite number ≥ 0 (or null), and a `target`, `learner`, `feature_names` or
+/// `sets` other than the model's; a report that records neither of the last three (`evaluate
+/// --json`) is stored with a warning that it could not be checked. Returns the text and the
+/// error.
+fn read_training_report(
+    path: &std::path::Path,
+    learn: &LearnArgs,
+    target: &str,
+    names: &[String],
+) -> Result<(String, Option<f64>)> {
+    use serde_json::Value;
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading report {shown}"))?;
+    let value: Value = serde_json::from_str(&text).with_context(|| format!("{shown}: not JSON"))?;
+    let Some(report) = value.as_object() else {
+        bail!(
+            "{shown}: not a report: a JSON object as `cross-validate --report` writes is expected, \
+             this is {}",
+            match value {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                Value::Null => "null",
+                Value::Object(_) => "an object",
+            }
+        );
+    };
+    let mae = match report.get("calibrated_mae") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64() {
+            Some(mae) if mae.is_finite() && mae >= 0.0 => Some(mae),
+            _ => bail!(
+                "{shown}: calibrated_mae: {v} is not a mean absolute error (a number ≥ 0, or null)"
+            ),
+        },
+    };
+    match report.get("target") {
+        None => bail!(
+            "{shown}: target: missing; a report of `cross-validate --report` (or `evaluate \
+             --json`) names the score it measured"
+        ),
+        Some(Value::String(t)) if t == target => {}
+        Some(other) => bail!(
+            "{shown}: target: the report measured {other}, this model learns \"{target}\"; give \
+             the report of this model's own cross-validation"
+        ),
+    }
+    let mut unrecorded = Vec::new();
+    match report.get("learner") {
+        None => unrecorded.push("learner"),
+        Some(Value::String(l)) if l == learn.learner.name() => {}
+        Some(other) => bail!(
+            "{shown}: learner: the report measured {other}, this model is trained with \"{}\"",
+            learn.learner.name()
+        ),
+    }
+    match report.get("feature_names") {
+        None => unrecorded.push("feature_names"),
+        Some(v) => {
+            let recorded: Option<Vec<&str>> = v
+                .as_array()
+                .and_then(|list| list.iter().map(Value::as_str).collect());
+            let Some(recorded) = recorded else {
+                bail!("{shown}: feature_names: not a list of feature names");
+            };
+            if recorded != names {
+                let first_difference = recorded
+                    .iter()
+                    .zip(names)
+                    .position(|(r, n)| r != n)
+                    .unwrap_or(recorded.len().min(names.len()));
+                bail!(
+                    "{shown}: feature_names: the report measured {} features, this model has {}; \
+                     they differ first at column {} ({} in the report, {} here)",
+                    recorded.len(),
+                    names.len(),
+                    first_difference + 1,
+                    recorded.get(first_difference).unwrap_or(&"none"),
+                    names.get(first_difference).map_or("none", String::as_str)
+                );
+            }
+        }
+    }
+    match report.get("sets") {
+        None => unrecorded.push("sets"),
+        Some(v) => {
+            // Compared by file name and column: the report may name the files by another path.
+            let key = |spec: &SetSpec| format!("{}:{}", spec.name(), spec.column);
+            let recorded: Option<Vec<String>> = v.as_array().and_then(|list| {
+                list.iter()
+                    .map(|s| {
+                        s.as_str()
+                            .and_then(|s| transfer::parse_set_spec(s).ok())
+                            .map(|spec| key(&spec))
+                    })
+                    .collect()
+            });
+            let Some(mut recorded) = recorded else {
+                bail!("{shown}: sets: not a list of PATH:COLUMN");
+            };
+            let mut training: Vec<String> = learn.set_specs()?.iter().map(key).collect();
+            recorded.sort();
+            training.sort();
+            if recorded != training {
+                bail!(
+                    "{shown}: sets: the report measured {}, this model is trained on {}",
+                    recorded.join(" "),
+                    training.join(" ")
+                );
+            }
+        }
+    }
+    if !unrecorded.is_empty() {
+        aesop_core::eprintln_quiet!(
+            "warning: {shown}: the report records no {}; stored without checking that it \
+             measured this model",
+            unrecorded.join(", ")
+        );
+    }
+    Ok((text, mae))
+}
+
 /// Score a set (or plain-text files) with the named models, or with the default built-in
 /// models chosen per topic, streaming (see [`super::score_stream`]). Returns the prediction
 /// lines written, as (model name, score), in output order: for library callers and tests on
@@ -686,10 +835,11 @@ pub fn cross_validate_command(
         names,
         stack,
     } = learn.plan(options)?;
+    if stack.is_some() && args.leave_one_set_out {
+        bail!("--leave-one-set-out does not take --stack");
+    }
+    let mut outputs = CvOutputs::create(args)?;
     if let Some(plan) = &stack {
-        if args.leave_one_set_out {
-            bail!("--leave-one-set-out does not take --stack");
-        }
         let spec = learn.single_set()?;
         let topics = jsonl::read_set(&spec.path)?;
         let table = extract(&topics, &classes, options, cancel)?;
@@ -704,7 +854,7 @@ pub fn cross_validate_command(
             learn.seed,
         )?;
         let settings = learn.stack_settings(hyper);
-        note_fewer_folds(args, &layout);
+        note_fewer_folds(args.topic_folds, args.system_folds, &layout);
         let (predictions, calibrated) =
             stack::cross_validate_stacked(&plan.bases, &sd, &settings, &layout, cancel)?;
         let data = &sd.data;
@@ -714,7 +864,14 @@ pub fn cross_validate_command(
             .zip(&data.systems)
             .map(|(t, s)| (None, t.as_str(), s.as_str()))
             .collect();
-        write_out_of_fold(args, cancel, &rows, &spec.column, &predictions, &calibrated)?;
+        write_out_of_fold(
+            &mut outputs.predictions,
+            cancel,
+            &rows,
+            &spec.column,
+            &predictions,
+            &calibrated,
+        )?;
         let mut report = cv_report(
             args,
             &target,
@@ -729,7 +886,7 @@ pub fn cross_validate_command(
         report.sets = vec![spec.to_string()];
         (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
         report.calibrated_mae = mean_absolute_error(&calibrated, &data.targets);
-        return finish_cv_report(args, report);
+        return finish_cv_report(outputs, report);
     }
 
     // Protocol 2 has no folds: each held-out set is the test set (they were ignored). Said
@@ -777,7 +934,14 @@ pub fn cross_validate_command(
         let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings)?;
         let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
         let calibrated: Vec<f64> = predictions.iter().flatten().map(|p| p.1).collect();
-        write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+        write_out_of_fold(
+            &mut outputs.predictions,
+            cancel,
+            &rows,
+            &target,
+            &raw,
+            &calibrated,
+        )?;
         let mut report = cv_report(
             args,
             &target,
@@ -803,12 +967,7 @@ pub fn cross_validate_command(
         report.seconds = started.elapsed().as_secs_f64();
         let table = render_loso(&report, &held_out);
         report.leave_one_set_out = held_out;
-        if let Some(path) = &args.report {
-            let inputs = learn.input_paths();
-            let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-            let json = serde_json::to_string_pretty(&report)?;
-            aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
-        }
+        outputs.commit(&report)?;
         aesop_core::output::print_stdout(&table)?;
         return Ok(report);
     }
@@ -821,9 +980,16 @@ pub fn cross_validate_command(
         args.system_folds,
         learn.seed,
     )?;
-    note_fewer_folds(args, &layout);
+    note_fewer_folds(args.topic_folds, args.system_folds, &layout);
     let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
-    write_out_of_fold(args, cancel, &rows, &target, &raw, &calibrated)?;
+    write_out_of_fold(
+        &mut outputs.predictions,
+        cancel,
+        &rows,
+        &target,
+        &raw,
+        &calibrated,
+    )?;
     let mut report = cv_report(
         args,
         &target,
@@ -850,7 +1016,7 @@ pub fn cross_validate_command(
             })
             .collect();
     }
-    finish_cv_report(args, report)
+    finish_cv_report(outputs, report)
 }
 
 /// MAE of calibrated predictions on the rows whose set's column is the model's target.
@@ -860,10 +1026,42 @@ fn mae_on_scale(pooled: &transfer::Pooled, target: &str, calibrated: &[f64]) -> 
     mean_absolute_error(&pick(calibrated), &pick(&pooled.original_targets))
 }
 
-/// Write the out-of-fold predictions through [`aesop_core::output::OutputFile`]; after Ctrl-C
+/// The files `cross-validate` writes (`-o`, `--report`), created before any set is read: a
+/// destination that cannot take its output, or two flags naming one file, fail the run before
+/// anything is written, and both are committed together at the end (all or none).
+struct CvOutputs {
+    predictions: OutputFile,
+    report: Option<OutputFile>,
+}
+
+impl CvOutputs {
+    fn create(args: &CrossValidateArgs) -> Result<CvOutputs> {
+        let inputs = args.learn.input_paths();
+        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let mut named = vec![("-o", args.output.as_path())];
+        named.extend(args.report.as_deref().map(|r| ("--report", r)));
+        let mut files = OutputFile::create_all(&named, &inputs)?.into_iter();
+        Ok(CvOutputs {
+            predictions: files.next().context("the predictions' output")?,
+            report: files.next(),
+        })
+    }
+
+    /// Write `report` as JSON to `--report` (if given) and commit every output.
+    fn commit(self, report: &CvReport) -> Result<()> {
+        let mut files = vec![self.predictions];
+        if let Some(mut file) = self.report {
+            serde_json::to_writer_pretty(&mut file, report)?;
+            files.push(file);
+        }
+        OutputFile::commit_all(files)
+    }
+}
+
+/// Write the out-of-fold predictions into `out` (committed with the report); after Ctrl-C
 /// during the folds nothing is written (exit 130, run::Interrupted), never a full-looking file.
 fn write_out_of_fold(
-    args: &CrossValidateArgs,
+    out: &mut OutputFile,
     cancel: &AtomicBool,
     rows: &[(Option<&str>, &str, &str)],
     target: &str,
@@ -873,9 +1071,6 @@ fn write_out_of_fold(
     if cancel.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(aesop_features::run::Interrupted.into());
     }
-    let inputs = args.learn.input_paths();
-    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-    let mut out = aesop_core::output::OutputFile::create(&args.output, &inputs)?;
     for ((&(set, topic, system), &raw), &score) in rows.iter().zip(raw).zip(calibrated) {
         let line = OutOfFoldLine {
             set,
@@ -885,10 +1080,10 @@ fn write_out_of_fold(
             score,
             raw,
         };
-        serde_json::to_writer(&mut out, &line)?;
+        serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
-    out.commit()
+    Ok(())
 }
 
 /// `aesop evaluate`'s statistics of protocol 1's pooled out-of-fold predictions (protocol 2
@@ -954,10 +1149,10 @@ fn cv_report(
     }
 }
 
-fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvReport> {
+fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     let mut text = format!(
         "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{}{})\n  \
-         summary-level Kendall τ-b {:.3}\n  system-level Kendall τ-b  {:.3}\n  calibrated MAE {:.3}",
+         summary-level Kendall τ-b {}\n  system-level Kendall τ-b  {}\n  calibrated MAE {}",
         report.topic_folds,
         report.system_folds,
         report.seed,
@@ -978,20 +1173,20 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
         } else {
             format!(", normalized {}", report.normalize)
         },
-        report.summary_kendall_tau,
-        report.system_kendall_tau,
-        report.calibrated_mae
+        or_dash(report.summary_kendall_tau, 3),
+        or_dash(report.system_kendall_tau, 3),
+        or_dash(report.calibrated_mae, 3)
     );
     if let Some(stats) = &report.statistics {
         let input = &stats.input_pairwise;
         text += &format!(
-            "\n  summary-level Pearson r {:.3}, Spearman ρ {:.3}\n  system-level Pearson r {:.3}, pairwise accuracy {:.3}\n  \
-             input-level pairwise accuracy {:.3} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
-            stats.summary.pearson,
-            stats.summary.spearman,
-            stats.system.pearson,
-            stats.system_pairwise.accuracy,
-            input.accuracy,
+            "\n  summary-level Pearson r {}, Spearman ρ {}\n  system-level Pearson r {}, pairwise accuracy {}\n  \
+             input-level pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
+            or_dash(stats.summary.pearson, 3),
+            or_dash(stats.summary.spearman, 3),
+            or_dash(stats.system.pearson, 3),
+            or_dash(stats.system_pairwise.accuracy, 3),
+            or_dash(input.accuracy, 3),
             input.correct,
             input.pairs,
             input.metric_ties,
@@ -999,16 +1194,13 @@ fn finish_cv_report(args: &CrossValidateArgs, report: CvReport) -> Result<CvRepo
     }
     for p in &report.per_set {
         text += &format!(
-            "\n  {}: summary τ {:.3}, system τ {:.3}",
-            p.set, p.summary_kendall_tau, p.system_kendall_tau
+            "\n  {}: summary τ {}, system τ {}",
+            p.set,
+            or_dash(p.summary_kendall_tau, 3),
+            or_dash(p.system_kendall_tau, 3)
         );
     }
-    if let Some(path) = &args.report {
-        let json = serde_json::to_string_pretty(&report)?;
-        let inputs = args.learn.input_paths();
-        let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-        aesop_core::output::OutputFile::write_all_to(path, &inputs, json.as_bytes())?;
-    }
+    outputs.commit(&report)?;
     text.push('\n');
     aesop_core::output::print_stdout(&text)?;
     Ok(report)
@@ -1031,7 +1223,7 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     );
     for h in held_out {
         out.push_str(&format!(
-            "| {}:{} | {} | {} | {} | {} | {} | {} | {:+.3} | {} | {} | {} |\n",
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             h.set,
             h.column,
             h.rows,
@@ -1040,10 +1232,10 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
             h.model.system_pairwise_accuracy,
             h.best_feature,
             h.best_feature_stats.summary_kendall,
-            h.summary_difference,
-            multiset::or_dash(h.bootstrap_model_wins, 2),
-            multiset::or_dash(h.permutation_p, 3),
-            multiset::or_dash(h.calibrated_mae, 3)
+            or_dash_signed(h.summary_difference, 3),
+            or_dash(h.bootstrap_model_wins, 2),
+            or_dash(h.permutation_p, 3),
+            or_dash(h.calibrated_mae, 3)
         ));
     }
     out

@@ -106,10 +106,14 @@ pub fn anchor_column(learner: LearnerKind, name: &str, names: &[String]) -> Resu
         );
     }
     names.iter().position(|n| n == name).ok_or_else(|| {
+        // Examples from the chosen classes themselves (a fixed `content.js` was named for a
+        // model without the content class).
+        let examples: Vec<&str> = names.iter().take(2).map(String::as_str).collect();
         anyhow::anyhow!(
             "--anchor {name}: not among the model's {} features (no such feature in the chosen \
-             classes; name one of theirs, e.g. content.js; --features must keep it)",
-            names.len()
+             classes; name one of theirs, e.g. {}; --features must keep it)",
+            names.len(),
+            examples.join(" or ")
         )
     })
 }

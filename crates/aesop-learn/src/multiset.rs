@@ -346,14 +346,9 @@ impl std::fmt::Display for Stat {
     }
 }
 
-/// `x` with `decimals` digits, or `—` where it is undefined (NaN).
-pub fn or_dash(x: f64, decimals: usize) -> String {
-    if x.is_nan() {
-        "—".to_string()
-    } else {
-        format!("{x:.decimals$}")
-    }
-}
+/// `x` with `decimals` digits, or `—` where it is undefined (NaN): the one helper every report
+/// prints through.
+pub use aesop_eval::or_dash;
 
 /// One held-out set of protocol 2.
 #[derive(Debug, Clone, Serialize)]

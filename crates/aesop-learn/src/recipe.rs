@@ -56,9 +56,12 @@ impl HyperArgs {
 /// are an error naming them (the CLI refuses most of them before this; the check here serves
 /// library callers too). `--learner` cannot be told from its default here: the CLI refuses it.
 pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Result<()> {
-    let Some(name) = learn.recipe.clone() else {
+    let Some(given) = learn.recipe.clone() else {
         return Ok(());
     };
+    // `builtin:NAME` is how `score --model` names a built-in: the same spelling is accepted here.
+    let name = given.strip_prefix("builtin:").unwrap_or(&given).to_string();
+    learn.recipe = Some(name.clone());
     let builtin = builtin::find(&name)?;
     let mut conflicts: Vec<&str> = Vec::new();
     if !learn.classes.is_empty() {

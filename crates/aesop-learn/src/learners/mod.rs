@@ -163,6 +163,16 @@ pub fn fixed_hyper(kind: LearnerKind, given: &HyperParams) -> Result<Option<Hype
     learner.check(given).map(Some)
 }
 
+/// The CLI's value parser of the positive hyper-parameters (`--c`, `--epsilon`,
+/// `--kernel-param`, `--penalty`): `--c 0`, `NaN` or `inf` are usage errors (exit 2) as
+/// `--c abc` is, not failures found after the sets are read.
+pub fn parse_positive(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("expected a positive number, got '{text}'")),
+    }
+}
+
 /// `v` if it is a positive number, else an error naming `flag`.
 fn positive(flag: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
