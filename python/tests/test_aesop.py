@@ -194,6 +194,10 @@ def test_the_cli_warnings_are_aesop_warnings(tmp_path):
     # A class without values: the CLI's note.
     with pytest.warns(aesop.AesopWarning, match="class rouge has no values for 3 summaries.*no references.*None"):
         aesop.features([topic], classes="rouge")
+    # A topic without documents: the content class has no values, which `aesop score` warns about.
+    no_documents = dict(_tiny_topic(["The cat sat on the mat.", "A cat sat."]), documents=[])
+    with pytest.warns(aesop.AesopWarning, match="class content has no values for 2 summaries.*no input documents"):
+        aesop.Scorer().score_sets([no_documents])
     # A model whose scores depend on the batch (it uses consensus): warned when loaded.
     texts = ["The cat sat on the mat.", "A cat sat.", "The mat was warm.", "It was a warm day."]
     lines = [json.dumps(_tiny_topic(texts, scores={"relevance": 1.0})) for _ in range(3)]
