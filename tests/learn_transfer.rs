@@ -1046,3 +1046,31 @@ fn nothing_to_learn_names_the_cell_or_the_held_out_set() {
         "{stderr}"
     );
 }
+
+/// `ablate --leave-one-set-out` took fold flags and ignored them; a usage error now (exit 2),
+/// before any set is read.
+#[test]
+fn ablate_refuses_fold_flags_under_leave_one_set_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    write_set(&a, 4, 1.0);
+    write_set(&b, 4, 2.0);
+    let out = common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", b.display()))
+        .args(["--classes", "surface,content", "--leave-one-set-out"])
+        .args(["--topic-folds", "3", "-o"])
+        .arg(dir.path().join("ab.md"))
+        .output()
+        .expect("ablate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--topic-folds and --system-folds are protocol 1's"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("ab.md").exists());
+}

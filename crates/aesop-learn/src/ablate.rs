@@ -47,10 +47,10 @@ pub struct AblateArgs {
     #[cfg_attr(feature = "cli", command(flatten))]
     pub learn: LearnArgs,
     /// Topic folds.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = super::commands::DEFAULT_TOPIC_FOLDS))]
     pub topic_folds: usize,
     /// System folds.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = super::commands::DEFAULT_SYSTEM_FOLDS))]
     pub system_folds: usize,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
@@ -65,7 +65,7 @@ pub struct AblateArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub chart: Option<PathBuf>,
     /// Protocol 2 instead of protocol 1 (needs two or more --set): every set scored by models
-    /// trained on the other sets, per set and on average; the fold options do not apply.
+    /// trained on the other sets, per set and on average; the fold options are refused.
     #[cfg_attr(feature = "cli", arg(long))]
     pub leave_one_set_out: bool,
 }
@@ -292,6 +292,13 @@ pub fn check_usage(args: &AblateArgs) -> Result<()> {
         || stack.stack_system_folds != super::stack::DEFAULT_INNER_SYSTEM_FOLDS
     {
         bail!("ablate does not take --stack or --stack-*-folds: it ablates the feature classes of one model");
+    }
+    // As `cross-validate`: folds given under protocol 2 were ignored.
+    if args.leave_one_set_out
+        && (args.topic_folds != super::commands::DEFAULT_TOPIC_FOLDS
+            || args.system_folds != super::commands::DEFAULT_SYSTEM_FOLDS)
+    {
+        bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
     }
     args.learn.check_no_op_flags()
 }
