@@ -526,7 +526,13 @@ fn dispatch(command: Command) -> Result<()> {
         Command::CrossValidate {
             mut args, options, ..
         } => {
-            if let Err(e) = args.learn.check_no_op_flags() {
+            let usage = learn::check_folds_apply(
+                args.leave_one_set_out,
+                args.topic_folds,
+                args.system_folds,
+            )
+            .and_then(|()| args.learn.check_no_op_flags());
+            if let Err(e) = usage {
                 usage_error("cross-validate", &e.to_string());
             }
             let options = options.for_learning(&mut args.learn)?;

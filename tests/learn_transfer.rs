@@ -810,7 +810,8 @@ fn fold_flags_are_checked_and_reported_as_used() {
         .arg(dir.path().join("loso.jsonl"))
         .output()
         .expect("cross-validate");
-    assert_eq!(out.status.code(), Some(1));
+    // A usage error (exit 2), as in `ablate`.
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("--topic-folds and --system-folds are protocol 1's"));
 

@@ -294,6 +294,12 @@ fn undefined_statistics_print_as_a_dash() {
         "{}",
         stdout(&out)
     );
+    // "1 systems" before.
+    assert!(
+        stdout(&out).contains("6 topics, 1 system, "),
+        "{}",
+        stdout(&out)
+    );
 
     let varied = sample_subset(dir.path(), "varied.jsonl", 4, 6, None);
     let more = sample_subset(dir.path(), "more.jsonl", 5, 6, None);

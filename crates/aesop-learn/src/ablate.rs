@@ -293,13 +293,11 @@ pub fn check_usage(args: &AblateArgs) -> Result<()> {
     {
         bail!("ablate does not take --stack or --stack-*-folds: it ablates the feature classes of one model");
     }
-    // As `cross-validate`: folds given under protocol 2 were ignored.
-    if args.leave_one_set_out
-        && (args.topic_folds != super::commands::DEFAULT_TOPIC_FOLDS
-            || args.system_folds != super::commands::DEFAULT_SYSTEM_FOLDS)
-    {
-        bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
-    }
+    super::commands::check_folds_apply(
+        args.leave_one_set_out,
+        args.topic_folds,
+        args.system_folds,
+    )?;
     args.learn.check_no_op_flags()
 }
 

@@ -232,6 +232,22 @@ impl Default for StackArgs {
 }
 
 /// Protocol 1's default folds (EVALUATION.md).
+/// Protocol 2 has no folds: each held-out set is the test set, so fold flags given beside
+/// `--leave-one-set-out` would be ignored (`cross-validate` and `ablate`; a usage error in the
+/// binary, said before any set is read).
+pub fn check_folds_apply(
+    leave_one_set_out: bool,
+    topic_folds: usize,
+    system_folds: usize,
+) -> Result<()> {
+    if leave_one_set_out
+        && (topic_folds != DEFAULT_TOPIC_FOLDS || system_folds != DEFAULT_SYSTEM_FOLDS)
+    {
+        bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
+    }
+    Ok(())
+}
+
 pub const DEFAULT_TOPIC_FOLDS: usize = 5;
 pub const DEFAULT_SYSTEM_FOLDS: usize = 4;
 
@@ -889,13 +905,7 @@ pub fn cross_validate_command(
         return finish_cv_report(outputs, report);
     }
 
-    // Protocol 2 has no folds: each held-out set is the test set (they were ignored). Said
-    // before any set is read.
-    if args.leave_one_set_out
-        && (args.topic_folds != DEFAULT_TOPIC_FOLDS || args.system_folds != DEFAULT_SYSTEM_FOLDS)
-    {
-        bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
-    }
+    check_folds_apply(args.leave_one_set_out, args.topic_folds, args.system_folds)?;
     let specs = learn.set_specs()?;
     let loaded = load_sets(
         &specs,
@@ -1151,7 +1161,7 @@ fn cv_report(
 
 fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     let mut text = format!(
-        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topics, {} systems, {} features{}{})\n  \
+        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topic{}, {} system{}, {} features{}{})\n  \
          summary-level Kendall τ-b {}\n  system-level Kendall τ-b  {}\n  calibrated MAE {}",
         report.topic_folds,
         report.system_folds,
@@ -1165,7 +1175,9 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
         report.target,
         report.rows,
         report.topics,
+        if report.topics == 1 { "" } else { "s" },
         report.systems,
+        if report.systems == 1 { "" } else { "s" },
         report.features,
         if report.reference_free { ", reference-free" } else { "" },
         if report.normalize == "none" {
