@@ -5,7 +5,7 @@ use aesop::features::{self, run};
 use aesop::learn::commands as learn;
 use aesop::output::OutputFile;
 use anyhow::{Context, Result};
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -378,7 +378,7 @@ fn model_to_fetch(what: Option<&str>) -> &'static aesop::neural::model::ModelSpe
 /// Exit with a usage error of `subcommand` in clap's form (its message and usage, exit 2), for
 /// what clap's declarations cannot check.
 fn usage_error(subcommand: &str, message: &str) -> ! {
-    let mut cli = Cli::command();
+    let mut cli = cli_command();
     cli.build();
     match cli.find_subcommand_mut(subcommand) {
         Some(sub) => sub
@@ -390,10 +390,25 @@ fn usage_error(subcommand: &str, message: &str) -> ! {
     }
 }
 
+/// The command line as clap parses it: [`Cli`]'s declarations, with every option that takes a
+/// value accepting a negative number as that value, so `--c -1` reaches the flag's own check
+/// ("expected a positive number") instead of clap's "unexpected argument '-1'".
+fn cli_command() -> clap::Command {
+    fn negative_numbers_are_values(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| {
+                let takes_values = arg.get_action().takes_values();
+                arg.allow_negative_numbers(takes_values)
+            })
+            .mut_subcommands(negative_numbers_are_values)
+    }
+    negative_numbers_are_values(Cli::command())
+}
+
 fn main() -> ExitCode {
     keep_freed_memory();
     aesop::neural::configure_cpu_threads();
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&cli_command().get_matches()).unwrap_or_else(|e| e.exit());
     aesop::progress::force(cli.command.progress());
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -691,6 +706,45 @@ mod tests {
                 from_cli,
                 format!("{:?}", FeatureOptions::default()),
                 "{name}: the sample value is the default"
+            );
+        }
+    }
+
+    /// A negative number given to a numeric option reaches the option's own check: `--c -1` is
+    /// refused as "expected a positive number", not as an unexpected argument, and the command
+    /// line stays well formed under clap's own assertions.
+    #[test]
+    fn negative_numbers_reach_the_options_own_check() {
+        let command = super::cli_command();
+        command.clone().debug_assert();
+        for (argv, expected) in [
+            (
+                &["aesop", "train", "--c", "-1"][..],
+                "expected a positive number, got '-1'",
+            ),
+            (
+                &["aesop", "cross-validate", "--topic-folds", "-2"][..],
+                "'-2'",
+            ),
+            (
+                &["aesop", "features", "--tesla-alpha", "-0.5"][..],
+                "between 0 and 1",
+            ),
+        ] {
+            let err = match command.clone().try_get_matches_from(argv) {
+                Ok(_) => panic!("{argv:?} was accepted"),
+                Err(err) => err,
+            };
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{argv:?}: {err}"
+            );
+            let message = err.to_string();
+            assert!(message.contains(expected), "{argv:?}: {message}");
+            assert!(
+                !message.contains("unexpected argument"),
+                "{argv:?}: {message}"
             );
         }
     }
