@@ -381,6 +381,52 @@ fn empty_plain_text_documents_and_references_are_refused_naming_the_file() {
     );
 }
 
+/// In a set file a blank document or reference text is refused as an empty document file is,
+/// naming the file, line and field, and nothing is written: it would have changed every score
+/// of its topic (content features imputed, ROUGE 0), unsaid.
+#[test]
+fn blank_documents_and_references_in_a_set_are_refused_naming_the_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let line = |topic: &str, document: &str, reference: &str| {
+        format!(
+            r#"{{"topic": "{topic}", "documents": [{{"id": "d", "text": "{document}"}}], "references": [{{"id": "A", "text": "{reference}"}}], "summaries": [{{"system": "s", "text": "The council approved a budget on Monday."}}]}}"#
+        )
+    };
+    let good = line(
+        "t1",
+        "The council approved a new budget.",
+        "The council approved a budget.",
+    );
+    for (bad, field) in [
+        (
+            line("t2", " \\n ", "The council approved a budget."),
+            "documents[0].text: empty document text",
+        ),
+        (
+            line("t2", "The council approved a new budget.", ""),
+            "references[0].text: empty reference text",
+        ),
+    ] {
+        let set = dir.path().join("set.jsonl");
+        std::fs::write(&set, format!("{good}\n{bad}\n")).expect("write");
+        let output = dir.path().join("scores.jsonl");
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("set.jsonl:2: {field}")),
+            "{stderr}"
+        );
+        assert!(!output.exists(), "{field}: output written");
+    }
+}
+
 #[test]
 fn the_features_note_says_what_a_topic_lacks() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -124,3 +124,50 @@ fn import_tac_refuses_a_duc_tree() {
         .stderr(predicates::str::contains("use `aesop import duc`"));
     assert!(!output.exists());
 }
+
+/// A NIST tree with a blank model summary and a `<DOC>` without text imports: the blank model
+/// stays a (degenerate) summary but is no reference, and the textless document is left out, since
+/// a judgment set may not hold a blank document or reference (the set reader refuses them).
+#[test]
+fn import_tac_leaves_out_blank_documents_and_references() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = dir.path().join("tac2008");
+    copy_tree(&common::fixture("tac2008"), &tree);
+    std::fs::write(
+        tree.join("UpdateSumm08_eval/ROUGE/models/D0802-A.M.100.B.C"),
+        " \n",
+    )
+    .expect("blank model");
+    let docs = tree.join("UpdateSumm08_test_docs_files/D0801A/D0801A-A/APW_ENG_20050120.0001");
+    let mut text = std::fs::read_to_string(&docs).expect("document");
+    text.push_str("\n<DOC id=\"APW_ENG_20050120.0099\" type=\"story\">\n<HEADLINE>No text</HEADLINE>\n</DOC>\n");
+    std::fs::write(&docs, text).expect("textless document");
+    let output = dir.path().join("out.jsonl");
+    common::aesop()
+        .args(["import", "tac"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success();
+    let topics = aesop::corpus::jsonl::read_set(&output).expect("the import reads back");
+    let topic = |id: &str| {
+        topics
+            .iter()
+            .find(|t| t.topic == id)
+            .unwrap_or_else(|| panic!("no topic {id}"))
+    };
+    let ids = |items: Vec<&String>| items.into_iter().cloned().collect::<Vec<_>>();
+    let cafe = topic("D0802-A");
+    assert_eq!(ids(cafe.references.iter().map(|r| &r.id).collect()), ["D"]);
+    let blank = cafe
+        .summaries
+        .iter()
+        .find(|s| s.system == "C")
+        .expect("the blank model is still a summary");
+    assert!(blank.human && blank.text.is_empty());
+    assert_eq!(
+        ids(topic("D0801-A").documents.iter().map(|d| &d.id).collect()),
+        ["AFP_ENG_20050119.0019", "APW_ENG_20050120.0001"]
+    );
+}

@@ -67,9 +67,18 @@ fn every_builtin_loads_and_has_a_card_with_protocol1_scores() {
     for target in builtin::DEFAULT_TARGETS {
         for noref in [false, true] {
             let b = builtin::default_for(target, !noref).expect("variant exists");
-            assert_eq!(b.reference_free, noref, "{}", b.name);
+            // Without references the `-noref` variant; with them the plain one, which may need
+            // none either (`readability`: every column is reference-free).
+            let expected = if noref {
+                format!("{target}-noref")
+            } else {
+                target.to_string()
+            };
+            assert_eq!(b.name, expected);
+            assert!(b.reference_free || !noref, "{}", b.name);
             let model = b.load().unwrap_or_else(|e| panic!("{}: {e:#}", b.name));
-            assert_eq!(model.reference_free, noref, "{}", b.name);
+            assert_eq!(model.reference_free, b.reference_free, "{}", b.name);
+            assert_eq!(model.needs_references(), !b.reference_free, "{}", b.name);
             assert!(!model.feature_names.is_empty());
             assert!(
                 b.card.contains("Protocol 1") && b.card.contains("summary-level Kendall"),

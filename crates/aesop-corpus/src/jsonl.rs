@@ -442,7 +442,7 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
         let mut map = into_object(value, field)?;
         Ok(Document {
             id: required_string(&mut map, field, "id")?,
-            text: required_string(&mut map, field, "text")?,
+            text: nonblank_text(&mut map, field, "document")?,
             extra: map,
         })
     })?;
@@ -451,7 +451,7 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
         let mut map = into_object(value, field)?;
         Ok(Reference {
             id: required_string(&mut map, field, "id")?,
-            text: required_string(&mut map, field, "text")?,
+            text: nonblank_text(&mut map, field, "reference")?,
             extra: map,
         })
     })?;
@@ -470,6 +470,24 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
         summaries,
         extra: map,
     })
+}
+
+/// The `text` of a document or reference (`what`), which must hold more than white space: a
+/// blank source or reference would silently change every summary's score (content features
+/// imputed, ROUGE 0), where an empty summary is only a degenerate summary, scored `null`.
+fn nonblank_text(
+    map: &mut Extra,
+    field: &str,
+    what: &str,
+) -> std::result::Result<String, FieldError> {
+    let text = required_string(map, field, "text")?;
+    if text.trim().is_empty() {
+        return Err(FieldError::new(
+            format!("{field}.text"),
+            format!("empty {what} text (give the {what}'s text, or leave the {what} out)"),
+        ));
+    }
+    Ok(text)
 }
 
 fn query_from_value(value: Value) -> std::result::Result<Query, FieldError> {
@@ -730,6 +748,41 @@ mod tests {
             assert_eq!(results.len(), 1, "{content:?}");
             let message = format!("{:#}", results[0].as_ref().expect_err("no topics"));
             assert!(message.starts_with("empty.jsonl: no topics"), "{message}");
+        }
+    }
+
+    /// A blank document or reference text is refused, naming the line and the field; a blank
+    /// summary is read (it is a degenerate summary, scored `null` later).
+    #[test]
+    fn blank_documents_and_references_are_refused_naming_the_field() {
+        let line = |document: &str, reference: &str, summary: &str| {
+            format!(
+                r#"{{"topic":"t1","documents":[{{"id":"d1","text":"A source."}},{{"id":"d2","text":{document:?}}}],"references":[{{"id":"r1","text":{reference:?}}}],"summaries":[{{"system":"s","text":{summary:?}}}]}}"#
+            )
+        };
+        let first_error = |content: String| {
+            SetReader::new(content.as_bytes(), "set.jsonl")
+                .find_map(|topic| topic.err())
+                .map(|e| format!("{e:#}"))
+        };
+        for blank in ["", "  \n\t "] {
+            let message = first_error(line(blank, "A reference.", "A summary."))
+                .expect("a blank document was read");
+            assert!(
+                message.starts_with("set.jsonl:1: documents[1].text: empty document text"),
+                "{message}"
+            );
+            let message = first_error(line("More source.", blank, "A summary."))
+                .expect("a blank reference was read");
+            assert!(
+                message.starts_with("set.jsonl:1: references[0].text: empty reference text"),
+                "{message}"
+            );
+            assert_eq!(
+                first_error(line("More source.", "A reference.", blank)),
+                None,
+                "a blank summary is read"
+            );
         }
     }
 }

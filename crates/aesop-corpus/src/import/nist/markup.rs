@@ -226,8 +226,9 @@ pub fn decode_entities(text: &str) -> String {
 
 /// The documents of one NIST/TREC SGML file. Id: `<DOC id=...>`, else `<DOCNO>`, else the file
 /// name. Text: the `<P>` paragraphs of `<TEXT>` joined by blank lines; a `<TEXT>` without `<P>`
-/// (non-story types) is one paragraph; no `<TEXT>`: `<GRAPHIC>`, else empty. The headline and
-/// type are kept as extra fields. A file without `<DOC>` is one document of plain text.
+/// (non-story types) is one paragraph; no `<TEXT>`: `<GRAPHIC>`, else empty (the importer leaves
+/// such a document out). The headline and type are kept as extra fields. A file without `<DOC>`
+/// is one document of plain text.
 pub fn documents(text: &str, file_name: &str) -> Vec<Document> {
     let docs = elements(text, "DOC");
     if docs.is_empty() {

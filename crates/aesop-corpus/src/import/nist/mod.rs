@@ -522,6 +522,10 @@ fn docset_documents(
     } else {
         documents.sort_by(|a, b| a.id.cmp(&b.id));
     }
+    // A document with no text (a `<DOC>` without `<TEXT>` or `<GRAPHIC>`) is left out: a set
+    // may not hold a blank document, which would change every summary's content features.
+    // It is not `missing`: its file was there.
+    documents.retain(|d| !d.text.trim().is_empty());
     Ok((documents, missing))
 }
 
@@ -543,7 +547,9 @@ fn add_summaries(
     for summarizer in summarizers {
         let (kind, text, _) = &files[summarizer];
         let human = is_human(summarizer);
-        if *kind == SummaryKind::Model || human {
+        // A blank human summary is kept as a summary (scored as a degenerate one) but is no
+        // reference: a set may not hold a blank reference, which would set ROUGE to 0.
+        if (*kind == SummaryKind::Model || human) && !text.trim().is_empty() {
             topic
                 .references
                 .push(Reference::new(summarizer.clone(), text.clone()));
