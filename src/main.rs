@@ -215,7 +215,9 @@ struct FeatureFlags {
     /// `b` takes the best single reference (-f B).
     #[arg(long, value_enum, default_value_t = RougeMode::A)]
     rouge_mode: RougeMode,
-    /// ROUGE: score against each leave-one-out subset of the references and average.
+    /// ROUGE: score against each leave-one-out subset of the references and average (with one
+    /// reference, the plain score). A human summary that is one of the references is scored
+    /// once against the others, with or without this flag.
     #[arg(long)]
     rouge_jackknife: bool,
     /// ROUGE: do not stem (ROUGE-1.5.5 without -m).
@@ -228,11 +230,13 @@ struct FeatureFlags {
     /// direction check on topic words, unsmoothed likelihoods skipping unseen words).
     #[arg(long)]
     simetrix: bool,
-    /// content: topic-signature cutoff on -2 log(lambda) [default: 10.83 (p < 0.001) with
-    /// --topic-word-log-base e; 10 with --simetrix].
+    /// content: topic-signature cutoff on -2 log(lambda), in the log base of
+    /// --topic-word-log-base [default: 10.83 (p < 0.001) in base e; 10 with --simetrix].
+    /// A word is a topic word when its statistic exceeds the cutoff.
     #[arg(long, value_parser = features::named_options::non_negative)]
     topic_word_cutoff: Option<f64>,
-    /// content: base of the log in the topic-signature likelihood ratio.
+    /// content: base of the log in the topic-signature likelihood ratio. The cutoff is read on
+    /// that scale, so base 10 alone keeps 10.83 (about 24.9 in base e); --simetrix sets both.
     #[arg(long, value_enum)]
     topic_word_log_base: Option<LogBaseFlag>,
     /// consensus: also pool human-written summaries (marked `human`) with the peers.
@@ -244,16 +248,21 @@ struct FeatureFlags {
     /// n-gram graphs: neighbourhood window.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=64))]
     graph_window: u16,
-    /// TESLA-S: F-measure alpha (weight of precision).
+    /// TESLA-S: F-measure alpha, the weight of recall: F = PR/(alpha P + (1-alpha) R), so 1
+    /// gives recall and 0 precision.
     #[arg(long, default_value_t = 0.8, value_parser = features::named_options::unit_interval)]
     tesla_alpha: f64,
-    /// TESLA-S: similarity of different forms sharing a stem (stem matching).
+    /// TESLA-S (tesla.stem*): similarity of two different words sharing a stem. An n-gram pair
+    /// scores the mean of its word pairs, so at 0 a skip bigram with one identical word still
+    /// scores 0.5: 0 is not exact matching (that is tesla.exact*).
     #[arg(long, default_value_t = 0.5, value_parser = features::named_options::unit_interval)]
     tesla_stem_similarity: f64,
     /// neural: tokens of the source in the LM prompt (at least 1: with none the source-given
-    /// features would be the unconditional ones and the reference features lose their article).
+    /// features would be the unconditional ones and the reference features lose their article;
+    /// at most 7552, so that a 512-token summary still fits the LM's 8,192 positions).
     #[arg(long, default_value_t = 1400,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+              .range(1..=features::neural::MAX_SOURCE_TOKENS as u64))]
     neural_source_tokens: usize,
     /// neural: references for the BARTScore-style features (0: off, NaN).
     #[arg(long, default_value_t = 2)]
@@ -747,6 +756,26 @@ mod tests {
                 "{argv:?}: {message}"
             );
         }
+    }
+
+    /// `--neural-source-tokens` stops where a 512-token summary would no longer fit the LM's
+    /// 8,192 positions (beyond it, summaries were cut to a few tokens, unsaid).
+    #[test]
+    fn the_source_budget_leaves_room_for_the_summary() {
+        let command = super::cli_command();
+        let parse = |budget: &str| {
+            command.clone().try_get_matches_from([
+                "aesop",
+                "features",
+                "set.jsonl",
+                "--neural-source-tokens",
+                budget,
+            ])
+        };
+        assert!(parse("7552").is_ok());
+        let err = parse("7553").expect_err("7553 was accepted");
+        assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(err.to_string().contains("1..=7552"), "{err}");
     }
 
     /// The option index names the purge delay: its default is v3's documented 1,000 ms (unless

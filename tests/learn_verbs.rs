@@ -220,6 +220,17 @@ fn train_stores_only_a_report_of_the_model_it_trains() {
         "content",
         "feature_names: the report measured",
     );
+    // A report of the same features computed with other options (here a changed TESLA α).
+    let mut other_options: serde_json::Value = serde_json::from_str(&text).expect("report JSON");
+    other_options["feature_options_changed"] =
+        serde_json::json!({"tesla.alpha": {"value": 0.5, "default": 0.8}});
+    refused(
+        &other_options.to_string(),
+        "relevance",
+        "surface",
+        "feature_options_changed: the report measured features computed with tesla.alpha = 0.5, \
+         this model's are computed with the default feature options",
+    );
 }
 
 /// The card printed numbers through f64: `--seed 9007199254740993` showed ...992, and

@@ -223,3 +223,73 @@ fn rouge155_summeval_parity() {
     }
     eprintln!("both settings: {total_seconds:.3} s");
 }
+
+/// With `--rouge-jackknife`, a human summary that is one of the k references is scored once
+/// against the k − 1 others (as NIST scores model summaries), not as the mean over subsets of
+/// k − 2 (jackknifing again inside its own jackknife); peers keep the mean over the k subsets.
+#[test]
+fn a_self_reference_is_jackknifed_once() {
+    use aesop::corpus::{Document, Reference, Summary, Topic};
+    use aesop::features::{build_classes, FeatureOptions};
+    let texts = [
+        "the council approved a new budget for the schools on monday",
+        "on monday the council passed the budget after a long debate",
+        "critics said the new budget ignores the cost of transport",
+    ];
+    let topic_with = |references: &[usize], summaries: &[(&str, &str, bool)]| {
+        let mut topic = Topic::new("t");
+        topic.documents.push(Document::new("d", texts.join(". ")));
+        for &r in references {
+            topic
+                .references
+                .push(Reference::new(format!("r{r}"), texts[r]));
+        }
+        for &(system, text, human) in summaries {
+            let mut summary = Summary::new(system, text);
+            summary.human = human;
+            topic.summaries.push(summary);
+        }
+        topic
+    };
+    let peer = "the council approved the budget on monday";
+    let r1_recall = |topic: &Topic, jackknife: bool, system: &str| {
+        let mut options = FeatureOptions::default();
+        options.rouge.jackknife = jackknife;
+        let classes = build_classes(&["rouge".to_string()], &options).expect("rouge");
+        let table = aesop::features::run::extract_features(
+            std::slice::from_ref(topic),
+            &classes,
+            false,
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+        .expect("features");
+        let column = table
+            .names
+            .iter()
+            .position(|n| n == "rouge.r1_recall")
+            .expect("column");
+        let record = table
+            .records
+            .iter()
+            .find(|r| r.system == system)
+            .expect("record");
+        record.values[column].expect("value")
+    };
+    let topic = topic_with(&[0, 1, 2], &[("peer", peer, false), ("r0", texts[0], true)]);
+    // The human summary r0 against r1 and r2 pooled, no jackknife.
+    let against_others = r1_recall(&topic_with(&[1, 2], &[("x", texts[0], false)]), false, "x");
+    let jackknifed = r1_recall(&topic, true, "r0");
+    assert!(
+        (jackknifed - against_others).abs() < 1e-12,
+        "{jackknifed} vs {against_others}"
+    );
+    // Without the option the human summary gets the same (it is left out of its references).
+    assert!((r1_recall(&topic, false, "r0") - against_others).abs() < 1e-12);
+    // The peer: the mean over the three leave-one-out subsets.
+    let subsets = [[1, 2], [0, 2], [0, 1]]
+        .iter()
+        .map(|s| r1_recall(&topic_with(s, &[("peer", peer, false)]), false, "peer"))
+        .sum::<f64>()
+        / 3.0;
+    assert!((r1_recall(&topic, true, "peer") - subsets).abs() < 1e-12);
+}

@@ -175,8 +175,12 @@ for s, col in sets:
           f"| {fmt(mean(c['calibrated_mae'] for c in cvs))} |")
 print("\n## Use\n")
 default = "`aesop score --neural`" if lm_class else "`aesop score`"
-if name == target and reference_free:
+# The default picks NAME for topics with references and NAME-noref for those without; a model
+# with no -noref twin (faithfulness) is used for every topic.
+if name.endswith("-noref"):
+    topics = "topics without references."
+elif reference_free and not os.path.exists(f"models/builtin/{name}-noref.aesop"):
     topics = "every topic (it is the only model of its target)."
 else:
-    topics = "topics " + ("without references." if reference_free else "with references.")
+    topics = "topics with references."
 print(f"`aesop score SET --model builtin:{name}`; {default} without `--model` uses it for {topics}")

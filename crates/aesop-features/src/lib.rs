@@ -132,6 +132,10 @@ type Cache = HashMap<(&'static str, TypeId), Arc<dyn Any + Send + Sync>>;
 /// input, reference n-grams, …), so each is computed at most once per topic.
 pub struct TopicContext<'a> {
     pub topic: &'a Topic,
+    /// The topic's references are already the others of a human summary that was one of them
+    /// (its jackknife: [`TopicContext::for_self_reference`]); a class that jackknifes its
+    /// references must not leave one out again.
+    pub references_left_out: bool,
     cache: Mutex<Cache>,
 }
 
@@ -139,7 +143,18 @@ impl<'a> TopicContext<'a> {
     pub fn new(topic: &'a Topic) -> TopicContext<'a> {
         TopicContext {
             topic,
+            references_left_out: false,
             cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The context of a human summary scored against the other references of its topic
+    /// (`others` holds it and them): with k references it is scored once against the k − 1
+    /// others, as NIST jackknifes model summaries, while peers average over the k subsets of k − 1.
+    pub fn for_self_reference(others: &'a Topic) -> TopicContext<'a> {
+        TopicContext {
+            references_left_out: true,
+            ..TopicContext::new(others)
         }
     }
 

@@ -85,8 +85,10 @@ impl FeatureOptions {
                     opts.tesla.stem_similarity = checked(name, unit_interval(value))?
                 }
                 "neural_source_tokens" => {
-                    // At least one, as the CLI's flag: with none the article is empty.
-                    opts.neural.source_tokens = parse_count(name, value, 1, usize::MAX)?
+                    // As the CLI's flag: with none the article is empty, and beyond the most
+                    // the summaries would not fit the LM's context.
+                    opts.neural.source_tokens =
+                        parse_count(name, value, 1, crate::neural::MAX_SOURCE_TOKENS)?
                 }
                 "neural_references" => {
                     opts.neural.max_references = parse_count(name, value, 0, usize::MAX)?
@@ -270,6 +272,10 @@ mod tests {
             (
                 &[("neural_source_tokens", "0")][..],
                 "neural_source_tokens: 0 is outside [1,",
+            ),
+            (
+                &[("neural_source_tokens", "7553")][..],
+                "neural_source_tokens: 7553 is outside [1, 7552]",
             ),
             (
                 &[("tesla_alpha", "1.5")][..],

@@ -48,6 +48,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 mod cache;
 
+/// The most source tokens a prompt may hold (`--neural-source-tokens`): the LM sees at most
+/// `MAX_POSITIONS` (8,192) positions, of which a summary takes up to `max_scored_tokens` (512)
+/// and the prompt's own words (the chat template) fewer than 128. A larger budget would leave a
+/// summary fewer positions than it has tokens, and its features would score a cut summary.
+pub const MAX_SOURCE_TOKENS: usize = aesop_neural::llama::MAX_POSITIONS - 512 - 128;
+
 /// Options of the `neural` class.
 #[derive(Debug, Clone)]
 pub struct NeuralOptions {

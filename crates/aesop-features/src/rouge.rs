@@ -959,9 +959,14 @@ impl FeatureClass for Rouge {
         }
         let references = prepared_references(ctx, &self.opts);
         let summaries = prepared_summaries(ctx, &self.opts);
+        // A human summary against the others of its references is already jackknifed.
+        let opts = RougeOptions {
+            jackknife: self.opts.jackknife && !ctx.references_left_out,
+            ..self.opts.clone()
+        };
         summaries
             .iter()
-            .map(|peer| Some(references.score(peer, &self.opts).to_vec()))
+            .map(|peer| Some(references.score(peer, &opts).to_vec()))
             .collect()
     }
 }

@@ -241,7 +241,7 @@ fn rescore_self_references(
         let mut others = topic.clone();
         others.references.retain(|r| r.id != summary.system);
         others.summaries = vec![summary.clone()];
-        let ctx = TopicContext::new(&others);
+        let ctx = TopicContext::for_self_reference(&others);
         for (class, rows) in classes.iter().zip(class_rows.iter_mut()) {
             if class.uses_references() {
                 if let (Some(slot), Some(row)) = (rows.get_mut(i), class.extract(&ctx).pop()) {

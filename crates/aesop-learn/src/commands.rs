@@ -537,7 +537,7 @@ pub fn train_command(
     // The report, and the held-out error of the calibrated scores when it measured one.
     let (report, held_out_mae) = match &args.report {
         Some(path) => {
-            let (text, mae) = read_training_report(path, learn, &target, &names)?;
+            let (text, mae) = read_training_report(path, learn, &target, &names, options)?;
             (Some(text), mae)
         }
         None => (None, None),
@@ -687,15 +687,16 @@ pub fn train_command(
 /// --json`) writes, about the model being trained. The model card shows its `calibrated_mae`,
 /// so any JSON was stored before (a negative error printed as the held-out error, a report of
 /// another target or feature set kept silently). Refused, naming the field: a `calibrated_mae`
-/// that is not a finite number ≥ 0 (or null), and a `target`, `learner`, `feature_names` or
-/// `sets` other than the model's; a report that records neither of the last three (`evaluate
-/// --json`) is stored with a warning that it could not be checked. Returns the text and the
-/// error.
+/// that is not a finite number ≥ 0 (or null), and a `target`, `learner`, `feature_names`,
+/// `sets` or `feature_options_changed` other than the model's; a report that records none of
+/// the last four (`evaluate --json`) is stored with a warning that it could not be checked.
+/// Returns the text and the error.
 fn read_training_report(
     path: &std::path::Path,
     learn: &LearnArgs,
     target: &str,
     names: &[String],
+    options: &FeatureOptions,
 ) -> Result<(String, Option<f64>)> {
     use serde_json::Value;
     let shown = path.display();
@@ -796,6 +797,32 @@ fn read_training_report(
                     "{shown}: sets: the report measured {}, this model is trained on {}",
                     recorded.join(" "),
                     training.join(" ")
+                );
+            }
+        }
+    }
+    // The options that change features (`--rouge-mode b`, `--topic-word-cutoff 5`), as the
+    // report and the model card record them: the same features under other options are other
+    // features.
+    match report.get("feature_options_changed") {
+        None => unrecorded.push("feature_options_changed"),
+        Some(recorded) => {
+            let here = crate::card::changed_options(&options.into());
+            if *recorded != here {
+                let describe = |changed: &Value| match changed.as_object() {
+                    Some(map) if map.is_empty() => "the default feature options".to_string(),
+                    Some(map) => map
+                        .iter()
+                        .map(|(name, change)| format!("{name} = {}", change["value"]))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    None => changed.to_string(),
+                };
+                bail!(
+                    "{shown}: feature_options_changed: the report measured features computed with \
+                     {}, this model's are computed with {}",
+                    describe(recorded),
+                    describe(&here)
                 );
             }
         }

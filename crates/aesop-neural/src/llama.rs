@@ -45,7 +45,7 @@ pub enum Arch {
 /// Positions the RoPE tables cover at most: far beyond what scoring uses (a 1,400-token source
 /// and a 512-token summary), and it keeps Gemma 3's tables (context 32,768, head width 256) at
 /// 17 MB instead of 67.
-const MAX_POSITIONS: usize = 8192;
+pub const MAX_POSITIONS: usize = 8192;
 
 /// Layers of Gemma 3 in each run of sliding-window layers plus one global layer (llama.cpp's
 /// `set_swa_pattern(6)`: layer `i` is global when `i % 6 == 5`).
