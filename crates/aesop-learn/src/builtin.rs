@@ -12,9 +12,10 @@ pub struct Builtin {
     pub name: &'static str,
     /// The aesop target it predicts (`pyramid`, `responsiveness` or `readability`).
     pub target: &'static str,
-    /// Needs no references: true of every `-noref` variant and of `readability`, whose columns
-    /// all work without references (it is the variant picked when topics have references
-    /// because it learned only from sets with references; `-noref` also learned from SummEval-OP).
+    /// Needs no references: true of every `-noref` variant and of `readability` and
+    /// `readability-lm`, whose columns all work without references (they are the variants
+    /// picked when topics have references because they learned only from sets with references;
+    /// the `-noref` twins also learned from SummEval-OP).
     pub reference_free: bool,
     /// Uses a SmolLM2 class (`neural`, `neural_truecased`), so it needs `aesop models fetch
     /// smollm2`; `score --neural` picks these.
@@ -48,7 +49,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("responsiveness-noref", "responsiveness", true),
     builtin!("readability", "readability", true),
     builtin!("readability-noref", "readability", true),
-    builtin!("readability-lm", "readability", false, true),
+    builtin!("readability-lm", "readability", true, true),
     builtin!("readability-lm-noref", "readability", true, true),
     builtin!("responsiveness-lm", "responsiveness", false, true),
     builtin!("faithfulness", "faithfulness", true, true),
