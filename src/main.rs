@@ -213,7 +213,7 @@ impl Command {
 struct FeatureFlags {
     /// ROUGE with several references: `a` pools hits over references (ROUGE-1.5.5 -f A),
     /// `b` takes the best single reference (-f B).
-    #[arg(long, value_enum, default_value_t = RougeMode::A)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = RougeMode::A)]
     rouge_mode: RougeMode,
     /// ROUGE: score against each leave-one-out subset of the references and average (with one
     /// reference, the plain score). A human summary that is one of the references is scored
@@ -237,7 +237,7 @@ struct FeatureFlags {
     topic_word_cutoff: Option<f64>,
     /// content: base of the log in the topic-signature likelihood ratio. The cutoff is read on
     /// that scale, so base 10 alone keeps 10.83 (about 24.9 in base e); --simetrix sets both.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     topic_word_log_base: Option<LogBaseFlag>,
     /// consensus: also pool human-written summaries (marked `human`) with the peers.
     #[arg(long)]
@@ -269,7 +269,7 @@ struct FeatureFlags {
     neural_references: usize,
     /// neural: the prompt a summary is scored after: SmolLM2's chat template asking for a summary
     /// of the source, or the plain `Article: …\n\nSummary of the article above:` (issue 15's).
-    #[arg(long, value_enum, default_value_t = NeuralPromptFlag::Chat)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = NeuralPromptFlag::Chat)]
     neural_prompt: NeuralPromptFlag,
 }
 
@@ -776,6 +776,30 @@ mod tests {
         let err = parse("7553").expect_err("7553 was accepted");
         assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
         assert!(err.to_string().contains("1..=7552"), "{err}");
+    }
+
+    /// The word-valued feature flags take any case, as the named options (the Python keywords)
+    /// do: `--rouge-mode B` is ROUGE-1.5.5's own `-f B`.
+    #[test]
+    fn feature_flag_words_take_any_case() {
+        for (flag, word) in [
+            ("--rouge-mode", "B"),
+            ("--topic-word-log-base", "E"),
+            ("--neural-prompt", "Plain"),
+        ] {
+            let cli = FlagsOnly::try_parse_from(["aesop", flag, word])
+                .unwrap_or_else(|e| panic!("{flag} {word}: {e}"));
+            let named = FeatureOptions::from_named(&[(
+                flag.trim_start_matches("--").replace('-', "_"),
+                word.to_string(),
+            )])
+            .unwrap_or_else(|e| panic!("{flag}: {e:#}"));
+            assert_eq!(
+                format!("{:?}", cli.flags.to_options()),
+                format!("{named:?}"),
+                "{flag} {word}"
+            );
+        }
     }
 
     /// The option index names the purge delay: its default is v3's documented 1,000 ms (unless
