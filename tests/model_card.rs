@@ -63,6 +63,18 @@ fn a_trained_models_card_says_what_the_file_holds() {
     );
     assert_eq!(changed["rouge.remove_stopwords"]["value"], true);
     assert_eq!(changed["rouge.remove_stopwords"]["default"], false);
+    // And as the flag that sets it, which the card's text leads with.
+    assert_eq!(
+        card["feature_option_flags"],
+        serde_json::json!(["--rouge-remove-stopwords"])
+    );
+    let text = card_text(&model);
+    assert!(
+        text.contains(
+            "Feature-class options other than the defaults: `--rouge-remove-stopwords`; stored as"
+        ),
+        "{text}"
+    );
     let sets = card["training_sets"].as_array().expect("sets");
     assert_eq!(sets.len(), 1);
     assert_eq!(

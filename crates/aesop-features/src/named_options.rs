@@ -169,6 +169,45 @@ impl FeatureOptions {
             .map(|(name, _)| name)
             .collect()
     }
+
+    /// [`FeatureOptions::changed_options`] as the command line gives them (`--rouge-mode b`,
+    /// `--topic-word-cutoff 5`, `--simetrix`): what a model card shows, so a reader can repeat
+    /// the run.
+    pub fn changed_flags(&self) -> Vec<String> {
+        self.changed_options()
+            .into_iter()
+            .map(|name| {
+                let flag = format!("--{}", name.replace('_', "-"));
+                let value = match name {
+                    "rouge_mode" => match self.rouge.mode {
+                        MultiRefMode::Average => Some("a".to_string()),
+                        MultiRefMode::Best => Some("b".to_string()),
+                    },
+                    "topic_word_cutoff" => Some(self.content.llr_cutoff.to_string()),
+                    "topic_word_log_base" => Some(
+                        match self.content.log_base {
+                            LogBase::E => "e",
+                            LogBase::Ten => "10",
+                        }
+                        .to_string(),
+                    ),
+                    "graph_rank" => Some(self.graph.rank.to_string()),
+                    "graph_window" => Some(self.graph.window.to_string()),
+                    "tesla_alpha" => Some(self.tesla.alpha.to_string()),
+                    "tesla_stem_similarity" => Some(self.tesla.stem_similarity.to_string()),
+                    "neural_source_tokens" => Some(self.neural.source_tokens.to_string()),
+                    "neural_references" => Some(self.neural.max_references.to_string()),
+                    "neural_prompt" => Some(self.neural.prompt.name().to_string()),
+                    // Switches: the flag alone.
+                    _ => None,
+                };
+                match value {
+                    Some(value) => format!("{flag} {value}"),
+                    None => flag,
+                }
+            })
+            .collect()
+    }
 }
 
 /// One of a few words (case-insensitive), as the CLI's value enums take them.
@@ -228,6 +267,30 @@ fn parse_count(name: &str, value: &str, min: usize, max: usize) -> Result<usize>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The changed options as flags, each with its value as the command line takes it.
+    #[test]
+    fn changed_options_read_as_flags() {
+        let options = FeatureOptions::from_named(&[
+            ("rouge_mode".to_string(), "B".to_string()),
+            ("rouge_jackknife".to_string(), "true".to_string()),
+            ("topic_word_cutoff".to_string(), "5".to_string()),
+            ("topic_word_log_base".to_string(), "10".to_string()),
+            ("neural_prompt".to_string(), "plain".to_string()),
+        ])
+        .expect("options");
+        assert_eq!(
+            options.changed_flags(),
+            [
+                "--rouge-mode b",
+                "--rouge-jackknife",
+                "--topic-word-cutoff 5",
+                "--topic-word-log-base 10",
+                "--neural-prompt plain"
+            ]
+        );
+        assert!(FeatureOptions::default().changed_flags().is_empty());
+    }
 
     fn named(pairs: &[(&str, &str)]) -> Result<FeatureOptions> {
         let owned: Vec<(String, String)> = pairs

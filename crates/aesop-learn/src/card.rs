@@ -87,6 +87,7 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
         "columns_per_class": class_columns(model),
         "features": model.feature_names,
         "feature_options_changed": changed_options(&model.feature_options),
+        "feature_option_flags": option_flags(model),
         "neural": model.neural.is_some(),
         "neural_options": model.neural.as_ref().map(|n| json!({
             "source_tokens": n.source_tokens,
@@ -146,6 +147,16 @@ fn class_columns(model: &ModelFile) -> Map<String, Value> {
             (class.clone(), json!(columns))
         })
         .collect()
+}
+
+/// The model's feature options other than the defaults as `aesop train` flags (the neural
+/// options from the model's own record), in flag order.
+fn option_flags(model: &ModelFile) -> Vec<String> {
+    let mut options = FeatureOptions::from(&model.feature_options);
+    if let Some(neural) = &model.neural {
+        options.neural = neural.into();
+    }
+    options.changed_flags()
 }
 
 /// The feature-class options whose recorded value differs from the default, as
@@ -330,9 +341,24 @@ pub fn render(facts: &Value) -> String {
             .iter()
             .map(|(k, v)| format!("`{k}` {} (default {})", v["value"], v["default"]))
             .collect();
+        let flags: Vec<String> = facts["feature_option_flags"]
+            .as_array()
+            .map(|flags| {
+                flags
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|f| format!("`{f}`"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let as_flags = if flags.is_empty() {
+            String::new()
+        } else {
+            format!("{}; stored as ", flags.join(" "))
+        };
         let _ = writeln!(
             out,
-            "- Feature-class options other than the defaults: {}",
+            "- Feature-class options other than the defaults: {as_flags}{}",
             list.join(", ")
         );
     }
