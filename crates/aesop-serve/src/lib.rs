@@ -26,7 +26,7 @@ use metrics::Metrics;
 use registry::{ModelSpec, Registry};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -208,6 +208,11 @@ pub struct AppState {
     workers: Arc<Semaphore>,
     pub metrics: Metrics,
     draining: AtomicBool,
+    /// `true` once shutdown has begun: what a request that waits on something slower than
+    /// itself (a reload) watches, so that the graceful shutdown does not wait on that too.
+    drain_signal: tokio::sync::watch::Sender<bool>,
+    /// Reloads started and not yet ended (each on its own task).
+    reloads_running: Arc<AtomicUsize>,
     next_request_id: AtomicU64,
 }
 
@@ -239,6 +244,8 @@ impl AppState {
             limits,
             metrics: Metrics::default(),
             draining: AtomicBool::new(false),
+            drain_signal: tokio::sync::watch::Sender::new(false),
+            reloads_running: Arc::default(),
             next_request_id: AtomicU64::new(1),
         })
     }
@@ -267,6 +274,41 @@ impl AppState {
             .context("loading models")??;
         self.install(registry);
         Ok(())
+    }
+
+    /// [`AppState::reload`] on a task of its own, which logs its outcome (the metrics count it
+    /// in `reload`): once started, a reload runs to its end, applied, logged and counted, even
+    /// if whoever asked for it (an HTTP client) stops waiting. `trigger` names the asker in
+    /// the log (`SIGHUP`, `POST /v1/models/reload`).
+    pub fn spawn_reload(
+        self: &Arc<Self>,
+        trigger: &'static str,
+    ) -> tokio::task::JoinHandle<Result<Arc<Registry>>> {
+        let state = Arc::clone(self);
+        let running = ReloadRunning::start(&self.reloads_running);
+        tokio::spawn(async move {
+            let _running = running;
+            tracing::info!(trigger, "reloading models ({trigger})");
+            let result = state.reload().await;
+            match &result {
+                Ok(registry) => tracing::info!(
+                    models = registry.models().len(),
+                    trigger,
+                    "models reloaded ({trigger})"
+                ),
+                Err(e) => tracing::error!(
+                    error = format!("{e:#}"),
+                    trigger,
+                    "reload failed ({trigger}); the previous models keep serving"
+                ),
+            }
+            result
+        })
+    }
+
+    /// Reloads started by [`AppState::spawn_reload`] that have not ended.
+    pub fn reloads_running(&self) -> usize {
+        self.reloads_running.load(Ordering::Relaxed)
     }
 
     /// Read the user model files again and swap them in. On any error the old models keep
@@ -299,6 +341,14 @@ impl AppState {
     /// Stop reporting ready (shutdown has begun); requests in flight still finish.
     pub fn start_draining(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.drain_signal.send_replace(true);
+    }
+
+    /// Completes once shutdown has begun ([`AppState::start_draining`]).
+    pub async fn draining(&self) {
+        let mut receiver = self.drain_signal.subscribe();
+        // An error means the sender is gone, which it never is while `self` lives.
+        let _ = receiver.wait_for(|draining| *draining).await;
     }
 
     fn request_id(&self) -> u64 {
@@ -324,6 +374,23 @@ impl AppState {
                 .zip(expected)
                 .fold(0u8, |acc, (a, b)| acc | (a ^ b))
                 == 0
+    }
+}
+
+/// Counts a reload as running while it lives (a guard: a reload task dropped at exit counts
+/// down too).
+struct ReloadRunning(Arc<AtomicUsize>);
+
+impl ReloadRunning {
+    fn start(count: &Arc<AtomicUsize>) -> ReloadRunning {
+        count.fetch_add(1, Ordering::Relaxed);
+        ReloadRunning(Arc::clone(count))
+    }
+}
+
+impl Drop for ReloadRunning {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -391,6 +458,24 @@ mod tests {
         state.start_draining();
         let answer = handlers::readyz(State(Arc::clone(&state))).await;
         assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[tokio::test]
+    async fn a_spawned_reload_runs_to_its_end_and_is_counted() {
+        let state = Arc::new(AppState::new(&loopback()).expect("state"));
+        // Both series from the start.
+        assert!(state.registry().is_none());
+        let metrics = state.metrics.render(0);
+        assert!(metrics.contains("aesop_model_reloads_total{result=\"failed\"} 0"));
+        state.load().await.expect("built-ins load");
+        let reloaded = state.spawn_reload("test").await.expect("task");
+        assert!(reloaded.is_ok());
+        assert_eq!(state.reloads_running(), 0);
+        let metrics = state.metrics.render(0);
+        assert!(
+            metrics.contains("aesop_model_reloads_total{result=\"ok\"} 1"),
+            "{metrics}"
+        );
     }
 
     #[test]
