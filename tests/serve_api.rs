@@ -426,6 +426,31 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             Some("topics[0].summaries[1].text"),
         ),
         (
+            "empty document",
+            request_with(|r| {
+                if let Some(documents) = r["topics"][0]["documents"].as_array_mut() {
+                    documents.push(json!({"id": "d2", "text": ""}));
+                }
+            }),
+            422,
+            "empty_document",
+            Some("topics[0].documents[1].text"),
+        ),
+        (
+            "blank document",
+            request_with(|r| r["topics"][0]["documents"][0]["text"] = json!("  \n ")),
+            422,
+            "empty_document",
+            Some("topics[0].documents[0].text"),
+        ),
+        (
+            "empty reference",
+            request_with(|r| r["topics"][0]["references"] = json!([{"id": "A", "text": ""}])),
+            422,
+            "empty_reference",
+            Some("topics[0].references[0].text"),
+        ),
+        (
             "no documents",
             request_with(|r| r["topics"][0]["documents"] = json!([])),
             422,
@@ -497,6 +522,15 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             !error["message"].as_str().unwrap_or("").is_empty(),
             "{what}"
         );
+        if code.starts_with("empty_") && code != "empty_summary" {
+            // The message names the topic, as the field names the text.
+            assert!(
+                error["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("\"budget-noref\"")),
+                "{what}: {error}"
+            );
+        }
         // The server keeps serving after every bad request.
         assert_eq!(get(addr, "/healthz").status, 200, "after {what}");
     }
@@ -936,6 +970,12 @@ fn a_bad_model_file_or_a_taken_name_fails_at_start() {
     assert!(format!("{error:#}").contains("bad"), "{error:#}");
     save_builtin("pyramid-noref", &model);
     args.models = vec![format!("pyramid={}", model.display())
+        .parse()
+        .expect("spec")];
+    let error = spawn(&args).err().expect("a built-in's name is taken");
+    assert!(format!("{error:#}").contains("built-in"), "{error:#}");
+    // Ignoring case (audit stop 51: `Pyramid` was served beside `pyramid`).
+    args.models = vec![format!("Pyramid={}", model.display())
         .parse()
         .expect("spec")];
     let error = spawn(&args).err().expect("a built-in's name is taken");
@@ -1504,6 +1544,240 @@ fn a_scoring_request_whose_client_leaves_is_counted_as_499() {
     );
     let metrics = String::from_utf8_lossy(&get(addr, "/metrics").body).to_string();
     assert!(!metrics.contains("body_too_large"), "{metrics}");
+}
+
+/// `builtin` saved with `edit` applied, at `path`.
+fn save_edited_builtin(
+    name: &str,
+    path: &Path,
+    edit: impl FnOnce(&mut aesop::learn::model_file::ModelFile),
+) {
+    let mut model = builtin::find(name)
+        .and_then(|b| b.load())
+        .expect("built-in");
+    edit(&mut model);
+    model.save(path).expect("model file");
+}
+
+/// Audit stop 51: over HTTP a batch-dependent model, or a class without values for some
+/// summaries, gave no word, where `aesop score` warns; the answer had no `raw`. Now the answer
+/// carries the CLI's warnings in its words, `GET /v1/models` marks batch-dependent models, and
+/// calibrated models give their raw output as `aesop score` does.
+#[test]
+fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
+    use aesop::learn::scoring::NamedModel;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let peers = dir.path().join("peers.aesop");
+    save_edited_builtin("pyramid-noref", &peers, |m| {
+        m.transfer.normalization = aesop::learn::transfer::Normalization::TopicZ;
+    });
+    let mut args = local_args();
+    args.models = vec![format!("peers={}", peers.display()).parse().expect("spec")];
+    let server = start(&args);
+    let addr = server.addr;
+    let cards = get(addr, "/v1/models").json();
+    let batch_dependent = |name: &str| {
+        cards["models"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["name"] == name))
+            .map(|m| m["batch_dependent"].clone())
+    };
+    assert_eq!(batch_dependent("peers"), Some(json!(true)));
+    assert_eq!(batch_dependent("pyramid-noref"), Some(json!(false)));
+
+    // The batch-dependence warning, exactly as `aesop score` words it.
+    let expected = aesop::learn::score_stream::batch_warnings_of(
+        &NamedModel::from_file(&peers, Some("peers")).expect("model"),
+    );
+    assert_eq!(expected.len(), 1);
+    assert!(
+        expected[0].contains("depends on the other summaries of its topic"),
+        "{expected:?}"
+    );
+    let topic = sample_topics()[1].clone();
+    let reply = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": [topic.clone()], "models": ["peers"]}),
+    );
+    assert_eq!(reply.status, 200);
+    let both = reply.json();
+    assert_eq!(both["warnings"], json!(expected));
+    // As the warning says: alone, a summary scores differently.
+    let mut alone = topic.clone();
+    alone["summaries"]
+        .as_array_mut()
+        .expect("summaries")
+        .truncate(1);
+    let alone = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": [alone], "models": ["peers"]}),
+    )
+    .json();
+    assert_ne!(
+        alone["results"][0]["scores"]["peers"],
+        both["results"][0]["scores"]["peers"]
+    );
+
+    // A class without values for a summary: `aesop score`'s warning too. A human summary is
+    // never compared with its own reference, and this topic has no other one.
+    let reference = "The council passed a budget raising school and park spending.";
+    let human = json!({"topics": [{
+        "topic": "t1",
+        "documents": [{"id": "d1", "text": ARTICLE}],
+        "references": [{"id": "A", "text": reference}],
+        "summaries": [{"system": "A", "text": reference, "human": true},
+                      {"system": "s2", "text": "Critics said transport costs were ignored."}]
+    }], "models": ["pyramid"]});
+    let reply = post(addr, "/v1/score", &human);
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let warnings = reply.json()["warnings"].clone();
+    let warnings: Vec<&str> = warnings
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("class ")
+            && w.contains("no other reference for a human summary")
+            && w.ends_with(aesop::learn::score_stream::SKIPPED_SCORES)),
+        "{warnings:?}"
+    );
+
+    // No warnings: no `warnings` field.
+    let reply = post(addr, "/v1/score", &json!({"topics": sample_topics()}));
+    assert_eq!(reply.status, 200);
+    assert!(reply.json().get("warnings").is_none());
+
+    // `raw`: what `aesop score` writes as `raw` for a calibrated model.
+    let topics = json!([sample_topics()[1].clone()]);
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{}\n", topics[0])).expect("set");
+    let output = dir.path().join("pred.jsonl");
+    let score_args = ScoreArgs {
+        set: Some(set),
+        model: vec!["builtin:readability-noref".into()],
+        neural: false,
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(output.clone()),
+        format: None,
+    };
+    score_command(&score_args, &AtomicBool::new(false)).expect("aesop score");
+    let cli_raw: Vec<f64> = std::fs::read_to_string(&output)
+        .expect("predictions")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("line")["raw"]
+                .as_f64()
+                .expect("raw")
+        })
+        .collect();
+    let reply = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": topics, "models": ["readability-noref"]}),
+    );
+    let answer = reply.json();
+    let http_raw: Vec<f64> = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["raw"]["readability-noref"].as_f64().expect("raw"))
+        .collect();
+    assert_eq!(http_raw, cli_raw);
+    assert_ne!(
+        answer["results"][0]["raw"]["readability-noref"],
+        answer["results"][0]["scores"]["readability-noref"]
+    );
+}
+
+/// Audit stop 51: two models trained with different neural options were a 500 `internal`
+/// quoting the server's file paths; now 422 `incompatible_models` naming them by name.
+#[test]
+fn models_with_different_neural_options_are_a_422_naming_them() {
+    if !common::neural_model_or_skip("models_with_different_neural_options_are_a_422_naming_them") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (long, short) = (
+        dir.path().join("long.aesop"),
+        dir.path().join("short.aesop"),
+    );
+    let mut args = local_args();
+    for (path, tokens) in [(&long, 200), (&short, 100)] {
+        save_edited_builtin("readability-lm-noref", path, |m| {
+            if let Some(neural) = m.neural.as_mut() {
+                neural.max_scored_tokens = tokens;
+            }
+        });
+    }
+    args.models = vec![
+        format!("long={}", long.display()).parse().expect("spec"),
+        format!("short={}", short.display()).parse().expect("spec"),
+    ];
+    let server = start(&args);
+    let request = json!({"topics": [sample_topics()[1].clone()], "models": ["long", "short"]});
+    let reply = post(server.addr, "/v1/score", &request);
+    assert_eq!(
+        reply.status,
+        422,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], "incompatible_models");
+    assert_eq!(error["field"], "models[1]");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains("\"long\" and \"short\"") && message.contains("request them separately"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(&*dir.path().to_string_lossy()),
+        "{message}"
+    );
+    // Each alone scores.
+    for name in ["long", "short"] {
+        let alone = json!({"topics": [sample_topics()[1].clone()], "models": [name]});
+        assert_eq!(post(server.addr, "/v1/score", &alone).status, 200, "{name}");
+    }
+}
+
+/// Audit stop 51: `--model` names equal to a built-in's but for case, or to each other, were
+/// found only after "listening" was logged (exit 1); now a usage error before binding.
+#[test]
+fn taken_model_names_are_a_usage_error_before_listening() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = dir.path().join("m.aesop");
+    save_builtin("pyramid-noref", &model);
+    let m = model.display();
+    for (specs, expected) in [
+        (
+            vec![format!("Pyramid={m}")],
+            "taken by the built-in model 'pyramid'",
+        ),
+        (vec![format!("a={m}"), format!("A={m}")], "already given to"),
+    ] {
+        let mut command = common::aesop();
+        command.args(["serve", "--addr", "127.0.0.1:0"]);
+        for spec in &specs {
+            command.args(["--model", spec]);
+        }
+        let out = command.output().expect("aesop serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{specs:?}: {stderr}");
+        assert!(stderr.contains(expected), "{specs:?}: {stderr}");
+        assert!(!stderr.contains("listening"), "{specs:?}: {stderr}");
+    }
 }
 
 /// An `aesop serve` process whose JSON log lines are read on a thread.

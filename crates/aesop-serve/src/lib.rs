@@ -156,6 +156,50 @@ impl ServeArgs {
         }
     }
 
+    /// The `--model` names: no two alike and none a built-in's, ignoring case (`Pyramid` beside
+    /// the built-in `pyramid`, or `mine` beside `Mine`, is a trap for clients). A usage error
+    /// found before the port is bound; the registry's own check runs only after.
+    pub fn check_model_names(&self) -> std::result::Result<(), String> {
+        let family = self.family();
+        for (i, spec) in self.models.iter().enumerate() {
+            if let Some(builtin) = aesop_learn::builtin::BUILTINS
+                .iter()
+                .filter(|b| family.includes(b))
+                .find(|b| b.name.eq_ignore_ascii_case(&spec.name))
+            {
+                return Err(format!(
+                    "--model {}={}: the name '{}' is taken by the built-in model '{}'; choose another name",
+                    spec.name,
+                    spec.path.display(),
+                    spec.name,
+                    builtin.name
+                ));
+            }
+            if let Some(first) = self.models[..i]
+                .iter()
+                .find(|other| other.name.eq_ignore_ascii_case(&spec.name))
+            {
+                return Err(format!(
+                    "--model {}={}: the name '{}' is already given to {} (names differing only in case count as the same); give each model its own name",
+                    spec.name,
+                    spec.path.display(),
+                    spec.name,
+                    first.path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The built-ins served: the classic ones, or with `--neural` the LM ones too.
+    fn family(&self) -> Family {
+        if self.neural {
+            Family::Neural
+        } else {
+            Family::Classic
+        }
+    }
+
     /// The bearer token, read from --token-file. Binding beyond loopback without one is refused:
     /// the service would otherwise be open to the network.
     pub fn token(&self) -> Result<Option<String>> {
@@ -229,14 +273,13 @@ impl AppState {
         if !(1..=MAX_CONNECTIONS).contains(&limits.max_connections) {
             bail!("--max-connections must be between 1 and {MAX_CONNECTIONS}");
         }
+        if let Err(e) = args.check_model_names() {
+            bail!(e);
+        }
         Ok(AppState {
             token: args.token()?,
             specs: args.models.clone(),
-            family: if args.neural {
-                Family::Neural
-            } else {
-                Family::Classic
-            },
+            family: args.family(),
             registry: RwLock::new(None),
             reload_lock: tokio::sync::Mutex::new(()),
             admission: Arc::new(Semaphore::new(limits.workers + limits.queue)),
@@ -458,6 +501,26 @@ mod tests {
         state.start_draining();
         let answer = handlers::readyz(State(Arc::clone(&state))).await;
         assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[test]
+    fn model_names_must_differ_from_each_other_and_the_builtins_ignoring_case() {
+        let mut args = loopback();
+        let names = |args: &mut ServeArgs, specs: &[&str]| {
+            args.models = specs.iter().map(|s| s.parse().expect("spec")).collect();
+            args.check_model_names()
+        };
+        assert_eq!(names(&mut args, &["a=x.aesop", "b=x.aesop"]), Ok(()));
+        let taken = names(&mut args, &["Pyramid-NoRef=x.aesop"]).expect_err("a built-in");
+        assert!(taken.contains("built-in model 'pyramid-noref'"), "{taken}");
+        let twice = names(&mut args, &["mine=a.aesop", "MINE=b.aesop"]).expect_err("twice");
+        assert!(twice.contains("already given to a.aesop"), "{twice}");
+        // The LM built-ins are taken only when served (--neural).
+        assert_eq!(names(&mut args, &["faithfulness=x.aesop"]), Ok(()));
+        args.neural = true;
+        assert!(names(&mut args, &["faithfulness=x.aesop"]).is_err());
+        // A library caller gets the same check from AppState::new.
+        assert!(AppState::new(&args).is_err());
     }
 
     #[tokio::test]
