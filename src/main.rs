@@ -521,7 +521,13 @@ fn dispatch(command: Command) -> Result<()> {
             let options = options.for_learning(&mut args.learn)?;
             aesop::learn::ablate::ablate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
-        Command::Serve(args) => aesop::serve::run(args),
+        Command::Serve(args) => {
+            // Before binding the port and logging "listening": a usage error, as clap's checks.
+            if let Err(e) = args.check_model_names() {
+                usage_error("serve", &e);
+            }
+            aesop::serve::run(args)
+        }
         Command::Score { args, .. } => {
             let to_stdout = args.output.is_none();
             aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())

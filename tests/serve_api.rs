@@ -426,6 +426,31 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             Some("topics[0].summaries[1].text"),
         ),
         (
+            "empty document",
+            request_with(|r| {
+                if let Some(documents) = r["topics"][0]["documents"].as_array_mut() {
+                    documents.push(json!({"id": "d2", "text": ""}));
+                }
+            }),
+            422,
+            "empty_document",
+            Some("topics[0].documents[1].text"),
+        ),
+        (
+            "blank document",
+            request_with(|r| r["topics"][0]["documents"][0]["text"] = json!("  \n ")),
+            422,
+            "empty_document",
+            Some("topics[0].documents[0].text"),
+        ),
+        (
+            "empty reference",
+            request_with(|r| r["topics"][0]["references"] = json!([{"id": "A", "text": ""}])),
+            422,
+            "empty_reference",
+            Some("topics[0].references[0].text"),
+        ),
+        (
             "no documents",
             request_with(|r| r["topics"][0]["documents"] = json!([])),
             422,
@@ -497,6 +522,15 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             !error["message"].as_str().unwrap_or("").is_empty(),
             "{what}"
         );
+        if code.starts_with("empty_") && code != "empty_summary" {
+            // The message names the topic, as the field names the text.
+            assert!(
+                error["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("\"budget-noref\"")),
+                "{what}: {error}"
+            );
+        }
         // The server keeps serving after every bad request.
         assert_eq!(get(addr, "/healthz").status, 200, "after {what}");
     }
@@ -940,6 +974,20 @@ fn a_bad_model_file_or_a_taken_name_fails_at_start() {
         .expect("spec")];
     let error = spawn(&args).err().expect("a built-in's name is taken");
     assert!(format!("{error:#}").contains("built-in"), "{error:#}");
+    // Ignoring case (audit stop 51: `Pyramid` was served beside `pyramid`).
+    args.models = vec![format!("Pyramid={}", model.display())
+        .parse()
+        .expect("spec")];
+    let error = spawn(&args).err().expect("a built-in's name is taken");
+    assert!(format!("{error:#}").contains("built-in"), "{error:#}");
+    // An empty file is said to be empty (it was "wrong magic bytes"), naming it.
+    std::fs::write(&model, b"").expect("empty");
+    args.models = vec![format!("mine={}", model.display()).parse().expect("spec")];
+    let error = format!("{:#}", spawn(&args).err().expect("an empty model fails"));
+    assert!(
+        error.contains(&format!("{}: the model file is empty", model.display())),
+        "{error}"
+    );
 }
 
 /// A request heavy enough to keep a worker busy for a while: many summaries of one article.
@@ -1341,5 +1389,540 @@ fn serve_process_reloads_on_sighup_and_stops_on_sigterm() {
     kill("-TERM");
     next_log("shutting down");
     let status = child.wait().expect("exit");
+    assert!(status.success(), "{status:?}");
+}
+
+/// The metrics text, polled until it has `line` (each wait is bounded; a failure says what
+/// never came).
+fn wait_for_metric(addr: SocketAddr, line: &str) {
+    let started = Instant::now();
+    loop {
+        let metrics = String::from_utf8_lossy(&get(addr, "/metrics").body).to_string();
+        if metrics.lines().any(|l| l == line) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "never in the metrics: {line}\n{metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn model_version(addr: SocketAddr, name: &str) -> String {
+    get(addr, "/v1/models").json()["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .find(|m| m["name"] == name)
+        .and_then(|m| m["version"].as_str())
+        .unwrap_or_else(|| panic!("{name} not listed"))
+        .to_string()
+}
+
+/// Replace `path` by a FIFO: reading it blocks until a writer comes, as a hung mount would.
+#[cfg(unix)]
+fn make_fifo(path: &Path) {
+    std::fs::remove_file(path).expect("remove the model file");
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// The write end of the FIFO at `path`, once a reader has opened it (opening it blocks until
+/// then, so it is done on a thread; the wait is bounded).
+#[cfg(unix)]
+fn fifo_writer_once_read(path: &Path) -> std::fs::File {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(path));
+    });
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("nobody opened the FIFO to read it")
+        .expect("open the FIFO to write")
+}
+
+/// Audit stop 51: a reload's outcome was lost when its HTTP client gave up (the handler, and
+/// the reload with it, was dropped with the connection), and the request left no log line or
+/// metric. Now the reload runs on to its end on its own task and is applied and counted, and the
+/// request is counted as 499 `client_closed`.
+#[cfg(unix)]
+#[test]
+fn a_reload_whose_client_leaves_is_applied_and_counted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = dir.path().join("mine.aesop");
+    save_builtin("pyramid-noref", &model);
+    let replacement = dir.path().join("new.aesop");
+    save_builtin("readability-noref", &replacement);
+    let mut args = local_args();
+    args.models = vec![format!("mine={}", model.display()).parse().expect("spec")];
+    let server = start(&args);
+    let addr = server.addr;
+    // Both reload series exist from the start, at 0.
+    wait_for_metric(addr, "aesop_model_reloads_total{result=\"ok\"} 0");
+    wait_for_metric(addr, "aesop_model_reloads_total{result=\"failed\"} 0");
+    let old_version = model_version(addr, "mine");
+    make_fifo(&model);
+    let mut client = TcpStream::connect(addr).expect("connect");
+    client
+        .write_all(
+            format!("POST /v1/models/reload HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\n\r\n")
+                .as_bytes(),
+        )
+        .expect("send the reload");
+    // The reload is reading the FIFO now; its client gives up.
+    let mut writer = fifo_writer_once_read(&model);
+    drop(client);
+    wait_for_metric(
+        addr,
+        "aesop_http_requests_total{route=\"/v1/models/reload\",status=\"499\"} 1",
+    );
+    wait_for_metric(
+        addr,
+        "aesop_http_errors_total{route=\"/v1/models/reload\",code=\"client_closed\"} 1",
+    );
+    // The reload goes on with what the file now holds, and is applied and counted.
+    writer
+        .write_all(&std::fs::read(&replacement).expect("model bytes"))
+        .expect("write the FIFO");
+    drop(writer);
+    wait_for_metric(addr, "aesop_model_reloads_total{result=\"ok\"} 1");
+    assert_ne!(model_version(addr, "mine"), old_version);
+    let reply = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": [sample_topics()[1].clone()], "models": ["mine", "readability-noref"]}),
+    );
+    let scores = service_scores(&reply);
+    for ((topic, system, model), score) in &scores {
+        if model == "mine" {
+            let builtin = (
+                topic.clone(),
+                system.clone(),
+                "readability-noref".to_string(),
+            );
+            assert_eq!(Some(score), scores.get(&builtin));
+        }
+    }
+    // A reload of an empty file fails, saying so.
+    std::fs::remove_file(&model).expect("remove the FIFO");
+    std::fs::write(&model, b"").expect("empty file");
+    let reply = post(addr, "/v1/models/reload", &json!({}));
+    assert_eq!(reply.status, 500);
+    let message = reply.json()["error"]["message"].to_string();
+    assert!(message.contains("the model file is empty"), "{message}");
+}
+
+/// A scoring request whose client leaves mid-body is logged and counted (as 499
+/// `client_closed`), not as a 413 or not at all.
+#[test]
+fn a_scoring_request_whose_client_leaves_is_counted_as_499() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    let mut client = TcpStream::connect(addr).expect("connect");
+    client
+        .write_all(
+            format!(
+                "POST /v1/score HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1000\r\n\r\n{{\"topics\": ["
+            )
+            .as_bytes(),
+        )
+        .expect("send a part");
+    client
+        .shutdown(std::net::Shutdown::Write)
+        .expect("half-close");
+    wait_for_metric(
+        addr,
+        "aesop_http_requests_total{route=\"/v1/score\",status=\"499\"} 1",
+    );
+    wait_for_metric(
+        addr,
+        "aesop_http_errors_total{route=\"/v1/score\",code=\"client_closed\"} 1",
+    );
+    let metrics = String::from_utf8_lossy(&get(addr, "/metrics").body).to_string();
+    assert!(!metrics.contains("body_too_large"), "{metrics}");
+}
+
+/// `builtin` saved with `edit` applied, at `path`.
+fn save_edited_builtin(
+    name: &str,
+    path: &Path,
+    edit: impl FnOnce(&mut aesop::learn::model_file::ModelFile),
+) {
+    let mut model = builtin::find(name)
+        .and_then(|b| b.load())
+        .expect("built-in");
+    edit(&mut model);
+    model.save(path).expect("model file");
+}
+
+/// Audit stop 51: over HTTP a batch-dependent model, or a class without values for some
+/// summaries, gave no word, where `aesop score` warns; the answer had no `raw`. Now the answer
+/// carries the CLI's warnings in its words, `GET /v1/models` marks batch-dependent models, and
+/// calibrated models give their raw output as `aesop score` does.
+#[test]
+fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
+    use aesop::learn::scoring::NamedModel;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let peers = dir.path().join("peers.aesop");
+    save_edited_builtin("pyramid-noref", &peers, |m| {
+        m.transfer.normalization = aesop::learn::transfer::Normalization::TopicZ;
+    });
+    let mut args = local_args();
+    args.models = vec![format!("peers={}", peers.display()).parse().expect("spec")];
+    let server = start(&args);
+    let addr = server.addr;
+    let cards = get(addr, "/v1/models").json();
+    let batch_dependent = |name: &str| {
+        cards["models"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["name"] == name))
+            .map(|m| m["batch_dependent"].clone())
+    };
+    assert_eq!(batch_dependent("peers"), Some(json!(true)));
+    assert_eq!(batch_dependent("pyramid-noref"), Some(json!(false)));
+
+    // The batch-dependence warning, exactly as `aesop score` words it.
+    let expected = aesop::learn::score_stream::batch_warnings_of(
+        &NamedModel::from_file(&peers, Some("peers")).expect("model"),
+    );
+    assert_eq!(expected.len(), 1);
+    assert!(
+        expected[0].contains("depends on the other summaries of its topic"),
+        "{expected:?}"
+    );
+    let topic = sample_topics()[1].clone();
+    let reply = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": [topic.clone()], "models": ["peers"]}),
+    );
+    assert_eq!(reply.status, 200);
+    let both = reply.json();
+    assert_eq!(both["warnings"], json!(expected));
+    // As the warning says: alone, a summary scores differently.
+    let mut alone = topic.clone();
+    alone["summaries"]
+        .as_array_mut()
+        .expect("summaries")
+        .truncate(1);
+    let alone = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": [alone], "models": ["peers"]}),
+    )
+    .json();
+    assert_ne!(
+        alone["results"][0]["scores"]["peers"],
+        both["results"][0]["scores"]["peers"]
+    );
+
+    // A class without values for a summary: `aesop score`'s warning too. A human summary is
+    // never compared with its own reference, and this topic has no other one.
+    let reference = "The council passed a budget raising school and park spending.";
+    let human = json!({"topics": [{
+        "topic": "t1",
+        "documents": [{"id": "d1", "text": ARTICLE}],
+        "references": [{"id": "A", "text": reference}],
+        "summaries": [{"system": "A", "text": reference, "human": true},
+                      {"system": "s2", "text": "Critics said transport costs were ignored."}]
+    }], "models": ["pyramid"]});
+    let reply = post(addr, "/v1/score", &human);
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let warnings = reply.json()["warnings"].clone();
+    let warnings: Vec<&str> = warnings
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("class ")
+            && w.contains("no other reference for a human summary")
+            && w.ends_with(aesop::learn::score_stream::SKIPPED_SCORES)),
+        "{warnings:?}"
+    );
+
+    // No warnings: no `warnings` field.
+    let reply = post(addr, "/v1/score", &json!({"topics": sample_topics()}));
+    assert_eq!(reply.status, 200);
+    assert!(reply.json().get("warnings").is_none());
+
+    // `raw`: what `aesop score` writes as `raw` for a calibrated model.
+    let topics = json!([sample_topics()[1].clone()]);
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(&set, format!("{}\n", topics[0])).expect("set");
+    let output = dir.path().join("pred.jsonl");
+    let score_args = ScoreArgs {
+        set: Some(set),
+        model: vec!["builtin:readability-noref".into()],
+        neural: false,
+        documents: Vec::new(),
+        summary: Vec::new(),
+        reference: Vec::new(),
+        output: Some(output.clone()),
+        format: None,
+    };
+    score_command(&score_args, &AtomicBool::new(false)).expect("aesop score");
+    let cli_raw: Vec<f64> = std::fs::read_to_string(&output)
+        .expect("predictions")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).expect("line")["raw"]
+                .as_f64()
+                .expect("raw")
+        })
+        .collect();
+    let reply = post(
+        addr,
+        "/v1/score",
+        &json!({"topics": topics, "models": ["readability-noref"]}),
+    );
+    let answer = reply.json();
+    let http_raw: Vec<f64> = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["raw"]["readability-noref"].as_f64().expect("raw"))
+        .collect();
+    assert_eq!(http_raw, cli_raw);
+    assert_ne!(
+        answer["results"][0]["raw"]["readability-noref"],
+        answer["results"][0]["scores"]["readability-noref"]
+    );
+}
+
+/// Audit stop 51: two models trained with different neural options were a 500 `internal`
+/// quoting the server's file paths; now 422 `incompatible_models` naming them by name.
+#[test]
+fn models_with_different_neural_options_are_a_422_naming_them() {
+    if !common::neural_model_or_skip("models_with_different_neural_options_are_a_422_naming_them") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (long, short) = (
+        dir.path().join("long.aesop"),
+        dir.path().join("short.aesop"),
+    );
+    let mut args = local_args();
+    for (path, tokens) in [(&long, 200), (&short, 100)] {
+        save_edited_builtin("readability-lm-noref", path, |m| {
+            if let Some(neural) = m.neural.as_mut() {
+                neural.max_scored_tokens = tokens;
+            }
+        });
+    }
+    args.models = vec![
+        format!("long={}", long.display()).parse().expect("spec"),
+        format!("short={}", short.display()).parse().expect("spec"),
+    ];
+    let server = start(&args);
+    let request = json!({"topics": [sample_topics()[1].clone()], "models": ["long", "short"]});
+    let reply = post(server.addr, "/v1/score", &request);
+    assert_eq!(
+        reply.status,
+        422,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], "incompatible_models");
+    assert_eq!(error["field"], "models[1]");
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.contains("\"long\" and \"short\"") && message.contains("request them separately"),
+        "{message}"
+    );
+    assert!(
+        !message.contains(&*dir.path().to_string_lossy()),
+        "{message}"
+    );
+    // Each alone scores.
+    for name in ["long", "short"] {
+        let alone = json!({"topics": [sample_topics()[1].clone()], "models": [name]});
+        assert_eq!(post(server.addr, "/v1/score", &alone).status, 200, "{name}");
+    }
+}
+
+/// Audit stop 51: `--model` names equal to a built-in's but for case, or to each other, were
+/// found only after "listening" was logged (exit 1); now a usage error before binding.
+#[test]
+fn taken_model_names_are_a_usage_error_before_listening() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = dir.path().join("m.aesop");
+    save_builtin("pyramid-noref", &model);
+    let m = model.display();
+    for (specs, expected) in [
+        (
+            vec![format!("Pyramid={m}")],
+            "taken by the built-in model 'pyramid'",
+        ),
+        (vec![format!("a={m}"), format!("A={m}")], "already given to"),
+    ] {
+        let mut command = common::aesop();
+        command.args(["serve", "--addr", "127.0.0.1:0"]);
+        for spec in &specs {
+            command.args(["--model", spec]);
+        }
+        let out = command.output().expect("aesop serve");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{specs:?}: {stderr}");
+        assert!(stderr.contains(expected), "{specs:?}: {stderr}");
+        assert!(!stderr.contains("listening"), "{specs:?}: {stderr}");
+    }
+}
+
+/// An `aesop serve` process whose JSON log lines are read on a thread.
+#[cfg(unix)]
+struct ServeProcess {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+#[cfg(unix)]
+impl ServeProcess {
+    fn start(args: &[String]) -> ServeProcess {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("aesop serve");
+        let stderr = child.stderr.take().expect("stderr");
+        let (lines_tx, lines) = std::sync::mpsc::channel::<Value>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let value: Value = serde_json::from_str(&line).unwrap_or(json!({"unparsed": line}));
+                if lines_tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        ServeProcess { child, lines }
+    }
+
+    /// The next log line whose message starts with one of `prefixes`.
+    fn next_log(&self, prefixes: &[&str]) -> Value {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no log line starting with one of {prefixes:?}"));
+            let message = line["message"].as_str().unwrap_or("");
+            if prefixes.iter().any(|p| message.starts_with(p)) {
+                return line;
+            }
+        }
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// The exit status; a process still running after a generous bound is killed and fails
+    /// the test (it would otherwise hang it).
+    fn wait(&mut self) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if started.elapsed() > Duration::from_secs(120) {
+                let _ = self.child.kill();
+                panic!("aesop serve did not exit");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Audit stop 51: a SIGHUP reload that hung (a model path that became a FIFO) kept SIGTERM from
+/// being seen, and a hung HTTP reload kept the process from exiting after "stopped". Now
+/// reloads run on their own tasks, a reload request waits no longer than the shutdown, and the
+/// process exits without the stuck blocking thread.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_service_while_a_reload_hangs_on_a_fifo() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let model = dir.path().join("m.aesop");
+    save_builtin("pyramid-noref", &model);
+    let mut serve = ServeProcess::start(&["--model".into(), format!("m={}", model.display())]);
+    let listening = serve.next_log(&["listening on"]);
+    let addr: SocketAddr = listening["addr"]
+        .as_str()
+        .expect("addr")
+        .parse()
+        .expect("address");
+    serve.next_log(&["ready"]);
+    make_fifo(&model);
+    serve.signal("-HUP");
+    serve.next_log(&["reloading models (SIGHUP)"]);
+    // An HTTP reload waits behind the stuck one.
+    let reload = std::thread::spawn(move || post(addr, "/v1/models/reload", &json!({})));
+    serve.next_log(&["reloading models (POST /v1/models/reload)"]);
+    serve.signal("-TERM");
+    serve.next_log(&["shutting down"]);
+    let status = serve.wait();
+    assert!(status.success(), "{status:?}");
+    // The reload request got an answer (503, the shutdown) or lost its connection at exit.
+    if let Ok(reply) = reload.join() {
+        assert_eq!(
+            reply.status,
+            503,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+    }
+}
+
+/// Audit stop 51: the signal handlers were installed after "listening" was logged, so a SIGHUP
+/// or SIGTERM sent as soon as the line appeared killed the process (exit 129 or 143). Now they
+/// are installed first; a SIGHUP while the models load is ignored with a warning.
+#[cfg(unix)]
+#[test]
+fn signals_sent_as_soon_as_listening_is_logged_are_handled() {
+    let mut serve = ServeProcess::start(&[]);
+    serve.next_log(&["listening on"]);
+    serve.signal("-HUP");
+    let hup = serve.next_log(&["SIGHUP ignored", "reloading models (SIGHUP)"]);
+    if hup["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("SIGHUP ignored"))
+    {
+        assert_eq!(hup["level"], "WARN", "{hup}");
+        assert!(hup["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("still loading")));
+    }
+    serve.signal("-TERM");
+    let status = serve.wait();
+    assert!(status.success(), "{status:?}");
+
+    let mut serve = ServeProcess::start(&[]);
+    serve.next_log(&["listening on"]);
+    serve.signal("-TERM");
+    let status = serve.wait();
     assert!(status.success(), "{status:?}");
 }

@@ -75,6 +75,10 @@ pub const MAX_DECODED_BYTES: usize = 256 << 20;
 pub enum ModelFileError {
     #[error("{file}: not an aesop model file (wrong magic bytes)")]
     WrongMagic { file: String },
+    /// Said apart from wrong magic bytes: a file left empty by a failed copy or a full disk is
+    /// a different problem from a file of another kind.
+    #[error("{file}: the model file is empty (0 bytes)")]
+    Empty { file: String },
     #[error("{file}: model format version {found} is newer than this aesop supports ({supported}); upgrade aesop (file written by aesop {writer})")]
     NewerVersion {
         file: String,
@@ -307,6 +311,11 @@ impl ModelFile {
             pos: 0,
             file,
         };
+        if bytes.is_empty() {
+            return Err(ModelFileError::Empty {
+                file: file.to_string(),
+            });
+        }
         if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
             return Err(ModelFileError::WrongMagic {
                 file: file.to_string(),

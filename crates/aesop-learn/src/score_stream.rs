@@ -304,37 +304,14 @@ impl ModelGroups {
         Ok((all, skipped))
     }
 
-    /// One warning per named model file whose scores depend on the rest of the batch: it uses a
-    /// batch-dependent feature class (`consensus`) or normalizes features within each topic. The
-    /// built-ins use neither (their cards say so).
+    /// One warning per named model file whose scores depend on the rest of the batch (see
+    /// [`batch_warnings_of`]).
     pub fn batch_warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for m in self.groups.iter().flatten() {
-            if m.source.starts_with("builtin:") {
-                continue;
-            }
-            let batch: Vec<&str> = m
-                .model
-                .classes
-                .iter()
-                .map(String::as_str)
-                .filter(|c| aesop_features::registry::is_batch_dependent(c))
-                .collect();
-            if !batch.is_empty() {
-                out.push(format!(
-                    "model {} uses {}: a summary's score depends on the other summaries of its topic in this batch",
-                    m.name,
-                    batch.join(", ")
-                ));
-            }
-            if m.model.transfer.normalization.batch_dependent() {
-                out.push(format!(
-                    "model {} normalizes features within each topic: a summary's score depends on the other summaries of its topic in this batch",
-                    m.name
-                ));
-            }
-        }
-        out
+        self.groups
+            .iter()
+            .flatten()
+            .flat_map(batch_warnings_of)
+            .collect()
     }
 
     /// The model names, per group (one group, or the reference-based and `-noref` defaults).
@@ -533,7 +510,7 @@ pub fn score_streaming(
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
     for class in &skipped {
-        aesop_core::eprintln_quiet!("warning: {}; {SKIPPED_SCORES}", class.note());
+        aesop_core::eprintln_quiet!("warning: {}", skipped_warning(class));
     }
     aesop_core::eprint_quiet!("{}", system_table(&report, 40));
     // Two significant digits at least: the LM scores under one summary a second on a CPU,
@@ -558,6 +535,44 @@ pub fn score_streaming(
     Ok(report)
 }
 
+/// The warnings for a model file whose scores depend on the rest of the batch: it uses a
+/// batch-dependent feature class (`consensus`) or normalizes features within each topic. None
+/// for the built-ins, which use neither (their cards say so). `aesop score` and the HTTP
+/// service both say these words.
+pub fn batch_warnings_of(m: &NamedModel) -> Vec<String> {
+    let mut out = Vec::new();
+    if m.source.starts_with("builtin:") {
+        return out;
+    }
+    let batch: Vec<&str> = m
+        .model
+        .classes
+        .iter()
+        .map(String::as_str)
+        .filter(|c| aesop_features::registry::is_batch_dependent(c))
+        .collect();
+    if !batch.is_empty() {
+        out.push(format!(
+            "model {} uses {}: a summary's score depends on the other summaries of its topic in this batch",
+            m.name,
+            batch.join(", ")
+        ));
+    }
+    if m.model.transfer.normalization.batch_dependent() {
+        out.push(format!(
+            "model {} normalizes features within each topic: a summary's score depends on the other summaries of its topic in this batch",
+            m.name
+        ));
+    }
+    out
+}
+
+/// The warning for a class that gave no values for some summaries, as `aesop score` and the
+/// HTTP service say it.
+pub fn skipped_warning(class: &aesop_features::run::Skipped) -> String {
+    format!("{}; {SKIPPED_SCORES}", class.note())
+}
+
 /// What a class without values means for the scores (after [`aesop_features::run::Skipped::note`]).
 pub const SKIPPED_SCORES: &str =
     "the models using it scored those summaries as if its features were at their training average";
@@ -567,7 +582,7 @@ const TOPIC_PART: usize = 512;
 
 /// Whether `model` scores a summary from that summary (and its topic's documents and references)
 /// alone: no batch-dependent feature class and no within-topic normalization.
-fn scores_each_summary_alone(model: &ModelFile) -> bool {
+pub fn scores_each_summary_alone(model: &ModelFile) -> bool {
     !model.transfer.normalization.batch_dependent()
         && !model
             .classes

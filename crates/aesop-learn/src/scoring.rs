@@ -196,6 +196,34 @@ pub fn score_topics(
     Scorer::new(models)?.score(topics, show_progress, cancel)
 }
 
+/// Two models that cannot score in one run: a feature class both use, or the neural LM class,
+/// was trained with different options. A type of its own so that the HTTP service can answer
+/// 422 naming the models as its clients know them; the message names the files, for `score`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("models {first_source} and {second_source} were trained with different {what}; score them in separate runs")]
+pub struct IncompatibleModels {
+    /// The models' names (`NamedModel::name`).
+    pub first: String,
+    pub second: String,
+    /// Their sources (`NamedModel::source`: a path or `builtin:NAME`).
+    pub first_source: String,
+    pub second_source: String,
+    /// What differs: `neural options`, or ``options of the `rouge` class (rouge_mode)``.
+    pub what: String,
+}
+
+impl IncompatibleModels {
+    fn new(first: &NamedModel, second: &NamedModel, what: String) -> IncompatibleModels {
+        IncompatibleModels {
+            first: first.name.clone(),
+            second: second.name.clone(),
+            first_source: first.source.clone(),
+            second_source: second.source.clone(),
+            what,
+        }
+    }
+}
+
 /// The feature-class options under which `models` score together: each class's options from
 /// the models that use the class, which must agree; a class no model uses keeps the first
 /// model's (they are never read). Until 2026-11-28 the whole records had to be equal, so a
@@ -213,7 +241,8 @@ fn merged_feature_options(models: &[&NamedModel]) -> Result<FeatureOptionsRecord
         _ => bail!("model {}: its feature options do not serialize", m.source),
     };
     let mut merged = as_map(first)?;
-    let mut owner: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    let mut owner: std::collections::HashMap<String, &NamedModel> =
+        std::collections::HashMap::new();
     for m in models {
         let map = as_map(m)?;
         for (field, value) in map {
@@ -222,13 +251,17 @@ fn merged_feature_options(models: &[&NamedModel]) -> Result<FeatureOptionsRecord
                 continue;
             }
             match owner.get(&field) {
-                Some(other) if merged.get(&field) != Some(&value) => bail!(
-                    "models {other} and {} were trained with different options of the `{class}` class ({field}); score them in separate runs",
-                    m.source
-                ),
+                Some(other) if merged.get(&field) != Some(&value) => {
+                    return Err(IncompatibleModels::new(
+                        other,
+                        m,
+                        format!("options of the `{class}` class ({field})"),
+                    )
+                    .into())
+                }
                 Some(_) => {}
                 None => {
-                    owner.insert(field.clone(), m.source.as_str());
+                    owner.insert(field.clone(), m);
                     merged.insert(field, value);
                 }
             }
@@ -279,11 +312,9 @@ impl<'m> Scorer<'m> {
         for m in neural_users {
             match neural {
                 None => neural = Some((m, m.model.neural.as_ref())),
-                Some((other, record)) if record != m.model.neural.as_ref() => bail!(
-                    "models {} and {} were trained with different neural options; score them in separate runs",
-                    other.source,
-                    m.source
-                ),
+                Some((other, record)) if record != m.model.neural.as_ref() => {
+                    return Err(IncompatibleModels::new(other, m, "neural options".into()).into())
+                }
                 Some(_) => {}
             }
         }
@@ -410,5 +441,46 @@ fn mark_degenerate(
         scores,
         raw,
         degenerate,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn renamed(builtin: &str, name: &str, edit: impl FnOnce(&mut ModelFile)) -> NamedModel {
+        let mut model =
+            NamedModel::from_builtin(builtin::find(builtin).expect("built-in")).expect("loads");
+        model.name = name.to_string();
+        model.source = format!("/srv/{name}.aesop");
+        edit(&mut model.model);
+        model
+    }
+
+    /// The error says which models, by name for the service and by file for `score`, before any
+    /// LM is needed.
+    #[test]
+    fn models_with_different_neural_options_are_a_typed_error() {
+        let long = renamed("readability-lm-noref", "long", |_| {});
+        let short = renamed("readability-lm-noref", "short", |m| {
+            if let Some(neural) = m.neural.as_mut() {
+                neural.max_scored_tokens += 1;
+            }
+        });
+        let Err(e) = Scorer::new(&[&long, &short]) else {
+            panic!("two neural option sets scored together");
+        };
+        let incompatible = e
+            .downcast_ref::<IncompatibleModels>()
+            .expect("an IncompatibleModels error");
+        assert_eq!(
+            (incompatible.first.as_str(), incompatible.second.as_str()),
+            ("long", "short")
+        );
+        assert_eq!(incompatible.what, "neural options");
+        assert_eq!(
+            e.to_string(),
+            "models /srv/long.aesop and /srv/short.aesop were trained with different neural options; score them in separate runs"
+        );
     }
 }

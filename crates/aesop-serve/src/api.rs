@@ -26,6 +26,10 @@ pub struct ScoreResult {
     pub system: String,
     /// Model name -> prediction (`null` if a model could not predict a finite number).
     pub scores: BTreeMap<String, Option<f64>>,
+    /// Model name -> its raw output before calibration (what `aesop score` writes as `raw`),
+    /// for the calibrated models only; absent when none is.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub raw: BTreeMap<String, Option<f64>>,
     /// Why the summary was not scored (empty, non-linguistic, too long): every score is then `null`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
@@ -44,6 +48,10 @@ pub struct ModelRef {
 pub struct ScoreResponse {
     pub results: Vec<ScoreResult>,
     pub models: Vec<ModelRef>,
+    /// What `aesop score` warns about the whole run, in its words: models whose scores depend on
+    /// the other summaries of the request, classes that gave no values for some summaries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
@@ -217,7 +225,8 @@ fn model_names(items: Vec<Value>) -> Result<Vec<String>, ApiError> {
 }
 
 /// One topic: a judgment-set line validated by the judgment-set reader's rules (scores are
-/// ignored), plus what scoring needs: documents, non-empty summaries, texts within the limit.
+/// ignored), plus what scoring needs: documents, summaries, no blank text, texts within the
+/// limit.
 fn topic(mut value: Value, i: usize, limits: &Limits) -> Result<Topic, ApiError> {
     let at = |field: &str| {
         if field.is_empty() {
@@ -234,15 +243,31 @@ fn topic(mut value: Value, i: usize, limits: &Limits) -> Result<Topic, ApiError>
             }
         }
     }
+    let topic_id = value
+        .get("topic")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let topic = jsonl::topic_from_value(value).map_err(|e: FieldError| {
+        // A blank document or reference is refused by the set reader's own rule (it would
+        // silently change every score of the topic: content features missing, ROUGE 0).
         let code = if e.message == "missing required field" {
             "missing_field"
+        } else if e.message.starts_with("empty document text") {
+            "empty_document"
+        } else if e.message.starts_with("empty reference text") {
+            "empty_reference"
         } else if e.message.starts_with("expected") {
             "wrong_type"
         } else {
             "invalid_value"
         };
-        ApiError::invalid(code, at(&e.field), e.message)
+        let message = match (code, &topic_id) {
+            ("empty_document" | "empty_reference", Some(id)) => {
+                format!("topic {id:?}: {}", e.message)
+            }
+            _ => e.message,
+        };
+        ApiError::invalid(code, at(&e.field), message)
     })?;
     if topic.documents.is_empty() {
         return Err(ApiError::invalid(
@@ -428,6 +453,25 @@ mod tests {
                 format!(r#"{{"topics": [{TOPIC}, {TOPIC}]}}"#),
                 "invalid_value",
                 "topics[1].topic",
+            ),
+            (
+                format!(
+                    r#"{{"topics": [{}]}}"#,
+                    TOPIC.replace("A cat sat.\"", "\"")
+                ),
+                "empty_document",
+                "topics[0].documents[0].text",
+            ),
+            (
+                format!(
+                    r#"{{"topics": [{}]}}"#,
+                    TOPIC.replace(
+                        r#""summaries""#,
+                        r#""references": [{"id": "r", "text": "A cat."}, {"id": "r2", "text": " \n "}], "summaries""#
+                    )
+                ),
+                "empty_reference",
+                "topics[0].references[1].text",
             ),
         ];
         for (body, code, field) in cases {

@@ -20,6 +20,11 @@ type Shared = State<Arc<AppState>>;
 /// Routes answered without a token: probes must work without secrets.
 const PUBLIC: &[&str] = &["/healthz", "/readyz"];
 
+/// The status logged and counted for a request whose client went away before its answer (as
+/// nginx logs it), with this error code.
+pub const CLIENT_CLOSED_STATUS: u16 = 499;
+pub const CLIENT_CLOSED_CODE: &str = "client_closed";
+
 /// Auth, then the handler; then count, time and log the request.
 pub async fn track(State(state): Shared, request: Request, next: Next) -> Response {
     let started = Instant::now();
@@ -35,6 +40,16 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
         .headers()
         .get(header::AUTHORIZATION)
         .map(|h| h.as_bytes().to_vec());
+    // hyper drops this future when the client closes its connection before the answer: the
+    // guard then logs and counts the request all the same.
+    let mut unanswered = Unanswered {
+        state: Arc::clone(&state),
+        id,
+        method: method.clone(),
+        route: route.clone(),
+        started,
+        armed: true,
+    };
     let mut response =
         if PUBLIC.contains(&route.as_str()) || state.authorized(authorization.as_deref()) {
             next.run(request).await
@@ -46,6 +61,7 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
             )
             .into_response()
         };
+    unanswered.armed = false;
     let elapsed = started.elapsed();
     let status = response.status();
     let code = response.extensions().get::<ErrorCode>().map(|c| c.0);
@@ -62,6 +78,40 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
         tracing::info!(request_id = id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
     }
     response
+}
+
+/// A request being answered; dropped while armed, its client went away first.
+struct Unanswered {
+    state: Arc<AppState>,
+    id: u64,
+    method: axum::http::Method,
+    route: String,
+    started: Instant,
+    armed: bool,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let elapsed = self.started.elapsed();
+        self.state.metrics.record(
+            &self.route,
+            CLIENT_CLOSED_STATUS,
+            elapsed,
+            Some(CLIENT_CLOSED_CODE),
+        );
+        tracing::info!(
+            request_id = self.id,
+            method = %self.method,
+            route = self.route,
+            status = CLIENT_CLOSED_STATUS,
+            latency_ms = elapsed.as_secs_f64() * 1000.0,
+            error = CLIENT_CLOSED_CODE,
+            "request"
+        );
+    }
 }
 
 pub async fn healthz() -> Json<serde_json::Value> {
@@ -112,24 +162,40 @@ pub async fn reload(State(state): Shared) -> Result<Json<serde_json::Value>, Api
     if state.registry().is_none() {
         return Err(not_ready());
     }
-    match state.reload().await {
-        Ok(registry) => {
-            tracing::info!(models = registry.models().len(), "models reloaded");
-            Ok(Json(
+    // The reload runs on its own task, to its end, whether or not this request waits for it.
+    let reload = state.spawn_reload("POST /v1/models/reload");
+    let timeout = state.limits.timeout;
+    let still_running = "it goes on; the log and aesop_model_reloads_total tell its outcome";
+    tokio::select! {
+        biased;
+        outcome = reload => match outcome {
+            Ok(Ok(registry)) => Ok(Json(
                 json!({"reloaded": true, "models": model_refs(&registry)}),
-            ))
-        }
-        Err(e) => {
-            tracing::error!(
-                error = format!("{e:#}"),
-                "reload failed; the previous models keep serving"
-            );
-            Err(ApiError::new(
+            )),
+            Ok(Err(e)) => Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "reload_failed",
                 format!("{e:#}; the previous models keep serving"),
-            ))
-        }
+            )),
+            Err(e) => Err(ApiError::internal(format!("the reload task failed: {e}"))),
+        },
+        // Bounded as every request is, so that neither a client nor the graceful shutdown
+        // waits on a model file that cannot be read.
+        () = tokio::time::sleep(timeout) => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            format!(
+                "the reload did not finish within {} ms (--timeout-ms); {still_running}",
+                timeout.as_millis()
+            ),
+        )
+        .retry_after(1)),
+        () = state.draining() => Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not_ready",
+            format!("the service is shutting down before the reload finished; {still_running}"),
+        )
+        .retry_after(1)),
     }
 }
 
@@ -205,9 +271,15 @@ async fn score_within_limits(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(body_too_large(limit));
     }
-    let bytes = axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| body_too_large(limit))?;
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
+        // hyper ends a body at its Content-Length, so with one within the limit the read
+        // failed because the connection broke: the client went away mid-body.
+        if declared.is_some() {
+            client_closed("the connection closed before the whole request body arrived")
+        } else {
+            body_too_large(limit)
+        }
+    })?;
     let request = parse_score_request(&bytes, &state.limits)?;
     drop(bytes);
     let worker = Arc::clone(&state.workers)
@@ -227,6 +299,12 @@ async fn score_within_limits(
     .map_err(|e| ApiError::internal(format!("scoring task failed: {e}")))??;
     state.metrics.add_summaries(summaries);
     Ok(Json(answer).into_response())
+}
+
+/// What a request whose client left is logged and counted as (nobody reads the answer).
+fn client_closed(message: &str) -> ApiError {
+    let status = StatusCode::from_u16(CLIENT_CLOSED_STATUS).unwrap_or(StatusCode::BAD_REQUEST);
+    ApiError::new(status, CLIENT_CLOSED_CODE, message)
 }
 
 fn body_too_large(limit: usize) -> ApiError {

@@ -26,7 +26,7 @@ use metrics::Metrics;
 use registry::{ModelSpec, Registry};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -156,6 +156,50 @@ impl ServeArgs {
         }
     }
 
+    /// The `--model` names: no two alike and none a built-in's, ignoring case (`Pyramid` beside
+    /// the built-in `pyramid`, or `mine` beside `Mine`, is a trap for clients). A usage error
+    /// found before the port is bound; the registry's own check runs only after.
+    pub fn check_model_names(&self) -> std::result::Result<(), String> {
+        let family = self.family();
+        for (i, spec) in self.models.iter().enumerate() {
+            if let Some(builtin) = aesop_learn::builtin::BUILTINS
+                .iter()
+                .filter(|b| family.includes(b))
+                .find(|b| b.name.eq_ignore_ascii_case(&spec.name))
+            {
+                return Err(format!(
+                    "--model {}={}: the name '{}' is taken by the built-in model '{}'; choose another name",
+                    spec.name,
+                    spec.path.display(),
+                    spec.name,
+                    builtin.name
+                ));
+            }
+            if let Some(first) = self.models[..i]
+                .iter()
+                .find(|other| other.name.eq_ignore_ascii_case(&spec.name))
+            {
+                return Err(format!(
+                    "--model {}={}: the name '{}' is already given to {} (names differing only in case count as the same); give each model its own name",
+                    spec.name,
+                    spec.path.display(),
+                    spec.name,
+                    first.path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The built-ins served: the classic ones, or with `--neural` the LM ones too.
+    fn family(&self) -> Family {
+        if self.neural {
+            Family::Neural
+        } else {
+            Family::Classic
+        }
+    }
+
     /// The bearer token, read from --token-file. Binding beyond loopback without one is refused:
     /// the service would otherwise be open to the network.
     pub fn token(&self) -> Result<Option<String>> {
@@ -208,6 +252,11 @@ pub struct AppState {
     workers: Arc<Semaphore>,
     pub metrics: Metrics,
     draining: AtomicBool,
+    /// `true` once shutdown has begun: what a request that waits on something slower than
+    /// itself (a reload) watches, so that the graceful shutdown does not wait on that too.
+    drain_signal: tokio::sync::watch::Sender<bool>,
+    /// Reloads started and not yet ended (each on its own task).
+    reloads_running: Arc<AtomicUsize>,
     next_request_id: AtomicU64,
 }
 
@@ -224,14 +273,13 @@ impl AppState {
         if !(1..=MAX_CONNECTIONS).contains(&limits.max_connections) {
             bail!("--max-connections must be between 1 and {MAX_CONNECTIONS}");
         }
+        if let Err(e) = args.check_model_names() {
+            bail!(e);
+        }
         Ok(AppState {
             token: args.token()?,
             specs: args.models.clone(),
-            family: if args.neural {
-                Family::Neural
-            } else {
-                Family::Classic
-            },
+            family: args.family(),
             registry: RwLock::new(None),
             reload_lock: tokio::sync::Mutex::new(()),
             admission: Arc::new(Semaphore::new(limits.workers + limits.queue)),
@@ -239,6 +287,8 @@ impl AppState {
             limits,
             metrics: Metrics::default(),
             draining: AtomicBool::new(false),
+            drain_signal: tokio::sync::watch::Sender::new(false),
+            reloads_running: Arc::default(),
             next_request_id: AtomicU64::new(1),
         })
     }
@@ -267,6 +317,41 @@ impl AppState {
             .context("loading models")??;
         self.install(registry);
         Ok(())
+    }
+
+    /// [`AppState::reload`] on a task of its own, which logs its outcome (the metrics count it
+    /// in `reload`): once started, a reload runs to its end, applied, logged and counted, even
+    /// if whoever asked for it (an HTTP client) stops waiting. `trigger` names the asker in
+    /// the log (`SIGHUP`, `POST /v1/models/reload`).
+    pub fn spawn_reload(
+        self: &Arc<Self>,
+        trigger: &'static str,
+    ) -> tokio::task::JoinHandle<Result<Arc<Registry>>> {
+        let state = Arc::clone(self);
+        let running = ReloadRunning::start(&self.reloads_running);
+        tokio::spawn(async move {
+            let _running = running;
+            tracing::info!(trigger, "reloading models ({trigger})");
+            let result = state.reload().await;
+            match &result {
+                Ok(registry) => tracing::info!(
+                    models = registry.models().len(),
+                    trigger,
+                    "models reloaded ({trigger})"
+                ),
+                Err(e) => tracing::error!(
+                    error = format!("{e:#}"),
+                    trigger,
+                    "reload failed ({trigger}); the previous models keep serving"
+                ),
+            }
+            result
+        })
+    }
+
+    /// Reloads started by [`AppState::spawn_reload`] that have not ended.
+    pub fn reloads_running(&self) -> usize {
+        self.reloads_running.load(Ordering::Relaxed)
     }
 
     /// Read the user model files again and swap them in. On any error the old models keep
@@ -299,6 +384,14 @@ impl AppState {
     /// Stop reporting ready (shutdown has begun); requests in flight still finish.
     pub fn start_draining(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.drain_signal.send_replace(true);
+    }
+
+    /// Completes once shutdown has begun ([`AppState::start_draining`]).
+    pub async fn draining(&self) {
+        let mut receiver = self.drain_signal.subscribe();
+        // An error means the sender is gone, which it never is while `self` lives.
+        let _ = receiver.wait_for(|draining| *draining).await;
     }
 
     fn request_id(&self) -> u64 {
@@ -324,6 +417,23 @@ impl AppState {
                 .zip(expected)
                 .fold(0u8, |acc, (a, b)| acc | (a ^ b))
                 == 0
+    }
+}
+
+/// Counts a reload as running while it lives (a guard: a reload task dropped at exit counts
+/// down too).
+struct ReloadRunning(Arc<AtomicUsize>);
+
+impl ReloadRunning {
+    fn start(count: &Arc<AtomicUsize>) -> ReloadRunning {
+        count.fetch_add(1, Ordering::Relaxed);
+        ReloadRunning(Arc::clone(count))
+    }
+}
+
+impl Drop for ReloadRunning {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -391,6 +501,44 @@ mod tests {
         state.start_draining();
         let answer = handlers::readyz(State(Arc::clone(&state))).await;
         assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[test]
+    fn model_names_must_differ_from_each_other_and_the_builtins_ignoring_case() {
+        let mut args = loopback();
+        let names = |args: &mut ServeArgs, specs: &[&str]| {
+            args.models = specs.iter().map(|s| s.parse().expect("spec")).collect();
+            args.check_model_names()
+        };
+        assert_eq!(names(&mut args, &["a=x.aesop", "b=x.aesop"]), Ok(()));
+        let taken = names(&mut args, &["Pyramid-NoRef=x.aesop"]).expect_err("a built-in");
+        assert!(taken.contains("built-in model 'pyramid-noref'"), "{taken}");
+        let twice = names(&mut args, &["mine=a.aesop", "MINE=b.aesop"]).expect_err("twice");
+        assert!(twice.contains("already given to a.aesop"), "{twice}");
+        // The LM built-ins are taken only when served (--neural).
+        assert_eq!(names(&mut args, &["faithfulness=x.aesop"]), Ok(()));
+        args.neural = true;
+        assert!(names(&mut args, &["faithfulness=x.aesop"]).is_err());
+        // A library caller gets the same check from AppState::new.
+        assert!(AppState::new(&args).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_spawned_reload_runs_to_its_end_and_is_counted() {
+        let state = Arc::new(AppState::new(&loopback()).expect("state"));
+        // Both series from the start.
+        assert!(state.registry().is_none());
+        let metrics = state.metrics.render(0);
+        assert!(metrics.contains("aesop_model_reloads_total{result=\"failed\"} 0"));
+        state.load().await.expect("built-ins load");
+        let reloaded = state.spawn_reload("test").await.expect("task");
+        assert!(reloaded.is_ok());
+        assert_eq!(state.reloads_running(), 0);
+        let metrics = state.metrics.render(0);
+        assert!(
+            metrics.contains("aesop_model_reloads_total{result=\"ok\"} 1"),
+            "{metrics}"
+        );
     }
 
     #[test]

@@ -163,8 +163,11 @@ impl Metrics {
         );
         out.push_str("# HELP aesop_model_reloads_total Model reloads, by result.\n");
         out.push_str("# TYPE aesop_model_reloads_total counter\n");
+        // Both series from the start (at 0): a rate or an alert on `failed` needs the series
+        // before the first failure.
         if let Ok(reloads) = self.reloads.lock() {
-            for (result, n) in reloads.iter() {
+            for result in ["failed", "ok"] {
+                let n = reloads.get(result).copied().unwrap_or(0);
                 let _ = writeln!(out, "aesop_model_reloads_total{{result=\"{result}\"}} {n}");
             }
         }
@@ -211,6 +214,8 @@ mod tests {
             "aesop_http_request_duration_seconds_count{route=\"/v1/score\"} 3",
             "aesop_http_errors_total{route=\"/v1/score\",code=\"unknown_model\"} 1",
             "aesop_models_loaded 6",
+            "aesop_model_reloads_total{result=\"ok\"} 0",
+            "aesop_model_reloads_total{result=\"failed\"} 0",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
         }

@@ -25,13 +25,15 @@ pub fn document() -> Value {
     // Its own value: inline, the document exceeds the json! macro's recursion limit.
     let model_card = json!({
         "type": "object",
-        "required": ["name", "target", "reference_free", "version", "builtin"],
+        "required": ["name", "target", "reference_free", "version", "builtin", "batch_dependent"],
         "properties": {
             "name": text, "target": text, "reference_free": {"type": "boolean"},
             "neural": {"type": "boolean"},
             "version": text, "builtin": {"type": "boolean"}, "summary": text, "card": text,
             "source": text, "classes": {"type": "array", "items": text},
             "features": {"type": "integer"},
+            "batch_dependent": {"type": "boolean",
+                                "description": "A summary's score depends on the other summaries of its topic in the same request (the consensus class, or features normalized within each topic)."},
             "learner": text, "hyper": {"type": "object"}, "anchor": {"type": "string", "nullable": true},
             "columns_per_class": {"type": "object", "additionalProperties": {"type": "integer"}},
             "feature_options_changed": {"type": "object"},
@@ -70,8 +72,9 @@ pub fn document() -> Value {
                         "properties": {
                             "code": {"type": "string", "enum": [
                                 "malformed_json", "invalid_utf8", "duplicate_key", "wrong_type", "missing_field",
-                                "unknown_field", "invalid_value", "empty_summary", "unknown_model",
-                                "references_required", "body_too_large", "batch_too_large",
+                                "unknown_field", "invalid_value", "empty_summary", "empty_document",
+                                "empty_reference", "unknown_model", "references_required",
+                                "incompatible_models", "body_too_large", "batch_too_large",
                                 "text_too_long", "overloaded", "timeout", "not_ready", "unauthorized",
                                 "not_found", "method_not_allowed", "reload_failed", "internal"
                             ]},
@@ -99,7 +102,8 @@ pub fn document() -> Value {
                 "Text": {
                     "type": "object",
                     "required": ["id", "text"],
-                    "properties": {"id": text, "text": text}
+                    "properties": {"id": text, "text": {"type": "string", "minLength": 1,
+                                                        "description": "Not blank (empty_document, empty_reference)."}}
                 },
                 "ScoreRequest": {
                     "type": "object",
@@ -133,11 +137,15 @@ pub fn document() -> Value {
                                 "topic": text,
                                 "system": text,
                                 "scores": {"type": "object", "additionalProperties": number_or_null},
+                                "raw": {"type": "object", "additionalProperties": number_or_null,
+                                        "description": "Calibrated models only: the model's output before calibration (aesop score's raw)."},
                                 "warning": text,
                                 "features": {"type": "object", "additionalProperties": number_or_null}
                             }
                         }},
-                        "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}}
+                        "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}},
+                        "warnings": {"type": "array", "items": text,
+                                     "description": "aesop score's warnings about the request: batch-dependent models, feature classes without values for some summaries."}
                     }
                 },
                 "ModelCard": model_card,
@@ -199,7 +207,7 @@ pub fn document() -> Value {
                 "responses": {
                     "200": json_response("Reloaded", "Reloaded"),
                     "500": error_response("A model file is missing or corrupt (reload_failed)"),
-                    "503": error_response("Models still loading at start (not_ready); see Retry-After")
+                    "503": error_response("Models still loading at start, or shutting down (not_ready); or the reload outlasted --timeout-ms (timeout) and goes on; see Retry-After")
                 }
             }},
             "/v1/score": {"post": {
@@ -220,7 +228,7 @@ pub fn document() -> Value {
                     "400": error_response("Malformed JSON, invalid UTF-8, or an object repeating a key (duplicate_key)"),
                     "401": error_response("Missing or wrong bearer token"),
                     "413": error_response("Body, batch or text over a limit"),
-                    "422": error_response("A field is invalid (the error names it), or an unknown model"),
+                    "422": error_response("A field is invalid (the error names it), an unknown model, or models that cannot score in one request (incompatible_models)"),
                     "429": error_response("Overloaded; see Retry-After"),
                     "503": error_response("Not ready, or the request timed out; see Retry-After")
                 }

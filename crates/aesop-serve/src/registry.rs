@@ -5,6 +5,7 @@
 use aesop_corpus::{Document, Reference, Summary, Topic};
 use aesop_learn::builtin::{self, Family};
 use aesop_learn::card;
+use aesop_learn::score_stream::scores_each_summary_alone;
 use aesop_learn::scoring::{load_builtins_of, score_topics, NamedModel};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
@@ -124,37 +125,45 @@ impl Registry {
     }
 
     /// The cards `GET /v1/models` lists: the built-ins' own cards, and for user models what the
-    /// model file says about itself.
+    /// model file says about itself. Each says whether the model is `batch_dependent`: whether
+    /// a summary's score depends on the other summaries of its topic sent in the same request.
     pub fn cards(&self) -> Vec<serde_json::Value> {
         self.models
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                if i < self.builtin_count {
-                    if let Ok(b) = builtin::find(&m.name) {
-                        let mut card = builtin::card_json(b);
-                        card["builtin"] = serde_json::json!(true);
-                        return card;
-                    }
-                }
-                // What `aesop models FILE` prints, as text (`card`) and with --json (every
-                // weight and the stored report left out: a listing, not an export).
-                let mut card = card::card_facts(&m.model, &m.source, None);
-                let text = card::render(&card);
-                if let Some(facts) = card.as_object_mut() {
-                    facts.insert("card".into(), text.into());
-                    facts.remove("weights");
-                    facts.remove("report");
-                    facts.remove("file");
-                    facts.insert("features".into(), m.model.feature_names.len().into());
-                }
-                card["name"] = serde_json::json!(m.name);
-                card["version"] = serde_json::json!(m.version);
-                card["builtin"] = serde_json::json!(false);
-                card["source"] = serde_json::json!(m.source);
+                let mut card = self.card(i, m);
+                card["batch_dependent"] = serde_json::json!(!scores_each_summary_alone(&m.model));
                 card
             })
             .collect()
+    }
+
+    /// The card of model `m`, the `i`th of this registry.
+    fn card(&self, i: usize, m: &NamedModel) -> serde_json::Value {
+        if i < self.builtin_count {
+            if let Ok(b) = builtin::find(&m.name) {
+                let mut card = builtin::card_json(b);
+                card["builtin"] = serde_json::json!(true);
+                return card;
+            }
+        }
+        // What `aesop models FILE` prints, as text (`card`) and with --json (every
+        // weight and the stored report left out: a listing, not an export).
+        let mut card = card::card_facts(&m.model, &m.source, None);
+        let text = card::render(&card);
+        if let Some(facts) = card.as_object_mut() {
+            facts.insert("card".into(), text.into());
+            facts.remove("weights");
+            facts.remove("report");
+            facts.remove("file");
+            facts.insert("features".into(), m.model.feature_names.len().into());
+        }
+        card["name"] = serde_json::json!(m.name);
+        card["version"] = serde_json::json!(m.version);
+        card["builtin"] = serde_json::json!(false);
+        card["source"] = serde_json::json!(m.source);
+        card
     }
 }
 

@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
@@ -49,6 +50,12 @@ fn init_logging() {
         .try_init();
 }
 
+/// How long, once the requests in flight are answered, the process waits for work left on
+/// the blocking pool before it exits anyway: a reload stuck reading a model file (a FIFO, a hung
+/// NFS mount) never ends, and a cancelled scoring or the first load need not be waited for
+/// (none writes anything). Dropping the runtime instead waits for them forever.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// `aesop serve`: listen, load and warm the models (ready afterwards), reload on SIGHUP, and
 /// shut down gracefully on SIGTERM or Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<()> {
@@ -57,81 +64,138 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
-        let state = Arc::new(AppState::new(&args)?);
-        let listener = TcpListener::bind(args.addr)
-            .await
-            .with_context(|| format!("binding {}", args.addr))?;
-        let addr = listener.local_addr()?;
-        tracing::info!(%addr, "listening on {addr}");
-        let stop = Arc::new(Notify::new());
-        let load_error: Arc<Mutex<Option<anyhow::Error>>> = Arc::default();
-        {
-            let (state, stop, load_error) = (
-                Arc::clone(&state),
-                Arc::clone(&stop),
-                Arc::clone(&load_error),
-            );
-            tokio::spawn(async move {
-                match state.load().await {
-                    Ok(()) => {
-                        let models = state.registry().map_or(0, |r| r.models().len());
-                        tracing::info!(models, "ready");
-                    }
-                    Err(e) => {
-                        tracing::error!(error = format!("{e:#}"), "loading models failed");
-                        if let Ok(mut slot) = load_error.lock() {
-                            *slot = Some(e);
-                        }
-                        stop.notify_one();
-                    }
-                }
-            });
-        }
-        tokio::spawn(handle_signals(Arc::clone(&state), Arc::clone(&stop)));
-        serve_until(listener, state, async move { stop.notified().await }).await?;
-        tracing::info!("stopped");
-        let failed = load_error.lock().ok().and_then(|mut slot| slot.take());
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    })
+    let result = runtime.block_on(serve_process(args));
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    result
 }
 
-/// SIGHUP reloads the user models; SIGTERM and Ctrl-C start a graceful shutdown.
+async fn serve_process(args: ServeArgs) -> Result<()> {
+    let state = Arc::new(AppState::new(&args)?);
+    let listener = TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("binding {}", args.addr))?;
+    let addr = listener.local_addr()?;
+    // Before the line below: a supervisor (or test) that signals as soon as it reads it must
+    // meet our handlers, not the default action (SIGHUP's kills the process).
+    let signals = Signals::install();
+    tracing::info!(%addr, "listening on {addr}");
+    let stop = Arc::new(Notify::new());
+    let load_error: Arc<Mutex<Option<anyhow::Error>>> = Arc::default();
+    {
+        let (state, stop, load_error) = (
+            Arc::clone(&state),
+            Arc::clone(&stop),
+            Arc::clone(&load_error),
+        );
+        tokio::spawn(async move {
+            match state.load().await {
+                Ok(()) => {
+                    let models = state.registry().map_or(0, |r| r.models().len());
+                    tracing::info!(models, "ready");
+                }
+                Err(e) => {
+                    tracing::error!(error = format!("{e:#}"), "loading models failed");
+                    if let Ok(mut slot) = load_error.lock() {
+                        *slot = Some(e);
+                    }
+                    stop.notify_one();
+                }
+            }
+        });
+    }
+    tokio::spawn(handle_signals(
+        signals,
+        Arc::clone(&state),
+        Arc::clone(&stop),
+    ));
+    serve_until(listener, Arc::clone(&state), async move {
+        stop.notified().await
+    })
+    .await?;
+    tracing::info!("stopped");
+    if state.reloads_running() > 0 {
+        tracing::warn!(
+            "a model reload is still running (a model file that cannot be read?); exiting without it"
+        );
+    }
+    let failed = load_error.lock().ok().and_then(|mut slot| slot.take());
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The signals the service handles, registered before it says it is listening: from then on a
+/// signal waits in its stream until [`handle_signals`] reads it.
 #[cfg(unix)]
-async fn handle_signals(state: Arc<AppState>, stop: Arc<Notify>) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (mut hangup, mut terminate) = match (
-        signal(SignalKind::hangup()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(h), Ok(t)) => (h, t),
-        _ => {
-            tracing::error!("cannot install signal handlers; stop the service with Ctrl-C");
-            let _ = tokio::signal::ctrl_c().await;
-            stop.notify_one();
-            return;
+struct Signals {
+    hangup: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    /// `None` (and an error in the log) when the handlers cannot be installed.
+    fn install() -> Option<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::hangup()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(hangup), Ok(terminate), Ok(interrupt)) => Some(Signals {
+                hangup,
+                terminate,
+                interrupt,
+            }),
+            _ => {
+                tracing::error!("cannot install signal handlers; stop the service with Ctrl-C");
+                None
+            }
         }
+    }
+}
+
+/// SIGHUP reloads the user models; SIGTERM and Ctrl-C start a graceful shutdown. A reload runs
+/// on its own task, so one that hangs (a model path that is a FIFO, a hung NFS mount) never
+/// keeps this loop from seeing the next signal.
+#[cfg(unix)]
+async fn handle_signals(signals: Option<Signals>, state: Arc<AppState>, stop: Arc<Notify>) {
+    let Some(mut signals) = signals else {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.notify_one();
+        return;
     };
     loop {
         tokio::select! {
-            _ = hangup.recv() => {
-                match state.reload().await {
-                    Ok(registry) => tracing::info!(models = registry.models().len(), "models reloaded (SIGHUP)"),
-                    Err(e) => tracing::error!(error = format!("{e:#}"), "reload failed (SIGHUP); the previous models keep serving"),
+            _ = signals.hangup.recv() => {
+                if state.registry().is_none() {
+                    tracing::warn!("SIGHUP ignored: the models are still loading");
+                } else {
+                    // Detached: the reload logs and counts its own outcome.
+                    drop(state.spawn_reload("SIGHUP"));
                 }
             }
-            _ = terminate.recv() => break,
-            _ = tokio::signal::ctrl_c() => break,
+            _ = signals.terminate.recv() => break,
+            _ = signals.interrupt.recv() => break,
         }
     }
     stop.notify_one();
 }
 
 #[cfg(not(unix))]
-async fn handle_signals(_state: Arc<AppState>, stop: Arc<Notify>) {
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn install() -> Option<Signals> {
+        Some(Signals)
+    }
+}
+
+#[cfg(not(unix))]
+async fn handle_signals(_signals: Option<Signals>, _state: Arc<AppState>, stop: Arc<Notify>) {
     let _ = tokio::signal::ctrl_c().await;
     stop.notify_one();
 }
@@ -196,7 +260,7 @@ pub fn spawn(args: &ServeArgs) -> Result<ServerHandle> {
                         return Ok(());
                     }
                 };
-                runtime.block_on(async move {
+                let result = runtime.block_on(async move {
                     let started = async {
                         let listener = TcpListener::bind(addr)
                             .await
@@ -213,7 +277,9 @@ pub fn spawn(args: &ServeArgs) -> Result<ServerHandle> {
                     };
                     let _ = ready_tx.send(listener.local_addr().map_err(Into::into));
                     serve_until(listener, state, async move { stop.notified().await }).await
-                })
+                });
+                runtime.shutdown_timeout(SHUTDOWN_GRACE);
+                result
             })
             .context("starting the server thread")?
     };
