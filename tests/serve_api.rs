@@ -1318,39 +1318,9 @@ fn serve_process_reloads_on_sighup_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().expect("tempdir");
     let model = dir.path().join("mine.aesop");
     save_builtin("pyramid-noref", &model);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--model"])
-        .arg(format!("mine={}", model.display()))
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("aesop serve");
-    let stderr = child.stderr.take().expect("stderr");
-    let (lines_tx, lines) = std::sync::mpsc::channel::<Value>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let value: Value = serde_json::from_str(&line).unwrap_or(json!({"unparsed": line}));
-            if lines_tx.send(value).is_err() {
-                break;
-            }
-        }
-    });
-    let next_log = |what: &str| -> Value {
-        loop {
-            let line = lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no log line with {what}"));
-            assert!(
-                line.get("unparsed").is_none(),
-                "log line is not JSON: {line}"
-            );
-            if line["message"]
-                .as_str()
-                .is_some_and(|m| m.starts_with(what))
-            {
-                return line;
-            }
-        }
-    };
+    let mut serve =
+        ServeProcess::start(&["--model".to_string(), format!("mine={}", model.display())]);
+    let next_log = |what: &str| serve.next_log(&[what]);
     let listening = next_log("listening on");
     let addr: SocketAddr = listening["addr"]
         .as_str()
@@ -1375,20 +1345,12 @@ fn serve_process_reloads_on_sighup_and_stops_on_sigterm() {
     let before = service_scores(&post(addr, "/v1/score", &request));
 
     std::fs::write(&model, b"corrupt").expect("corrupt");
-    let pid = child.id().to_string();
-    let kill = |signal: &str| {
-        let status = std::process::Command::new("kill")
-            .args([signal, &pid])
-            .status()
-            .expect("kill");
-        assert!(status.success());
-    };
-    kill("-HUP");
+    serve.signal("-HUP");
     next_log("reload failed (SIGHUP)");
     assert_eq!(service_scores(&post(addr, "/v1/score", &request)), before);
-    kill("-TERM");
+    serve.signal("-TERM");
     next_log("shutting down");
-    let status = child.wait().expect("exit");
+    let status = serve.wait();
     assert!(status.success(), "{status:?}");
 }
 
