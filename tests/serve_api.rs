@@ -178,6 +178,17 @@ fn cli_scores(
     models: &[&str],
     dir: &Path,
 ) -> BTreeMap<(String, String, String), f64> {
+    cli_predictions(topics, models, dir, "score")
+}
+
+/// `aesop score` on the same topics, as (topic, system, model) -> the prediction line's `field`
+/// (`score`, or `raw` for a calibrated model).
+fn cli_predictions(
+    topics: &Value,
+    models: &[&str],
+    dir: &Path,
+    field: &str,
+) -> BTreeMap<(String, String, String), f64> {
     let set = dir.join("set.jsonl");
     let lines: Vec<String> = topics
         .as_array()
@@ -206,7 +217,7 @@ fn cli_scores(
             let key = |k: &str| v[k].as_str().expect(k).to_string();
             (
                 (key("topic"), key("system"), key("model")),
-                v["score"].as_f64().expect("score"),
+                v[field].as_f64().expect(field),
             )
         })
         .collect()
@@ -1620,40 +1631,24 @@ fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
 
     // `raw`: what `aesop score` writes as `raw` for a calibrated model.
     let topics = json!([sample_topics()[1].clone()]);
-    let set = dir.path().join("set.jsonl");
-    std::fs::write(&set, format!("{}\n", topics[0])).expect("set");
-    let output = dir.path().join("pred.jsonl");
-    let score_args = ScoreArgs {
-        set: Some(set),
-        model: vec!["builtin:readability-noref".into()],
-        neural: false,
-        documents: Vec::new(),
-        summary: Vec::new(),
-        reference: Vec::new(),
-        output: Some(output.clone()),
-        format: None,
-    };
-    score_command(&score_args, &AtomicBool::new(false)).expect("aesop score");
-    let cli_raw: Vec<f64> = std::fs::read_to_string(&output)
-        .expect("predictions")
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).expect("line")["raw"]
-                .as_f64()
-                .expect("raw")
-        })
-        .collect();
+    let cli_raw = cli_predictions(&topics, &["readability-noref"], dir.path(), "raw");
     let reply = post(
         addr,
         "/v1/score",
         &json!({"topics": topics, "models": ["readability-noref"]}),
     );
     let answer = reply.json();
-    let http_raw: Vec<f64> = answer["results"]
+    let http_raw: BTreeMap<(String, String, String), f64> = answer["results"]
         .as_array()
         .expect("results")
         .iter()
-        .map(|r| r["raw"]["readability-noref"].as_f64().expect("raw"))
+        .map(|r| {
+            let key = |k: &str| r[k].as_str().expect(k).to_string();
+            (
+                (key("topic"), key("system"), "readability-noref".to_string()),
+                r["raw"]["readability-noref"].as_f64().expect("raw"),
+            )
+        })
         .collect();
     assert_eq!(http_raw, cli_raw);
     assert_ne!(
