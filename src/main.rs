@@ -579,7 +579,7 @@ fn dispatch(command: Command) -> Result<()> {
             // end with exit 130 and no output.
             let cancel = interrupt_flag()?;
             let options = options.to_options();
-            features::check_options_apply(&options, &classes)?;
+            features::check_options_apply(&options, &classes, None)?;
             let classes = features::build_classes(&classes, &options)?;
             let progress = aesop::progress::enabled();
             // Streamed: topics are read, extracted and written a window at a time.
@@ -608,6 +608,9 @@ fn dispatch(command: Command) -> Result<()> {
             };
             for skipped in &streamed.skipped {
                 aesop_core::eprintln_quiet!("note: {}; those cells are left empty", skipped.note());
+            }
+            for note in streamed.idle_options.notes() {
+                aesop_core::eprintln_quiet!("note: {note}");
             }
             Ok(())
         }

@@ -339,6 +339,116 @@ fn an_option_for_a_class_not_computed_is_refused() {
     assert!(out.exists());
 }
 
+/// An option must change a feature the model learns from, not merely a class it computes:
+/// `--features content.js --topic-word-cutoff 5` trained a model that carried the cutoff, and
+/// that could then not score beside the built-ins (which use the default cutoff).
+#[test]
+fn an_option_that_changes_none_of_the_selected_features_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = write_set(dir.path());
+    let model = dir.path().join("m.aesop");
+    let refused = [
+        vec![
+            "train",
+            "--features",
+            "content.js",
+            "--topic-word-cutoff",
+            "5",
+        ],
+        vec!["train", "--features", "content.js_smoothed", "--simetrix"],
+        vec![
+            "cross-validate",
+            "--features",
+            "tesla.exact,content.js",
+            "--tesla-stem-similarity",
+            "0",
+        ],
+        vec![
+            "ablate",
+            "--features",
+            "content.js,surface.*",
+            "--topic-word-log-base",
+            "10",
+        ],
+    ];
+    for args in refused {
+        let flag = args.last().copied().unwrap_or_default();
+        let flag = if flag.starts_with("--") {
+            flag
+        } else {
+            args[args.len() - 2]
+        };
+        common::aesop()
+            .args(&args)
+            .args(["--target", "relevance"])
+            .arg(&set)
+            .arg("-o")
+            .arg(&model)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!("{flag} (")))
+            .stderr(predicates::str::contains(
+                "none of them is among the features used here",
+            ));
+        assert!(!model.exists(), "{args:?} wrote a model");
+    }
+}
+
+/// `--consensus-include-human` on a set where no summary is human changes nothing: said, as a
+/// note of `features` and a warning of the learning verbs, rather than silently ignored.
+#[test]
+fn an_option_that_changes_nothing_on_the_data_is_said() {
+    use predicates::prelude::PredicateBooleanExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let with_human = write_set(dir.path());
+    let systems_only = dir.path().join("systems.jsonl");
+    let text = std::fs::read_to_string(&with_human).expect("read fixture");
+    std::fs::write(
+        &systems_only,
+        text.replace("\"human\":true", "\"human\":false"),
+    )
+    .expect("write fixture");
+    let note = "--consensus-include-human (consensus_include_human) changed nothing: no summary is marked `human: true`";
+    let out = dir.path().join("f.csv");
+    let features = |set: &Path| {
+        common::aesop()
+            .args([
+                "features",
+                "--classes",
+                "consensus",
+                "--consensus-include-human",
+            ])
+            .arg(set)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success()
+    };
+    features(&systems_only).stderr(predicates::str::contains(note));
+    features(&with_human).stderr(predicates::str::contains(note).not());
+    // The learning verbs warn naming the set (training on this tiny set then fails or not;
+    // the warning comes before).
+    let output = common::aesop()
+        .args([
+            "train",
+            "--target",
+            "relevance",
+            "--classes",
+            "consensus,surface",
+        ])
+        .arg("--consensus-include-human")
+        .arg(&systems_only)
+        .arg("-o")
+        .arg(dir.path().join("m.aesop"))
+        .output()
+        .expect("run aesop");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("warning: {}: {note}", systems_only.display())),
+        "{stderr}"
+    );
+}
+
 /// `--neural-source-tokens 0` left the LM no article (source features equal to the
 /// unconditional ones, reference features without their reference): a usage error naming the
 /// flag, before any model is loaded.

@@ -337,7 +337,7 @@ fn features_json(
         let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
         let topics = parse_topics(&topics)?;
         let classes = classes.unwrap_or_default();
-        aesop::features::check_options_apply(&options, &classes)?;
+        aesop::features::check_options_apply(&options, &classes, None)?;
         let built = build_classes(&classes, &options)?;
         extract_features(&topics, &built, false, cancel)
     })?;
@@ -349,7 +349,12 @@ fn features_json(
         system_col.push(r.system);
         rows.push(r.values);
     }
-    let notes = table.skipped.iter().map(|s| s.note()).collect();
+    let notes = table
+        .skipped
+        .iter()
+        .map(|s| s.note())
+        .chain(table.idle_options.notes())
+        .collect();
     Ok((table.names, topic_col, system_col, rows, notes))
 }
 

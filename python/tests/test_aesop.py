@@ -194,6 +194,9 @@ def test_the_cli_warnings_are_aesop_warnings(tmp_path):
     # A class without values: the CLI's note.
     with pytest.warns(aesop.AesopWarning, match="class rouge has no values for 3 summaries.*no references.*None"):
         aesop.features([topic], classes="rouge")
+    # An option that changed nothing on the data: the CLI's note.
+    with pytest.warns(aesop.AesopWarning, match=r"--consensus-include-human \(consensus_include_human\) changed nothing"):
+        aesop.features([topic], classes="consensus", consensus_include_human=True)
     # A topic without documents: the content class has no values, which `aesop score` warns about.
     no_documents = dict(_tiny_topic(["The cat sat on the mat.", "A cat sat."]), documents=[])
     with pytest.warns(aesop.AesopWarning, match="class content has no values for 2 summaries.*no input documents"):

@@ -142,6 +142,7 @@ pub fn table_with_gaps(
             })
             .collect(),
         skipped: vec![],
+        idle_options: Default::default(),
     }
 }
 

@@ -135,6 +135,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::None,
     batch_dependent: true,
     options: &["consensus_include_human"],
+    partial_options: &[],
     build: |o| Ok(Box::new(Consensus::new(o.consensus.clone()))),
 };
 
@@ -144,6 +145,16 @@ impl FeatureClass for Consensus {
     }
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("consensus.{f}")).collect()
+    }
+    fn idle_options(&self, topic: &aesop_corpus::Topic) -> Vec<(&'static str, &'static str)> {
+        if self.opts.include_human && !topic.summaries.iter().any(|s| s.human) {
+            vec![(
+                "consensus_include_human",
+                "no summary is marked `human: true`, so each consensus pool held the other summaries either way",
+            )]
+        } else {
+            Vec::new()
+        }
     }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let summaries = &ctx.topic.summaries;

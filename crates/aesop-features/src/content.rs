@@ -57,6 +57,13 @@ pub const FEATURES: &[&str] = &[
     "multinomial_loglik",
 ];
 
+/// The features computed from the topic words (the topic-signature test's options change them).
+const TOPIC_WORD_FEATURES: &[&str] = &[
+    "cosine_topic_words",
+    "topic_word_share",
+    "topic_word_coverage",
+];
+
 /// Options of the `content` class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContentOptions {
@@ -250,6 +257,22 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::None,
     batch_dependent: false,
     options: &["simetrix", "topic_word_cutoff", "topic_word_log_base"],
+    // The topic-signature test picks the topic words; `simetrix` also changes the likelihoods.
+    // The divergences and the tf-idf cosine read neither.
+    partial_options: &[
+        ("topic_word_cutoff", TOPIC_WORD_FEATURES),
+        ("topic_word_log_base", TOPIC_WORD_FEATURES),
+        (
+            "simetrix",
+            &[
+                "cosine_topic_words",
+                "topic_word_share",
+                "topic_word_coverage",
+                "unigram_loglik",
+                "multinomial_loglik",
+            ],
+        ),
+    ],
     build: |o| Ok(Box::new(Content::new(o.content.clone()))),
 };
 

@@ -212,6 +212,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::None,
     batch_dependent: false,
     options: &[],
+    partial_options: &[],
     build: |_| Ok(Box::new(Continuity::new())),
 };
 

@@ -600,6 +600,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::Some,
     batch_dependent: false,
     options: &["graph_rank", "graph_window"],
+    partial_options: &[],
     build: |o| Ok(Box::new(Graph::new(o.graph.clone()))),
 };
 

@@ -106,6 +106,13 @@ pub trait FeatureClass: Send + Sync {
     fn is_feature_off(&self, _name: &str) -> bool {
         false
     }
+    /// The class's options, changed from their defaults, that change nothing on `topic`, each
+    /// with the reason (`--consensus-include-human` where no summary is marked human). A run
+    /// in which an option changed nothing on any topic says so ([`run::IdleOptions`]), so a user
+    /// does not believe it applied.
+    fn idle_options(&self, _topic: &Topic) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
     /// One row per summary of `ctx.topic`, in the topic's order.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow>;
 }

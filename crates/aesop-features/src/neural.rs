@@ -870,6 +870,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::Some,
     batch_dependent: false,
     options: NEURAL_OPTIONS,
+    partial_options: &[],
     build: |o| Ok(Box::new(Neural::new(o.neural.clone())?)),
 };
 
@@ -895,6 +896,7 @@ pub static GEMMA3_CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::Some,
     batch_dependent: false,
     options: &["neural_source_tokens", "neural_references"],
+    partial_options: &[],
     build: |o| Ok(Box::new(Neural::with_model(o.neural.clone(), LmChoice::Gemma3)?)),
 };
 
@@ -908,6 +910,7 @@ pub static TRUECASED_CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::Some,
     batch_dependent: false,
     options: NEURAL_OPTIONS,
+    partial_options: &[],
     build: |o| {
         Ok(Box::new(Neural::with_model(
             o.neural.clone(),

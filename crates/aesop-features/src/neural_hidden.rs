@@ -50,6 +50,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     batch_dependent: false,
     // The source prompt's options; the class reads no reference.
     options: &["neural_source_tokens", "neural_prompt"],
+    partial_options: &[],
     build: |o| Ok(Box::new(NeuralHidden::new(o.neural.clone())?)),
 };
 

@@ -148,6 +148,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     // Only the prompt: the states are read with no article, and every reference is matched
     // (`--neural-references` is the `neural` class's count).
     options: &["neural_prompt"],
+    partial_options: &[],
     build: |o| Ok(Box::new(NeuralMatch::new(o.neural.clone())?)),
 };
 

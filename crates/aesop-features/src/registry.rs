@@ -38,6 +38,11 @@ pub struct ClassSpec {
     /// `-`) that change this class's features: an option no computed class reads is refused
     /// ([`check_options_apply`]) rather than silently ignored.
     pub options: &'static [&'static str],
+    /// Those of `options` that change only some of the class's features, with those features
+    /// (names without the class prefix); an option not listed changes every feature. So a model
+    /// of `content.js` is not trained with `--topic-word-cutoff`, which it would then carry and
+    /// which would keep it from scoring beside models using the default cutoff.
+    pub partial_options: &'static [(&'static str, &'static [&'static str])],
     pub build: fn(&FeatureOptions) -> Result<Box<dyn FeatureClass>>,
 }
 
@@ -114,33 +119,60 @@ pub fn all_reference_free(classes: &[String], names: &[String], options: &Featur
 
 /// Refuse feature options that change none of `classes` (the default set when empty): with
 /// `--classes content --rouge-mode b` the ROUGE option was silently ignored, and a user reading
-/// the command line believed it applied. The error names the option as a flag and as the Python
-/// keyword, the classes that read it, and the classes computed.
-pub fn check_options_apply(options: &FeatureOptions, classes: &[String]) -> Result<()> {
+/// the command line believed it applied. With `columns` (the features a model learns from), an
+/// option must also change one of them ([`ClassSpec::partial_options`]): `--features content.js
+/// --topic-word-cutoff 5` is refused. The error names the option as a flag and as the Python
+/// keyword, and the classes or features that read it.
+pub fn check_options_apply(
+    options: &FeatureOptions,
+    classes: &[String],
+    columns: Option<&[String]>,
+) -> Result<()> {
     let computed: Vec<&str> = if classes.is_empty() {
         default_class_names()
     } else {
         classes.iter().map(String::as_str).collect()
     };
     for name in options.changed_options() {
-        if computed
+        let flag = format!("--{} ({name})", name.replace('_', "-"));
+        let readers: Vec<&ClassSpec> = computed
             .iter()
-            .any(|c| class_spec(c).is_some_and(|s| s.options.contains(&name)))
-        {
-            continue;
-        }
-        let readers: Vec<&str> = CLASSES
-            .iter()
-            .filter(|c| c.options.contains(&name))
-            .map(|c| c.name)
+            .filter_map(|c| class_spec(c))
+            .filter(|s| s.options.contains(&name))
             .collect();
-        bail!(
-            "--{} ({name}) changes only the {} class{}, and none is computed here (classes: {}); drop the option or add the class",
-            name.replace('_', "-"),
-            readers.join(", "),
-            if readers.len() == 1 { "" } else { "es" },
-            computed.join(", ")
-        );
+        if readers.is_empty() {
+            let readers: Vec<&str> = CLASSES
+                .iter()
+                .filter(|c| c.options.contains(&name))
+                .map(|c| c.name)
+                .collect();
+            bail!(
+                "{flag} changes only the {} class{}, and none is computed here (classes: {}); drop the option or add the class",
+                readers.join(", "),
+                if readers.len() == 1 { "" } else { "es" },
+                computed.join(", ")
+            );
+        }
+        let Some(columns) = columns else { continue };
+        let mut changed = Vec::new();
+        let mut applies = false;
+        for spec in readers {
+            let prefix = format!("{}.", spec.name);
+            let own = columns.iter().filter_map(|c| c.strip_prefix(&prefix));
+            match spec.partial_options.iter().find(|(o, _)| *o == name) {
+                None => applies |= own.count() > 0,
+                Some((_, features)) => {
+                    applies |= own.into_iter().any(|c| features.contains(&c));
+                    changed.extend(features.iter().map(|f| format!("{prefix}{f}")));
+                }
+            }
+        }
+        if !applies {
+            bail!(
+                "{flag} changes only {}, and none of them is among the features used here; drop the option or select one of them with --features",
+                changed.join(", ")
+            );
+        }
     }
     Ok(())
 }
@@ -390,9 +422,9 @@ mod tests {
     fn an_option_no_computed_class_reads_is_refused() {
         let rouge_b = named(&[("rouge_mode", "b")]);
         // rouge is a default class: no classes named computes it.
-        check_options_apply(&rouge_b, &[]).expect("rouge among the defaults");
-        check_options_apply(&rouge_b, &names(&["content", "rouge"])).expect("rouge named");
-        let e = check_options_apply(&rouge_b, &names(&["content"]))
+        check_options_apply(&rouge_b, &[], None).expect("rouge among the defaults");
+        check_options_apply(&rouge_b, &names(&["content", "rouge"]), None).expect("rouge named");
+        let e = check_options_apply(&rouge_b, &names(&["content"]), None)
             .expect_err("rouge not computed")
             .to_string();
         assert!(e.contains("--rouge-mode (rouge_mode)"), "{e}");
@@ -400,22 +432,78 @@ mod tests {
         assert!(e.contains("(classes: content)"), "{e}");
         // The LM options: any LM class reads them; none is a default class.
         let refs = named(&[("neural_references", "0")]);
-        let e = check_options_apply(&refs, &[]).expect_err("no LM class by default");
+        let e = check_options_apply(&refs, &[], None).expect_err("no LM class by default");
         assert!(e.to_string().contains("neural, gemma3"), "{e}");
-        check_options_apply(&refs, &names(&["gemma3"])).expect("gemma3 reads it");
+        check_options_apply(&refs, &names(&["gemma3"]), None).expect("gemma3 reads it");
         // Gemma 3 always scores after the plain prompt.
         let plain = named(&[("neural_prompt", "plain")]);
-        check_options_apply(&plain, &names(&["gemma3"])).expect_err("gemma3 has no prompt");
-        check_options_apply(&plain, &names(&["neural_hidden"])).expect("neural_hidden");
-        check_options_apply(&plain, &names(&["neural_match"])).expect("neural_match");
+        check_options_apply(&plain, &names(&["gemma3"]), None).expect_err("gemma3 has no prompt");
+        check_options_apply(&plain, &names(&["neural_hidden"]), None).expect("neural_hidden");
+        check_options_apply(&plain, &names(&["neural_match"]), None).expect("neural_match");
         // Each LM class declares what it reads: neural_match no source budget and no reference
         // count (it matches every reference), neural_hidden no reference count.
         let budget = named(&[("neural_source_tokens", "5")]);
-        check_options_apply(&budget, &names(&["neural_hidden"])).expect("the source prompt");
-        check_options_apply(&budget, &names(&["neural_match"])).expect_err("no article");
+        check_options_apply(&budget, &names(&["neural_hidden"]), None).expect("the source prompt");
+        check_options_apply(&budget, &names(&["neural_match"]), None).expect_err("no article");
         for class in ["neural_match", "neural_hidden"] {
-            check_options_apply(&refs, &names(&[class])).expect_err(class);
-            check_options_apply(&refs, &names(&[class, "neural"])).expect("neural reads it");
+            check_options_apply(&refs, &names(&[class]), None).expect_err(class);
+            check_options_apply(&refs, &names(&[class, "neural"]), None).expect("neural reads it");
+        }
+    }
+
+    #[test]
+    fn an_option_that_changes_none_of_the_selected_features_is_refused() {
+        let content = names(&["content"]);
+        let cutoff = named(&[("topic_word_cutoff", "5")]);
+        // Every feature of the class (no --features): the topic-word features are among them.
+        let all = names(&["content.js", "content.topic_word_share"]);
+        check_options_apply(&cutoff, &content, Some(&all)).expect("a topic-word feature");
+        let e = check_options_apply(&cutoff, &content, Some(&names(&["content.js"])))
+            .expect_err("the JS divergence reads no topic words")
+            .to_string();
+        assert!(e.contains("--topic-word-cutoff (topic_word_cutoff)"), "{e}");
+        assert!(
+            e.contains(
+                "content.cosine_topic_words, content.topic_word_share, content.topic_word_coverage"
+            ),
+            "{e}"
+        );
+        // `--simetrix` also changes the likelihoods.
+        let simetrix = named(&[("simetrix", "true")]);
+        let loglik = names(&["content.unigram_loglik"]);
+        check_options_apply(&simetrix, &content, Some(&loglik)).expect("the likelihood");
+        check_options_apply(
+            &simetrix,
+            &content,
+            Some(&names(&["content.kl_input_summary"])),
+        )
+        .expect_err("the divergences read no SIMetrix option");
+        // An option that changes every feature of its class applies to any of them.
+        let tesla = names(&["tesla"]);
+        let alpha = named(&[("tesla_alpha", "0.5")]);
+        check_options_apply(&alpha, &tesla, Some(&names(&["tesla.exact"]))).expect("alpha");
+        let partial = named(&[("tesla_stem_similarity", "0")]);
+        check_options_apply(&partial, &tesla, Some(&names(&["tesla.exact"])))
+            .expect_err("exact matches read no stems");
+        check_options_apply(&partial, &tesla, Some(&names(&["tesla.stem_unigram"])))
+            .expect("a stem feature");
+    }
+
+    #[test]
+    fn partial_options_name_options_and_features_of_their_class() {
+        for spec in CLASSES {
+            if spec.partial_options.is_empty() {
+                continue;
+            }
+            let built = (spec.build)(&FeatureOptions::default()).expect(spec.name);
+            let features = built.feature_names();
+            for (option, changed) in spec.partial_options {
+                assert!(spec.options.contains(option), "{}: {option}", spec.name);
+                for f in *changed {
+                    let name = format!("{}.{f}", spec.name);
+                    assert!(features.contains(&name), "{name} of {option}");
+                }
+            }
         }
     }
 

@@ -934,6 +934,7 @@ pub static CLASS: ClassSpec = ClassSpec {
         "rouge_no_stem",
         "rouge_remove_stopwords",
     ],
+    partial_options: &[],
     build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),
 };
 

@@ -19,6 +19,46 @@ pub struct FeatureTable {
     pub records: Vec<FeatureRecord>,
     /// The classes that could not be computed for some summaries (e.g. no references).
     pub skipped: Vec<Skipped>,
+    /// Options that changed nothing on any topic.
+    pub idle_options: IdleOptions,
+}
+
+/// The changed options that changed nothing on any topic of a run
+/// ([`FeatureClass::idle_options`]), with the reason each gave.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IdleOptions {
+    /// `None` before the first topic; then the options idle on every topic so far.
+    idle: Option<Vec<(&'static str, &'static str)>>,
+}
+
+impl IdleOptions {
+    /// Keep the options that are idle on `topic` too.
+    pub fn add(&mut self, topic: &Topic, classes: &[Box<dyn FeatureClass>]) {
+        let here: Vec<(&'static str, &'static str)> =
+            classes.iter().flat_map(|c| c.idle_options(topic)).collect();
+        self.idle = Some(match self.idle.take() {
+            None => here,
+            Some(before) => before
+                .into_iter()
+                .filter(|(name, _)| here.iter().any(|(n, _)| n == name))
+                .collect(),
+        });
+    }
+
+    /// One note per option, naming its flag and Python keyword:
+    /// `--consensus-include-human (consensus_include_human) changed nothing: no summary is …`.
+    pub fn notes(&self) -> Vec<String> {
+        self.idle
+            .iter()
+            .flatten()
+            .map(|(name, why)| {
+                format!(
+                    "--{} ({name}) changed nothing: {why}",
+                    name.replace('_', "-")
+                )
+            })
+            .collect()
+    }
 }
 
 /// Where one class gave no values.
@@ -158,9 +198,11 @@ pub fn extract_features(
 
     let mut records = Vec::new();
     let mut skipped = Skipped::none_for(classes);
+    let mut idle_options = IdleOptions::default();
     for (topic, result) in topics.iter().zip(per_topic) {
         let (topic_records, class_missing) = result?;
         records.extend(topic_records);
+        idle_options.add(topic, classes);
         for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
             slot.add(class.as_ref(), topic, missing);
         }
@@ -170,6 +212,7 @@ pub fn extract_features(
         names,
         records,
         skipped,
+        idle_options,
     })
 }
 
@@ -348,6 +391,7 @@ impl<'n, W: Write> TableWriter<'n, W> {
 pub struct StreamedFeatures {
     pub stats: aesop_corpus::stream::StreamStats,
     pub skipped: Vec<Skipped>,
+    pub idle_options: IdleOptions,
 }
 
 /// `aesop features` at scale: extract `classes` topic by topic from a stream of topics (a
@@ -369,6 +413,7 @@ where
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let mut writer = TableWriter::new(format, &names, out)?;
     let mut skipped = Skipped::none_for(classes);
+    let mut idle_options = IdleOptions::default();
     // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
     let counter = if show_progress {
         aesop_core::progress::off_terminal_counter("features")
@@ -385,6 +430,7 @@ where
             for r in &records {
                 writer.write(r)?;
             }
+            idle_options.add(topic, classes);
             for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
                 slot.add(class.as_ref(), topic, missing);
             }
@@ -395,5 +441,9 @@ where
     counter.finish_and_clear();
     writer.finish()?;
     skipped.retain(|s| s.summaries > 0);
-    Ok(StreamedFeatures { stats, skipped })
+    Ok(StreamedFeatures {
+        stats,
+        skipped,
+        idle_options,
+    })
 }

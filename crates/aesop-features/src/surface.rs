@@ -337,6 +337,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::None,
     batch_dependent: false,
     options: &[],
+    partial_options: &[],
     build: |o| Ok(Box::new(Surface::new(o.surface.clone()))),
 };
 

@@ -696,6 +696,11 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::All,
     batch_dependent: false,
     options: &["tesla_alpha", "tesla_stem_similarity"],
+    // Partial stem matches score only the stem features; the exact ones match words as written.
+    partial_options: &[(
+        "tesla_stem_similarity",
+        &["stem", "stem_unigram", "stem_skip_bigram"],
+    )],
     build: |o| Ok(Box::new(Tesla::new(o.tesla.clone()))),
 };
 

@@ -196,7 +196,7 @@ pub fn ablate_command(
     let target = learn.model_target()?;
     let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
     let names = select_features(names, &learn.features)?;
-    learn.check_options_apply(options, &classes)?;
+    learn.check_options_apply(options, &classes, &names)?;
     if let Some(anchor) = &learn.hyper.anchor {
         // A bad anchor fails here, before any feature is extracted.
         super::anchor_column(learn.learner, anchor, &names)?;

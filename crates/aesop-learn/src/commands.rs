@@ -297,7 +297,7 @@ impl LearnArgs {
                     names.iter().any(|n| n.starts_with(&prefix))
                 })
                 .collect();
-            self.check_options_apply(options, &classes)?;
+            self.check_options_apply(options, &classes, &names)?;
             if let Some(anchor) = &self.hyper.anchor {
                 // Checked before any feature is computed; the fit checks the column's values.
                 crate::anchor_column(self.learner, anchor, &names)?;
@@ -315,7 +315,7 @@ impl LearnArgs {
             bail!("--features cannot be combined with --stack: each base model uses all features of its classes");
         }
         let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
-        self.check_options_apply(options, &plan.classes)?;
+        self.check_options_apply(options, &plan.classes, &plan.feature_names)?;
         Ok(LearnPlan {
             classes: plan.classes.clone(),
             names: plan.feature_names.clone(),
@@ -323,14 +323,20 @@ impl LearnArgs {
         })
     }
 
-    /// Feature options that change none of the computed `classes` are refused
-    /// ([`aesop_features::check_options_apply`]). A recipe's options are the built-in's own,
-    /// recorded for every class, and the recipe already refuses option flags beside it.
-    pub fn check_options_apply(&self, options: &FeatureOptions, classes: &[String]) -> Result<()> {
+    /// Feature options that change none of the computed `classes`, or none of the `columns` a
+    /// model learns from, are refused ([`aesop_features::check_options_apply`]). A recipe's
+    /// options are the built-in's own, recorded for every class, and the recipe already refuses
+    /// option flags beside it.
+    pub fn check_options_apply(
+        &self,
+        options: &FeatureOptions,
+        classes: &[String],
+        columns: &[String],
+    ) -> Result<()> {
         if self.recipe.is_some() {
             return Ok(());
         }
-        aesop_features::check_options_apply(options, classes)
+        aesop_features::check_options_apply(options, classes, Some(columns))
     }
 
     fn stack_settings(&self, meta_hyper: Option<Hyper>) -> StackSettings {
@@ -510,14 +516,18 @@ pub struct CvReport {
     pub leave_one_set_out: Vec<multiset::HeldOut>,
 }
 
+/// The features of the set read from `path`, warning about options that changed nothing there.
 fn extract(
+    path: &std::path::Path,
     topics: &[Topic],
     classes: &[String],
     options: &FeatureOptions,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     let built = build_classes(classes, options)?;
-    extract_features(topics, &built, aesop_core::progress::enabled(), cancel)
+    let table = extract_features(topics, &built, aesop_core::progress::enabled(), cancel)?;
+    multiset::warn_idle_options(path, &table);
+    Ok(table)
 }
 
 /// Train and save a model.
@@ -583,7 +593,7 @@ pub fn train_command(
             let bytes = std::fs::read(&spec.path)
                 .with_context(|| format!("reading {}", spec.path.display()))?;
             let topics = jsonl::read_set(&spec.path)?;
-            let table = extract(&topics, &classes, options, cancel)?;
+            let table = extract(&spec.path, &topics, &classes, options, cancel)?;
             let data = StackData::from_table(&table, &topics, &spec.column, plan)
                 .with_context(|| format!("{}", spec.path.display()))?;
             multiset::check_stack_features_present(&spec.path, &topics, &data, plan, options)?;
@@ -885,7 +895,7 @@ pub fn cross_validate_command(
     if let Some(plan) = &stack {
         let spec = learn.single_set()?;
         let topics = jsonl::read_set(&spec.path)?;
-        let table = extract(&topics, &classes, options, cancel)?;
+        let table = extract(&spec.path, &topics, &classes, options, cancel)?;
         let sd = StackData::from_table(&table, &topics, &spec.column, plan)
             .with_context(|| format!("{}", spec.path.display()))?;
         multiset::check_stack_features_present(&spec.path, &topics, &sd, plan, options)?;

@@ -14,7 +14,7 @@ use super::{train_anchored, Dataset, Trained};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};
-use aesop_features::run::extract_features;
+use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -72,6 +72,7 @@ pub fn load_sets(
         let raw = Dataset::from_table(&table, &topics, &spec.column, names)
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
         check_features_present(&spec.path.display().to_string(), &topics, &raw, &built)?;
+        warn_idle_options(&spec.path, &table);
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?
@@ -95,6 +96,14 @@ pub fn load_sets(
         });
     }
     Ok(out)
+}
+
+/// Warn about the feature options that changed nothing on any topic of the set at `path`
+/// (`--consensus-include-human` where no summary is human): the model still records them.
+pub fn warn_idle_options(path: &std::path::Path, table: &FeatureTable) {
+    for note in table.idle_options.notes() {
+        aesop_core::eprintln_quiet!("warning: {}: {note}", path.display());
+    }
 }
 
 /// Sets that hold the same summaries (the same topic id and text): one file given twice, a copy

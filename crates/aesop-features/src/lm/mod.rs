@@ -463,6 +463,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     references: ReferenceUse::None,
     batch_dependent: false,
     options: &[],
+    partial_options: &[],
     build: |_| Ok(Box::new(Lm::new()?)),
 };
 
