@@ -271,6 +271,7 @@ fn reference_based_model_refuses_a_set_without_references() {
         target: "pyramid".into(),
         source: "ref.aesop".into(),
         model,
+        header: None,
     };
     assert!(named(model_file(LearnerKind::Ols, &data))
         .check_references(&topics)

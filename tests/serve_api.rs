@@ -751,6 +751,42 @@ fn openapi_document_matches_the_service() {
     assert!(mine["card"]
         .as_str()
         .is_some_and(|c| c.contains("Predicts `readability`")));
+    assert_eq!(
+        mine["written_by"],
+        json!(env!("CARGO_PKG_VERSION")),
+        "{mine}"
+    );
+    assert!(mine["features"].is_u64() && mine.get("weights").is_none());
+    // Its whole card is `aesop models FILE --json`, with the service's facts.
+    let mut detail = get(addr, "/v1/models/mine").json();
+    let file: Value = serde_json::from_str(
+        &aesop::learn::card::describe_file(&model, true).expect("aesop models FILE --json"),
+    )
+    .expect("card JSON");
+    assert_eq!(detail["source"], file["file"]);
+    assert!(
+        detail["weights"].as_array().is_some_and(|w| !w.is_empty()),
+        "{detail}"
+    );
+    for key in [
+        "name",
+        "version",
+        "builtin",
+        "source",
+        "batch_dependent",
+        "card",
+    ] {
+        detail.as_object_mut().map(|d| d.remove(key));
+    }
+    let mut file = file;
+    file.as_object_mut().map(|f| f.remove("file"));
+    assert_eq!(detail, file);
+    let builtin_card = get(addr, "/v1/models/pyramid").json();
+    assert_eq!(builtin_card["builtin"], json!(true));
+    assert!(builtin_card["card"].is_string(), "{builtin_card}");
+    let unknown = get(addr, "/v1/models/nope");
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["error"]["code"], "unknown_model");
     // The documented routes are exactly the router's.
     let mut documented: Vec<(String, String)> = Vec::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {
@@ -774,7 +810,8 @@ fn openapi_document_matches_the_service() {
         } else {
             String::new()
         };
-        let reply = http(addr, method, path, &[], body.as_bytes());
+        let concrete = path.replace("{name}", "mine");
+        let reply = http(addr, method, &concrete, &[], body.as_bytes());
         assert!(reply.status == 200, "{method} {path}: {}", reply.status);
         let schema = response_schema(&doc, method, path, reply.status);
         if !schema.is_null() {
@@ -1657,11 +1694,77 @@ fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
     );
 }
 
-/// Audit stop 51: two models trained with different neural options were a 500 `internal`
-/// quoting the server's file paths; now 422 `incompatible_models` naming them by name.
+/// Two models that compute a class they share under different options (two ROUGE settings):
+/// the service scores them in separate passes, as two `aesop score` runs would, and with
+/// `features` gives that class's features once per model (`rouge.r1_recall@MODEL`). Before, it
+/// gave one value per name, the last pass's.
 #[test]
-fn models_with_different_neural_options_are_a_422_naming_them() {
-    if !common::neural_model_or_skip("models_with_different_neural_options_are_a_422_naming_them") {
+fn models_computing_a_class_differently_score_apart_with_features_per_model() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let best = dir.path().join("best.aesop");
+    save_edited_builtin("pyramid", &best, |m| {
+        m.feature_options.rouge.best_reference = true;
+    });
+    let mut args = local_args();
+    args.models = vec![format!("best={}", best.display()).parse().expect("spec")];
+    let server = start(&args);
+    let topics = json!([sample_topics()[0].clone()]);
+    let score = |models: &[&str]| {
+        let request = json!({"topics": topics, "models": models, "features": true});
+        let reply = post(server.addr, "/v1/score", &request);
+        (service_scores(&reply), reply.json())
+    };
+    let (together, body) = score(&["pyramid", "best"]);
+    let (pyramid, pyramid_body) = score(&["pyramid"]);
+    let (alone, best_body) = score(&["best"]);
+    let mut apart = pyramid.clone();
+    apart.extend(alone);
+    assert_eq!(together, apart);
+    for (r, result) in body["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .enumerate()
+    {
+        let features = result["features"].as_object().expect("features");
+        assert!(!features.contains_key("rouge.r1_recall"), "{features:?}");
+        for (model, alone) in [("pyramid", &pyramid_body), ("best", &best_body)] {
+            let own = alone["results"][r]["features"]
+                .as_object()
+                .expect("features");
+            assert_eq!(
+                features[&format!("rouge.r1_recall@{model}")],
+                own["rouge.r1_recall"]
+            );
+            // Classes computed alike are given once, under their own names.
+            assert_eq!(features["content.js"], own["content.js"]);
+        }
+    }
+    // The best reference and the average over two differ somewhere.
+    let differs = body["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .any(|result| {
+            let f = &result["features"];
+            f.as_object()
+                .expect("features")
+                .iter()
+                .any(|(name, value)| {
+                    name.ends_with("@pyramid") && f[name.replace("@pyramid", "@best")] != *value
+                })
+        });
+    assert!(differs, "{body}");
+    assert!(server.shutdown().is_ok());
+}
+
+/// Models with different LM options (source budgets): scored in separate passes, each as it
+/// scores alone. Audit stop 51 made this a 422 `incompatible_models` naming them (it had been a
+/// 500); since stop 52 the service scores them apart, as it does models of different ROUGE
+/// settings.
+#[test]
+fn models_with_different_neural_options_score_apart() {
+    if !common::neural_model_or_skip("models_with_different_neural_options_score_apart") {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -1682,31 +1785,29 @@ fn models_with_different_neural_options_are_a_422_naming_them() {
         format!("short={}", short.display()).parse().expect("spec"),
     ];
     let server = start(&args);
-    let request = json!({"topics": [sample_topics()[1].clone()], "models": ["long", "short"]});
-    let reply = post(server.addr, "/v1/score", &request);
-    assert_eq!(
-        reply.status,
-        422,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    let error = &reply.json()["error"];
-    assert_eq!(error["code"], "incompatible_models");
-    assert_eq!(error["field"], "models[1]");
-    let message = error["message"].as_str().expect("message");
+    let score = |models: &[&str]| {
+        let request =
+            json!({"topics": [sample_topics()[1].clone()], "models": models, "features": true});
+        let reply = post(server.addr, "/v1/score", &request);
+        (service_scores(&reply), reply.json())
+    };
+    let (together, body) = score(&["long", "short"]);
+    let mut apart = score(&["long"]).0;
+    apart.extend(score(&["short"]).0);
+    assert_eq!(together, apart);
+    let features = body["results"][0]["features"]
+        .as_object()
+        .expect("features");
     assert!(
-        message.contains("\"long\" and \"short\"") && message.contains("request them separately"),
-        "{message}"
+        features.contains_key("neural.src_slor@long"),
+        "{features:?}"
     );
     assert!(
-        !message.contains(&*dir.path().to_string_lossy()),
-        "{message}"
+        features.contains_key("neural.src_slor@short"),
+        "{features:?}"
     );
-    // Each alone scores.
-    for name in ["long", "short"] {
-        let alone = json!({"topics": [sample_topics()[1].clone()], "models": [name]});
-        assert_eq!(post(server.addr, "/v1/score", &alone).status, 200, "{name}");
-    }
+    assert!(!features.contains_key("neural.src_slor"), "{features:?}");
+    assert!(server.shutdown().is_ok());
 }
 
 /// Audit stop 51: `--model` names equal to a built-in's but for case, or to each other, were

@@ -24,6 +24,9 @@ pub struct NamedModel {
     /// `builtin:NAME` or the file's path, for error messages.
     pub source: String,
     pub model: ModelFile,
+    /// The file's header, (format version, the aesop version that wrote it); `None` for
+    /// built-ins and models made in memory.
+    pub header: Option<(u32, String)>,
 }
 
 impl NamedModel {
@@ -34,6 +37,7 @@ impl NamedModel {
             target: b.target.to_string(),
             source: format!("builtin:{}", b.name),
             model: b.load()?,
+            header: None,
         })
     }
 
@@ -55,6 +59,7 @@ impl NamedModel {
             target: model.target.clone(),
             source: path.display().to_string(),
             model,
+            header: crate::model_file::header_of(&bytes),
         })
     }
 
@@ -197,8 +202,9 @@ pub fn score_topics(
 }
 
 /// Two models that cannot score in one run: a feature class both use, or the neural LM class,
-/// was trained with different options. A type of its own so that the HTTP service can answer
-/// 422 naming the models as its clients know them; the message names the files, for `score`.
+/// was trained with different options. `aesop score` refuses them with this message, which
+/// names the files; the HTTP service groups models by [`check_compatible`] and scores such
+/// models in separate passes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("models {first_source} and {second_source} were trained with different {what}; score them in separate runs")]
 pub struct IncompatibleModels {
@@ -233,20 +239,13 @@ fn merged_feature_options(models: &[&NamedModel]) -> Result<FeatureOptionsRecord
     let Some(first) = models.first() else {
         bail!("no model to score with");
     };
-    // The record's top-level fields are named after their class: `content_delta`, `rouge`,
-    // `graph_rank`, `tesla_alpha`, `consensus_rouge`, ….
-    let class_of = |field: &str| field.split('_').next().unwrap_or(field).to_string();
-    let as_map = |m: &NamedModel| match serde_json::to_value(&m.model.feature_options) {
-        Ok(serde_json::Value::Object(map)) => Ok(map),
-        _ => bail!("model {}: its feature options do not serialize", m.source),
-    };
-    let mut merged = as_map(first)?;
+    let mut merged = option_fields(first)?;
     let mut owner: std::collections::HashMap<String, &NamedModel> =
         std::collections::HashMap::new();
     for m in models {
-        let map = as_map(m)?;
+        let map = option_fields(m)?;
         for (field, value) in map {
-            let class = class_of(&field);
+            let class = class_of_field(&field).to_string();
             if !m.model.classes.contains(&class) {
                 continue;
             }
@@ -269,6 +268,61 @@ fn merged_feature_options(models: &[&NamedModel]) -> Result<FeatureOptionsRecord
     }
     serde_json::from_value(serde_json::Value::Object(merged))
         .context("merging the models' feature options")
+}
+
+/// The fields of a model's feature-options record. Its top-level fields are named after their
+/// class ([`class_of_field`]): `content_delta`, `rouge`, `graph_rank`, `tesla_alpha`, ….
+fn option_fields(m: &NamedModel) -> Result<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::to_value(&m.model.feature_options) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        _ => bail!("model {}: its feature options do not serialize", m.source),
+    }
+}
+
+/// The class an options-record field belongs to: the name before its first `_`.
+fn class_of_field(field: &str) -> &str {
+    field.split('_').next().unwrap_or(field)
+}
+
+/// The LM options of `models` (those that use an LM class), which must agree.
+fn neural_record<'a>(models: &[&'a NamedModel]) -> Result<Option<&'a NeuralRecord>> {
+    let mut neural: Option<(&NamedModel, Option<&NeuralRecord>)> = None;
+    for m in models
+        .iter()
+        .filter(|m| m.model.classes.iter().any(|c| is_lm_class(c)))
+    {
+        match neural {
+            None => neural = Some((m, m.model.neural.as_ref())),
+            Some((other, record)) if record != m.model.neural.as_ref() => {
+                return Err(IncompatibleModels::new(other, m, "neural options".into()).into())
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(neural.and_then(|(_, record)| record))
+}
+
+/// Can `models` score in one run ([`Scorer::new`])? An [`IncompatibleModels`] error when two of
+/// them compute a class they share, or the LM classes, under different options.
+pub fn check_compatible(models: &[&NamedModel]) -> Result<()> {
+    merged_feature_options(models)?;
+    neural_record(models)?;
+    Ok(())
+}
+
+/// Do `a` and `b` compute the feature class `class` under different options? Then a feature
+/// of that class holds different values for them (the HTTP service, which scores such models
+/// in separate runs, reports both).
+pub fn computes_class_differently(a: &NamedModel, b: &NamedModel, class: &str) -> bool {
+    if is_lm_class(class) {
+        return a.model.neural != b.model.neural;
+    }
+    match (option_fields(a), option_fields(b)) {
+        (Ok(x), Ok(y)) => x
+            .iter()
+            .any(|(field, value)| class_of_field(field) == class && y.get(field) != Some(value)),
+        _ => true,
+    }
 }
 
 /// Models that score together, with their feature classes built once: the reusable core of
@@ -304,21 +358,7 @@ impl<'m> Scorer<'m> {
             }
         }
         let mut options: FeatureOptions = (&merged).into();
-        // The neural class's options: those of the models that use it, which must agree.
-        let neural_users = models
-            .iter()
-            .filter(|m| m.model.classes.iter().any(|c| is_lm_class(c)));
-        let mut neural: Option<(&NamedModel, Option<&NeuralRecord>)> = None;
-        for m in neural_users {
-            match neural {
-                None => neural = Some((m, m.model.neural.as_ref())),
-                Some((other, record)) if record != m.model.neural.as_ref() => {
-                    return Err(IncompatibleModels::new(other, m, "neural options".into()).into())
-                }
-                Some(_) => {}
-            }
-        }
-        if let Some((_, Some(record))) = neural {
+        if let Some(record) = neural_record(models)? {
             options.neural = record.into();
         }
         let classes = build_classes(&classes, &options).with_context(|| {

@@ -156,6 +156,22 @@ pub async fn models(State(state): Shared) -> Result<Json<serde_json::Value>, Api
     Ok(Json(json!({"models": registry.cards()})))
 }
 
+/// One model's whole card. `reload` names the reload route, not a model, for GET too.
+pub async fn model(
+    State(state): Shared,
+    axum::extract::Path(name): axum::extract::Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let registry = state.registry().ok_or_else(not_ready)?;
+    registry.card_of(&name).map(Json).ok_or_else(|| {
+        let known: Vec<&str> = registry.models().iter().map(|m| m.name.as_str()).collect();
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_model",
+            format!("no model {name:?}; models: {}", known.join(", ")),
+        )
+    })
+}
+
 pub async fn reload(State(state): Shared) -> Result<Json<serde_json::Value>, ApiError> {
     // Still loading at start: there are no previous models to keep serving, so this is the
     // 503 every other route answers then, not a failed reload.

@@ -444,6 +444,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/metrics"),
     ("GET", "/openapi.json"),
     ("GET", "/v1/models"),
+    ("GET", "/v1/models/{name}"),
     ("POST", "/v1/models/reload"),
     ("POST", "/v1/score"),
 ];
@@ -456,6 +457,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/metrics", get(handlers::metrics))
         .route("/openapi.json", get(handlers::openapi))
         .route("/v1/models", get(handlers::models))
+        .route("/v1/models/{name}", get(handlers::model))
         .route("/v1/models/reload", post(handlers::reload))
         .route("/v1/score", post(handlers::score))
         .fallback(handlers::not_found)

@@ -50,6 +50,13 @@ pub fn document() -> Value {
             "written_by": {"type": "string", "nullable": true}
         }
     });
+    // One model's whole card: the listing's facts with the feature names, and for a user model
+    // every weight (linear learners) and the stored report, as `aesop models FILE --json`.
+    let mut model_detail = model_card.clone();
+    model_detail["properties"]["features"] = json!({"type": "array", "items": text});
+    model_detail["properties"]["weights"] =
+        json!({"type": "array", "nullable": true, "items": {"type": "object"}});
+    model_detail["properties"]["report"] = json!({"nullable": true});
     json!({
         "openapi": "3.0.3",
         "info": {
@@ -74,7 +81,7 @@ pub fn document() -> Value {
                                 "malformed_json", "invalid_utf8", "duplicate_key", "wrong_type", "missing_field",
                                 "unknown_field", "invalid_value", "empty_summary", "empty_document",
                                 "empty_reference", "unknown_model", "references_required",
-                                "incompatible_models", "body_too_large", "batch_too_large",
+                                "body_too_large", "batch_too_large",
                                 "text_too_long", "overloaded", "timeout", "not_ready", "unauthorized",
                                 "not_found", "method_not_allowed", "reload_failed", "internal"
                             ]},
@@ -149,6 +156,7 @@ pub fn document() -> Value {
                     }
                 },
                 "ModelCard": model_card,
+                "ModelDetail": model_detail,
                 "ModelList": {
                     "type": "object",
                     "required": ["models"],
@@ -202,6 +210,15 @@ pub fn document() -> Value {
                     "503": error_response("Models still loading")
                 }
             }},
+            "/v1/models/{name}": {"get": {
+                "summary": "One model's whole card: feature names, weights and stored report included. A model named `reload` is listed but has no card here (that path is the reload route).",
+                "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "responses": {
+                    "200": json_response("The model's card", "ModelDetail"),
+                    "404": error_response("No model of that name (unknown_model)"),
+                    "503": error_response("Models still loading")
+                }
+            }},
             "/v1/models/reload": {"post": {
                 "summary": "Read the user model files again; on any error the previous models keep serving.",
                 "responses": {
@@ -228,7 +245,7 @@ pub fn document() -> Value {
                     "400": error_response("Malformed JSON, invalid UTF-8, or an object repeating a key (duplicate_key)"),
                     "401": error_response("Missing or wrong bearer token"),
                     "413": error_response("Body, batch or text over a limit"),
-                    "422": error_response("A field is invalid (the error names it), an unknown model, or models that cannot score in one request (incompatible_models)"),
+                    "422": error_response("A field is invalid (the error names it), an unknown model, or a model that needs references a topic lacks"),
                     "429": error_response("Overloaded; see Retry-After"),
                     "503": error_response("Not ready, or the request timed out; see Retry-After")
                 }

@@ -125,44 +125,65 @@ impl Registry {
     }
 
     /// The cards `GET /v1/models` lists: the built-ins' own cards, and for user models what the
-    /// model file says about itself. Each says whether the model is `batch_dependent`: whether
-    /// a summary's score depends on the other summaries of its topic sent in the same request.
+    /// model file says about itself, as `aesop models FILE --json` gives it less the weights,
+    /// the stored report and the feature list (a count here; `GET /v1/models/{name}` has them
+    /// all). Each says whether the model is `batch_dependent`: whether a summary's score
+    /// depends on the other summaries of its topic sent in the same request.
     pub fn cards(&self) -> Vec<serde_json::Value> {
-        self.models
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let mut card = self.card(i, m);
-                card["batch_dependent"] = serde_json::json!(!scores_each_summary_alone(&m.model));
+        (0..self.models.len())
+            .map(|i| {
+                let mut card = self.card(i);
+                if let Some(facts) = card.as_object_mut() {
+                    if !self.is_builtin(i) {
+                        facts.remove("weights");
+                        facts.remove("report");
+                        facts.insert(
+                            "features".into(),
+                            self.models[i].model.feature_names.len().into(),
+                        );
+                    }
+                }
                 card
             })
             .collect()
     }
 
-    /// The card of model `m`, the `i`th of this registry.
-    fn card(&self, i: usize, m: &NamedModel) -> serde_json::Value {
-        if i < self.builtin_count {
-            if let Ok(b) = builtin::find(&m.name) {
-                let mut card = builtin::card_json(b);
-                card["builtin"] = serde_json::json!(true);
-                return card;
+    /// The whole card of the model `name` (`GET /v1/models/{name}`): for a user model every
+    /// fact of `aesop models FILE --json` (the file's path as `source`), for a built-in its card.
+    pub fn card_of(&self, name: &str) -> Option<serde_json::Value> {
+        let i = self.models.iter().position(|m| m.name == name)?;
+        Some(self.card(i))
+    }
+
+    fn is_builtin(&self, i: usize) -> bool {
+        i < self.builtin_count && builtin::find(&self.models[i].name).is_ok()
+    }
+
+    /// The card of the `i`th model of this registry, with the service's facts.
+    fn card(&self, i: usize) -> serde_json::Value {
+        let m = &self.models[i];
+        let mut card = if self.is_builtin(i) {
+            match builtin::find(&m.name) {
+                Ok(b) => builtin::card_json(b),
+                Err(_) => serde_json::json!({}),
             }
-        }
-        // What `aesop models FILE` prints, as text (`card`) and with --json (every
-        // weight and the stored report left out: a listing, not an export).
-        let mut card = card::card_facts(&m.model, &m.source, None);
-        let text = card::render(&card);
-        if let Some(facts) = card.as_object_mut() {
-            facts.insert("card".into(), text.into());
-            facts.remove("weights");
-            facts.remove("report");
-            facts.remove("file");
-            facts.insert("features".into(), m.model.feature_names.len().into());
-        }
+        } else {
+            // What `aesop models FILE` prints, as text (`card`) and with --json.
+            let mut card = card::card_facts(&m.model, &m.source, m.header.clone());
+            let text = card::render(&card);
+            if let Some(facts) = card.as_object_mut() {
+                facts.insert("card".into(), text.into());
+                facts.remove("file");
+            }
+            card
+        };
         card["name"] = serde_json::json!(m.name);
         card["version"] = serde_json::json!(m.version);
-        card["builtin"] = serde_json::json!(false);
-        card["source"] = serde_json::json!(m.source);
+        card["builtin"] = serde_json::json!(self.is_builtin(i));
+        if !self.is_builtin(i) {
+            card["source"] = serde_json::json!(m.source);
+        }
+        card["batch_dependent"] = serde_json::json!(!scores_each_summary_alone(&m.model));
         card
     }
 }

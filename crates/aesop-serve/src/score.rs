@@ -7,7 +7,9 @@ use super::registry::Registry;
 use aesop_corpus::Topic;
 use aesop_features::run::Skipped;
 use aesop_learn::score_stream::{batch_warnings_of, skipped_warning};
-use aesop_learn::scoring::{default_model_names_of, IncompatibleModels, NamedModel, Scorer};
+use aesop_learn::scoring::{
+    check_compatible, computes_class_differently, default_model_names_of, NamedModel, Scorer,
+};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -29,21 +31,15 @@ pub fn score_request(
     // Every run's scorers first: models that cannot score together are refused before any
     // work is done.
     let mut scorers: Vec<Vec<Scorer>> = Vec::with_capacity(runs.len());
+    // Per run, the classes two of its scorers compute under different options: their features
+    // are reported per model (`rouge.r1_recall@MODEL`).
+    let mut conflicting: Vec<Vec<String>> = Vec::with_capacity(runs.len());
     for run in &runs {
-        // A scorer needs models that share feature options; user models may not.
-        let mut groups: Vec<Vec<&NamedModel>> = Vec::new();
-        for model in &run.models {
-            match groups
-                .iter_mut()
-                .find(|g| g[0].model.feature_options == model.model.feature_options)
-            {
-                Some(group) => group.push(model.as_ref()),
-                None => groups.push(vec![model.as_ref()]),
-            }
-        }
+        let groups = compatible_groups(&run.models);
+        conflicting.push(conflicting_classes(&groups));
         let run_scorers = groups
             .iter()
-            .map(|group| Scorer::new(group).map_err(|e| scorer_error(e, request)))
+            .map(|group| Scorer::new(group).map_err(scorer_error))
             .collect::<Result<Vec<_>, _>>()?;
         scorers.push(run_scorers);
     }
@@ -51,7 +47,7 @@ pub fn score_request(
     let mut used: Vec<ModelRef> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut skipped: Vec<Skipped> = Vec::new();
-    for (run, run_scorers) in runs.iter().zip(&scorers) {
+    for ((run, run_scorers), conflicting) in runs.iter().zip(&scorers).zip(&conflicting) {
         let topics: Cow<[Topic]> = if run.topics.len() == request.topics.len() {
             Cow::Borrowed(&request.topics)
         } else {
@@ -132,7 +128,18 @@ pub fn score_request(
                 }
                 if let Some(features) = &mut result.features {
                     for (name, value) in scored.table.names.iter().zip(&record.values) {
-                        features.insert(name.clone(), value.filter(|v| v.is_finite()));
+                        let value = value.filter(|v| v.is_finite());
+                        let class = name.split('.').next().unwrap_or(name);
+                        if !conflicting.iter().any(|c| c == class) {
+                            features.insert(name.clone(), value);
+                            continue;
+                        }
+                        for model in group
+                            .iter()
+                            .filter(|m| m.model.classes.iter().any(|c| c == class))
+                        {
+                            features.insert(format!("{name}@{}", model.name), value);
+                        }
                     }
                 }
             }
@@ -162,28 +169,55 @@ pub fn score_request(
     })
 }
 
-/// Why models could not score together: two models the request names that need different
-/// options of a class they share (422, naming them as the request does), else a fault of ours.
-fn scorer_error(e: anyhow::Error, request: &ScoreRequest) -> ApiError {
-    let Some(incompatible) = e.downcast_ref::<IncompatibleModels>() else {
-        return ApiError::internal(format!("cannot score with these models: {e:#}"));
-    };
-    let position = |name: &str| {
-        request
-            .models
-            .as_ref()
-            .and_then(|names| names.iter().position(|n| n == name))
-    };
-    let field = position(&incompatible.second)
-        .map_or_else(|| "models".to_string(), |i| format!("models[{i}]"));
-    ApiError::invalid(
-        "incompatible_models",
-        field,
-        format!(
-            "models {:?} and {:?} were trained with different {}, so they cannot score in one request; request them separately",
-            incompatible.first, incompatible.second, incompatible.what
-        ),
-    )
+/// The models of a run in groups that can each score in one pass ([`check_compatible`]): a
+/// model joins the first group it is compatible with. Models whose options differ for a class
+/// they share (two ROUGE settings, two LM source budgets) score in separate passes, as
+/// separate `aesop score` runs would.
+fn compatible_groups(models: &[Arc<NamedModel>]) -> Vec<Vec<&NamedModel>> {
+    let mut groups: Vec<Vec<&NamedModel>> = Vec::new();
+    for model in models {
+        let joins = groups.iter_mut().find(|group| {
+            let mut with: Vec<&NamedModel> = group.to_vec();
+            with.push(model.as_ref());
+            check_compatible(&with).is_ok()
+        });
+        match joins {
+            Some(group) => group.push(model.as_ref()),
+            None => groups.push(vec![model.as_ref()]),
+        }
+    }
+    groups
+}
+
+/// The classes that models of two different groups use under different options: a feature of
+/// such a class has one value per model, so the answer's `features` name the model.
+fn conflicting_classes(groups: &[Vec<&NamedModel>]) -> Vec<String> {
+    let mut classes: Vec<String> = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for other in &groups[g + 1..] {
+            for a in group {
+                for b in other {
+                    for class in a
+                        .model
+                        .classes
+                        .iter()
+                        .filter(|c| b.model.classes.contains(c))
+                    {
+                        if !classes.contains(class) && computes_class_differently(a, b, class) {
+                            classes.push(class.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    classes
+}
+
+/// Models of one group ([`compatible_groups`]) that could not score together: the LM model
+/// file is absent, say. Our fault or the server's, not the request's.
+fn scorer_error(e: anyhow::Error) -> ApiError {
+    ApiError::internal(format!("cannot score with these models: {e:#}"))
 }
 
 /// The runs `aesop score` would make: the named models over every topic, or by default the
@@ -245,40 +279,4 @@ fn plan_runs(request: &ScoreRequest, registry: &Registry) -> Result<Vec<Run>, Ap
         topics: (0..topics.len()).collect(),
         models,
     }])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn incompatible_models_are_a_422_naming_them_as_the_request_does() {
-        let request = ScoreRequest {
-            topics: Vec::new(),
-            models: Some(vec!["long".into(), "other".into(), "short".into()]),
-            features: false,
-        };
-        let e = anyhow::Error::new(IncompatibleModels {
-            first: "long".into(),
-            second: "short".into(),
-            first_source: "/srv/long.aesop".into(),
-            second_source: "/srv/short.aesop".into(),
-            what: "neural options".into(),
-        });
-        let error = scorer_error(e, &request);
-        assert_eq!(
-            (error.status.as_u16(), error.code, error.field.as_deref()),
-            (422, "incompatible_models", Some("models[2]"))
-        );
-        assert!(!error.message.contains("/srv"), "{}", error.message);
-        assert!(
-            error.message.contains("\"long\" and \"short\"")
-                && error.message.contains("request them separately"),
-            "{}",
-            error.message
-        );
-        // Anything else is our fault.
-        let other = scorer_error(anyhow::anyhow!("no model to score with"), &request);
-        assert_eq!(other.code, "internal");
-    }
 }
