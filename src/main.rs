@@ -50,7 +50,14 @@ enum Command {
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc"
     )]
     Import {
-        /// Source format.
+        /// Source format (any case).
+        #[arg(
+            ignore_case = true,
+            value_parser = clap::builder::TypedValueParser::map(
+                clap::builder::PossibleValuesParser::new(aesop::corpus::import::FORMATS),
+                |format: String| format.to_ascii_lowercase()
+            )
+        )]
         format: String,
         /// File or directory to read.
         path: PathBuf,

@@ -161,6 +161,48 @@ fn realsumm_id_map_must_name_every_article_once() {
     );
 }
 
+/// Audit stop 52: an empty score file took every system of its kind out of REALSumm, and a
+/// doc_id in one score file only gave a topic with fewer systems, both unsaid.
+#[test]
+fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let realsumm = sources(dir.path())
+        .into_iter()
+        .find(|(format, _)| *format == "realsumm")
+        .map(|(_, path)| path)
+        .expect("realsumm source");
+    let abs = realsumm.join("scores_abs.jsonl");
+    let kept = std::fs::read_to_string(&abs).expect("abs");
+    std::fs::write(&abs, "").expect("empty abs");
+    let message = format!(
+        "{:#}",
+        import("realsumm", &realsumm).expect_err("empty file")
+    );
+    assert!(
+        message.contains("scores_abs.jsonl: no records") && message.contains("both are needed"),
+        "{message}"
+    );
+    // A second article (doc_id 1) scored only in scores_abs.jsonl: 1 system against 2.
+    let second = kept
+        .trim_start_matches(BOM)
+        .replace("\"doc_id\": 0", "\"doc_id\": 1");
+    std::fs::write(&abs, format!("{kept}{second}")).expect("abs");
+    let src = realsumm.join("src.txt");
+    let text = std::fs::read_to_string(&src).expect("src");
+    std::fs::write(&src, format!("{text}<t> another article . </t>\n")).expect("src");
+    let output = dir.path().join("out.jsonl");
+    common::aesop()
+        .args(["import", "realsumm"])
+        .arg(&realsumm)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "1 topic(s) hold fewer systems than the 2 of the others (e.g. 1: 1)",
+        ));
+}
+
 #[test]
 fn a_repeated_article_id_names_both_lines() {
     let dir = tempfile::tempdir().expect("tempdir");

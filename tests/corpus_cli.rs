@@ -171,3 +171,114 @@ fn import_tac_leaves_out_blank_documents_and_references() {
         ["AFP_ENG_20050119.0019", "APW_ENG_20050120.0001"]
     );
 }
+
+/// Audit stop 52: what a NIST tree lacks was left out silently. A score line with a column
+/// fewer (a cut-off last line) was read with the other year's layout; score rows matching no
+/// summary file, and documents the topics file lists but no file holds, were dropped without a
+/// word.
+#[test]
+fn import_tac_says_what_it_leaves_out() {
+    use predicates::prelude::PredicateBooleanExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let import = |tree: &std::path::Path| {
+        common::aesop()
+            .args(["import", "tac"])
+            .arg(tree)
+            .arg("-o")
+            .arg(dir.path().join("out.jsonl"))
+            .assert()
+    };
+    // A row laid out as another year's (here a column more than the file's first; a 2009 file
+    // with its last line cut off has one fewer): an error naming file and line.
+    let cut = dir.path().join("cut");
+    copy_tree(&common::fixture("tac2008"), &cut);
+    let peer = cut.join("UpdateSumm08_eval/manual/manual.peer");
+    let text = std::fs::read_to_string(&peer).expect("manual.peer");
+    let text = text.replacen(
+        "D0801-A 1 0.11 1 1 0 0.09 2 1",
+        "D0801-A 1 0.11 1 1 0 0.09 2 1 7",
+        1,
+    );
+    std::fs::write(&peer, text).expect("cut line");
+    import(&cut).code(1).stderr(predicates::str::contains(
+        "manual.peer:2: expected 9 columns like line 1 of this file, found 10",
+    ));
+    // No summary takes a score (the score files name topics otherwise): a warning.
+    let renamed = dir.path().join("renamed");
+    copy_tree(&common::fixture("tac2008"), &renamed);
+    for name in ["manual.peer", "manual.model"] {
+        let path = renamed.join("UpdateSumm08_eval/manual").join(name);
+        let text = std::fs::read_to_string(&path).expect("manual file");
+        std::fs::write(&path, text.replace("D080", "X080")).expect("renamed topics");
+    }
+    import(&renamed).success().stderr(
+        predicates::str::contains("warning: ")
+            .and(predicates::str::contains("no summary got a score")),
+    );
+    // A listed document no file holds: a warning naming it.
+    let lost = dir.path().join("lost");
+    copy_tree(&common::fixture("tac2008"), &lost);
+    std::fs::remove_file(
+        lost.join("UpdateSumm08_test_docs_files/D0801A/D0801A-A/AFP_ENG_20050119.0019"),
+    )
+    .expect("remove a document");
+    import(&lost).success().stderr(predicates::str::contains(
+        "1 documents the topics file lists are in no file of the tree, in 1 topic(s) (e.g. D0801-A: AFP_ENG_20050119.0019)",
+    ));
+}
+
+/// Audit stop 52: a DUC table with a header line fewer lost its first data row to the fixed
+/// header skip, and a linguistic-quality mean came out of the other questions, unsaid.
+#[test]
+fn import_duc_refuses_a_table_whose_header_holds_a_data_row() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = dir.path().join("duc2005");
+    copy_tree(&common::fixture("duc2005"), &tree);
+    let table = tree.join("results/responsiveness/responsiveness.table");
+    let text = std::fs::read_to_string(&table).expect("table");
+    let short: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, l)| l)
+        .collect();
+    std::fs::write(&table, short.join("\n") + "\n").expect("header line removed");
+    common::aesop()
+        .args(["import", "duc"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(dir.path().join("out.jsonl"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "responsiveness.table:6: this line reads as a data row, but DUC's responsiveness.table has 6 header lines",
+        ));
+}
+
+/// Audit stop 52: an unknown format was exit 1 with a guess about the file ("this looks like a
+/// summeval file, not a bogus file"), and `SummEval` was unknown. Now clap checks the format
+/// (exit 2, the formats listed) and takes any case.
+#[test]
+fn the_import_format_is_a_usage_error_when_unknown_and_takes_any_case() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::aesop()
+        .args(["import", "bogus"])
+        .arg(common::fixture("tac2008"))
+        .arg("-o")
+        .arg(dir.path().join("out.jsonl"))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "invalid value 'bogus' for '<FORMAT>'",
+        ))
+        .stderr(predicates::str::contains(
+            "possible values: summeval, realsumm",
+        ));
+    common::aesop()
+        .args(["import", "TAC"])
+        .arg(common::fixture("tac2008"))
+        .arg("-o")
+        .arg(dir.path().join("out.jsonl"))
+        .assert()
+        .success();
+}

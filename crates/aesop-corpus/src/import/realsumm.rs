@@ -29,7 +29,16 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
         ("scores_ext.jsonl", None),
     ] {
         let path = dir.join(file_name);
-        for (line, value) in read_json_lines(&path)? {
+        let lines = read_json_lines(&path)?;
+        if lines.is_empty() {
+            // An empty score file took every system of its kind (13 abstractive or 11
+            // extractive) out of the set, unsaid.
+            bail!(
+                "{}: no records: REALSumm's scores come in two files, scores_abs.jsonl (abstractive systems) and scores_ext.jsonl (extractive), and both are needed",
+                path.display()
+            );
+        }
+        for (line, value) in lines {
             let at = At { file: &path, line };
             let doc_id = value
                 .get("doc_id")
@@ -76,7 +85,31 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
             }
         }
     }
+    warn_uneven_systems(dir, &topics);
     Ok(topics.into_values().collect())
+}
+
+/// Warn when topics differ in how many systems they hold: a doc_id present in only one score
+/// file gives a topic with 11 systems instead of 24, and systems are compared on unequal topics.
+fn warn_uneven_systems(dir: &Path, topics: &BTreeMap<u64, Topic>) {
+    let most = topics
+        .values()
+        .map(|t| t.summaries.len())
+        .max()
+        .unwrap_or(0);
+    let short: Vec<&Topic> = topics
+        .values()
+        .filter(|t| t.summaries.len() < most)
+        .collect();
+    if let Some(first) = short.first() {
+        aesop_core::eprintln_quiet!(
+            "warning: {}: {} topic(s) hold fewer systems than the {most} of the others (e.g. {}: {}); a doc_id missing from one of the score files does this",
+            dir.display(),
+            short.len(),
+            first.topic,
+            first.summaries.len()
+        );
+    }
 }
 
 fn new_topic(

@@ -103,6 +103,19 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         );
         topics.push(topic);
     }
+    table.warn_untaken(root);
+    let without: Vec<&str> = topics
+        .iter()
+        .filter(|t| t.documents.is_empty())
+        .map(|t| t.topic.as_str())
+        .collect();
+    if let Some(first) = without.first() {
+        aesop_core::eprintln_quiet!(
+            "warning: {}: {} topic(s) have no documents (e.g. {first}): no cluster folder of the tree holds them (a folder that is a link, or documents inside an archive in the tree, are not read); their content features will be missing",
+            root.display(),
+            without.len()
+        );
+    }
     Ok(topics)
 }
 
@@ -131,6 +144,19 @@ fn add_targets(scores: &mut BTreeMap<String, f64>, _human: bool) {
     }
 }
 
+/// A table row: a topic id (`D301`, `d311i`) and at least four more columns.
+fn looks_like_data_row(line: &str) -> bool {
+    let columns: Vec<&str> = line.split_whitespace().collect();
+    let Some(first) = columns.first() else {
+        return false;
+    };
+    let digits = first
+        .strip_prefix(['D', 'd'])
+        .map(|rest| rest.trim_end_matches(|c: char| c.is_ascii_alphabetic()));
+    columns.len() >= 5
+        && digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn read_tables(files: &[SourceFile]) -> Result<ScoreTable> {
     let mut table = ScoreTable::default();
     for file in files {
@@ -145,6 +171,16 @@ fn read_tables(files: &[SourceFile]) -> Result<ScoreTable> {
             }
             Table::ProcessedPans | Table::ModifiedScores => 0,
         };
+        // The header is skipped by its length in NIST's files; a table with a header line
+        // fewer would lose its first data row, so a skipped line that reads as one is an error.
+        if let Some(line) = text.lines().take(skip).position(looks_like_data_row) {
+            bail!(
+                "{}:{}: this line reads as a data row, but DUC's {} has {skip} header lines before its data: restore the missing header line",
+                file.display,
+                line + 1,
+                file.name()
+            );
+        }
         for (line, columns) in table_rows(&text, skip) {
             let origin = format!("{}:{line}", file.display);
             let expected = match kind {

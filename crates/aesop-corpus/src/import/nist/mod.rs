@@ -313,6 +313,8 @@ struct ScoreTable {
     scores: HashMap<(String, String), BTreeMap<String, f64>>,
     /// (topic, summarizer, score name) -> "file:line" where it was first set
     origin: HashMap<(String, String, String), String>,
+    /// Whether a summary took any score ([`ScoreTable::take`]).
+    taken: bool,
 }
 
 impl ScoreTable {
@@ -342,10 +344,65 @@ impl ScoreTable {
     }
 
     fn take(&mut self, topic: &str, summarizer: &str) -> BTreeMap<String, f64> {
-        self.scores
+        let scores = self
+            .scores
             .remove(&(topic.to_string(), summarizer.to_string()))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        self.taken |= !scores.is_empty();
+        scores
     }
+
+    /// Say which scores no summary took (every summary has been built): rows whose topic or
+    /// summarizer matches no summary file were dropped without a word, even when that was every
+    /// row (`D0901A-A` in the score files, `D0901-A` in the file names). NIST's tables do score
+    /// some summaries the tree does not ship, so that is a note; a warning when no summary got
+    /// any score.
+    fn warn_untaken(&self, root: &Path) {
+        if self.scores.is_empty() {
+            return;
+        }
+        let mut keys: Vec<&(String, String)> = self.scores.keys().collect();
+        keys.sort();
+        let (topic, summarizer) = keys[0];
+        let example = self
+            .origin
+            .iter()
+            .filter(|((t, s, _), _)| t == topic && s == summarizer)
+            .map(|(_, origin)| origin.as_str())
+            .min()
+            .unwrap_or("?");
+        let (level, hint) = if self.taken {
+            ("note", "")
+        } else {
+            (
+                "warning",
+                "; no summary got a score: check that the score files' topic ids and summarizers are the summary files' ones",
+            )
+        };
+        aesop_core::eprintln_quiet!(
+            "{level}: {}: the scores of {} (topic, summarizer) pair(s) match no summary file and are left out (e.g. summarizer {summarizer} on {topic}, {example}){hint}",
+            root.display(),
+            keys.len()
+        );
+    }
+}
+
+/// Warn about the documents the topics file lists but no file holds, per topic: a documents
+/// folder that is a link, an archive inside the tree, or a file deleted leaves a topic with
+/// fewer documents (or none), and its content features change.
+fn warn_missing_documents(root: &Path, missing: &[(String, Vec<String>)]) {
+    let topics: Vec<&(String, Vec<String>)> =
+        missing.iter().filter(|(_, ids)| !ids.is_empty()).collect();
+    let Some((topic, ids)) = topics.first() else {
+        return;
+    };
+    let total: usize = topics.iter().map(|(_, ids)| ids.len()).sum();
+    aesop_core::eprintln_quiet!(
+        "warning: {}: {total} documents the topics file lists are in no file of the tree, in {} topic(s) (e.g. {topic}: {}); those topics are imported without them",
+        root.display(),
+        topics.len(),
+        ids.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+    );
 }
 
 /// Whitespace-separated rows of a table file after `skip` header lines: (line number, columns).

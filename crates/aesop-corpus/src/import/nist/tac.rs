@@ -2,8 +2,8 @@
 
 use super::{
     add_summaries, cell, collect_files, docset_documents, is_topics_file, parse_summary_name,
-    query_of, read_summaries, read_topic_statements, summary_kind, table_rows, ScoreTable,
-    SourceFile,
+    query_of, read_summaries, read_topic_statements, summary_kind, table_rows,
+    warn_missing_documents, ScoreTable, SourceFile,
 };
 use crate::Topic;
 use anyhow::{bail, Result};
@@ -99,6 +99,8 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
     }
 
     let mut topics = Vec::new();
+    let mut missing_documents = Vec::new();
+    let mut only_ids = Vec::new();
     for (key, summary_files) in &summaries {
         let (base, set) = match key.split_once('-') {
             Some((base, set)) => (base.to_string(), set.to_string()),
@@ -109,17 +111,20 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         if let Some(statement) = statement {
             topic.query = Some(query_of(statement));
         }
-        let (documents, listed_ids) = set_documents(&base, &set, statement, &docsets)?;
+        let (documents, listed_ids, missing) = set_documents(&base, &set, statement, &docsets)?;
         if documents.is_empty() && !listed_ids.is_empty() {
             // 2011: NIST does not ship the documents; keep the ids the topics file lists.
             topic
                 .extra
                 .insert("document_ids".to_string(), Value::from(listed_ids));
+            only_ids.push(key.clone());
+        } else {
+            missing_documents.push((key.clone(), missing));
         }
         topic.documents = documents;
         if set == "B" {
             // The update summary is written for a reader who has seen set A.
-            let (background, _) = set_documents(&base, "A", statement, &docsets)?;
+            let (background, _, _) = set_documents(&base, "A", statement, &docsets)?;
             if !background.is_empty() {
                 topic.extra.insert(
                     "background_documents".to_string(),
@@ -146,6 +151,7 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         );
         topics.push(topic);
     }
+    table.warn_untaken(root);
     // Peers and models alone: a DUC tree has them too (ROUGE/ of its own layout), and its
     // documents and scores were silently lost under `import tac`.
     let nothing_judged = topics.iter().all(|t| {
@@ -160,16 +166,27 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
             root.display()
         );
     }
+    // With no document at all but the listed ids (2011, where NIST ships none), the ids are
+    // kept and nothing is missing; a topic with some documents but not all is warned about.
+    warn_missing_documents(root, &missing_documents);
+    if let Some(first) = only_ids.first() {
+        aesop_core::eprintln_quiet!(
+            "note: {}: no document file for {} topic(s) (e.g. {first}); they keep the ids the topics file lists as `document_ids` (TAC 2011 ships no documents; a documents folder that is a link, or documents inside an archive in the tree, are not read)",
+            root.display(),
+            only_ids.len()
+        );
+    }
     Ok(topics)
 }
 
-/// The documents of docset `<base><selector>-<set>` and the ids the topics file lists for it.
+/// The documents of docset `<base><selector>-<set>`, the ids the topics file lists for it, and
+/// those of its ids that no file holds.
 fn set_documents(
     base: &str,
     set: &str,
     statement: Option<&super::TopicStatement>,
     docsets: &BTreeMap<String, Vec<&SourceFile>>,
-) -> Result<(Vec<crate::Document>, Vec<String>)> {
+) -> Result<(Vec<crate::Document>, Vec<String>, Vec<String>)> {
     let suffix = format!("-{set}");
     let listed = statement.and_then(|s| {
         s.docsets
@@ -182,8 +199,8 @@ fn set_documents(
         .filter(|(dir, _)| dir.starts_with(base) && dir.ends_with(&suffix))
         .flat_map(|(_, files)| files.iter().copied())
         .collect();
-    let (documents, _) = docset_documents(&files, listed)?;
-    Ok((documents, listed.cloned().unwrap_or_default()))
+    let (documents, missing) = docset_documents(&files, listed)?;
+    Ok((documents, listed.cloned().unwrap_or_default(), missing))
 }
 
 fn read_manual(files: &[SourceFile]) -> Result<ScoreTable> {
@@ -193,6 +210,9 @@ fn read_manual(files: &[SourceFile]) -> Result<ScoreTable> {
             continue;
         };
         let text = file.text()?;
+        // The layout is the year's, read from the first row: a later row with a column fewer
+        // (a cut-off last line) would otherwise be read with the other year's columns.
+        let mut first: Option<(usize, usize)> = None;
         for (line, columns) in table_rows(&text, 0) {
             let origin = format!("{}:{line}", file.display);
             let Some(layout) = manual_columns(model, columns.len()) else {
@@ -206,6 +226,14 @@ fn read_manual(files: &[SourceFile]) -> Result<ScoreTable> {
                     columns.len()
                 );
             };
+            match first {
+                None => first = Some((line, columns.len())),
+                Some((first_line, count)) if count != columns.len() => bail!(
+                    "{origin}: expected {count} columns like line {first_line} of this file, found {} (the other year's layout)",
+                    columns.len()
+                ),
+                Some(_) => {}
+            }
             let topic = columns[0].to_ascii_uppercase();
             for &(index, name) in layout {
                 let value = cell(&columns, index, &origin)?;
