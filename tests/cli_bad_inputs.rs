@@ -13,7 +13,7 @@ const BOM: &str = "\u{feff}";
 fn sources(dir: &Path) -> Vec<(&'static str, PathBuf)> {
     let summeval = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "ref_summs": ["r0", "r1"], "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "consistency": 2, "fluency": 3, "relevance": 4}}}}"#;
     let newsroom = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "fluency": 3, "informativeness": 2, "relevance": 4}}}}"#;
-    let summeval_op = r#"{"reviews": ["Good .", "Bad ."], "summaries": {"s1": {"summary": "Mixed .", "dimensions": {"Relevance": 3, "Coherence": 4}}}}"#;
+    let summeval_op = r#"{"reviews": ["Good .", "Bad ."], "summaries": {"s1": {"summary": "Mixed .", "dimensions": {"Relevance": 3, "Coherence": 4, "Faithfulness": 5}}}}"#;
     let dialsummeval = r#"{"id": "1", "model_id": "B", "dialogue": "| A: hi | B: hello", "summary": "They greet .", "annotations": [{"relevance": 3}, {"relevance": 4}]}"#;
     let mut out = Vec::new();
     for (format, line) in [
@@ -201,6 +201,39 @@ fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
         .stderr(predicates::str::contains(
             "1 topic(s) hold fewer systems than the 2 of the others (e.g. 1: 1)",
         ));
+}
+
+/// Audit stop 52: SummEval-OP took a summary without the dimensions mapped to targets (written
+/// without its target) and a repeated line as a second product, unsaid; summeval and newsroom
+/// already refused the former.
+#[test]
+fn summeval_op_needs_its_mapped_dimensions_and_one_line_per_product() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = sources(dir.path())
+        .into_iter()
+        .find(|(format, _)| *format == "summeval-op")
+        .map(|(_, path)| path)
+        .expect("summeval-op source");
+    let line = std::fs::read_to_string(&path).expect("read");
+    let line = line.trim_start_matches(BOM).trim_end().to_string();
+    std::fs::write(&path, line.replace("\"Relevance\": 3, ", "")).expect("write");
+    let message = format!(
+        "{:#}",
+        import("summeval-op", &path).expect_err("no Relevance")
+    );
+    assert!(
+        message.contains(":1: summaries.s1.dimensions.Relevance: missing required field (a summeval-op file scores Relevance, Coherence, Faithfulness"),
+        "{message}"
+    );
+    std::fs::write(&path, format!("{line}\n{line}\n")).expect("write");
+    let message = format!(
+        "{:#}",
+        import("summeval-op", &path).expect_err("repeated line")
+    );
+    assert!(
+        message.contains(":2: reviews: the same reviews as line 1 (one product per line)"),
+        "{message}"
+    );
 }
 
 #[test]

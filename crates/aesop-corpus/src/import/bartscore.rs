@@ -77,23 +77,8 @@ fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Top
                     summary.scores.insert(name.clone(), score);
                 }
             }
-            // The mapped scores are required (null is allowed: a missing rating).
-            if let Some((from, _)) = mapping.iter().find(|(from, _)| !scores.contains_key(*from)) {
-                let expected: Vec<&str> = mapping.iter().map(|(from, _)| *from).collect();
-                let found: Vec<&str> = scores.keys().map(String::as_str).collect();
-                return Err(at.error(
-                    &format!("{field}.scores.{from}"),
-                    format!(
-                        "missing required field (a {format} file scores {}; found: {})",
-                        expected.join(", "),
-                        if found.is_empty() {
-                            "none".to_string()
-                        } else {
-                            found.join(", ")
-                        }
-                    ),
-                ));
-            }
+            let expected: Vec<&str> = mapping.iter().map(|(from, _)| *from).collect();
+            at.require_scores(&format!("{field}.scores"), scores, &expected, format)?;
             for (from, to) in mapping {
                 map_score(&mut summary.scores, from, to);
             }

@@ -128,6 +128,33 @@ impl At<'_> {
     }
 
     /// `value[key]` as an object.
+    /// The scores a format maps to targets are required (null is allowed: a missing rating):
+    /// a summary without one would be written without its target, unsaid.
+    fn require_scores(
+        &self,
+        field: &str,
+        scores: &serde_json::Map<String, Value>,
+        expected: &[&str],
+        format: &str,
+    ) -> Result<()> {
+        let Some(missing) = expected.iter().find(|name| !scores.contains_key(**name)) else {
+            return Ok(());
+        };
+        let found: Vec<&str> = scores.keys().map(String::as_str).collect();
+        Err(self.error(
+            &format!("{field}.{missing}"),
+            format!(
+                "missing required field (a {format} file scores {}; found: {})",
+                expected.join(", "),
+                if found.is_empty() {
+                    "none".to_string()
+                } else {
+                    found.join(", ")
+                }
+            ),
+        ))
+    }
+
     fn object<'v>(
         &self,
         value: &'v Value,

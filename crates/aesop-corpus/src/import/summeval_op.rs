@@ -11,6 +11,13 @@ use std::path::{Path, PathBuf};
 /// not as a reference (see docs/JUDGMENT_SETS.md).
 const HUMAN_SYSTEM: &str = "human-summaries";
 
+/// The dimensions mapped to targets (docs/JUDGMENT_SETS.md); each summary must rate them.
+const MAPPED: [(&str, &str); 3] = [
+    ("Relevance", "responsiveness"),
+    ("Coherence", "readability"),
+    ("Faithfulness", "faithfulness"),
+];
+
 pub fn import(path: &Path) -> Result<Vec<Topic>> {
     let path: PathBuf = if path.is_dir() {
         path.join("summeval-op.jsonl")
@@ -18,6 +25,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         path.to_path_buf()
     };
     let mut topics = Vec::new();
+    let mut first_line = std::collections::HashMap::new();
     for (index, (line, value)) in read_json_lines(&path)?.into_iter().enumerate() {
         let at = At { file: &path, line };
         // The file has no product id: topics are numbered in file order.
@@ -45,18 +53,35 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
             }
             _ => return Err(at.error("reviews", "expected an object or array of reviews")),
         }
+        // The file has no product id, so a repeated line would be a second product.
+        let reviews: Vec<&str> = topic.documents.iter().map(|d| d.text.as_str()).collect();
+        let key = reviews.join("\u{0}");
+        if let Some(first) = first_line.insert(key, line) {
+            return Err(at.error(
+                "reviews",
+                format!("the same reviews as line {first} (one product per line)"),
+            ));
+        }
         for (system, entry) in at.object(&value, "", "summaries")? {
             let field = format!("summaries.{system}");
             let mut summary = Summary::new(system.clone(), at.string(entry, &field, "summary")?);
             summary.human = system == HUMAN_SYSTEM;
-            for (name, score) in at.object(entry, &field, "dimensions")? {
+            let dimensions = at.object(entry, &field, "dimensions")?;
+            for (name, score) in dimensions {
                 if let Some(score) = at.score(score, &format!("{field}.dimensions.{name}"))? {
                     summary.scores.insert(name.clone(), score);
                 }
             }
-            map_score(&mut summary.scores, "Relevance", "responsiveness");
-            map_score(&mut summary.scores, "Coherence", "readability");
-            map_score(&mut summary.scores, "Faithfulness", "faithfulness");
+            let expected: Vec<&str> = MAPPED.iter().map(|(from, _)| *from).collect();
+            at.require_scores(
+                &format!("{field}.dimensions"),
+                dimensions,
+                &expected,
+                "summeval-op",
+            )?;
+            for (from, to) in MAPPED {
+                map_score(&mut summary.scores, from, to);
+            }
             topic.summaries.push(summary);
         }
         topics.push(topic);
