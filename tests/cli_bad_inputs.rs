@@ -14,7 +14,7 @@ fn sources(dir: &Path) -> Vec<(&'static str, PathBuf)> {
     let summeval = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "ref_summs": ["r0", "r1"], "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "consistency": 2, "fluency": 3, "relevance": 4}}}}"#;
     let newsroom = r#"{"doc_id": "d1", "src": "An article .", "ref_summ": "r0", "sys_summs": {"M0": {"sys_summ": "A summary .", "scores": {"coherence": 1, "fluency": 3, "informativeness": 2, "relevance": 4}}}}"#;
     let summeval_op = r#"{"reviews": ["Good .", "Bad ."], "summaries": {"s1": {"summary": "Mixed .", "dimensions": {"Relevance": 3, "Coherence": 4, "Faithfulness": 5}}}}"#;
-    let dialsummeval = r#"{"id": "1", "model_id": "B", "dialogue": "| A: hi | B: hello", "summary": "They greet .", "annotations": [{"relevance": 3}, {"relevance": 4}]}"#;
+    let dialsummeval = r#"{"id": "1", "model_id": "B", "dialogue": "| A: hi | B: hello", "summary": "They greet .", "annotations": [{"relevance": 3, "coherence": 3, "consistency": 3}, {"relevance": 4, "coherence": 4, "consistency": 4}]}"#;
     let mut out = Vec::new();
     for (format, line) in [
         ("summeval", summeval),
@@ -232,6 +232,58 @@ fn summeval_op_needs_its_mapped_dimensions_and_one_line_per_product() {
     );
     assert!(
         message.contains(":2: reviews: the same reviews as line 1 (one product per line)"),
+        "{message}"
+    );
+}
+
+/// Audit stop 52: DialSummEval took a record without annotations (no scores) or an annotator
+/// without a mapped dimension (the mean of fewer annotators), and REALSumm a summary without
+/// `litepyramid_recall`, unsaid; the other importers refuse a missing mapped score.
+#[test]
+fn dialsummeval_and_realsumm_need_their_mapped_scores() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sources = sources(dir.path());
+    let source = |name: &str| {
+        sources
+            .iter()
+            .find(|(format, _)| *format == name)
+            .map(|(_, path)| path.clone())
+            .expect("source")
+    };
+    let dialsummeval = source("dialsummeval");
+    let text = std::fs::read_to_string(&dialsummeval).expect("read");
+    for (edited, expected) in [
+        (
+            text.replace("\"relevance\": 4, ", ""),
+            ":1: annotations[1].relevance: missing required field (a dialsummeval file scores relevance, coherence, consistency",
+        ),
+        (
+            text.replace(
+                "[{\"relevance\": 3, \"coherence\": 3, \"consistency\": 3}, {\"relevance\": 4, \"coherence\": 4, \"consistency\": 4}]",
+                "[]",
+            ),
+            ":1: annotations: no annotations",
+        ),
+    ] {
+        assert_ne!(edited, text);
+        std::fs::write(&dialsummeval, edited).expect("write");
+        let message = format!("{:#}", import("dialsummeval", &dialsummeval).expect_err(expected));
+        assert!(message.contains(expected), "{message}");
+    }
+    let realsumm = source("realsumm");
+    let abs = realsumm.join("scores_abs.jsonl");
+    let text = std::fs::read_to_string(&abs).expect("read");
+    std::fs::write(
+        &abs,
+        text.replace("\"litepyramid_recall\": 0.5", "\"rouge_1_recall\": 0.5"),
+    )
+    .expect("write");
+    let message = format!(
+        "{:#}",
+        import("realsumm", &realsumm).expect_err("no pyramid")
+    );
+    assert!(
+        message.contains("scores_abs.jsonl:1: system_summaries.a.txt.scores.litepyramid_recall: missing required field"),
         "{message}"
     );
 }

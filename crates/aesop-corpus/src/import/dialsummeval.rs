@@ -67,13 +67,31 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
     Ok(topics)
 }
 
-/// Mean of the annotators' ratings per dimension (annotators missing a dimension are skipped).
+/// The dimensions mapped to targets: every annotator must give them (`null`: a missing rating).
+const MAPPED: [&str; 3] = ["relevance", "coherence", "consistency"];
+
+/// Mean of the annotators' ratings per dimension (a `null` rating is skipped). A record without
+/// annotations, or an annotator without a mapped dimension, is an error: the summary would be
+/// written without its target, or with the mean of fewer annotators, unsaid.
 fn mean_annotations(at: &At, value: &Value) -> Result<BTreeMap<String, f64>> {
     let mut sums: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-    for (i, annotation) in at.array(value, "", "annotations")?.iter().enumerate() {
+    let annotations = at.array(value, "", "annotations")?;
+    if annotations.is_empty() {
+        return Err(at.error(
+            "annotations",
+            "no annotations (DialSummEval has 3 per summary)",
+        ));
+    }
+    for (i, annotation) in annotations.iter().enumerate() {
         let Value::Object(ratings) = annotation else {
             return Err(at.error(&format!("annotations[{i}]"), "expected an object"));
         };
+        at.require_scores(
+            &format!("annotations[{i}]"),
+            ratings,
+            &MAPPED,
+            "dialsummeval",
+        )?;
         for (name, rating) in ratings {
             if let Some(rating) = at.score(rating, &format!("annotations[{i}].{name}"))? {
                 let entry = sums.entry(name.clone()).or_insert((0.0, 0));

@@ -68,7 +68,16 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
                 }
                 let text = strip_sentence_tags(&at.string(entry, &field, "system_summary")?);
                 let mut summary = Summary::new(name, text);
-                for (metric, score) in at.object(entry, &field, "scores")? {
+                let scores = at.object(entry, &field, "scores")?;
+                // The human judgment is required (null: a missing one), as the other
+                // importers require their mapped scores.
+                at.require_scores(
+                    &format!("{field}.scores"),
+                    scores,
+                    &["litepyramid_recall"],
+                    "realsumm",
+                )?;
+                for (metric, score) in scores {
                     if let Some(score) = at.score(score, &format!("{field}.scores.{metric}"))? {
                         // Only litepyramid_recall is a human judgment; the automatic metrics
                         // are kept under `auto_` so they can serve as baselines, never as targets by accident.
