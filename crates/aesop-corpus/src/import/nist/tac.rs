@@ -137,10 +137,12 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
             key,
             Some(summary_files),
             &mut table,
-            &|scores, _| {
+            &|scores, human| {
+                // Models have only the jackknifed score; a peer whose modified pyramid is
+                // missing stays without `pyramid`, not with the other measure.
                 let pyramid = scores
                     .get("modified_pyramid")
-                    .or_else(|| scores.get("modified_pyramid_jk"))
+                    .or_else(|| human.then(|| scores.get("modified_pyramid_jk")).flatten())
                     .copied();
                 if let Some(pyramid) = pyramid {
                     scores.insert("pyramid".to_string(), pyramid);
