@@ -48,6 +48,17 @@ fn sources(dir: &Path) -> Vec<(&'static str, PathBuf)> {
     out
 }
 
+/// The source of one format among [`sources`], written under `dir/format`.
+fn source_of(dir: &std::path::Path, format: &str) -> std::path::PathBuf {
+    let dir = dir.join(format);
+    std::fs::create_dir_all(&dir).expect("source dir");
+    sources(&dir)
+        .into_iter()
+        .find(|(f, _)| *f == format)
+        .map(|(_, path)| path)
+        .unwrap_or_else(|| panic!("no {format} source"))
+}
+
 #[test]
 fn every_importer_skips_a_leading_byte_order_mark() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -121,11 +132,7 @@ fn an_importer_refuses_a_file_of_another_format_naming_it() {
 #[test]
 fn realsumm_id_map_must_name_every_article_once() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let realsumm = sources(dir.path())
-        .into_iter()
-        .find(|(format, _)| *format == "realsumm")
-        .map(|(_, path)| path)
-        .expect("realsumm source");
+    let realsumm = source_of(dir.path(), "realsumm");
     let map = realsumm.join("doc_id_map.jsonl");
     let message_with_map = |lines: &str| {
         std::fs::write(&map, lines).expect("map");
@@ -166,11 +173,7 @@ fn realsumm_id_map_must_name_every_article_once() {
 #[test]
 fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let realsumm = sources(dir.path())
-        .into_iter()
-        .find(|(format, _)| *format == "realsumm")
-        .map(|(_, path)| path)
-        .expect("realsumm source");
+    let realsumm = source_of(dir.path(), "realsumm");
     let abs = realsumm.join("scores_abs.jsonl");
     let kept = std::fs::read_to_string(&abs).expect("abs");
     std::fs::write(&abs, "").expect("empty abs");
@@ -209,11 +212,7 @@ fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
 #[test]
 fn summeval_op_needs_its_mapped_dimensions_and_one_line_per_product() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = sources(dir.path())
-        .into_iter()
-        .find(|(format, _)| *format == "summeval-op")
-        .map(|(_, path)| path)
-        .expect("summeval-op source");
+    let path = source_of(dir.path(), "summeval-op");
     let line = std::fs::read_to_string(&path).expect("read");
     let line = line.trim_start_matches(BOM).trim_end().to_string();
     std::fs::write(&path, line.replace("\"Relevance\": 3, ", "")).expect("write");
@@ -242,15 +241,7 @@ fn summeval_op_needs_its_mapped_dimensions_and_one_line_per_product() {
 #[test]
 fn dialsummeval_and_realsumm_need_their_mapped_scores() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sources = sources(dir.path());
-    let source = |name: &str| {
-        sources
-            .iter()
-            .find(|(format, _)| *format == name)
-            .map(|(_, path)| path.clone())
-            .expect("source")
-    };
-    let dialsummeval = source("dialsummeval");
+    let dialsummeval = source_of(dir.path(), "dialsummeval");
     let text = std::fs::read_to_string(&dialsummeval).expect("read");
     for (edited, expected) in [
         (
@@ -270,7 +261,7 @@ fn dialsummeval_and_realsumm_need_their_mapped_scores() {
         let message = format!("{:#}", import("dialsummeval", &dialsummeval).expect_err(expected));
         assert!(message.contains(expected), "{message}");
     }
-    let realsumm = source("realsumm");
+    let realsumm = source_of(dir.path(), "realsumm");
     let abs = realsumm.join("scores_abs.jsonl");
     let text = std::fs::read_to_string(&abs).expect("read");
     std::fs::write(
