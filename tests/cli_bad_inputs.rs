@@ -568,3 +568,100 @@ fn the_features_note_says_what_a_topic_lacks() {
     );
     assert!(!stderr.contains("no references"), "{stderr}");
 }
+
+/// Audit stop 52: a blank source or reference in a JSON source stopped the import with the
+/// written set's field (`documents[0].text`). Now the importers leave blank documents and
+/// references out, as the NIST importers do, and say where the first one was; a blank id is
+/// an error at its source line and field.
+#[test]
+fn blank_texts_are_left_out_and_blank_ids_refused_at_their_source_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let edit = |path: &Path, from: &str, to: &str| {
+        let text = std::fs::read_to_string(path).expect("read");
+        assert!(text.contains(from), "{from} in {}", path.display());
+        std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+    };
+    // A blank source: the topic is imported without documents.
+    for (format, source) in [
+        ("summeval", "\"src\": \"An article .\""),
+        ("newsroom", "\"src\": \"An article .\""),
+        ("dialsummeval", "\"dialogue\": \"| A: hi | B: hello\""),
+    ] {
+        let path = source_of(&dir.path().join("source"), format);
+        let key = source.split(':').next().expect("key");
+        edit(&path, source, &format!("{key}: \" \""));
+        let topics = import(format, &path).unwrap_or_else(|e| panic!("{format}: {e:#}"));
+        assert!(topics[0].documents.is_empty(), "{format}");
+        assert_eq!(topics[0].summaries.len(), 1, "{format}");
+    }
+    let summeval_op = source_of(&dir.path().join("source"), "summeval-op");
+    edit(&summeval_op, "\"Good .\"", "\"\"");
+    let topics = import("summeval-op", &summeval_op).expect("summeval-op");
+    let ids: Vec<&str> = topics[0].documents.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["rev2"]);
+    let realsumm = source_of(&dir.path().join("source"), "realsumm");
+    std::fs::write(realsumm.join("src.txt"), "\n").expect("blank article");
+    edit(
+        &realsumm.join("scores_abs.jsonl"),
+        "<t> r . </t>",
+        "<t> </t>",
+    );
+    let topics = import("realsumm", &realsumm).expect("realsumm");
+    assert!(topics[0].documents.is_empty() && topics[0].references.is_empty());
+    // A blank reference: left out, the others keep their ids.
+    let summeval = source_of(&dir.path().join("reference"), "summeval");
+    edit(&summeval, "\"ref_summs\": [\"r0\"", "\"ref_summs\": [\"\"");
+    let topics = import("summeval", &summeval).expect("summeval");
+    let ids: Vec<&str> = topics[0].references.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["ref1"]);
+    // A blank gold summary stays a human summary, but is no reference.
+    let dialsummeval = source_of(&dir.path().join("reference"), "dialsummeval");
+    edit(&dialsummeval, "\"model_id\": \"B\"", "\"model_id\": \"A\"");
+    edit(&dialsummeval, "\"They greet .\"", "\"\"");
+    let topics = import("dialsummeval", &dialsummeval).expect("dialsummeval");
+    assert!(topics[0].references.is_empty());
+    assert!(topics[0].summaries[0].human);
+    // The CLI says where the first blank text was.
+    common::aesop()
+        .args(["import", "summeval"])
+        .arg(&summeval)
+        .arg("-o")
+        .arg(dir.path().join("out.jsonl"))
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "summeval.jsonl:1: ref_summs[0]: blank text left out",
+        ));
+    // Blank ids: errors at the source's line and field, and no set.
+    for (format, from, to, expected) in [
+        (
+            "summeval",
+            "\"doc_id\": \"d1\"",
+            "\"doc_id\": \"\"",
+            ":1: doc_id: must not be empty",
+        ),
+        (
+            "newsroom",
+            "\"M0\"",
+            "\" \"",
+            ":1: sys_summs. : a system named by a blank key",
+        ),
+        (
+            "dialsummeval",
+            "\"model_id\": \"B\"",
+            "\"model_id\": \"\"",
+            ":1: model_id: must not be empty",
+        ),
+        (
+            "summeval-op",
+            "\"s1\"",
+            "\"\"",
+            ":1: summaries.: a system named by a blank key",
+        ),
+    ] {
+        let path = source_of(&dir.path().join("id"), format);
+        edit(&path, from, to);
+        let message = format!("{:#}", import(format, &path).expect_err(format));
+        assert!(message.contains(expected), "{format}: {message}");
+    }
+}

@@ -1,18 +1,24 @@
 //! `aesop import` end to end: writes a judgment set that `jsonl::read_set` accepts; errors exit 1.
 
 use crate::common;
+use std::path::Path;
+
+/// `aesop import FORMAT INPUT -o OUTPUT`.
+fn run_import(format: &str, input: &Path, output: &Path) -> assert_cmd::assert::Assert {
+    common::aesop()
+        .args(["import", format])
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .assert()
+}
 
 #[test]
 fn import_tac_fixture_writes_a_readable_set() {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = dir.path().join("tac.jsonl");
     let fixture = common::fixture("tac2008");
-    common::aesop()
-        .args(["import", "tac"])
-        .arg(&fixture)
-        .arg("-o")
-        .arg(&output)
-        .assert()
+    run_import("tac", &fixture, &output)
         .success()
         .stderr(predicates::str::contains("wrote 4 topics, 20 summaries"));
     let topics = aesop::corpus::jsonl::read_set(&output).expect("read");
@@ -23,20 +29,15 @@ fn import_tac_fixture_writes_a_readable_set() {
 fn import_error_names_the_file_and_fails() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixture = common::fixture("bad/summeval_bad_score.jsonl");
-    common::aesop()
-        .args(["import", "summeval"])
-        .arg(&fixture)
-        .arg("-o")
-        .arg(dir.path().join("out.jsonl"))
-        .assert()
+    run_import("summeval", &fixture, &dir.path().join("out.jsonl"))
         .code(1)
         .stderr(predicates::str::contains(
             "summeval_bad_score.jsonl:2: sys_summs.M0.scores.relevance",
         ));
 }
 
-/// A source id the set reader refuses (an empty topic id) stops the import: it wrote a set every
-/// other verb refused.
+/// A source id the set reader refuses (an empty topic id) stops the import, named at its source
+/// line: it wrote a set every other verb refused.
 #[test]
 fn an_import_never_writes_a_set_its_reader_refuses() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -46,15 +47,11 @@ fn an_import_never_writes_a_set_its_reader_refuses() {
                              "scores": {"relevance": 3.0, "coherence": 3.0, "fluency": 3.0, "consistency": 3.0}}}});
     std::fs::write(&source, format!("{line}\n")).expect("write");
     let output = dir.path().join("out.jsonl");
-    common::aesop()
-        .args(["import", "summeval"])
-        .arg(&source)
-        .arg("-o")
-        .arg(&output)
-        .assert()
+    run_import("summeval", &source, &output)
         .code(1)
-        .stderr(predicates::str::contains("topic 1 (id \"\")"))
-        .stderr(predicates::str::contains("topic: must not be empty"));
+        .stderr(predicates::str::contains(
+            "summeval.jsonl:1: doc_id: must not be empty",
+        ));
     assert!(!output.exists());
 }
 
@@ -70,12 +67,7 @@ fn an_import_does_not_write_into_the_directory_it_reads() {
         .expect("a file in the fixture");
     let before = std::fs::read(&victim).expect("read");
     for output in [victim.clone(), tree.join("new.jsonl")] {
-        common::aesop()
-            .args(["import", "tac"])
-            .arg(&tree)
-            .arg("-o")
-            .arg(&output)
-            .assert()
+        run_import("tac", &tree, &output)
             .code(1)
             .stderr(predicates::str::contains("inside the input directory"));
     }
@@ -114,12 +106,7 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 fn import_tac_refuses_a_duc_tree() {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = dir.path().join("out.jsonl");
-    common::aesop()
-        .args(["import", "tac"])
-        .arg(common::fixture("duc2005"))
-        .arg("-o")
-        .arg(&output)
-        .assert()
+    run_import("tac", &common::fixture("duc2005"), &output)
         .code(1)
         .stderr(predicates::str::contains("use `aesop import duc`"));
     assert!(!output.exists());
@@ -143,13 +130,7 @@ fn import_tac_leaves_out_blank_documents_and_references() {
     text.push_str("\n<DOC id=\"APW_ENG_20050120.0099\" type=\"story\">\n<HEADLINE>No text</HEADLINE>\n</DOC>\n");
     std::fs::write(&docs, text).expect("textless document");
     let output = dir.path().join("out.jsonl");
-    common::aesop()
-        .args(["import", "tac"])
-        .arg(&tree)
-        .arg("-o")
-        .arg(&output)
-        .assert()
-        .success();
+    run_import("tac", &tree, &output).success();
     let topics = aesop::corpus::jsonl::read_set(&output).expect("the import reads back");
     let topic = |id: &str| {
         topics
@@ -180,14 +161,7 @@ fn import_tac_leaves_out_blank_documents_and_references() {
 fn import_tac_says_what_it_leaves_out() {
     use predicates::prelude::PredicateBooleanExt;
     let dir = tempfile::tempdir().expect("temp dir");
-    let import = |tree: &std::path::Path| {
-        common::aesop()
-            .args(["import", "tac"])
-            .arg(tree)
-            .arg("-o")
-            .arg(dir.path().join("out.jsonl"))
-            .assert()
-    };
+    let import = |tree: &Path| run_import("tac", tree, &dir.path().join("out.jsonl"));
     // A row laid out as another year's (here a column more than the file's first; a 2009 file
     // with its last line cut off has one fewer): an error naming file and line.
     let cut = dir.path().join("cut");
@@ -243,12 +217,7 @@ fn import_duc_refuses_a_table_whose_header_holds_a_data_row() {
         .map(|(_, l)| l)
         .collect();
     std::fs::write(&table, short.join("\n") + "\n").expect("header line removed");
-    common::aesop()
-        .args(["import", "duc"])
-        .arg(&tree)
-        .arg("-o")
-        .arg(dir.path().join("out.jsonl"))
-        .assert()
+    run_import("duc", &tree, &dir.path().join("out.jsonl"))
         .code(1)
         .stderr(predicates::str::contains(
             "responsiveness.table:6: this line reads as a data row, but DUC's responsiveness.table has 6 header lines",
@@ -261,24 +230,58 @@ fn import_duc_refuses_a_table_whose_header_holds_a_data_row() {
 #[test]
 fn the_import_format_is_a_usage_error_when_unknown_and_takes_any_case() {
     let dir = tempfile::tempdir().expect("temp dir");
-    common::aesop()
-        .args(["import", "bogus"])
-        .arg(common::fixture("tac2008"))
-        .arg("-o")
-        .arg(dir.path().join("out.jsonl"))
-        .assert()
-        .code(2)
+    run_import(
+        "bogus",
+        &common::fixture("tac2008"),
+        &dir.path().join("out.jsonl"),
+    )
+    .code(2)
+    .stderr(predicates::str::contains(
+        "invalid value 'bogus' for '<FORMAT>'",
+    ))
+    .stderr(predicates::str::contains(
+        "possible values: summeval, realsumm",
+    ));
+    run_import(
+        "TAC",
+        &common::fixture("tac2008"),
+        &dir.path().join("out.jsonl"),
+    )
+    .success();
+}
+
+/// Audit stop 52: a summary file with a field fewer was skipped unsaid, an editor's backup
+/// (`…A.1~`) became a system "1~", and a topics file cut short left queries out unsaid.
+#[test]
+fn import_tac_says_which_summary_files_and_statements_it_leaves_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = dir.path().join("tac2008");
+    copy_tree(&common::fixture("tac2008"), &tree);
+    let peers = tree.join("UpdateSumm08_eval/ROUGE/peers");
+    let summary = std::fs::read(peers.join("D0801-A.M.100.A.1")).expect("a peer");
+    std::fs::write(peers.join("D0801-A.M.100.A.1~"), &summary).expect("backup");
+    std::fs::write(peers.join("D0801-A.M.100.A"), &summary).expect("misnamed");
+    let topics_file = tree.join("UpdateSumm08_test_topics.xml.txt");
+    let text = std::fs::read_to_string(&topics_file).expect("topics");
+    let cut = text.find("<topic id = \"D0802").expect("a second topic");
+    std::fs::write(&topics_file, &text[..cut]).expect("cut short");
+    let output = dir.path().join("out.jsonl");
+    run_import("tac", &tree, &output)
+        .success()
         .stderr(predicates::str::contains(
-            "invalid value 'bogus' for '<FORMAT>'",
+            "warning: 1 file(s) in ROUGE/peers or ROUGE/models are not named as NIST summaries",
+        ))
+        .stderr(predicates::str::contains("D0801-A.M.100.A)"))
+        .stderr(predicates::str::contains(
+            "note: 1 editor backup or hidden file(s) in ROUGE/peers or ROUGE/models were not read",
         ))
         .stderr(predicates::str::contains(
-            "possible values: summeval, realsumm",
-        ));
-    common::aesop()
-        .args(["import", "TAC"])
-        .arg(common::fixture("tac2008"))
-        .arg("-o")
-        .arg(dir.path().join("out.jsonl"))
-        .assert()
-        .success();
+            "2 of 4 topic(s) have no statement in the topics file (e.g. D0802-A)",
+        ))
+        .stderr(predicates::str::contains("wrote 4 topics, 20 summaries"));
+    let topics = aesop::corpus::jsonl::read_set(&output).expect("read");
+    for topic in &topics {
+        assert!(topic.summaries.iter().all(|s| !s.system.contains('~')));
+        assert_eq!(topic.query.is_some(), topic.topic.starts_with("D0801"));
+    }
 }

@@ -4,7 +4,7 @@
 //! `consistency`, Newsroom's `informativeness`, …): a file of the other kind is refused at its
 //! first summary instead of being imported without its targets.
 
-use super::{map_score, read_json_lines, At};
+use super::{map_score, read_json_lines, At, BlankTexts};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::Result;
 use std::path::Path;
@@ -40,6 +40,7 @@ fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Top
     let mut topics = Vec::new();
     // doc_id -> the line that gave it: one topic per line, so a repeated id names both lines.
     let mut first_line = std::collections::HashMap::new();
+    let mut blank = BlankTexts::default();
     for (line, value) in read_json_lines(path)? {
         let at = At { file: path, line };
         let id = at.id(&value, "", "doc_id")?;
@@ -50,25 +51,31 @@ fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Top
             ));
         }
         let mut topic = Topic::new(id.clone());
-        topic
-            .documents
-            .push(Document::new(id, at.string(&value, "", "src")?));
+        let source = at.string(&value, "", "src")?;
+        if blank.keep(&at, "src", &source) {
+            topic.documents.push(Document::new(id, source));
+        }
         // `ref_summs` (SummEval) holds every reference with `ref_summ` first; Newsroom has only `ref_summ`.
         if value.get("ref_summs").is_some() {
             for (i, reference) in at.array(&value, "", "ref_summs")?.iter().enumerate() {
+                let field = format!("ref_summs[{i}]");
                 let text = reference
                     .as_str()
-                    .ok_or_else(|| at.error(&format!("ref_summs[{i}]"), "expected a string"))?;
-                topic
-                    .references
-                    .push(Reference::new(format!("ref{i}"), text));
+                    .ok_or_else(|| at.error(&field, "expected a string"))?;
+                if blank.keep(&at, &field, text) {
+                    topic
+                        .references
+                        .push(Reference::new(format!("ref{i}"), text));
+                }
             }
         } else {
-            topic
-                .references
-                .push(Reference::new("ref0", at.string(&value, "", "ref_summ")?));
+            let text = at.string(&value, "", "ref_summ")?;
+            if blank.keep(&at, "ref_summ", &text) {
+                topic.references.push(Reference::new("ref0", text));
+            }
         }
         for (system, entry) in at.object(&value, "", "sys_summs")? {
+            at.system_key("sys_summs", system)?;
             let field = format!("sys_summs.{system}");
             let mut summary = Summary::new(system.clone(), at.string(entry, &field, "sys_summ")?);
             let scores = at.object(entry, &field, "scores")?;
@@ -86,5 +93,6 @@ fn import(path: &Path, format: &str, mapping: &[(&str, &str)]) -> Result<Vec<Top
         }
         topics.push(topic);
     }
+    blank.warn();
     Ok(topics)
 }

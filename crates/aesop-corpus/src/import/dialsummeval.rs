@@ -1,7 +1,7 @@
 //! DialSummEval (Gao & Wan 2022): `human_judgment.jsonl`, one line per (dialogue, model), each
 //! with 3 annotator dicts. Lines are grouped by dialogue id into topics.
 
-use super::{map_score, read_json_lines, At};
+use super::{map_score, read_json_lines, At, BlankTexts};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::Result;
 use serde_json::Value;
@@ -19,13 +19,15 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
     };
     let mut topics: Vec<Topic> = Vec::new();
     // dialogue id -> (index in `topics`, line where first seen)
-    let mut index: HashMap<String, (usize, usize)> = HashMap::new();
+    // id -> (topic slot, first line, its dialogue)
+    let mut index: HashMap<String, (usize, usize, String)> = HashMap::new();
+    let mut blank = BlankTexts::default();
     // (dialogue id, model id) -> line, to name both lines of a duplicate
     let mut seen: HashMap<(String, String), usize> = HashMap::new();
     for (line, value) in read_json_lines(&path)? {
         let at = At { file: &path, line };
         let id = at.id(&value, "", "id")?;
-        let model = at.string(&value, "", "model_id")?;
+        let model = at.id(&value, "", "model_id")?;
         let dialogue = turns_per_line(&at.string(&value, "", "dialogue")?);
         let text = at.string(&value, "", "summary")?;
         if let Some(first) = seen.insert((id.clone(), model.clone()), line) {
@@ -35,20 +37,24 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
             ));
         }
         let slot = match index.get(&id) {
-            Some(&(slot, first_line)) => {
-                if topics[slot].documents[0].text != dialogue {
+            Some((slot, first_line, first_dialogue)) => {
+                if *first_dialogue != dialogue {
                     return Err(at.error(
                         "dialogue",
                         format!("differs from the dialogue of id {id} at line {first_line}"),
                     ));
                 }
-                slot
+                *slot
             }
             None => {
                 let mut topic = Topic::new(id.clone());
-                topic.documents.push(Document::new(id.clone(), dialogue));
+                if blank.keep(&at, "dialogue", &dialogue) {
+                    topic
+                        .documents
+                        .push(Document::new(id.clone(), dialogue.clone()));
+                }
                 topics.push(topic);
-                index.insert(id.clone(), (topics.len() - 1, line));
+                index.insert(id.clone(), (topics.len() - 1, line, dialogue));
                 topics.len() - 1
             }
         };
@@ -60,10 +66,13 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         let topic = &mut topics[slot];
         if model == GOLD_MODEL {
             summary.human = true;
-            topic.references.push(Reference::new(model, text));
+            if blank.keep(&at, "summary", &text) {
+                topic.references.push(Reference::new(model, text));
+            }
         }
         topic.summaries.push(summary);
     }
+    blank.warn();
     Ok(topics)
 }
 

@@ -113,10 +113,15 @@ impl At<'_> {
         }
     }
 
-    /// `value[key]` as a string or integer (ids are numbers in some sources).
+    /// `value[key]` as a string or integer (ids are numbers in some sources), not blank: a
+    /// judgment set needs every id.
     fn id(&self, value: &Value, field: &str, key: &str) -> Result<String> {
         let path = join(field, key);
         match value.get(key) {
+            Some(Value::String(text)) if text.trim().is_empty() => Err(self.error(
+                &path,
+                "must not be empty (a judgment set needs an id for every topic and summary)",
+            )),
             Some(Value::String(text)) => Ok(text.clone()),
             Some(Value::Number(number)) => Ok(number.to_string()),
             None | Some(Value::Null) => Err(self.error(&path, "missing required field")),
@@ -127,7 +132,17 @@ impl At<'_> {
         }
     }
 
-    /// `value[key]` as an object.
+    /// A system id given as an object's key (`sys_summs.M0`), which must not be blank either.
+    fn system_key(&self, field: &str, system: &str) -> Result<()> {
+        if system.trim().is_empty() {
+            return Err(self.error(
+                &format!("{field}.{system}"),
+                "a system named by a blank key (a judgment set needs an id for every summary)",
+            ));
+        }
+        Ok(())
+    }
+
     /// The scores a format maps to targets are required (null is allowed: a missing rating):
     /// a summary without one would be written without its target, unsaid.
     fn require_scores(
@@ -155,6 +170,7 @@ impl At<'_> {
         ))
     }
 
+    /// `value[key]` as an object.
     fn object<'v>(
         &self,
         value: &'v Value,
@@ -196,6 +212,38 @@ impl At<'_> {
                 Err(self.error(field, "infinite score (a score must be a finite number)"))
             }
             other => Err(self.error(field, format!("expected a number, found {}", kind(other)))),
+        }
+    }
+}
+
+/// The blank documents and references an import leaves out. A judgment set may hold neither (a
+/// blank source or reference would change every summary's content features, or set ROUGE to 0),
+/// so they are dropped, as the NIST importers drop theirs, and said once with the first place:
+/// the set reader's refusal named the written set's field (`documents[0].text`), not the source's.
+#[derive(Default)]
+struct BlankTexts {
+    count: usize,
+    first: Option<String>,
+}
+
+impl BlankTexts {
+    /// Whether `text` (at `field` of `at`) is kept; a blank one is counted.
+    fn keep(&mut self, at: &At, field: &str, text: &str) -> bool {
+        if !text.trim().is_empty() {
+            return true;
+        }
+        self.count += 1;
+        self.first
+            .get_or_insert_with(|| format!("{}:{}: {field}", at.file.display(), at.line));
+        false
+    }
+
+    fn warn(&self) {
+        if let Some(first) = &self.first {
+            aesop_core::eprintln_quiet!(
+                "warning: {first}: blank text left out ({} blank source or reference text(s) in all): a judgment set holds no blank document or reference; a topic without its source gets no content features, and a blank human summary stays a summary but is no reference",
+                self.count
+            );
         }
     }
 }

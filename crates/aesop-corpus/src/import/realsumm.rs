@@ -1,7 +1,7 @@
 //! REALSumm (Bhandari et al. 2020): a directory with `scores_abs.jsonl`, `scores_ext.jsonl`,
 //! `src.txt` (line i = article of doc_id i) and optionally `doc_id_map.jsonl` (doc_id -> event_id).
 
-use super::{map_score, read_json_lines, read_text, At};
+use super::{map_score, read_json_lines, read_text, At, BlankTexts};
 use crate::{Document, Reference, Summary, Topic};
 use anyhow::{bail, Result};
 use serde_json::Value;
@@ -20,7 +20,9 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
         );
     }
     let event_ids = read_event_ids(&dir.join("doc_id_map.jsonl"))?;
-    let sources = read_sources(&dir.join("src.txt"))?;
+    let source_path = dir.join("src.txt");
+    let sources = read_sources(&source_path)?;
+    let mut blank = BlankTexts::default();
 
     // doc_id -> topic, filled from both score files.
     let mut topics: BTreeMap<u64, Topic> = BTreeMap::new();
@@ -51,7 +53,8 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
                     &value,
                     &at,
                     event_ids.as_ref(),
-                    &sources,
+                    (&source_path, &sources),
+                    &mut blank,
                 )?),
             };
             for (system, entry) in at.object(&value, "", "system_summaries")? {
@@ -60,6 +63,7 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
                 }
                 let field = format!("system_summaries.{system}");
                 let name = system.strip_suffix(".txt").unwrap_or(system);
+                at.system_key("system_summaries", name)?;
                 if topic.summaries.iter().any(|s| s.system == name) {
                     return Err(at.error(
                         &field,
@@ -94,6 +98,7 @@ pub fn import(dir: &Path) -> Result<Vec<Topic>> {
             }
         }
     }
+    blank.warn();
     warn_uneven_systems(dir, &topics);
     Ok(topics.into_values().collect())
 }
@@ -126,7 +131,8 @@ fn new_topic(
     value: &Value,
     at: &At,
     event_ids: Option<&BTreeMap<u64, String>>,
-    sources: &[String],
+    (source_path, sources): (&Path, &[String]),
+    blank: &mut BlankTexts,
 ) -> Result<Topic> {
     // With a map every topic is named by its event id (a doc_id the map lacks would mix the
     // two schemes, and could take an event id's name); without one, by its doc_id.
@@ -158,11 +164,18 @@ fn new_topic(
                 ),
             )
         })?;
-    topic.documents.push(Document::new(id, source.clone()));
-    topic.references.push(Reference::new(
-        "ref0",
-        strip_sentence_tags(&at.string(value, "", "ref_summ")?),
-    ));
+    // src.txt line doc_id + 1 holds the article.
+    let source_at = At {
+        file: source_path,
+        line: usize::try_from(doc_id).map_or(usize::MAX, |i| i.saturating_add(1)),
+    };
+    if blank.keep(&source_at, "article", source) {
+        topic.documents.push(Document::new(id, source.clone()));
+    }
+    let reference = strip_sentence_tags(&at.string(value, "", "ref_summ")?);
+    if blank.keep(at, "ref_summ", &reference) {
+        topic.references.push(Reference::new("ref0", reference));
+    }
     Ok(topic)
 }
 

@@ -1,7 +1,7 @@
 //! SummEval-OP (Siledar et al. 2024): `summeval-op.jsonl`, one product per line with 8 reviews
 //! (the documents) and 13 rated summaries, `human-summaries` among them.
 
-use super::{map_score, read_json_lines, At};
+use super::{map_score, read_json_lines, At, BlankTexts};
 use crate::{Document, Summary, Topic};
 use anyhow::Result;
 use serde_json::Value;
@@ -26,6 +26,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
     };
     let mut topics = Vec::new();
     let mut first_line = std::collections::HashMap::new();
+    let mut blank = BlankTexts::default();
     for (index, (line, value)) in read_json_lines(&path)?.into_iter().enumerate() {
         let at = At { file: &path, line };
         // The file has no product id: topics are numbered in file order.
@@ -33,22 +34,28 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         match value.get("reviews") {
             Some(Value::Object(reviews)) => {
                 for (id, text) in reviews {
+                    let field = format!("reviews.{id}");
                     let text = text
                         .as_str()
-                        .ok_or_else(|| at.error(&format!("reviews.{id}"), "expected a string"))?;
-                    topic.documents.push(Document::new(id.clone(), text));
+                        .ok_or_else(|| at.error(&field, "expected a string"))?;
+                    if blank.keep(&at, &field, text) {
+                        topic.documents.push(Document::new(id.clone(), text));
+                    }
                 }
                 // serde_json sorts keys, which would put rev10 before rev2; order by number.
                 topic.documents.sort_by_key(|d| review_number(&d.id));
             }
             Some(Value::Array(reviews)) => {
                 for (i, text) in reviews.iter().enumerate() {
+                    let field = format!("reviews[{i}]");
                     let text = text
                         .as_str()
-                        .ok_or_else(|| at.error(&format!("reviews[{i}]"), "expected a string"))?;
-                    topic
-                        .documents
-                        .push(Document::new(format!("rev{}", i + 1), text));
+                        .ok_or_else(|| at.error(&field, "expected a string"))?;
+                    if blank.keep(&at, &field, text) {
+                        topic
+                            .documents
+                            .push(Document::new(format!("rev{}", i + 1), text));
+                    }
                 }
             }
             _ => return Err(at.error("reviews", "expected an object or array of reviews")),
@@ -63,6 +70,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
             ));
         }
         for (system, entry) in at.object(&value, "", "summaries")? {
+            at.system_key("summaries", system)?;
             let field = format!("summaries.{system}");
             let mut summary = Summary::new(system.clone(), at.string(entry, &field, "summary")?);
             summary.human = system == HUMAN_SYSTEM;
@@ -86,6 +94,7 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         }
         topics.push(topic);
     }
+    blank.warn();
     Ok(topics)
 }
 

@@ -2,9 +2,8 @@
 //! Scores come from the NIST tables (responsiveness, linguistic quality, pyramid).
 
 use super::{
-    add_summaries, base_topic_id, cell, collect_files, docset_documents, is_topics_file,
-    parse_summary_name, query_of, read_summaries, read_topic_statements, summary_kind, table_rows,
-    ScoreTable, SourceFile,
+    add_summaries, base_topic_id, cell, collect_files, docset_documents, is_topics_file, query_of,
+    read_summaries, read_topic_statements, summary_kind, table_rows, ScoreTable, SourceFile,
 };
 use crate::Topic;
 use anyhow::{bail, Result};
@@ -50,14 +49,10 @@ fn is_cluster_dir(name: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphabetic()
 }
 
-/// Main-task summary names only: the 2007 update pilot (`D0703-A`) is not imported.
-fn is_main_task_summary(file: &SourceFile) -> bool {
-    summary_kind(file).is_some()
-        && parse_summary_name(file.name()).is_some_and(|(topic, _)| !topic.contains('-'))
-}
-
+/// Every file under ROUGE/peers and ROUGE/models is read, so that a misnamed one is said
+/// ([`read_summaries`]); the 2007 update pilot's (`D0703-A`) are then left out by topic.
 fn wanted(file: &SourceFile) -> bool {
-    is_main_task_summary(file)
+    summary_kind(file).is_some()
         || table_kind(file).is_some()
         || is_topics_file(file)
         || is_cluster_dir(file.ancestor(1))
@@ -104,6 +99,7 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         topics.push(topic);
     }
     table.warn_untaken(root);
+    statements.warn_unstated(root, &topics);
     let without: Vec<&str> = topics
         .iter()
         .filter(|t| t.documents.is_empty())

@@ -227,13 +227,31 @@ fn windows_1252(byte: u8) -> char {
 }
 
 /// A summary file name `D0805-A.M.100.A.5`: five dot-separated fields; field 0 is the
-/// topic (or topic-set), field 4 the summarizer. Returns (field 0 upper-cased, summarizer).
+/// topic (or topic-set), field 4 the summarizer (a number for systems, letters for humans:
+/// `2~`, an editor's backup of system 2, is no summarizer). Returns (field 0 upper-cased,
+/// summarizer).
 fn parse_summary_name(name: &str) -> Option<(String, String)> {
     let fields: Vec<&str> = name.split('.').collect();
     if fields.len() != 5 || fields.iter().any(|f| f.trim().is_empty()) {
         return None;
     }
-    Some((fields[0].to_ascii_uppercase(), fields[4].to_string()))
+    let summarizer = fields[4];
+    if !summarizer.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some((fields[0].to_ascii_uppercase(), summarizer.to_string()))
+}
+
+/// Files an editor or a copy leaves beside the ones it touched (`…A.2~`, `.…swp`, `#…#`,
+/// `….bak`): not summaries, and not worth a warning.
+fn is_editor_leftover(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    name.starts_with('.')
+        || name.ends_with('~')
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
+        || [".bak", ".orig", ".swp", ".tmp", ".rej"]
+            .iter()
+            .any(|extension| lower.ends_with(extension))
 }
 
 /// True for files under `<...>/ROUGE/peers/` or `<...>/ROUGE/models/` (not `manual/peers/`,
@@ -279,15 +297,24 @@ fn summarizer_order(summarizer: &str) -> (bool, u64, String) {
 /// The summaries found for one topic(-set): summarizer -> (kind, text, file).
 type SummaryFiles = BTreeMap<String, (SummaryKind, String, String)>;
 
-/// Read every peer/model file, keyed by topic(-set) field, skipping names that do not parse.
-/// A human summary present both in models/ and peers/ (DUC 2006 ships it twice) is kept once.
+/// Read every peer/model file, keyed by topic(-set) field. A file whose name does not parse is
+/// not read, and said: a warning for a misnamed file (a summary with a field fewer was lost
+/// unsaid), a note for editor leftovers. A human summary present both in models/ and peers/
+/// (DUC 2006 ships it twice) is kept once.
 fn read_summaries(files: &[SourceFile]) -> Result<BTreeMap<String, SummaryFiles>> {
     let mut by_topic: BTreeMap<String, SummaryFiles> = BTreeMap::new();
+    let mut misnamed = Vec::new();
+    let mut leftovers = Vec::new();
     for file in files {
         let Some(kind) = summary_kind(file) else {
             continue;
         };
         let Some((topic, summarizer)) = parse_summary_name(file.name()) else {
+            if is_editor_leftover(file.name()) {
+                leftovers.push(file.display.as_str());
+            } else {
+                misnamed.push(file.display.as_str());
+            }
             continue;
         };
         let text = summary_text(&file.text()?);
@@ -302,6 +329,20 @@ fn read_summaries(files: &[SourceFile]) -> Result<BTreeMap<String, SummaryFiles>
                 entry.insert(summarizer, (kind, text, file.display.clone()));
             }
         }
+    }
+    if let Some(first) = misnamed.first() {
+        aesop_core::eprintln_quiet!(
+            "warning: {} file(s) in ROUGE/peers or ROUGE/models are not named as NIST summaries \
+             (five dot-separated fields, TOPIC-SET.M.100.SELECTOR.SUMMARIZER, the summarizer a \
+             number or letters) and were not read (e.g. {first})",
+            misnamed.len()
+        );
+    }
+    if let Some(first) = leftovers.first() {
+        aesop_core::eprintln_quiet!(
+            "note: {} editor backup or hidden file(s) in ROUGE/peers or ROUGE/models were not read (e.g. {first})",
+            leftovers.len()
+        );
     }
     Ok(by_topic)
 }
@@ -519,15 +560,73 @@ fn parse_topics(text: &str) -> BTreeMap<String, TopicStatement> {
     topics
 }
 
-/// Read and merge every topics file (a topic defined twice keeps its first statement).
-fn read_topic_statements(files: &[SourceFile]) -> Result<BTreeMap<String, TopicStatement>> {
-    let mut statements = BTreeMap::new();
+/// The topic statements of a tree, and whether it has a topics file at all.
+struct Statements {
+    by_topic: BTreeMap<String, TopicStatement>,
+    found_file: bool,
+}
+
+/// Read and merge every topics file (a topic defined twice keeps its first statement). A file
+/// that ends inside a `<topic>` (cut short) is warned about: the topics after it are missing,
+/// and the last one may have lost its narrative or documents list.
+fn read_topic_statements(files: &[SourceFile]) -> Result<Statements> {
+    let mut statements = Statements {
+        by_topic: BTreeMap::new(),
+        found_file: false,
+    };
     for file in files.iter().filter(|f| is_topics_file(f)) {
-        for (id, statement) in parse_topics(&file.text()?) {
-            statements.entry(id).or_insert(statement);
+        statements.found_file = true;
+        let text = file.text()?;
+        let topics = parse_topics(&text);
+        let unclosed = markup::elements(&text, "topic")
+            .len()
+            .saturating_sub(text.to_ascii_lowercase().matches("</topic").count());
+        if unclosed > 0 {
+            aesop_core::eprintln_quiet!(
+                "warning: {}: {unclosed} <topic> element(s) have no end tag, so the file may be cut short: topics after its last complete one have no statement, and the last may lack part of its own ({} topic(s) read)",
+                file.display,
+                topics.len()
+            );
+        }
+        for (id, statement) in topics {
+            statements.by_topic.entry(id).or_insert(statement);
         }
     }
     Ok(statements)
+}
+
+impl Statements {
+    fn get(&self, topic: &str) -> Option<&TopicStatement> {
+        self.by_topic.get(topic)
+    }
+
+    /// Say which imported topics got no query: all of them when the tree has no topics file
+    /// (a note: the scores do not need one), some when the file lacks them (a warning: a file cut
+    /// short, or the wrong year's file, left queries out unsaid).
+    fn warn_unstated(&self, root: &Path, topics: &[Topic]) {
+        let unstated: Vec<&str> = topics
+            .iter()
+            .filter(|t| t.query.is_none())
+            .map(|t| t.topic.as_str())
+            .collect();
+        let Some(first) = unstated.first() else {
+            return;
+        };
+        if !self.found_file {
+            aesop_core::eprintln_quiet!(
+                "note: {}: no topics file (a name holding `topics`, e.g. UpdateSumm08_test_topics.xml.txt) in the tree: the {} topic(s) are imported without their query (title and narrative)",
+                root.display(),
+                unstated.len()
+            );
+        } else {
+            aesop_core::eprintln_quiet!(
+                "warning: {}: {} of {} topic(s) have no statement in the topics file (e.g. {first}) and are imported without their query; a topics file cut short, or another year's, does this",
+                root.display(),
+                unstated.len(),
+                topics.len()
+            );
+        }
+    }
 }
 
 fn is_topics_file(file: &SourceFile) -> bool {
@@ -637,6 +736,10 @@ mod tests {
         );
         assert_eq!(parse_summary_name("README"), None);
         assert_eq!(parse_summary_name("D0805-A.M.100.A"), None);
+        assert_eq!(parse_summary_name("D0805-A.M.100.A.2~"), None);
+        assert!(is_editor_leftover("D0805-A.M.100.A.2~"));
+        assert!(is_editor_leftover(".D0805-A.M.100.A.2.swp"));
+        assert!(!is_editor_leftover("D0805-A.M.100.A"));
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! TAC 2008-2011 (update / guided summarization): one topic per topic-set (`D0801-A`, `D0801-B`).
 
 use super::{
-    add_summaries, cell, collect_files, docset_documents, is_topics_file, parse_summary_name,
-    query_of, read_summaries, read_topic_statements, summary_kind, table_rows,
-    warn_missing_documents, ScoreTable, SourceFile,
+    add_summaries, cell, collect_files, docset_documents, is_topics_file, query_of, read_summaries,
+    read_topic_statements, summary_kind, table_rows, warn_missing_documents, ScoreTable,
+    SourceFile,
 };
 use crate::Topic;
 use anyhow::{bail, Result};
@@ -72,7 +72,7 @@ fn manual_kind(file: &SourceFile) -> Option<bool> {
 }
 
 fn wanted(file: &SourceFile) -> bool {
-    (summary_kind(file).is_some() && parse_summary_name(file.name()).is_some())
+    summary_kind(file).is_some()
         || manual_kind(file).is_some()
         || is_topics_file(file)
         || is_docset_dir(file.ancestor(1))
@@ -154,6 +154,7 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         topics.push(topic);
     }
     table.warn_untaken(root);
+    statements.warn_unstated(root, &topics);
     // Peers and models alone: a DUC tree has them too (ROUGE/ of its own layout), and its
     // documents and scores were silently lost under `import tac`.
     let nothing_judged = topics.iter().all(|t| {
