@@ -452,6 +452,15 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
         json.get("statistics").is_none(),
         "protocol 2 reports per held-out set"
     );
+    // What reproduces the intervals (audit stop 53: the sample count was not recorded) and
+    // which data they measured.
+    assert_eq!(json["bootstrap"], 0, "{json}");
+    let hashes = json["set_hashes"].as_array().expect("set_hashes");
+    assert_eq!(hashes.len(), 3);
+    assert!(hashes[0].as_str().is_some_and(|h| h.len() == 16), "{json}");
+    assert!(json["written_by"]
+        .as_str()
+        .is_some_and(|w| w.starts_with("aesop ")));
     for h in held {
         let trained_on = h["trained_on"].as_array().expect("trained_on");
         assert_eq!(trained_on.len(), 2, "{h}");

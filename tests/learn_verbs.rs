@@ -231,6 +231,26 @@ fn train_stores_only_a_report_of_the_model_it_trains() {
         "feature_options_changed: the report measured features computed with tesla.alpha = 0.5, \
          this model's are computed with the default feature options",
     );
+    // A report of other data under the same file name (audit stop 53: it was stored, its
+    // held-out error shown beside this set's hash).
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).expect("dir");
+    let other_set = sample_subset(&other, "set.jsonl", 5, 6, None);
+    let other_report = other.join("r.json");
+    surface_model("cross-validate", &other_set)
+        .arg("-o")
+        .arg(other.join("oof.jsonl"))
+        .arg("--report")
+        .arg(&other_report)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&other_report).expect("report");
+    refused(
+        &text,
+        "relevance",
+        "surface",
+        "set_hashes: the report measured set.jsonl with content hash",
+    );
 }
 
 /// The card printed numbers through f64: `--seed 9007199254740993` showed ...992, and

@@ -272,7 +272,18 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     assert!(distinct.len() > 100, "{} distinct scores", distinct.len());
     let card = card_json(&model);
     assert_eq!(card["stack_bases"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        card["stack_bases"][0]["classes"],
+        serde_json::json!(["content", "rouge"])
+    );
     assert_eq!(card["feature_ranges"], true);
+    // The text card names each base's classes (audit stop 53: only their feature count).
+    let text = card_text(&model);
+    assert!(
+        text.contains("- `form`: predicts `coherence` with rank-svm, ")
+            && text.contains("features of surface"),
+        "{text}"
+    );
 }
 
 /// A model that gives every summary one score is written, with a warning that says so (a

@@ -44,13 +44,11 @@ pub struct Aligned {
 }
 
 impl Aligned {
-    /// Lay out rows in first-seen order of topics and systems. A repeated (topic, system) is an
-    /// error: the levels would silently weigh that summary twice.
+    /// Lay out rows with topics and systems in sorted order of their ids, whatever the order of
+    /// the rows: the bootstrap resamples these indices, so numbering them by first appearance
+    /// made a set with its lines re-sorted give other intervals under the same seed. A repeated
+    /// (topic, system) is an error: the levels would silently weigh that summary twice.
     pub fn new(rows: &[ScoreRow]) -> Result<Aligned> {
-        let mut topic_index: HashMap<&str, usize> = HashMap::new();
-        let mut system_index: HashMap<&str, usize> = HashMap::new();
-        let mut topics = Vec::new();
-        let mut systems = Vec::new();
         for row in rows {
             if !row.metric.is_finite() || !row.human.is_finite() {
                 bail!(
@@ -61,15 +59,20 @@ impl Aligned {
                     row.human
                 );
             }
-            topic_index.entry(&row.topic).or_insert_with(|| {
-                topics.push(row.topic.clone());
-                topics.len() - 1
-            });
-            system_index.entry(&row.system).or_insert_with(|| {
-                systems.push(row.system.clone());
-                systems.len() - 1
-            });
         }
+        let sorted_ids = |id: fn(&ScoreRow) -> &str| -> Vec<String> {
+            let ids: std::collections::BTreeSet<&str> = rows.iter().map(id).collect();
+            ids.into_iter().map(str::to_string).collect()
+        };
+        let topics = sorted_ids(|row| &row.topic);
+        let systems = sorted_ids(|row| &row.system);
+        let index = |ids: &[String]| -> HashMap<String, usize> {
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| (id.clone(), i))
+                .collect()
+        };
+        let (topic_index, system_index) = (index(&topics), index(&systems));
         let mut cells = vec![vec![None; systems.len()]; topics.len()];
         for row in rows {
             let (t, s) = (
@@ -411,6 +414,38 @@ mod tests {
             metric,
             human,
         }
+    }
+
+    /// Audit stop 53: topics and systems were numbered by first appearance, so the same rows
+    /// in another order gave other bootstrap intervals under the same seed.
+    #[test]
+    fn the_layout_and_the_bootstrap_do_not_depend_on_the_order_of_the_rows() {
+        let mut rows = Vec::new();
+        for t in 0..6 {
+            for (s, system) in ["m2", "m10", "a", "z"].iter().enumerate() {
+                let human = ((t * 7 + s * 3) % 5) as f64;
+                rows.push(row(&format!("t{t}"), system, human + 0.1 * s as f64, human));
+            }
+        }
+        let mut reordered = rows.clone();
+        reordered.reverse();
+        reordered.swap(0, 7);
+        let (a, b) = (
+            Aligned::new(&rows).expect("rows"),
+            Aligned::new(&reordered).expect("rows"),
+        );
+        assert_eq!(a.systems, ["a", "m10", "m2", "z"]);
+        assert_eq!((&a.topics, &a.systems), (&b.topics, &b.systems));
+        let intervals = |data: &Aligned| {
+            crate::bootstrap::bootstrap_intervals(
+                data,
+                200,
+                crate::bootstrap::Resample::Both,
+                7,
+                0.95,
+            )
+        };
+        assert_eq!(intervals(&a), intervals(&b));
     }
 
     #[test]

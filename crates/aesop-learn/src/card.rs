@@ -110,6 +110,7 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
             "target": b.target,
             "learner": b.model.learner.name(),
             "hyper": hyper_facts(&b.model.hyper),
+            "classes": b.classes,
             "features": b.feature_names.len(),
         })).collect::<Vec<_>>()),
         "report": report,
@@ -446,13 +447,22 @@ pub fn render(facts: &Value) -> String {
     if let Some(bases) = facts["stack_bases"].as_array() {
         let _ = writeln!(out, "\n## Base models (stacked)\n");
         for b in bases {
+            let classes: Vec<&str> = b["classes"]
+                .as_array()
+                .map(|list| list.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- `{}`: predicts `{}` with {}, {} features",
+                "- `{}`: predicts `{}` with {}, {} features of {}",
                 b["name"].as_str().unwrap_or(""),
                 b["target"].as_str().unwrap_or(""),
                 b["learner"].as_str().unwrap_or(""),
-                number(&b["features"])
+                number(&b["features"]),
+                if classes.is_empty() {
+                    "every class".to_string()
+                } else {
+                    classes.join(", ")
+                }
             );
         }
     }

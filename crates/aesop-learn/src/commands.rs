@@ -501,6 +501,15 @@ pub struct CvReport {
     pub statistics: Option<aesop_eval::levels::LevelStats>,
     /// Every set with its column (`PATH:COLUMN`).
     pub sets: Vec<String>,
+    /// The content hash of each of `sets` (FNV-1a of the file's bytes, as model cards record
+    /// it): `train --report` refused a report of other data only when its file name differed.
+    pub set_hashes: Vec<String>,
+    /// Bootstrap samples behind protocol 2's intervals and paired tests (`--bootstrap`); none
+    /// for protocol 1, which reports point estimates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<usize>,
+    /// The aesop that wrote the report (`aesop 0.1.0`).
+    pub written_by: String,
     /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
     pub normalize: String,
     pub equal_set_weights: bool,
@@ -590,8 +599,7 @@ pub fn train_command(
         }
         Some(plan) => {
             let spec = learn.single_set()?;
-            let bytes = std::fs::read(&spec.path)
-                .with_context(|| format!("reading {}", spec.path.display()))?;
+            let hash = content_hash(&spec.path)?;
             let topics = jsonl::read_set(&spec.path)?;
             let table = extract(&spec.path, &topics, &classes, options, cancel)?;
             let data = StackData::from_table(&table, &topics, &spec.column, plan)
@@ -601,7 +609,7 @@ pub fn train_command(
             let model = stack::train_stacked(&plan.bases, &data, &settings, cancel)?;
             let training = TrainingSet {
                 name: spec.name(),
-                content_hash: format!("{:016x}", fnv1a64(&bytes)),
+                content_hash: hash,
                 topics: topics.len(),
                 summaries: table.records.len(),
                 rows: data.len(),
@@ -811,6 +819,41 @@ fn read_training_report(
             }
         }
     }
+    // The same file name may hold other data (a set re-imported, or another set's copy): the
+    // hashes tell.
+    match report.get("set_hashes") {
+        None => unrecorded.push("set_hashes"),
+        Some(v) => {
+            let recorded_sets = report.get("sets").and_then(Value::as_array);
+            let recorded: Option<Vec<(String, &str)>> = v.as_array().and_then(|hashes| {
+                let sets = recorded_sets.filter(|sets| sets.len() == hashes.len())?;
+                sets.iter()
+                    .zip(hashes)
+                    .map(|(set, hash)| {
+                        let spec = transfer::parse_set_spec(set.as_str()?).ok()?;
+                        Some((spec.name(), hash.as_str()?))
+                    })
+                    .collect()
+            });
+            let Some(recorded) = recorded else {
+                bail!("{shown}: set_hashes: not one content hash per entry of `sets`");
+            };
+            for spec in learn.set_specs()? {
+                let here = content_hash(&spec.path)?;
+                if let Some((name, hash)) = recorded
+                    .iter()
+                    .find(|(name, hash)| *name == spec.name() && *hash != here)
+                {
+                    bail!(
+                        "{shown}: set_hashes: the report measured {name} with content hash {hash}, \
+                         the {} trained on here has {here}: the same name, other data; give the \
+                         report of this model's own cross-validation",
+                        spec.path.display()
+                    );
+                }
+            }
+        }
+    }
     // The options that change features (`--rouge-mode b`, `--topic-word-cutoff 5`), as the
     // report and the model card record them: the same features under other options are other
     // features.
@@ -845,6 +888,13 @@ fn read_training_report(
         );
     }
     Ok((text, mae))
+}
+
+/// The content hash of the file at `path` as model cards and reports record it (FNV-1a 64 of
+/// its bytes, 16 hex digits).
+fn content_hash(path: &std::path::Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(format!("{:016x}", fnv1a64(&bytes)))
 }
 
 /// Score a set (or plain-text files) with the named models, or with the default built-in
@@ -937,6 +987,7 @@ pub fn cross_validate_command(
         );
         report.statistics = protocol1_statistics(data, &predictions);
         report.sets = vec![spec.to_string()];
+        report.set_hashes = vec![content_hash(&spec.path)?];
         (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
         report.calibrated_mae = mean_absolute_error(&calibrated, &data.targets);
         return finish_cv_report(outputs, report);
@@ -1002,6 +1053,11 @@ pub fn cross_validate_command(
         report.topic_folds = 0;
         report.system_folds = 0;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
+        report.set_hashes = loaded
+            .iter()
+            .map(|l| l.record.content_hash.clone())
+            .collect();
+        report.bootstrap = Some(args.bootstrap);
         // Over the held-out sets whose error is defined (on the target's scale, with that
         // scale taught by another set), weighted by rows.
         let (sum, n) = held_out
@@ -1050,6 +1106,10 @@ pub fn cross_validate_command(
     (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
     report.statistics = protocol1_statistics(&pooled.data, &raw);
     report.sets = specs.iter().map(|s| s.to_string()).collect();
+    report.set_hashes = loaded
+        .iter()
+        .map(|l| l.record.content_hash.clone())
+        .collect();
     report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
     report.seconds = started.elapsed().as_secs_f64();
     if several {
@@ -1187,6 +1247,9 @@ fn cv_report(
         system_kendall_tau: system_level_tau(predictions, &data.targets, &data.systems),
         statistics: None,
         sets: Vec::new(),
+        set_hashes: Vec::new(),
+        bootstrap: None,
+        written_by: format!("aesop {}", env!("CARGO_PKG_VERSION")),
         normalize: learn.transfer.normalize.name().to_string(),
         equal_set_weights: learn.transfer.equal_set_weights,
         calibrated_mae: f64::NAN,

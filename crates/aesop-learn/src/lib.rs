@@ -53,6 +53,7 @@ pub fn train_anchored(
     seed: u64,
     anchor: Option<&str>,
 ) -> Result<Trained> {
+    let data = data.in_canonical_order();
     let scaler = Scaler::fit_class_balanced(&data.rows, &data.names);
     let rows = scaler.transform(&data.rows);
     let groups = data.topic_groups();

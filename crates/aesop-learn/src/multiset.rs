@@ -285,7 +285,12 @@ pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Ca
         recipe.seed,
         recipe.anchor,
     )?;
-    let idx = pooled.rows_on_scale_of(recipe.target);
+    // In (topic, system) order, as the model was fitted ([`Dataset::in_canonical_order`]).
+    let mut idx = pooled.rows_on_scale_of(recipe.target);
+    let data = &pooled.data;
+    idx.sort_by(|&a, &b| {
+        (&data.topics[a], &data.systems[a]).cmp(&(&data.topics[b], &data.systems[b]))
+    });
     let rows: Vec<Vec<f64>> = idx.iter().map(|&i| pooled.data.rows[i].clone()).collect();
     let targets: Vec<f64> = idx.iter().map(|&i| pooled.original_targets[i]).collect();
     let topics: Vec<String> = idx.iter().map(|&i| pooled.data.topics[i].clone()).collect();
