@@ -400,6 +400,22 @@ fn model_to_fetch(what: Option<&str>) -> &'static aesop::neural::model::ModelSpe
     }
 }
 
+/// The feature options of a learning verb, after the checks of flag combinations that clap's
+/// declarations cannot make (`usage`, the verb's own; then a `--recipe` and the flags refused
+/// beside it; then the hyper-parameter flags against `--learner`): each failure is a usage
+/// error (exit 2), as clap's own are, found before any set is read.
+fn learning_options(
+    subcommand: &str,
+    usage: anyhow::Result<()>,
+    flags: &FeatureFlags,
+    learn: &mut learn::LearnArgs,
+) -> features::FeatureOptions {
+    let checked = usage
+        .and_then(|()| flags.for_learning(learn))
+        .and_then(|options| learn.hyper.fixed(learn.learner).map(|_| options));
+    checked.unwrap_or_else(|e| usage_error(subcommand, &format!("{e:#}")))
+}
+
 /// Exit with a usage error of `subcommand` in clap's form (its message and usage, exit 2), for
 /// what clap's declarations cannot check.
 fn usage_error(subcommand: &str, message: &str) -> ! {
@@ -526,19 +542,21 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Train {
             mut args, options, ..
         } => {
-            if let Err(e) = args.learn.check_no_op_flags() {
-                usage_error("train", &e.to_string());
+            let usage = args.learn.check_no_op_flags();
+            let options = learning_options("train", usage, &options, &mut args.learn);
+            if let Err(e) = args.learn.check_plan(&options) {
+                usage_error("train", &format!("{e:#}"));
             }
-            let options = options.for_learning(&mut args.learn)?;
             learn::train_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Ablate {
             mut args, options, ..
         } => {
-            if let Err(e) = aesop::learn::ablate::check_usage(&args) {
-                usage_error("ablate", &e.to_string());
+            let usage = aesop::learn::ablate::check_usage(&args);
+            let options = learning_options("ablate", usage, &options, &mut args.learn);
+            if let Err(e) = aesop::learn::ablate::plan(&args, &options) {
+                usage_error("ablate", &format!("{e:#}"));
             }
-            let options = options.for_learning(&mut args.learn)?;
             aesop::learn::ablate::ablate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Serve(args) => {
@@ -582,10 +600,10 @@ fn dispatch(command: Command) -> Result<()> {
                 args.system_folds,
             )
             .and_then(|()| args.learn.check_no_op_flags());
-            if let Err(e) = usage {
-                usage_error("cross-validate", &e.to_string());
+            let options = learning_options("cross-validate", usage, &options, &mut args.learn);
+            if let Err(e) = args.learn.check_plan(&options) {
+                usage_error("cross-validate", &format!("{e:#}"));
             }
-            let options = options.for_learning(&mut args.learn)?;
             learn::cross_validate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
         Command::Features {
@@ -599,7 +617,9 @@ fn dispatch(command: Command) -> Result<()> {
             // end with exit 130 and no output.
             let cancel = interrupt_flag()?;
             let options = options.to_options();
-            features::check_options_apply(&options, &classes, None)?;
+            if let Err(e) = features::check_options_apply(&options, &classes, None) {
+                usage_error("features", &e.to_string());
+            }
             let classes = features::build_classes(&classes, &options)?;
             let progress = aesop::progress::enabled();
             // Streamed: topics are read, extracted and written a window at a time.

@@ -317,8 +317,9 @@ fn an_option_for_a_class_not_computed_is_refused() {
             .arg(&set)
             .arg("-o")
             .arg(&out)
+            // A usage error (exit 2), found from the flags before the set is read.
             .assert()
-            .code(1)
+            .code(2)
             .stderr(predicates::str::contains(format!("{flag} (")))
             .stderr(predicates::str::contains("none is computed here"));
         assert!(!out.exists(), "{args:?} wrote output");
@@ -385,7 +386,7 @@ fn an_option_that_changes_none_of_the_selected_features_is_refused() {
             .arg("-o")
             .arg(&model)
             .assert()
-            .code(1)
+            .code(2)
             .stderr(predicates::str::contains(format!("{flag} (")))
             .stderr(predicates::str::contains(
                 "none of them is among the features used here",

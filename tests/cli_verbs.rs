@@ -266,7 +266,11 @@ fn a_named_class_that_needs_references_is_refused_under_no_references() {
             .output()
             .expect("run");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{verb}: {stderr}");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{verb}: a usage error: {stderr}"
+        );
         assert!(
             stderr.contains(
                 "rouge needs references; drop it from --classes or leave out --no-references"

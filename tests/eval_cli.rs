@@ -331,6 +331,18 @@ fn predictions_of_two_models_are_told_apart() {
         e.contains("no prediction of 'pyramid' by model 'c' (models in the file: a, b)"),
         "{e}"
     );
+    // A model that predicts another target (audit stop 53: "its lines name no model").
+    let other_target = dir.path().join("other-target.jsonl");
+    std::fs::write(&other_target, two.replace("\"pyramid\"", "\"readability\"")).expect("write");
+    let mut a = args(other_target, set.clone(), "pyramid");
+    a.model = Some("a".into());
+    let e = error_of(a);
+    assert!(
+        e.contains(
+            "no prediction of 'pyramid' by model 'a' (no line predicts 'pyramid'; targets in the file: readability)"
+        ),
+        "{e}"
+    );
     // One file, two models compared.
     let mut a = args(both.clone(), set.clone(), "pyramid");
     a.model = Some("a".into());

@@ -224,7 +224,8 @@ fn the_cli_refuses_a_bad_anchor_before_computing_features() {
             .output()
             .expect("run");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{verb} {flags:?}: {stderr}");
+        // A usage error (exit 2): found from the flags, before any set is read.
+        assert_eq!(out.status.code(), Some(2), "{verb} {flags:?}: {stderr}");
         assert!(stderr.contains(message), "{verb} {flags:?}: {stderr}");
         assert!(
             !stderr.contains("features: "),

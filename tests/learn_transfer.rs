@@ -828,7 +828,7 @@ fn fold_flags_are_checked_and_reported_as_used() {
         .args(["--stack-topic-folds", "2"])
         .output()
         .expect("cross-validate");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("give --stack too"));
 }
 

@@ -291,7 +291,7 @@ fn an_unknown_anchor_is_answered_with_features_of_the_chosen_classes() {
         .arg(dir.path().join("an.aesop"))
         .output()
         .expect("train");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     let message = stderr(&out);
     assert!(message.contains("e.g. surface."), "{message}");
     assert!(!message.contains("e.g. content.js"), "{message}");

@@ -753,8 +753,15 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
             bail!(
                 "{}: no prediction of '{target}' by model '{model}' ({})",
                 path.display(),
-                if models_of_target.is_empty() {
-                    "its lines name no model".to_string()
+                if models_of_target.is_empty() && !other_targets.is_empty() {
+                    // The lines name models, but of other targets (audit stop 53: this said
+                    // "its lines name no model").
+                    format!(
+                        "no line predicts '{target}'; targets in the file: {}",
+                        other_targets.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                } else if models_of_target.is_empty() {
+                    format!("its lines of '{target}' name no model")
                 } else {
                     format!(
                         "models in the file: {}",

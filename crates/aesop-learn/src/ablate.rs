@@ -179,18 +179,24 @@ pub struct AblationSettings {
     pub bootstrap: usize,
 }
 
-/// Run the ablation, write the Markdown table (and CSV / SVG when asked) and return the report.
-pub fn ablate_command(
-    args: &AblateArgs,
-    options: &FeatureOptions,
-    cancel: &AtomicBool,
-) -> Result<AblationReport> {
+/// What the flags alone decide about an ablation.
+pub struct AblationPlan {
+    pub hyper: Option<Hyper>,
+    pub specs: Vec<crate::transfer::SetSpec>,
+    pub target: String,
+    pub classes: Vec<String>,
+    /// The model's columns.
+    pub names: Vec<String>,
+}
+
+/// Check the flags and plan the ablation, before any set is read (the CLI makes a failure a
+/// usage error).
+pub fn plan(args: &AblateArgs, options: &FeatureOptions) -> Result<AblationPlan> {
     let learn = &args.learn;
     check_usage(args)?;
     let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
     if args.leave_one_set_out && specs.len() < 2 {
-        // Before any feature is extracted.
         bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
     }
     let target = learn.model_target()?;
@@ -198,7 +204,6 @@ pub fn ablate_command(
     let names = select_features(names, &learn.features)?;
     learn.check_options_apply(options, &classes, &names)?;
     if let Some(anchor) = &learn.hyper.anchor {
-        // A bad anchor fails here, before any feature is extracted.
         super::anchor_column(learn.learner, anchor, &names)?;
     }
     if classes.len() < 2 {
@@ -207,6 +212,29 @@ pub fn ablate_command(
             classes.join(", ")
         );
     }
+    Ok(AblationPlan {
+        hyper,
+        specs,
+        target,
+        classes,
+        names,
+    })
+}
+
+/// Run the ablation, write the Markdown table (and CSV / SVG when asked) and return the report.
+pub fn ablate_command(
+    args: &AblateArgs,
+    options: &FeatureOptions,
+    cancel: &AtomicBool,
+) -> Result<AblationReport> {
+    let learn = &args.learn;
+    let AblationPlan {
+        hyper,
+        specs,
+        target,
+        classes,
+        names,
+    } = plan(args, options)?;
     // Every output is created (and checked) before any set is read, and all are committed
     // together: a run writes the table, CSV and chart, or none of them.
     let inputs = learn.input_paths();

@@ -274,6 +274,13 @@ struct LearnPlan {
 }
 
 impl LearnArgs {
+    /// The checks of [`LearnArgs::plan`] alone (classes, features, stack, anchor, options
+    /// against the columns), before any set is read: the CLI makes a failure a usage error.
+    pub fn check_plan(&self, options: &FeatureOptions) -> Result<()> {
+        self.model_target()?;
+        self.plan(options).map(|_| ())
+    }
+
     fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
         self.check_no_op_flags()?;
         if self.hyper.anchor.is_some() && !self.stack.bases.is_empty() {
