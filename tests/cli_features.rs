@@ -145,6 +145,14 @@ fn all_classes_csv() {
         stderr.contains("class rouge has no values for 2 summaries in 1 topic(s)"),
         "{stderr}"
     );
+    // `graph` keeps its reference-free `graph.input_*` values there; its empty reference-based
+    // cells are said as well.
+    let memog = column(&header, "graph.memog");
+    assert_eq!(rows[3][memog], "");
+    assert!(
+        stderr.contains("class graph has no reference-based values for 2 summaries in 1 topic(s) (e.g. t2): no references to compare with"),
+        "{stderr}"
+    );
 }
 
 #[test]

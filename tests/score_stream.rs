@@ -211,3 +211,47 @@ fn a_class_without_values_is_named_on_score_with_what_the_topics_lack() {
     let scored = std::fs::read_to_string(dir.path().join("scores.jsonl")).expect("scores");
     assert_eq!(scored.lines().count(), 6);
 }
+
+#[test]
+fn graph_without_references_is_named_only_for_models_that_read_its_reference_features() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    // A human summary whose only reference is itself: `rouge` and `tesla` give it no values,
+    // and `graph` only its reference-free `graph.input_*` ones.
+    let mut own_only = topic(0, true);
+    own_only.references.truncate(1);
+    let mut human = own_only.summaries[0].clone();
+    human.system = own_only.references[0].id.clone();
+    human.text = own_only.references[0].text.clone();
+    human.human = true;
+    own_only.summaries.push(human);
+    write_set(&set, &[own_only]);
+    let score = |model: &str| {
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .args(["--model", model, "-o"])
+            .arg(dir.path().join(format!("{model}.jsonl").replace(':', "-")))
+            .output()
+            .expect("score");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+    };
+    let stderr = score("builtin:pyramid");
+    for class in ["rouge", "tesla"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning: class {class} has no values for 1 summaries"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("warning: class graph has no reference-based values for 1 summaries in 1 topic(s) (e.g. topic-0): no other reference for a human summary"),
+        "{stderr}"
+    );
+    // The reference-free model reads `graph.input_*` alone: nothing of it is missing.
+    let stderr = score("builtin:pyramid-noref");
+    assert!(!stderr.contains("class graph"), "{stderr}");
+}

@@ -68,16 +68,28 @@ pub struct Skipped {
     /// Topics with at least one summary left without values.
     pub topics: Vec<String>,
     pub summaries: usize,
+    /// Of those summaries, how many lack only the class's reference-based features (a class
+    /// such as `graph` that has reference-free features too: its `graph.input_*` values are
+    /// there).
+    pub reference_features_only: usize,
     /// What those topics lack, each once in first-seen order (e.g. "no input documents").
     pub reasons: Vec<&'static str>,
 }
 
 impl Skipped {
     /// What `aesop features` notes about this class (and the Python package warns):
-    /// `class rouge has no values for 16 summaries in 1 topic(s) (e.g. t1): no references to compare with`.
+    /// `class rouge has no values for 16 summaries in 1 topic(s) (e.g. t1): no references to compare with`;
+    /// `class graph has no reference-based values for …` when only those are missing.
     pub fn note(&self) -> String {
+        let which = if self.reference_features_only == self.summaries {
+            "reference-based values"
+        } else if self.reference_features_only > 0 {
+            "values, or no reference-based values,"
+        } else {
+            "values"
+        };
         format!(
-            "class {} has no values for {} summaries in {} topic(s) (e.g. {}): {}",
+            "class {} has no {which} for {} summaries in {} topic(s) (e.g. {}): {}",
             self.class,
             self.summaries,
             self.topics.len(),
@@ -93,6 +105,7 @@ impl Skipped {
                 Some(s) => {
                     s.topics.extend(m.topics);
                     s.summaries += m.summaries;
+                    s.reference_features_only += m.reference_features_only;
                     for reason in m.reasons {
                         if !s.reasons.contains(&reason) {
                             s.reasons.push(reason);
@@ -112,18 +125,20 @@ impl Skipped {
                 class: c.name().to_string(),
                 topics: Vec::new(),
                 summaries: 0,
+                reference_features_only: 0,
                 reasons: Vec::new(),
             })
             .collect()
     }
 
-    /// Count `missing` summaries of `topic` left without values of `class`, and say why.
-    fn add(&mut self, class: &dyn FeatureClass, topic: &Topic, missing: usize) {
-        if missing == 0 {
+    /// Count the summaries of `topic` left without values of `class`, and say why.
+    fn add(&mut self, class: &dyn FeatureClass, topic: &Topic, missing: Missing) {
+        if missing.summaries == 0 {
             return;
         }
         self.topics.push(topic.topic.clone());
-        self.summaries += missing;
+        self.summaries += missing.summaries;
+        self.reference_features_only += missing.reference_features_only;
         let no_references = class.uses_references() && topic.references.is_empty();
         let mut reasons = Vec::new();
         if no_references {
@@ -146,6 +161,15 @@ impl Skipped {
             }
         }
     }
+}
+
+/// How many summaries of one topic a class left without values.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Missing {
+    /// Without any value, or without any of the class's reference-based values.
+    summaries: usize,
+    /// Of those, the ones whose reference-free values are there.
+    reference_features_only: usize,
 }
 
 /// The features of one summary. `None` marks a value that could not be computed.
@@ -183,7 +207,7 @@ pub fn extract_features(
         ProgressBar::hidden()
     };
 
-    let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<usize>)>> = topics
+    let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<Missing>)>> = topics
         .par_iter()
         .map(|topic| {
             if cancel.load(Ordering::Relaxed) {
@@ -220,7 +244,7 @@ pub fn extract_features(
 fn extract_topic(
     topic: &Topic,
     classes: &[Box<dyn FeatureClass>],
-) -> (Vec<FeatureRecord>, Vec<usize>) {
+) -> (Vec<FeatureRecord>, Vec<Missing>) {
     let ctx = TopicContext::new(topic);
     let mut class_rows: Vec<Vec<FeatureRow>> = classes.iter().map(|c| c.extract(&ctx)).collect();
     rescore_self_references(topic, classes, &mut class_rows);
@@ -236,17 +260,33 @@ fn extract_topic(
         .collect();
     let mut missing = Vec::with_capacity(classes.len());
     for (class, rows) in classes.iter().zip(class_rows) {
-        let width = class.feature_names().len();
+        let names = class.feature_names();
+        let width = names.len();
+        // A class with reference-free features too gives a row without its reference-based
+        // values when there is no reference to compare with; that is missing data as much as
+        // a class without a row, and is said the same way.
+        let reference_based: Vec<usize> = if class.uses_references() {
+            (0..width)
+                .filter(|&j| !class.is_reference_free_feature(&names[j]))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let partial = !reference_based.is_empty() && reference_based.len() < width;
         debug_assert_eq!(
             rows.len(),
             records.len(),
             "class {} returned a wrong row count",
             class.name()
         );
-        let mut n_missing = 0;
+        let mut class_missing = Missing::default();
         for (i, record) in records.iter_mut().enumerate() {
             match rows.get(i) {
                 Some(Some(values)) if values.len() == width => {
+                    if partial && reference_based.iter().all(|&j| !values[j].is_finite()) {
+                        class_missing.summaries += 1;
+                        class_missing.reference_features_only += 1;
+                    }
                     record.values.extend(values.iter().map(|&v| {
                         if v.is_finite() {
                             Some(v)
@@ -256,12 +296,16 @@ fn extract_topic(
                     }))
                 }
                 _ => {
-                    n_missing += 1;
+                    class_missing.summaries += 1;
                     record.values.extend(std::iter::repeat_n(None, width));
                 }
             }
         }
-        missing.push(if width > 0 { n_missing } else { 0 });
+        missing.push(if width > 0 {
+            class_missing
+        } else {
+            Missing::default()
+        });
     }
     (records, missing)
 }

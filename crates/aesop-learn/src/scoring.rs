@@ -402,12 +402,13 @@ impl<'m> Scorer<'m> {
         // Degenerate summaries are not scored, so their features are not computed either (a
         // 10 MB one would cost minutes): their text is emptied for extraction.
         let cleaned = without_degenerate_text(topics);
-        let table = extract_features(
+        let mut table = extract_features(
             cleaned.as_deref().unwrap_or(topics),
             &self.classes,
             show_progress,
             cancel,
         )?;
+        table.skipped.retain(|s| self.uses_missing_features(s));
         let mut scores = Vec::new();
         let mut raw = Vec::new();
         for m in &self.models {
@@ -423,6 +424,26 @@ impl<'m> Scorer<'m> {
             });
         }
         Ok(mark_degenerate(topics, table, scores, raw))
+    }
+}
+
+impl Scorer<'_> {
+    /// Whether some model reads features that `skipped` says are missing: a class that lacks
+    /// only its reference-based values (`graph` without references) takes nothing from a model
+    /// trained on its reference-free features alone, so no warning is due.
+    fn uses_missing_features(&self, skipped: &aesop_features::run::Skipped) -> bool {
+        if skipped.reference_features_only < skipped.summaries {
+            return true;
+        }
+        let Some(class) = self.classes.iter().find(|c| c.name() == skipped.class) else {
+            return true;
+        };
+        self.models.iter().any(|m| {
+            m.model.feature_names.iter().any(|name| {
+                name.split('.').next() == Some(skipped.class.as_str())
+                    && !class.is_reference_free_feature(name)
+            })
+        })
     }
 }
 
