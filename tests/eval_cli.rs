@@ -16,6 +16,8 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         target: target.to_string(),
         feature: None,
         model: None,
+        predicted: None,
+        set: None,
         compare: None,
         compare_feature: None,
         compare_model: None,
@@ -448,6 +450,32 @@ fn summeval_rouge1_f_against_relevance() {
         (system_tau - 0.567).abs() < 0.005,
         "system tau {system_tau}"
     );
+    // The intervals EVALUATION_STATS.md ("Measured") quotes: a change to the bootstrap that
+    // moves them must update the document too (audit stop 54: they had gone stale).
+    let interval = |name: &str| {
+        let e = report["estimates"]
+            .as_array()
+            .expect("estimates")
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .clone();
+        (
+            e["interval"]["lower"].as_f64().expect("lower"),
+            e["interval"]["upper"].as_f64().expect("upper"),
+        )
+    };
+    for (name, lower, upper) in [
+        ("summary.kendall", 0.171, 0.339),
+        ("system.kendall", 0.106, 0.823),
+        ("system.pairwise_accuracy", 0.553, 0.912),
+    ] {
+        let (lo, hi) = interval(name);
+        assert!(
+            (lo - lower).abs() < 0.0005 && (hi - upper).abs() < 0.0005,
+            "{name}: [{lo:.4}, {hi:.4}], EVALUATION_STATS.md says [{lower}, {upper}]"
+        );
+    }
     // The paired comparison with ROUGE-2 F runs on all 1,600 rows and gives probabilities.
     let comparison = &report["comparison"];
     assert_eq!(comparison["shared_rows"], 1600);
@@ -505,6 +533,45 @@ fn predictions_are_judged_by_raw_when_a_line_has_it() {
     let report = evaluate_json(a, dir.path());
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+}
+
+/// Lines of two models (`aesop score`'s defaults: the reference-based built-in where a topic has
+/// references, its `-noref` variant where not) are judged by `score`, their common scale: their
+/// `raw` outputs are on two models' scales (audit stop 54: evaluate mixed them).
+#[test]
+fn predictions_of_several_models_are_judged_by_score() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mixed: Vec<String> = std::fs::read_to_string(fixture("eval/predictions.jsonl"))
+        .expect("fixture")
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).expect("json");
+            let score = v["score"].as_f64().expect("number");
+            // The second model's raw scale runs the other way: ranked by `raw`, its topics
+            // would be reversed.
+            let (model, raw) = if v["topic"] == "T1" {
+                ("m1", score)
+            } else {
+                ("m2", -10.0 * score)
+            };
+            v["model"] = serde_json::json!(model);
+            v["raw"] = serde_json::json!(raw);
+            v.to_string()
+        })
+        .collect();
+    let predictions = dir.path().join("scores.jsonl");
+    std::fs::write(&predictions, mixed.join("\n") + "\n").expect("write");
+    let a = args(predictions, fixture("eval/set.jsonl"), "pyramid");
+    let report = evaluate_json(a, dir.path());
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+    assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+    assert!(
+        report["metric"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("[`score`, not `raw`: lines of the models m1, m2]")),
+        "{}",
+        report["metric"]
+    );
 }
 
 /// With --compare, both discriminative-power tables of the comparison are over the shared rows

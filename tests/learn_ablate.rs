@@ -157,6 +157,14 @@ fn ablation_separates_the_informative_class() {
         assert_eq!(&record[0], model.model);
         let value: f64 = record[4].parse().expect("summary_tau");
         assert!((value - model.summary_tau.value).abs() < 1e-12);
+        // System-level Pearson r and pairwise accuracy with intervals (EVALUATION.md's
+        // statistics; audit stop 54: ablate gave the two τ only).
+        let pearson: f64 = record[16].parse().expect("system_pearson");
+        assert!((pearson - model.system_pearson.value).abs() < 1e-12);
+        let accuracy = model.system_pairwise_accuracy;
+        assert!((0.0..=1.0).contains(&accuracy.value), "{accuracy:?}");
+        assert!(accuracy.lower <= accuracy.value && accuracy.value <= accuracy.upper);
+        assert_eq!(record[19].parse::<f64>().expect("accuracy"), accuracy.value);
     }
     assert_eq!(&records[0][10], "", "full model has no comparison");
     assert!(records[2][12].parse::<f64>().is_ok());
@@ -472,7 +480,23 @@ fn ablation_leaves_one_set_out() {
             (got - expected).abs() < 1e-12,
             "{set}: ablate {got}, cross-validate {expected}"
         );
+        // System-level Pearson r too (both report it since stop 54).
+        let expected = entry["model"]["system_pearson"]["value"]
+            .as_f64()
+            .expect("pearson");
+        let got = cell("full", set, 14).expect("pearson");
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{set}: ablate {got}, cross-validate {expected}"
+        );
     }
+    // The report's own τ is the mean over the held-out sets, as ablate's `mean` row.
+    assert!(
+        (report["summary_kendall_tau"].as_f64().expect("tau")
+            - cell("full", "mean", 5).expect("mean"))
+        .abs()
+            < 1e-12
+    );
 
     let chart = std::fs::read_to_string(&svg).expect("svg");
     assert!(chart.contains("mean over the held-out sets"));

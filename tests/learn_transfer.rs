@@ -477,6 +477,34 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
             .expect("tau");
         assert!(tau > 0.9, "{h}");
     }
+    // The report's own τ are the means over the held-out sets (audit stop 54: they were pooled
+    // over every held-out row, so the system level compared three models' raw scales).
+    for (field, statistic) in [
+        ("summary_kendall_tau", "summary_kendall"),
+        ("system_kendall_tau", "system_kendall"),
+    ] {
+        let mean = held
+            .iter()
+            .map(|h| h["model"][statistic]["value"].as_f64().expect("value"))
+            .sum::<f64>()
+            / held.len() as f64;
+        let reported = json[field].as_f64().expect(field);
+        assert!(
+            (reported - mean).abs() < 1e-12,
+            "{field}: {reported} vs {mean}"
+        );
+    }
+    let mean_row = stdout
+        .lines()
+        .find(|l| l.starts_with("| mean over held-out sets |"))
+        .unwrap_or_else(|| panic!("no mean row: {stdout}"));
+    assert!(
+        mean_row.contains(&format!(
+            "| {:.3} |",
+            json["summary_kendall_tau"].as_f64().expect("tau")
+        )),
+        "{mean_row}"
+    );
 }
 
 /// [`write_set`] with `topics` topics as `dir/refs.jsonl`, and the same set without its
@@ -1083,4 +1111,97 @@ fn ablate_refuses_fold_flags_under_leave_one_set_out() {
         "{stderr}"
     );
     assert!(!dir.path().join("ab.md").exists());
+}
+
+/// `evaluate` reads protocol 2's predictions file as written: the lines of the --human file's
+/// set (the file holds every held-out set), and with `--predicted` the lines of a model whose
+/// target is not the held-out set's column (audit stop 54: a responsiveness model's lines for
+/// REALSumm could not be judged against its pyramid column).
+#[test]
+fn evaluate_reads_the_held_out_lines_of_one_set_of_a_leave_one_set_out_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = common::aesop();
+    cmd.arg("cross-validate");
+    for (i, name) in ["a", "b", "c"].iter().enumerate() {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        write_set(&path, 4 + i, 1.0 + i as f64);
+        cmd.arg("--set").arg(format!("{}:quality", path.display()));
+    }
+    let oof = dir.path().join("oof.jsonl");
+    let report = dir.path().join("loso.json");
+    cmd.args(["--target", "responsiveness", "--classes", "surface"])
+        .args([
+            "--c",
+            "0.01",
+            "--leave-one-set-out",
+            "--bootstrap",
+            "0",
+            "-o",
+        ])
+        .arg(&oof)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let held_b = json["leave_one_set_out"]
+        .as_array()
+        .expect("held-out sets")
+        .iter()
+        .find(|h| h["set"] == "b.jsonl")
+        .expect("b held out")
+        .clone();
+
+    let evaluate = |extra: &[&str]| {
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&oof)
+            .arg("--human")
+            .arg(dir.path().join("b.jsonl"))
+            .args(["--target", "quality", "--bootstrap", "0"])
+            .args(extra)
+            .output()
+            .expect("evaluate");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, _, stderr) = evaluate(&[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no prediction for target 'quality' (targets in the file: responsiveness; --predicted TARGET"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = evaluate(&["--predicted", "responsiveness"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("[set b.jsonl] [predicts responsiveness]"),
+        "{stdout}"
+    );
+    // b's 5 topics of 5 summaries only, not the 35 rows of the three sets.
+    assert!(
+        stdout.contains("rows: 25 matched (25 metric, 25 human;"),
+        "{stdout}"
+    );
+    let tau = format!(
+        "{:.3}",
+        held_b["model"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("tau")
+    );
+    let summary_line = stdout
+        .lines()
+        .find(|l| l.starts_with("summary"))
+        .expect("summary row");
+    assert!(summary_line.contains(&tau), "{summary_line} vs {tau}");
+
+    let (code, _, stderr) = evaluate(&["--predicted", "responsiveness", "--set", "d.jsonl"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no line of set 'd.jsonl' (sets in the file: a.jsonl, b.jsonl, c.jsonl); choose one with --set NAME"),
+        "{stderr}"
+    );
 }

@@ -41,6 +41,15 @@ pub struct EvaluateArgs {
     /// --model A --model B` writes.
     #[cfg_attr(feature = "cli", arg(long))]
     pub model: Option<String>,
+    /// Target of the predictions to read (their `target` field) when it is not --target: e.g.
+    /// `--target pyramid --predicted responsiveness` for a responsiveness model's
+    /// leave-one-set-out predictions of REALSumm, judged against its pyramid column.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TARGET"))]
+    pub predicted: Option<String>,
+    /// Read only the lines of this set (their `set` field, as `cross-validate` with several
+    /// --set writes it) [default: when the lines name sets, the --human file's name].
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub set: Option<String>,
     /// Second predictions or features file: paired bootstrap, permutation test and the
     /// discriminative-power table of both.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -247,16 +256,32 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     }
     aesop_core::output::check_distinct_outputs(&named_outputs(args))?;
     let human = read_human(&args.human, &args.target)?;
-    let metric = read_metric_for(
+    let predicted = args.predicted.as_deref().unwrap_or(&args.target);
+    // Lines of several sets (a pooled cross-validation): the human file's own by default.
+    let human_name = args
+        .human
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let set = match &args.set {
+        Some(set) => SetChoice::Named(set),
+        None => human_name
+            .as_deref()
+            .map_or(SetChoice::All, SetChoice::HumanFile),
+    };
+    let mut metric = read_metric_for(
         &args.predictions,
-        &args.target,
+        predicted,
         args.feature.as_deref(),
         ModelChoice {
             model: args.model.as_deref(),
             flag: "--model",
             feature_flag: "--feature",
+            set,
         },
     )?;
+    if predicted != args.target && args.feature.is_none() {
+        metric.label = format!("{} [predicts {predicted}]", metric.label);
+    }
     let (rows, counts) = align(&metric, &human, &args.human)?;
     let data = Aligned::new(&rows)?;
     let statistics = evaluate(&data);
@@ -281,12 +306,13 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
             };
             let other = read_metric_for(
                 path,
-                &args.target,
+                predicted,
                 column,
                 ModelChoice {
                     model: args.compare_model.as_deref(),
                     flag: "--compare-model",
                     feature_flag: "--compare-feature",
+                    set,
                 },
             )?;
             Some(compare(&metric, &other, &human, args)?)
@@ -407,6 +433,7 @@ pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<M
             model: None,
             flag: "--model",
             feature_flag: "--feature",
+            set: SetChoice::All,
         },
     )
 }
@@ -418,6 +445,18 @@ struct ModelChoice<'a> {
     model: Option<&'a str>,
     flag: &'static str,
     feature_flag: &'static str,
+    set: SetChoice<'a>,
+}
+
+/// Which lines of a predictions file whose lines name their set (`set`) to read.
+#[derive(Clone, Copy)]
+enum SetChoice<'a> {
+    /// Every line.
+    All,
+    /// `--set NAME`.
+    Named(&'a str),
+    /// The lines of the set named as the --human file is, when the lines name sets.
+    HumanFile(&'a str),
 }
 
 /// [`read_metric`] with the flags of the file it reads.
@@ -687,9 +726,26 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
     };
     let mut other_targets = BTreeSet::new();
     let mut models_of_target = BTreeSet::new();
+    let mut sets = BTreeSet::new();
+    // The lines taken (topic, system, raw, score, line) and the models they name.
+    let mut read = Vec::new();
+    let mut read_models = BTreeSet::new();
+    let wanted_set = match choice.set {
+        SetChoice::All => None,
+        SetChoice::Named(set) | SetChoice::HumanFile(set) => Some(set),
+    };
     // (topic, system) -> (line, model) of its prediction, to name both lines of a repeat.
     let mut first: HashMap<(String, String), (usize, Option<String>)> = HashMap::new();
     for (line, object) in &objects {
+        if let Some(set) = object.get("set") {
+            let Value::String(set) = set else {
+                bail!("{}:{line}: set: expected a string", path.display());
+            };
+            sets.insert(set.clone());
+            if wanted_set.is_some_and(|wanted| wanted != set) {
+                continue;
+            }
+        }
         if let Some(t) = object.get("target") {
             let Value::String(t) = t else {
                 bail!("{}:{line}: target: expected a string", path.display());
@@ -733,17 +789,34 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
                 path.display()
             );
         }
-        // The model's own output when the line has it: a calibrated `score` is a clamped linear
-        // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which
-        // would mix the folds' scales within a topic's ranking.
-        let value = match object.get("raw") {
-            Some(raw) if !raw.is_null() => number_field(path, *line, object, "raw")?,
-            _ => number_field(path, *line, object, "score")?,
+        let raw = match object.get("raw") {
+            Some(raw) if !raw.is_null() => Some(number_field(path, *line, object, "raw")?),
+            _ => None,
         };
-        match value {
+        let score = number_field(path, *line, object, "score")?;
+        if let Some(model) = model {
+            read_models.insert(model);
+        }
+        read.push((topic, system, raw, score, *line));
+    }
+    // The model's own output when the lines have it: a calibrated `score` is a clamped linear
+    // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which would
+    // mix the folds' scales within a topic's ranking. Lines of several models (`aesop score`'s
+    // defaults: `pyramid` where a topic has references, `pyramid-noref` where not) have raw
+    // outputs on several scales and share only the target's scale: `score` then.
+    let use_raw = read_models.len() <= 1;
+    if !use_raw {
+        scores.label = format!(
+            "{} [`score`, not `raw`: lines of the models {}]",
+            scores.label,
+            read_models.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    for (topic, system, raw, score, line) in read {
+        match if use_raw { raw.unwrap_or(score) } else { score } {
             Some(v) => {
                 scores.rows.push((topic, system, v));
-                scores.lines.push(*line);
+                scores.lines.push(line);
             }
             None => scores.missing += 1,
         }
@@ -771,9 +844,38 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
             );
         }
     }
+    match choice.set {
+        SetChoice::Named(set) if sets.is_empty() => bail!(
+            "{}: --set {set}: its lines name no set (only `cross-validate` with several --set \
+             writes `set`)",
+            path.display()
+        ),
+        SetChoice::Named(set) | SetChoice::HumanFile(set)
+            if !sets.is_empty() && !sets.contains(set) =>
+        {
+            bail!(
+                "{}: no line of set '{set}'{} (sets in the file: {}); choose one with --set NAME \
+                 and give that set's file as --human",
+                path.display(),
+                if matches!(choice.set, SetChoice::HumanFile(_)) {
+                    ", the --human file's name"
+                } else {
+                    ""
+                },
+                sets.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+        _ => {}
+    }
+    if !sets.is_empty() {
+        if let Some(set) = wanted_set {
+            scores.label = format!("{} [set {set}]", scores.label);
+        }
+    }
     if first.is_empty() && !other_targets.is_empty() {
         bail!(
-            "{}: no prediction for target '{target}' (targets in the file: {})",
+            "{}: no prediction for target '{target}' (targets in the file: {}; --predicted \
+             TARGET reads another target's lines)",
             path.display(),
             other_targets.into_iter().collect::<Vec<_>>().join(", ")
         );

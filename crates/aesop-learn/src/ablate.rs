@@ -17,18 +17,24 @@
 //! anchor in every model, since the anchor is the prior the ranker starts from: "only CLASS"
 //! is that class and the anchor, "without CLASS" everything else and the anchor, and one more
 //! model, "anchor alone", is the ranker on its anchor only. The table then says what each class
-//! adds to the anchor, and whether the learned model beats the feature it started from.
+//! adds to the anchor, and whether the learned model beats the feature it started from. Under
+//! protocol 1 that row is the feature sent through the fold models, whose rescalings break its
+//! ties and can reverse close pairs of one topic (its τ is below the feature's own, which
+//! `evaluate --feature` gives); under protocol 2 one model scores each held-out set.
 
 use super::commands::LearnArgs;
 use super::cv::{out_of_fold, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
-use super::multiset::{held_out_predictions, load_sets, set_data, Overlap, Recipe};
+use super::multiset::{
+    aligned, held_out_predictions, load_sets, mean_over_sets, set_data, stat_of, Overlap, Recipe,
+    Stat,
+};
 use super::transfer::{pool, Pooled, SetData};
 use super::{train_anchored, Dataset};
 use aesop_core::output::OutputFile;
-use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Estimate, Resample};
-use aesop_eval::levels::{Aligned, ScoreRow};
+use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
+use aesop_eval::levels::Aligned;
 use aesop_eval::svg::{escape as xml_escape, Svg};
 use aesop_eval::{or_dash, or_dash_signed};
 use aesop_features::FeatureOptions;
@@ -81,14 +87,6 @@ pub enum Variant {
     Anchor,
 }
 
-/// A point estimate with its 95% percentile-bootstrap interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Tau {
-    pub value: f64,
-    pub lower: f64,
-    pub upper: f64,
-}
-
 /// One statistic of a model compared with the full model's.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct VersusFull {
@@ -110,9 +108,13 @@ pub struct AblationRow {
     pub class: Option<String>,
     pub features: usize,
     /// Protocol 1: over the pooled out-of-fold predictions. Protocol 2: the mean over the
-    /// held-out sets, without an interval (each set's is in `held_out`).
-    pub summary_tau: Tau,
-    pub system_tau: Tau,
+    /// held-out sets where each is defined, without an interval (each set's is in `held_out`).
+    pub summary_tau: Stat,
+    pub system_tau: Stat,
+    /// System-level Pearson r and pairwise accuracy, as `summary_tau` (EVALUATION.md asks for
+    /// them beside the two τ; the CSV and JSON carry them, the Markdown table the two τ).
+    pub system_pearson: Stat,
+    pub system_pairwise_accuracy: Stat,
     /// Against the full model (none for the full model itself; protocol 1 only).
     pub summary_vs_full: Option<VersusFull>,
     pub system_vs_full: Option<VersusFull>,
@@ -126,8 +128,10 @@ pub struct AblationRow {
 pub struct HeldOutCell {
     /// `FILE:COLUMN` of the held-out set.
     pub set: String,
-    pub summary_tau: Tau,
-    pub system_tau: Tau,
+    pub summary_tau: Stat,
+    pub system_tau: Stat,
+    pub system_pearson: Stat,
+    pub system_pairwise_accuracy: Stat,
     /// Summary-level τ against the full model's on the same set (none for the full model).
     pub summary_vs_full: Option<VersusFull>,
 }
@@ -355,36 +359,6 @@ fn select_columns(data: &Dataset, keep: &[String]) -> Result<Dataset> {
     })
 }
 
-/// Out-of-fold predictions as a topic × system grid for the evaluation code.
-fn aligned(data: &Dataset, predictions: &[f64]) -> Result<Aligned> {
-    let rows: Vec<ScoreRow> = predictions
-        .iter()
-        .enumerate()
-        .map(|(i, &metric)| ScoreRow {
-            topic: data.topics[i].clone(),
-            system: data.systems[i].clone(),
-            metric,
-            human: data.targets[i],
-        })
-        .collect();
-    Aligned::new(&rows)
-}
-
-fn tau_of(estimates: &[Estimate], name: &str) -> Tau {
-    estimates.iter().find(|e| e.name == name).map_or(
-        Tau {
-            value: f64::NAN,
-            lower: f64::NAN,
-            upper: f64::NAN,
-        },
-        |e| Tau {
-            value: e.value,
-            lower: e.interval.lower,
-            upper: e.interval.upper,
-        },
-    )
-}
-
 /// One model of the ablation: its name, variant, ablated class and feature columns.
 struct Plan {
     model: String,
@@ -533,8 +507,10 @@ pub fn ablate_pooled(
             variant,
             class,
             features: columns.len(),
-            summary_tau: tau_of(&estimates, "summary.kendall"),
-            system_tau: tau_of(&estimates, "system.kendall"),
+            summary_tau: stat_of(&estimates, "summary.kendall"),
+            system_tau: stat_of(&estimates, "system.kendall"),
+            system_pearson: stat_of(&estimates, "system.pearson"),
+            system_pairwise_accuracy: stat_of(&estimates, "system.pairwise_accuracy"),
             summary_vs_full,
             system_vs_full,
             held_out: Vec::new(),
@@ -656,22 +632,23 @@ pub fn ablate_held_out_sets(
             };
             cells.push(HeldOutCell {
                 set: label.clone(),
-                summary_tau: tau_of(&estimates, "summary.kendall"),
-                system_tau: tau_of(&estimates, "system.kendall"),
+                summary_tau: stat_of(&estimates, "summary.kendall"),
+                system_tau: stat_of(&estimates, "system.kendall"),
+                system_pearson: stat_of(&estimates, "system.pearson"),
+                system_pairwise_accuracy: stat_of(&estimates, "system.pairwise_accuracy"),
                 summary_vs_full,
             });
             if plan.variant == Variant::Full {
                 full.push(scores);
             }
         }
-        let mean = |pick: fn(&HeldOutCell) -> f64| Tau {
-            value: cells.iter().map(pick).sum::<f64>() / cells.len() as f64,
-            lower: f64::NAN,
-            upper: f64::NAN,
-        };
+        let mean =
+            |pick: fn(&HeldOutCell) -> Stat| mean_over_sets(cells.iter().map(|c| pick(c).value));
         models.push(AblationRow {
-            summary_tau: mean(|c| c.summary_tau.value),
-            system_tau: mean(|c| c.system_tau.value),
+            summary_tau: mean(|c| c.summary_tau),
+            system_tau: mean(|c| c.system_tau),
+            system_pearson: mean(|c| c.system_pearson),
+            system_pairwise_accuracy: mean(|c| c.system_pairwise_accuracy),
             model: plan.model,
             variant: plan.variant,
             class: plan.class,
@@ -693,7 +670,7 @@ pub fn ablate_held_out_sets(
     })
 }
 
-fn fmt_tau(t: &Tau) -> String {
+fn fmt_tau(t: &Stat) -> String {
     if t.lower.is_finite() && t.upper.is_finite() {
         format!(
             "{} [{}, {}]",
@@ -754,7 +731,13 @@ fn learner_note(report: &AblationReport) -> String {
         let _ = write!(
             note,
             " The ranking SVM is anchored on `{anchor}`: every model keeps that feature, and \
-             \"anchor alone\" is the ranker on it only."
+             \"anchor alone\" is the ranker on it only{}.",
+            if report.protocol == 2 {
+                ""
+            } else {
+                " (under protocol 1 sent through the fold models, which break its ties and can \
+                 reverse close pairs: `evaluate --feature` gives the feature's own τ)"
+            }
         );
     }
     note + "\n\n"
@@ -900,8 +883,8 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
 }
 
 /// Column names of the protocol-2 CSV: one row per model and held-out set, then one per model
-/// with `set` = `mean` (the mean summary and system τ only).
-pub const CSV_COLUMNS_HELD_OUT: [&str; 14] = [
+/// with `set` = `mean` (the means without intervals or tests).
+pub const CSV_COLUMNS_HELD_OUT: [&str; 20] = [
     "model",
     "variant",
     "class",
@@ -916,10 +899,16 @@ pub const CSV_COLUMNS_HELD_OUT: [&str; 14] = [
     "summary_difference",
     "summary_bootstrap_wins",
     "summary_permutation_p",
+    "system_pearson",
+    "system_pearson_lower",
+    "system_pearson_upper",
+    "system_pairwise_accuracy",
+    "system_pairwise_lower",
+    "system_pairwise_upper",
 ];
 
 /// Column names of the CSV.
-pub const CSV_COLUMNS: [&str; 16] = [
+pub const CSV_COLUMNS: [&str; 22] = [
     "model",
     "variant",
     "class",
@@ -936,6 +925,12 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "system_difference",
     "system_bootstrap_wins",
     "system_permutation_p",
+    "system_pearson",
+    "system_pearson_lower",
+    "system_pearson_upper",
+    "system_pairwise_accuracy",
+    "system_pairwise_lower",
+    "system_pairwise_upper",
 ];
 
 fn variant_name(variant: Variant) -> &'static str {
@@ -981,6 +976,9 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
                     record.extend([number(t.value), number(t.lower), number(t.upper)]);
                 }
                 record.extend(versus(&c.summary_vs_full));
+                for t in [&c.system_pearson, &c.system_pairwise_accuracy] {
+                    record.extend([number(t.value), number(t.lower), number(t.upper)]);
+                }
                 writer.write_record(&record)?;
             }
             let mut record = head.to_vec();
@@ -988,6 +986,12 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
             record.extend([number(m.summary_tau.value), String::new(), String::new()]);
             record.extend([number(m.system_tau.value), String::new(), String::new()]);
             record.extend([String::new(), String::new(), String::new()]);
+            record.extend([number(m.system_pearson.value), String::new(), String::new()]);
+            record.extend([
+                number(m.system_pairwise_accuracy.value),
+                String::new(),
+                String::new(),
+            ]);
             writer.write_record(&record)?;
         }
         let bytes = writer.into_inner().context("finishing the CSV")?;
@@ -1007,6 +1011,9 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
         }
         record.extend(versus(&m.summary_vs_full));
         record.extend(versus(&m.system_vs_full));
+        for t in [&m.system_pearson, &m.system_pairwise_accuracy] {
+            record.extend([number(t.value), number(t.lower), number(t.upper)]);
+        }
         writer.write_record(&record)?;
     }
     let bytes = writer.into_inner().context("finishing the CSV")?;

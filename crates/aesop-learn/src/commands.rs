@@ -496,9 +496,10 @@ pub struct CvReport {
     pub rows: usize,
     pub topics: usize,
     pub systems: usize,
-    /// Kendall τ-b within topics, averaged over topics.
+    /// Kendall τ-b within topics, averaged over topics. Protocol 2: the mean over the held-out
+    /// sets of each set's value (each set weighs the same, as in `ablate`'s `Mean` row).
     pub summary_kendall_tau: f64,
-    /// Kendall τ-b of system means.
+    /// Kendall τ-b of system means. Protocol 2: the mean over the held-out sets.
     pub system_kendall_tau: f64,
     /// Every statistic of `aesop evaluate` on the pooled raw out-of-fold predictions (point
     /// estimates): Pearson and Spearman beside τ-b, system-level Pearson, and the pairwise
@@ -1059,6 +1060,13 @@ pub fn cross_validate_command(
         );
         report.topic_folds = 0;
         report.system_folds = 0;
+        // Pooled over the held-out sets, system means of three models' raw outputs on three
+        // scales would be compared with each other; the mean over held-out sets is what
+        // `ablate --leave-one-set-out` and the model cards report.
+        report.summary_kendall_tau =
+            multiset::mean_over_sets(held_out.iter().map(|h| h.model.summary_kendall.value)).value;
+        report.system_kendall_tau =
+            multiset::mean_over_sets(held_out.iter().map(|h| h.model.system_kendall.value)).value;
         report.sets = specs.iter().map(|s| s.to_string()).collect();
         report.set_hashes = loaded
             .iter()
@@ -1299,12 +1307,15 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     if let Some(stats) = &report.statistics {
         let input = &stats.input_pairwise;
         text += &format!(
-            "\n  summary-level Pearson r {}, Spearman ρ {}\n  system-level Pearson r {}, pairwise accuracy {}\n  \
+            "\n  summary-level Pearson r {}, Spearman ρ {}\n  system-level Pearson r {}, pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)\n  \
              input-level pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
             or_dash(stats.summary.pearson, 3),
             or_dash(stats.summary.spearman, 3),
             or_dash(stats.system.pearson, 3),
             or_dash(stats.system_pairwise.accuracy, 3),
+            stats.system_pairwise.correct,
+            stats.system_pairwise.pairs,
+            stats.system_pairwise.metric_ties,
             or_dash(input.accuracy, 3),
             input.correct,
             input.pairs,
@@ -1329,8 +1340,8 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
 fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     let mut out = format!(
         "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s\n\
-         | held-out set | rows | summary τ | system τ | system pairwise acc. | best single feature (hindsight) | its summary τ | Δ summary τ | bootstrap wins | permutation p | calibrated MAE |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+         | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | best single feature (hindsight) | its summary τ | Δ summary τ | bootstrap wins | permutation p | calibrated MAE |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
         report.seed,
         report.learner,
         report.target,
@@ -1342,21 +1353,27 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     );
     for h in held_out {
         out.push_str(&format!(
-            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             h.set,
             h.column,
             h.rows,
             h.model.summary_kendall,
             h.model.system_kendall,
+            h.model.system_pearson,
             h.model.system_pairwise_accuracy,
             h.best_feature,
             h.best_feature_stats.summary_kendall,
             or_dash_signed(h.summary_difference, 3),
-            or_dash(h.bootstrap_model_wins, 2),
+            or_dash(h.bootstrap_model_wins, 3),
             or_dash(h.permutation_p, 3),
             or_dash(h.calibrated_mae, 3)
         ));
     }
+    out.push_str(&format!(
+        "| mean over held-out sets | | {} | {} | | | | | | | | |\n",
+        or_dash(report.summary_kendall_tau, 3),
+        or_dash(report.system_kendall_tau, 3),
+    ));
     out
 }
 

@@ -334,12 +334,14 @@ pub fn cross_validate_pooled(
 pub struct HeldOutStats {
     pub summary_kendall: Stat,
     pub system_kendall: Stat,
+    /// System-level Pearson r (EVALUATION.md asks for it beside the two τ).
+    pub system_pearson: Stat,
     pub system_pairwise_accuracy: Stat,
     pub input_pairwise_accuracy: Stat,
 }
 
 /// A point estimate with its bootstrap 95% interval.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Stat {
     pub value: f64,
     pub lower: f64,
@@ -438,8 +440,18 @@ pub fn leave_one_set_out(
         let feature_aligned = aligned(data, &feature_values)?;
         let seed = settings.recipe.seed;
         let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
-        let comparison =
-            compare_metrics(&model_aligned, &feature_aligned, settings.bootstrap, seed)?;
+        // As `evaluate --compare`: the paired test on the rows where both have a value.
+        let model_where_feature: Vec<f64> = raw
+            .iter()
+            .zip(&feature_values)
+            .map(|(&m, f)| if f.is_finite() { m } else { f64::NAN })
+            .collect();
+        let comparison = compare_metrics(
+            &aligned(data, &model_where_feature)?,
+            &feature_aligned,
+            settings.bootstrap,
+            seed,
+        )?;
         let summary = comparison
             .iter()
             .find(|c| c.name == "summary.kendall")
@@ -479,17 +491,19 @@ pub fn leave_one_set_out(
     Ok((results, predictions))
 }
 
-/// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics.
+/// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics;
+/// a row without a (finite) metric value is left out, as `evaluate` leaves out a missing value.
 pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
     let rows: Vec<ScoreRow> = data
         .topics
         .iter()
         .zip(&data.systems)
         .zip(metric.iter().zip(&data.targets))
+        .filter(|(_, (m, _))| m.is_finite())
         .map(|((topic, system), (&m, &h))| ScoreRow {
             topic: topic.clone(),
             system: system.clone(),
-            metric: if m.is_finite() { m } else { 0.0 },
+            metric: m,
             human: h,
         })
         .collect();
@@ -498,48 +512,73 @@ pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
 
 fn held_out_stats(data: &Aligned, samples: usize, seed: u64) -> HeldOutStats {
     let estimates = bootstrap_intervals(data, samples, Resample::Both, seed, 0.95);
-    let get = |name: &str| {
-        estimates.iter().find(|e| e.name == name).map_or(
-            Stat {
-                value: f64::NAN,
-                lower: f64::NAN,
-                upper: f64::NAN,
-            },
-            |e| Stat {
-                value: e.value,
-                lower: e.interval.lower,
-                upper: e.interval.upper,
-            },
-        )
-    };
+    let get = |name: &str| stat_of(&estimates, name);
     HeldOutStats {
         summary_kendall: get("summary.kendall"),
         system_kendall: get("system.kendall"),
+        system_pearson: get("system.pearson"),
         system_pairwise_accuracy: get("system.pairwise_accuracy"),
         input_pairwise_accuracy: get("input.pairwise_accuracy"),
     }
 }
 
+/// The statistic `name` (`summary.kendall`, …) of `evaluate`'s bootstrap estimates, with its
+/// interval; undefined (NaN) when it is not among them.
+pub fn stat_of(estimates: &[aesop_eval::bootstrap::Estimate], name: &str) -> Stat {
+    estimates.iter().find(|e| e.name == name).map_or(
+        Stat {
+            value: f64::NAN,
+            lower: f64::NAN,
+            upper: f64::NAN,
+        },
+        |e| Stat {
+            value: e.value,
+            lower: e.interval.lower,
+            upper: e.interval.upper,
+        },
+    )
+}
+
+/// The mean over held-out sets of one statistic, over the sets where it is defined (each set
+/// weighs the same); NaN when it is defined on none. Without an interval: each set has its own.
+pub fn mean_over_sets(values: impl IntoIterator<Item = f64>) -> Stat {
+    let defined: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+    Stat {
+        value: if defined.is_empty() {
+            f64::NAN
+        } else {
+            defined.iter().sum::<f64>() / defined.len() as f64
+        },
+        lower: f64::NAN,
+        upper: f64::NAN,
+    }
+}
+
 /// The column of `raw_rows` with the best summary-level τ against `data.targets`, its sign
-/// chosen in hindsight; missing values take the column's mean. Returns its name (prefixed
-/// `-` when negated) and its oriented values.
+/// chosen in hindsight. Missing values stay missing (NaN) and are left out of its statistics,
+/// as `evaluate --feature` leaves them out. Returns its name (prefixed `-` when negated) and
+/// its oriented values.
 pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Vec<f64>) {
     let mut best: Option<(f64, String, Vec<f64>)> = None;
     for (c, name) in data.names.iter().enumerate() {
-        let present: Vec<f64> = raw_rows
+        let values: Vec<f64> = raw_rows
             .iter()
-            .map(|r| r[c])
-            .filter(|v| v.is_finite())
+            .map(|r| if r[c].is_finite() { r[c] } else { f64::NAN })
+            .collect();
+        let present: Vec<usize> = (0..values.len())
+            .filter(|&i| values[i].is_finite())
             .collect();
         if present.is_empty() {
             continue;
         }
-        let mean = present.iter().sum::<f64>() / present.len() as f64;
-        let values: Vec<f64> = raw_rows
-            .iter()
-            .map(|r| if r[c].is_finite() { r[c] } else { mean })
-            .collect();
-        let tau = summary_level_tau(&values, &data.targets, &data.topics);
+        let tau = summary_level_tau(
+            &present.iter().map(|&i| values[i]).collect::<Vec<_>>(),
+            &present.iter().map(|&i| data.targets[i]).collect::<Vec<_>>(),
+            &present
+                .iter()
+                .map(|&i| data.topics[i].clone())
+                .collect::<Vec<_>>(),
+        );
         if !tau.is_finite() {
             continue;
         }
@@ -585,4 +624,51 @@ pub fn per_set_taus(pooled: &Pooled, raw: &[f64], sets: usize) -> Vec<(f64, f64)
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two topics of four summaries; feature `a` lacks a value for t1/s3, feature `b` is
+    /// complete but ranks worse.
+    fn data_with_a_missing_value() -> (Dataset, Vec<Vec<f64>>) {
+        let targets = vec![1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0];
+        let a = [0.1, 0.3, f64::NAN, 0.4, 0.3, 0.1, 0.2, 0.4];
+        let b = [0.4, 0.1, 0.3, 0.2, 0.1, 0.4, 0.2, 0.3];
+        let rows: Vec<Vec<f64>> = a.iter().zip(&b).map(|(&x, &y)| vec![x, y]).collect();
+        let data = Dataset {
+            names: vec!["c.a".into(), "c.b".into()],
+            rows: rows.clone(),
+            targets,
+            topics: ["t1"; 4]
+                .iter()
+                .chain(&["t2"; 4])
+                .map(|t| t.to_string())
+                .collect(),
+            systems: (0..8).map(|i| format!("s{}", i % 4)).collect(),
+        };
+        (data, rows)
+    }
+
+    #[test]
+    fn the_best_single_feature_leaves_a_missing_value_out_as_evaluate_does() {
+        let (data, rows) = data_with_a_missing_value();
+        let (name, values) = best_single_feature(&data, &rows);
+        assert_eq!(name, "c.a");
+        // Still missing: not the column mean (.257), which would rank t1/s3 below t1/s2 and
+        // give t1 a τ of 2/3.
+        assert!(values[2].is_nan(), "{values:?}");
+        // Its τ is t1's over its three present rows (1) and t2's (1/3), as `evaluate`
+        // computes it on the rows it has.
+        let grid = aligned(&data, &values).expect("grid");
+        let stats = aesop_eval::levels::evaluate(&grid);
+        let expected = (1.0 + 1.0 / 3.0) / 2.0;
+        assert!(
+            (stats.summary.kendall - expected).abs() < 1e-12,
+            "{} vs {expected}",
+            stats.summary.kendall
+        );
+        assert_eq!(grid.all_topics().len(), 2);
+    }
 }
