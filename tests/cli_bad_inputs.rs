@@ -434,6 +434,47 @@ fn evaluate_reads_a_bare_nan_as_missing_like_the_set_reader() {
     );
 }
 
+/// A bare NaN where a text or id belongs (pandas' missing cell, written by `json.dumps`) is a
+/// missing value, not the text "NaN" (audit stop 54: such a summary was scored as the word
+/// "NaN"); a NaN list is an absent one, so a topic without references reads as one.
+#[test]
+fn a_bare_nan_text_is_missing_not_the_word_nan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let line = |summary_text: &str| {
+        format!(
+            r#"{{"topic": "t1", "documents": [{{"id": "d", "text": "The cat sat on the mat all day long."}}], "references": NaN, "summaries": [{{"system": "s1", "text": {summary_text}, "scores": {{"relevance": NaN}}}}, {{"system": "s2", "text": "A cat sat."}}]}}"#
+        )
+    };
+    std::fs::write(&set, line("NaN") + "\n").expect("write");
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .output()
+        .expect("score");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("set.jsonl:1: summaries[0].text: missing (null, or a bare NaN"),
+        "{stderr}"
+    );
+    // A real text "NaN" is a text, and the NaN references an absent list: the reference-free
+    // defaults score the topic.
+    std::fs::write(&set, line(r#""NaN""#) + "\n").expect("write");
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .output()
+        .expect("score");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(r#""model":"pyramid-noref""#), "{stdout}");
+}
+
 #[test]
 fn empty_plain_text_documents_and_references_are_refused_naming_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -81,14 +81,39 @@ fn interruptible<T: Send>(
 }
 
 /// `pyramid` and `builtin:pyramid` name the built-in; anything else is a model file path.
-fn model_spec(name: &str) -> String {
-    if name.starts_with("builtin:") || std::path::Path::new(name).exists() {
-        return name.to_string();
+fn model_spec(name: &str) -> anyhow::Result<String> {
+    if name.starts_with("builtin:") {
+        return Ok(name.to_string());
     }
-    match aesop::learn::builtin::find(name) {
-        Ok(_) => format!("builtin:{name}"),
-        Err(_) => name.to_string(),
+    let (label, path) =
+        aesop::learn::scoring::split_model_spec(name).map_err(|e| anyhow::anyhow!(e))?;
+    let builtin = aesop::learn::builtin::find(name).is_ok();
+    if path.exists() {
+        // A file named as a built-in would replace it unsaid (audit stop 54).
+        if builtin {
+            anyhow::bail!(
+                "{name} is both a built-in model and a file in the current directory: write \
+                 builtin:{name} for the built-in, or ./{name} for the file"
+            );
+        }
+        // Absolute, so that a pickled Scorer loads the same file from another directory.
+        let absolute = std::path::absolute(&path)?;
+        return Ok(match label {
+            Some(label) => format!("{label}={}", absolute.display()),
+            None => absolute.display().to_string(),
+        });
     }
+    if builtin {
+        return Ok(format!("builtin:{name}"));
+    }
+    anyhow::bail!(
+        "{name}: no such model file, and no built-in model of that name (built-ins: {})",
+        aesop::learn::builtin::BUILTINS
+            .iter()
+            .map(|b| b.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// Topic dicts (as JSON text) to topics, with the judgment-set reader's checks and messages.
@@ -184,7 +209,8 @@ impl Scorer {
             .unwrap_or_default()
             .iter()
             .map(|m| model_spec(m))
-            .collect();
+            .collect::<anyhow::Result<_>>()
+            .map_err(value_error)?;
         if neural && !specs.is_empty() {
             return Err(PyValueError::new_err(
                 "neural=True picks the default built-ins; it cannot be combined with models= \
@@ -349,10 +375,11 @@ fn features_json(
         system_col.push(r.system);
         rows.push(r.values);
     }
+    // As `aesop features` notes them; only a class's notes concern values left empty.
     let notes = table
         .skipped
         .iter()
-        .map(|s| s.note())
+        .map(|s| format!("{}; those values are None", s.note()))
         .chain(table.idle_options.notes())
         .collect();
     Ok((table.names, topic_col, system_col, rows, notes))

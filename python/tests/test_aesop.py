@@ -150,11 +150,15 @@ def test_missing_keys_and_bad_values_raise_value_errors_with_the_cli_messages():
         aesop.Scorer(models=["pyramid"]).score(["a summary"], ["a document"])
 
 
-def test_non_utf8_text_raises_a_unicode_error():
+def test_non_utf8_text_raises_a_value_error_naming_the_argument():
     scorer = aesop.Scorer(models=["pyramid-noref"])
     bad = b"caf\xe9".decode("utf-8", errors="surrogateescape")
-    with pytest.raises(UnicodeError):
-        scorer.score([bad], ["doc"])
+    with pytest.raises(ValueError, match=r"summaries\[1\]: not valid Unicode"):
+        scorer.score(["ok", bad], ["doc"])
+    with pytest.raises(ValueError, match=r"models\[0\]: not valid Unicode"):
+        aesop.Scorer([bad])
+    with pytest.raises(ValueError, match="rouge_mode: not valid Unicode"):
+        aesop.features([_tiny_topic(["A cat."])], classes="rouge", rouge_mode=bad)
 
 
 def _tiny_topic(texts, scores=None):
@@ -434,3 +438,66 @@ def test_unknown_or_mistyped_feature_options_are_refused():
     # An option that changes none of the classes asked for (it was silently ignored).
     with pytest.raises(ValueError, match=r"--rouge-mode \(rouge_mode\) changes only the rouge class"):
         aesop.features([topic], classes="surface", rouge_mode="b")
+
+
+def test_audit_54_python_agrees_with_the_cli_on_what_it_refuses(tmp_path):
+    """The Python audit of stop 54: what the package accepted or said otherwise than the CLI."""
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    # A NaN text (pandas' missing cell) is missing, not the summary "NaN".
+    topic = _tiny_topic(["A cat.", "A cat sat."])
+    topic["summaries"][0]["text"] = float("nan")
+    with pytest.raises(ValueError, match=r"summaries\[0\]\.text: missing \(null, or a bare NaN"):
+        scorer.score_sets([topic])
+    # A NaN reference list (a topic without references in a DataFrame) is no references.
+    topic = _tiny_topic(["A cat.", "A cat sat."])
+    topic["references"] = float("nan")
+    assert [r["model"] for r in aesop.Scorer().score_sets([topic])][0] == "pyramid-noref"
+    # A blank reference is refused as `aesop score --reference` refuses an empty file.
+    with pytest.raises(ValueError, match=r"references\[0\]: empty reference"):
+        aesop.Scorer().score(["A cat."], ["The cat sat on the mat."], ["  "])
+    # Bytes inside a topic name their field.
+    topic = _tiny_topic(["A cat."])
+    topic["summaries"][0]["system"] = b"s0"
+    with pytest.raises(TypeError, match=r"topic 0: summaries\[0\]\.system: expected a JSON value .*got bytes"):
+        scorer.score_sets([topic])
+    # Class names are taken as written, as `--classes` takes them.
+    with pytest.raises(ValueError, match="unknown feature class ' surface'"):
+        aesop.features([_tiny_topic(["A cat."])], classes="rouge, surface")
+    # An option that changed nothing is said as the CLI says it, without "values are None".
+    with pytest.warns(aesop.AesopWarning) as caught:
+        aesop.features([_tiny_topic(["A cat.", "A dog."])], classes="consensus",
+                       consensus_include_human=True)
+    option_notes = [str(w.message) for w in caught if "changed nothing" in str(w.message)]
+    assert option_notes and not any("values are None" in n for n in option_notes), option_notes
+    # An empty model list, a non-bool pandas flag, an unknown model name.
+    with pytest.raises(ValueError, match="models: an empty list"):
+        aesop.Scorer(models=[])
+    with pytest.raises(TypeError, match="pandas: expected bool"):
+        scorer.score(["A cat."], ["The cat sat."], pandas="yes")
+    with pytest.raises(ValueError, match=r"pyramid-lm: no such model file, and no built-in .*pyramid-noref"):
+        aesop.Scorer(["pyramid-lm"])
+    # Any iterable of texts, as any iterable of topics.
+    assert scorer.score(iter(["A cat."]), ["The cat sat."]) == scorer.score(["A cat."], ["The cat sat."])
+    assert hasattr(aesop, "Topic")
+
+
+def test_model_files_are_found_again_after_pickling_and_never_shadow_a_builtin(tmp_path, monkeypatch):
+    binary = _need(BIN, "the aesop binary")
+    topics = [dict(_tiny_topic([f"The cat sat {'on the mat ' * (i % 4)}." for i in range(6)],
+                               ), topic=f"t{k}") for k in range(4)]
+    for t in topics:
+        for i, s in enumerate(t["summaries"]):
+            s["scores"] = {"quality": float(i % 4)}
+    set_path = tmp_path / "set.jsonl"
+    set_path.write_text("".join(json.dumps(t) + "\n" for t in topics), encoding="utf-8")
+    subprocess.run([str(binary), "train", str(set_path), "--target", "quality", "--classes", "surface",
+                    "--c", "0.01", "-o", str(tmp_path / "pyramid")], check=True, capture_output=True)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="pyramid is both a built-in model and a file"):
+        aesop.Scorer(["pyramid"])
+    (tmp_path / "pyramid").rename(tmp_path / "mine.aesop")
+    scorer = aesop.Scorer(["mine.aesop"])
+    before = scorer.score_sets(topics)
+    monkeypatch.chdir("/")
+    again = pickle.loads(pickle.dumps(scorer))
+    assert again.score_sets(topics) == before

@@ -173,8 +173,10 @@ impl<R: BufRead> Iterator for SetReader<R> {
 
 /// Parse one line of JSON (a judgment-set line; the importers and `evaluate` use it too).
 /// Python's `json.dumps` writes bare `NaN`/`Infinity`, which JSON does not allow; such lines are
-/// retried with those tokens quoted, so that the score rules (a `"NaN"` score is missing, an
-/// infinite one is an error naming its field) apply to them too. An object that repeats a key is
+/// retried with a bare `NaN` read as `null` (missing: a missing score, an absent list, an error
+/// naming a required text or id) and `Infinity` quoted, so that the score rules (an infinite
+/// score is an error naming its field) apply to them too. (Quoted, a `NaN` text became the
+/// summary "NaN" and was scored: pandas writes NaN for a missing cell; audit stop 54.) An object that repeats a key is
 /// an error naming the key's path (`summaries[0].scores.relevance: duplicate key …`). The error
 /// is the message without the file and line, which the caller adds.
 pub fn parse_json(text: &str) -> std::result::Result<Value, String> {
@@ -371,7 +373,8 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 }
 
-/// Quote bare `NaN`, `Infinity` and `-Infinity` tokens outside strings; `None` when there are none.
+/// Bare `NaN` tokens outside strings as `null`, bare `Infinity` and `-Infinity` quoted; `None`
+/// when there are none.
 fn quote_bare_non_finite(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut changed = false;
@@ -394,9 +397,13 @@ fn quote_bare_non_finite(text: &str) -> Option<String> {
                 .into_iter()
                 .find(|token| rest.starts_with(token));
             if let Some(token) = token {
-                out.push('"');
-                out.push_str(token);
-                out.push('"');
+                if token == "NaN" {
+                    out.push_str("null");
+                } else {
+                    out.push('"');
+                    out.push_str(token);
+                    out.push('"');
+                }
                 rest = &rest[token.len()..];
                 changed = true;
                 continue;
@@ -642,6 +649,10 @@ fn required_string(
     match map.remove(key) {
         Some(Value::String(text)) => Ok(text),
         None => Err(FieldError::new(join(parent, key), "missing required field")),
+        Some(Value::Null) => Err(FieldError::new(
+            join(parent, key),
+            "missing (null, or a bare NaN: what pandas holds for a missing cell)",
+        )),
         Some(other) => Err(FieldError::new(
             join(parent, key),
             format!("expected a string, found {}", kind(&other)),
@@ -704,7 +715,7 @@ mod tests {
         let quoted = quote_bare_non_finite(text).expect("has bare tokens");
         assert_eq!(
             quoted,
-            r#"{"a": "NaN", "b": "NaN in text", "c": "-Infinity", "d": "say \"NaN\""}"#
+            r#"{"a": null, "b": "NaN in text", "c": "-Infinity", "d": "say \"NaN\""}"#
         );
         assert_eq!(quote_bare_non_finite(r#"{"a": "NaN"}"#), None);
     }

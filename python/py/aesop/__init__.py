@@ -15,6 +15,7 @@ Example::
 
 import json as _json
 import os as _os
+import typing as _typing
 import warnings as _warnings
 
 # As the CLI does at start (aesop_neural::configure_cpu_threads): idle workers of the neural LM's
@@ -24,7 +25,10 @@ _os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
 from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
-__all__ = ["Scorer", "AesopWarning", "features", "builtin_models", "__version__"]
+__all__ = ["Scorer", "AesopWarning", "Topic", "features", "builtin_models", "__version__"]
+
+# One judgment-set topic (docs/JUDGMENT_SETS.md), as the type stubs name it.
+Topic = _typing.Dict[str, _typing.Any]
 
 
 class AesopWarning(UserWarning):
@@ -68,6 +72,25 @@ def _json_default(value):
     return plain
 
 
+def _bad_type(value, path):
+    """The path and type of the first value in ``value`` that JSON cannot hold (bytes, a set,
+    an object), or ``None``."""
+    value = _plain_scalar(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return None
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return path, type(value).__name__
+    for sub, v in items:
+        found = _bad_type(v, sub)
+        if found is not None:
+            return found
+    return None
+
+
 def _bad_text(value, path):
     """The path of the first string in ``value`` that is not valid Unicode (a lone surrogate)."""
     if isinstance(value, str):
@@ -95,6 +118,10 @@ def _dumps(topic, index):
     try:
         text = _json.dumps(topic, ensure_ascii=False, allow_nan=True, default=_json_default)
     except (TypeError, ValueError) as e:
+        found = _bad_type(topic, "")
+        if found is not None:
+            where, kind = found
+            raise TypeError(f"topic {index}: {where}: expected a JSON value (str, number, bool, list, dict), got {kind}") from None
         raise TypeError(f"topic {index}: {e}") from None
     try:
         text.encode("utf-8")
@@ -118,17 +145,34 @@ def _topics_json(topics):
     return [_dumps(t, i) for i, t in enumerate(topics)]
 
 
+def _check_unicode(name, text):
+    """A str that is not valid Unicode (a lone surrogate) as a ValueError naming ``name``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name}: not valid Unicode (a lone surrogate)") from None
+
+
+def _check_bool(name, value):
+    value = _plain_scalar(value)
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: expected bool, got {type(value).__name__}")
+    return value
+
+
 def _check_texts(name, texts, optional=False):
     if texts is None and optional:
         return None
     if isinstance(texts, str):
         texts = [texts]
-    if not isinstance(texts, (list, tuple)):
+    if isinstance(texts, (bytes, dict)) or not hasattr(texts, "__iter__"):
         raise TypeError(f"{name}: expected a list of str, got {type(texts).__name__}")
+    texts = list(texts)
     for i, t in enumerate(texts):
         if not isinstance(t, str):
             raise TypeError(f"{name}[{i}]: expected str, got {type(t).__name__}")
-    return list(texts)
+        _check_unicode(f"{name}[{i}]", t)
+    return texts
 
 
 def _frame(columns, pandas):
@@ -163,9 +207,10 @@ class Scorer:
             models = [models]
         if models is not None:
             models = _check_texts("models", models)
-        neural = _plain_scalar(neural)
-        if not isinstance(neural, bool):
-            raise TypeError(f"neural: expected bool, got {type(neural).__name__}")
+            # As `features(classes=[])`: an empty list is a mistake, None the defaults.
+            if not models:
+                raise ValueError("models: an empty list; give None for the default built-ins")
+        neural = _check_bool("neural", neural)
         self._inner = _aesop.Scorer(models, neural)
         _warn(self._inner.batch_warnings)
 
@@ -199,6 +244,12 @@ class Scorer:
             if not d.strip():
                 raise ValueError(f"documents[{i}]: empty document")
         references = _check_texts("references", references, optional=True)
+        # As `aesop score --reference`: a blank reference is refused ("empty reference file"),
+        # not scored against (it would choose the reference-based models and score by nothing).
+        for i, r in enumerate(references or []):
+            if not r.strip():
+                raise ValueError(f"references[{i}]: empty reference")
+        pandas = _check_bool("pandas", pandas)
         out = {}
         scored, warnings = self._inner.score_texts(summaries, documents, references)
         for model, _target, scores in scored:
@@ -209,7 +260,7 @@ class Scorer:
     def score_sets(self, topics, pandas=False):
         """Score judgment-set topics: dicts with ``topic``, ``documents``, ``summaries`` and
         optional ``references`` (the JSON Lines format of ``aesop score``; see
-        docs/FORMATS.md). Returns one dict per prediction, exactly the lines ``aesop score``
+        docs/JUDGMENT_SETS.md). Returns one dict per prediction, exactly the lines ``aesop score``
         writes: ``{"topic", "system", "target", "score", "raw", "model"}``, ``score`` on the
         target's scale and ``raw`` the model's output before calibration, absent for a model
         without one; both ``None`` for a summary the model cannot score (the CLI's ``null``; a
@@ -218,6 +269,7 @@ class Scorer:
         >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
         ...                             "summaries": [{"system": "s1", "text": "..."}]}])
         """
+        pandas = _check_bool("pandas", pandas)
         rows, warnings = self._inner.score_json(_topics_json(topics))
         _warn(warnings)
         if pandas:
@@ -243,7 +295,10 @@ def _option_text(name, value):
     value = _plain_scalar(value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
+    if isinstance(value, str):
+        _check_unicode(name, value)
+        return value
+    if isinstance(value, (int, float)):
         return str(value)
     raise TypeError(f"{name}: expected bool, number or str, got {type(value).__name__}")
 
@@ -263,17 +318,19 @@ def features(topics, classes=None, pandas=False, **options):
     [0.41, 0.37]
     """
     if isinstance(classes, str):
-        # As `--classes`: an empty name is an unknown class, not "every class".
-        classes = [c.strip() for c in classes.split(",")]
+        # As `--classes`: an empty name is an unknown class, not "every class"; a name is
+        # taken as written (the CLI refuses " surface" too).
+        classes = classes.split(",")
     if classes is not None:
         classes = _check_texts("classes", classes)
         if not classes:
             raise ValueError("classes: an empty list; give None for every class")
+    pandas = _check_bool("pandas", pandas)
     pairs = [(name, _option_text(name, value)) for name, value in options.items()]
     names, topic_col, system_col, rows, notes = _aesop.features_json(
         _topics_json(topics), classes, pairs
     )
-    _warn(f"{note}; those values are None" for note in notes)
+    _warn(notes)
     cols = {"topic": topic_col, "system": system_col}
     for j, name in enumerate(names):
         cols[name] = [r[j] for r in rows]
