@@ -561,8 +561,21 @@ fn predictions_of_several_models_are_judged_by_score() {
         .collect();
     let predictions = dir.path().join("scores.jsonl");
     std::fs::write(&predictions, mixed.join("\n") + "\n").expect("write");
-    let a = args(predictions, fixture("eval/set.jsonl"), "pyramid");
+    let a = args(predictions.clone(), fixture("eval/set.jsonl"), "pyramid");
     let report = evaluate_json(a, dir.path());
+    // The report names the bytes it measured (stop 54): each input with its content hash.
+    let inputs = report["inputs"].as_array().expect("inputs");
+    assert_eq!(inputs.len(), 2);
+    for (input, (role, path)) in inputs.iter().zip([
+        ("predictions", predictions),
+        ("human", fixture("eval/set.jsonl")),
+    ]) {
+        assert_eq!(input["role"], role);
+        assert_eq!(
+            input["content_hash"],
+            aesop::hash::content_hash(&path).expect("hash")
+        );
+    }
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
     assert!(

@@ -90,6 +90,11 @@ fn ablation_separates_the_informative_class() {
     let report =
         ablate_command(&args, &FeatureOptions::default(), &AtomicBool::new(false)).expect("ablate");
 
+    // Which data the figures measured, whatever the file is called (stop 54).
+    assert_eq!(
+        report.set_hashes,
+        vec![aesop::hash::content_hash(&set).expect("hash")]
+    );
     // 1 full model + only/without for each of the 2 classes.
     let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
     assert_eq!(

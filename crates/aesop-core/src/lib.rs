@@ -1,7 +1,8 @@
-//! Utilities every layer of aesop shares: safe output files ([`output`]), whether to draw progress ([`progress`]), the seeded random
+//! Utilities every layer of aesop shares: safe output files ([`output`]), content hashes of inputs ([`hash`]), whether to draw progress ([`progress`]), the seeded random
 //! generator ([`rng`]) and the varint coding of the compact binary files ([`varint`]), and the
 //! messages on standard error ([`eprintln_quiet!`]).
 
+pub mod hash;
 pub mod output;
 pub mod progress;
 pub mod rng;

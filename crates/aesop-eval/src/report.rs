@@ -112,6 +112,10 @@ pub struct AlignCounts {
 pub struct EvaluationReport {
     pub metric: String,
     pub human: String,
+    /// The files read, each with its content hash (FNV-1a 64 of its bytes, as model cards and
+    /// `cross-validate` reports record sets): which data the figures were measured on,
+    /// whatever the files are called.
+    pub inputs: Vec<InputFile>,
     pub target: String,
     pub counts: AlignCounts,
     pub topics: usize,
@@ -133,6 +137,16 @@ pub struct EvaluationReport {
     /// (found by the caller: `aesop_learn::in_sample`); also printed on standard error.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// One file an evaluation read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputFile {
+    /// `predictions`, `human` or `compare`.
+    pub role: &'static str,
+    /// As given on the command line.
+    pub path: String,
+    pub content_hash: String,
 }
 
 /// Two systems the metric orders against the annotators, or ties where they do not: the pairs
@@ -318,9 +332,24 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
             Some(compare(&metric, &other, &human, args)?)
         }
     };
+    let mut inputs = vec![("predictions", &args.predictions), ("human", &args.human)];
+    if let Some(path) = &args.compare {
+        inputs.push(("compare", path));
+    }
+    let inputs = inputs
+        .into_iter()
+        .map(|(role, path)| {
+            Ok(InputFile {
+                role,
+                path: path.display().to_string(),
+                content_hash: aesop_core::hash::content_hash(path)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(EvaluationReport {
         metric: metric.label.clone(),
         human: format!("{} [{}]", args.human.display(), args.target),
+        inputs,
         target: args.target.clone(),
         counts,
         topics: data.topics.len(),

@@ -166,6 +166,9 @@ pub struct AblationReport {
     pub equal_set_weights: bool,
     pub recipe: Option<String>,
     pub feature_options_changed: serde_json::Value,
+    /// The content hash of each set of `set`, in order (FNV-1a 64 of the file's bytes, as
+    /// `cross-validate` reports and model cards record them).
+    pub set_hashes: Vec<String>,
     /// Full model first, then "only" and "without" for each class in order.
     pub models: Vec<AblationRow>,
 }
@@ -293,6 +296,10 @@ pub fn ablate_command(
     report.equal_set_weights = learn.transfer.equal_set_weights;
     report.recipe = learn.recipe.clone();
     report.feature_options_changed = crate::card::changed_options(&options.into());
+    report.set_hashes = loaded
+        .iter()
+        .map(|l| l.record.content_hash.clone())
+        .collect();
     // Interrupted during the last model: still nothing is written.
     if cancel.load(Ordering::Relaxed) {
         return Err(aesop_core::output::Interrupted.into());
@@ -566,6 +573,7 @@ impl AblationReport {
             equal_set_weights: false,
             recipe: None,
             feature_options_changed: serde_json::Value::Null,
+            set_hashes: Vec::new(),
             models,
         }
     }

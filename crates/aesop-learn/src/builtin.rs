@@ -2,7 +2,8 @@
 //! with no setup. They are trained by `scripts/build/train-builtin` from the public judgment sets in
 //! ../shared/data and written to models/builtin/, each with a model card (NAME.md).
 
-use super::model_file::{fnv1a64, ModelFile};
+use super::model_file::ModelFile;
+use aesop_core::hash::fnv1a64;
 use anyhow::{bail, Result};
 
 /// One embedded model and its card.

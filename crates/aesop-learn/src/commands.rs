@@ -2,7 +2,7 @@
 
 use super::cv::{summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{self, Hyper, LearnerKind};
-use super::model_file::{self, fnv1a64, ModelFile, TrainingSet, TrainingSettings};
+use super::model_file::{self, ModelFile, TrainingSet, TrainingSettings};
 use super::multiset::{self, cross_validate_pooled, load_sets, train_calibrated, Recipe};
 pub use super::score_stream::ScoreArgs;
 use super::stack::{self, BaseSpec, StackData, StackPlan, StackSettings};
@@ -11,6 +11,7 @@ use super::transfer::{
     TransferInfo,
 };
 use super::Dataset;
+use aesop_core::hash::content_hash;
 use aesop_core::output::OutputFile;
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::{or_dash, or_dash_signed};
@@ -896,13 +897,6 @@ fn read_training_report(
         );
     }
     Ok((text, mae))
-}
-
-/// The content hash of the file at `path` as model cards and reports record it (FNV-1a 64 of
-/// its bytes, 16 hex digits).
-fn content_hash(path: &std::path::Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(format!("{:016x}", fnv1a64(&bytes)))
 }
 
 /// Score a set (or plain-text files) with the named models, or with the default built-in

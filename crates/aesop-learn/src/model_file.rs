@@ -569,16 +569,8 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// FNV-1a 64: a simple content hash for training-set identity and payload integrity
-/// (not a defence against tampering).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+/// The model file's payload checksum (FNV-1a 64, as every content hash of aesop).
+pub use aesop_core::hash::fnv1a64;
 
 /// A serializable copy of [`FeatureOptions`] (the feature modules do not derive serde). The
 /// conversions destructure every field, so adding an option breaks the build here until the

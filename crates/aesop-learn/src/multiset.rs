@@ -5,12 +5,12 @@
 
 use super::cv::{out_of_fold, summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
-use super::model_file::fnv1a64;
 use super::transfer::{
     mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
     SetData, SetRecord, SetSpec,
 };
 use super::{train_anchored, Dataset, Trained};
+use aesop_core::hash::fnv1a64;
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{Aligned, ScoreRow};

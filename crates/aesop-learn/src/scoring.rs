@@ -3,7 +3,8 @@
 
 use super::builtin::{self, Builtin, Family};
 use super::degenerate::{self, Degenerate};
-use super::model_file::{fnv1a64, FeatureOptionsRecord, ModelFile, NeuralRecord};
+use super::model_file::{FeatureOptionsRecord, ModelFile, NeuralRecord};
+use aesop_core::hash::fnv1a64;
 use aesop_corpus::Topic;
 use aesop_features::neural::is_lm_class;
 use aesop_features::run::{extract_features, FeatureTable};
