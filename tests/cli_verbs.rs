@@ -319,8 +319,7 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
             .expect("evaluate");
         assert!(out.status.success());
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+        let report: serde_json::Value = common::read_json(&json);
         let message = "model responsiveness was trained on set summeval.jsonl; these topics look like summeval.jsonl";
         assert_eq!(stderr.contains(message), warned, "{stderr}");
         assert_eq!(stderr.contains("in-sample"), warned, "{stderr}");

@@ -45,7 +45,7 @@ fn evaluate_json(mut a: EvaluateArgs, dir: &std::path::Path) -> Value {
     let path = dir.join("report.json");
     a.json = Some(path.clone());
     evaluate_command(a).expect("evaluate");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("json written")).expect("valid JSON")
+    common::read_json(path)
 }
 
 /// The paired comparison's row `name` in a report.

@@ -282,8 +282,7 @@ fn cross_validated_tau(mut command: assert_cmd::Command, dir: &std::path::Path) 
         .arg(&report)
         .assert()
         .success();
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let report: serde_json::Value = crate::common::read_json(&report);
     report["summary_kendall_tau"].as_f64().expect("tau")
 }
 
@@ -469,8 +468,7 @@ fn ablation_leaves_one_set_out() {
         .arg(&report)
         .assert()
         .success();
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let report: serde_json::Value = crate::common::read_json(&report);
     let held_out = report["leave_one_set_out"]
         .as_array()
         .expect("held-out sets");
@@ -542,8 +540,7 @@ fn feature_summary_tau(
         .arg(&json)
         .assert()
         .success();
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("json");
+    let report: serde_json::Value = crate::common::read_json(&json);
     report["statistics"]["summary"]["kendall"]
         .as_f64()
         .expect("summary kendall")

@@ -444,8 +444,7 @@ fn leave_one_set_out_reports_every_held_out_set_without_nan() {
             "{name}: {stdout}"
         );
     }
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let json: serde_json::Value = common::read_json(&report);
     let held = json["leave_one_set_out"].as_array().expect("held-out sets");
     assert_eq!(held.len(), 3);
     assert!(
@@ -651,8 +650,7 @@ fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("summary-level Pearson r"), "{stdout}");
     assert!(stdout.contains("input-level pairwise accuracy"), "{stdout}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let json: serde_json::Value = common::read_json(&report);
     let stats = &json["statistics"];
     let number = |v: &serde_json::Value| v.as_f64().expect("number");
     common::assert_within(
@@ -684,8 +682,7 @@ fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let evaluated: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&evaluated).expect("e.json")).expect("json");
+    let evaluated: serde_json::Value = common::read_json(&evaluated);
     let theirs = &evaluated["statistics"];
     for (level, statistic) in [
         ("summary", "pearson"),
@@ -756,8 +753,7 @@ fn held_out_figures_do_not_depend_on_the_order_of_the_sets() {
             .arg(&report)
             .assert()
             .success();
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+        let json: serde_json::Value = common::read_json(&report);
         let mut taus: Vec<(String, f64)> = json["leave_one_set_out"]
             .as_array()
             .expect("held out")
@@ -813,8 +809,7 @@ fn fold_flags_are_checked_and_reported_as_used() {
         .expect("cross-validate");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("50×4 folds asked for, 10×4 used"));
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let json: serde_json::Value = common::read_json(&report);
     assert_eq!(
         (&json["topic_folds"], &json["system_folds"]),
         (&10.into(), &4.into())
@@ -1143,8 +1138,7 @@ fn evaluate_reads_the_held_out_lines_of_one_set_of_a_leave_one_set_out_run() {
         .arg(&report)
         .assert()
         .success();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("json");
+    let json: serde_json::Value = common::read_json(&report);
     let held_b = json["leave_one_set_out"]
         .as_array()
         .expect("held-out sets")

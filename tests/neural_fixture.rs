@@ -36,8 +36,7 @@ fn fixture() -> Fixture {
 
 fn fixture_of(name: &str, spec: &ModelSpec) -> Fixture {
     let path = common::fixture(name);
-    let f: Fixture = serde_json::from_str(&std::fs::read_to_string(path).expect("fixture"))
-        .expect("fixture JSON");
+    let f: Fixture = common::read_json(path);
     assert_eq!(
         f.model_sha256, spec.sha256,
         "fixture made from another model file"

@@ -37,7 +37,7 @@ fn tokenizer_or_skip(test: &str) -> Option<SpmTokenizer> {
 
 fn fixture() -> Fixture {
     let path = common::fixture("gemma3_tokens.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("fixture JSON")
+    common::read_json(path)
 }
 
 #[test]

@@ -226,3 +226,12 @@ pub fn lm_model_or_skip(test: &str, spec: &aesop::neural::model::ModelSpec) -> b
     );
     false
 }
+
+/// The JSON file at `path` (a report, a card's `--json`, a fixture), parsed; panics naming the
+/// file.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: impl AsRef<std::path::Path>) -> T {
+    let path = path.as_ref();
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}

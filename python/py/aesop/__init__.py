@@ -72,43 +72,38 @@ def _json_default(value):
     return plain
 
 
-def _bad_type(value, path):
-    """The path and type of the first value in ``value`` that JSON cannot hold (bytes, a set,
-    an object), or ``None``."""
-    value = _plain_scalar(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return None
+def _first(value, path, bad):
+    """The first ``(path, what)`` in ``value`` (dicts and lists walked, paths as the CLI names
+    fields: ``summaries[1].text``) for which ``bad(leaf)`` gives a ``what``, or ``None``."""
     if isinstance(value, dict):
         items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
     elif isinstance(value, (list, tuple)):
         items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
     else:
-        return path, type(value).__name__
+        what = bad(value)
+        return None if what is None else (path, what)
     for sub, v in items:
-        found = _bad_type(v, sub)
+        found = _first(v, sub, bad)
         if found is not None:
             return found
     return None
 
 
-def _bad_text(value, path):
-    """The path of the first string in ``value`` that is not valid Unicode (a lone surrogate)."""
+def _not_json(value):
+    """The type name of a leaf JSON cannot hold (bytes, a set, an object), else ``None``."""
+    value = _plain_scalar(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return None
+    return type(value).__name__
+
+
+def _not_unicode(value):
+    """``"lone surrogate"`` for a str that is not valid Unicode, else ``None``."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return path
-        return None
-    if isinstance(value, dict):
-        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
-    elif isinstance(value, (list, tuple)):
-        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
-    else:
-        return None
-    for sub, v in items:
-        found = _bad_text(v, sub)
-        if found is not None:
-            return found
+            return "lone surrogate"
     return None
 
 
@@ -118,7 +113,7 @@ def _dumps(topic, index):
     try:
         text = _json.dumps(topic, ensure_ascii=False, allow_nan=True, default=_json_default)
     except (TypeError, ValueError) as e:
-        found = _bad_type(topic, "")
+        found = _first(topic, "", _not_json)
         if found is not None:
             where, kind = found
             raise TypeError(f"topic {index}: {where}: expected a JSON value (str, number, bool, list, dict), got {kind}") from None
@@ -126,7 +121,7 @@ def _dumps(topic, index):
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        where = _bad_text(topic, "")
+        where, _ = _first(topic, "", _not_unicode)
         raise ValueError(f"topic {index}: {where}: not valid Unicode (a lone surrogate)") from None
     return text
 
