@@ -443,12 +443,15 @@ fn cli_command() -> clap::Command {
             })
             .mut_subcommands(negative_numbers_are_values)
     }
-    negative_numbers_are_values(Cli::command())
+    // `aesop --version` names the commit as the files it writes do.
+    negative_numbers_are_values(Cli::command()).version(aesop::version::version())
 }
 
 fn main() -> ExitCode {
     keep_freed_memory();
     aesop::neural::configure_cpu_threads();
+    // The commit this binary was built from (build.rs), for `written_by` in model files and reports.
+    aesop::version::set_commit(env!("AESOP_COMMIT"));
     let cli = Cli::from_arg_matches(&cli_command().get_matches()).unwrap_or_else(|e| e.exit());
     aesop::progress::force(cli.command.progress());
     match dispatch(cli.command) {

@@ -211,6 +211,10 @@ fn the_seed_and_set_weighting_are_stored() {
 
     let card = card_json(&set_by_rows);
     assert!(card["format_version"].as_u64() < Some(8), "{card}");
+    assert!(
+        card["stack_folds"].is_null(),
+        "only a stacked model has an inner split"
+    );
     assert_eq!(card["seed"], 1);
     assert_eq!(card["equal_set_weights"], false);
     let text = card_text(&equal);
@@ -218,6 +222,76 @@ fn the_seed_and_set_weighting_are_stored() {
         text.contains("Seed 7; every set weighed the same (`--equal-set-weights`)"),
         "{text}"
     );
+}
+
+/// A model file names the aesop that wrote it as `aesop --version` does: the version and, for a
+/// binary built from a git checkout, the commit (with `-dirty` for a modified tree), so a card
+/// says which code trained it.
+#[test]
+fn a_trained_model_names_the_version_and_commit_that_wrote_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let model = dir.path().join("content.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args([
+            "--target",
+            "relevance",
+            "--classes",
+            "content",
+            "--c",
+            "0.01",
+        ])
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+    let out = common::aesop()
+        .arg("--version")
+        .output()
+        .expect("aesop --version");
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let written_by = version.strip_prefix("aesop ").expect("aesop VERSION");
+    assert_eq!(card_json(&model)["written_by"], written_by);
+    assert!(
+        card_text(&model).contains(&format!("written by aesop {written_by}.")),
+        "{}",
+        card_text(&model)
+    );
+    let report = dir.path().join("report.json");
+    common::aesop()
+        .arg("cross-validate")
+        .arg(&set)
+        .args([
+            "--target",
+            "relevance",
+            "--classes",
+            "content",
+            "--c",
+            "0.01",
+        ])
+        .arg("-o")
+        .arg(dir.path().join("oof.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    assert_eq!(common::read_json::<Value>(&report)["written_by"], version);
+    // Built from this checkout (the test binary is rebuilt when HEAD moves): its commit.
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string());
+    match head {
+        Some(head) => assert!(
+            written_by.starts_with(&format!("{} (commit {head}", env!("CARGO_PKG_VERSION"))),
+            "{written_by} against HEAD {head}"
+        ),
+        None => assert_eq!(written_by, env!("CARGO_PKG_VERSION")),
+    }
 }
 
 /// Until 2026-11-28 a stacked model had neither a calibration (its scores were the meta
@@ -282,6 +356,46 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     assert!(
         text.contains("- `form`: predicts `coherence` with rank-svm, ")
             && text.contains("features of surface"),
+        "{text}"
+    );
+    // The inner split: the defaults are not stored (the file stays readable by older builds),
+    // another split is (format 9; audit stop 53: it was not recorded at all).
+    assert_eq!(
+        card["stack_folds"],
+        serde_json::json!({"topic_folds": 3, "system_folds": 2})
+    );
+    assert!(card["format_version"].as_u64() < Some(9), "{card}");
+    assert!(
+        text.contains("3 topic folds × 2 system folds")
+            && text.contains("the defaults, unless the file was written before format 9"),
+        "{text}"
+    );
+    let split = dir.path().join("split.aesop");
+    common::aesop()
+        .arg("train")
+        .arg(&set)
+        .args(["--target", "relevance", "--learner", "rank-svm"])
+        .args(["--stack", "content=relevance:content,rouge:0.001"])
+        .args(["--stack", "form=coherence:surface:0.0001"])
+        .args(["--stack-topic-folds", "4", "--stack-system-folds", "3"])
+        .arg("-o")
+        .arg(&split)
+        .assert()
+        .success();
+    let card = card_json(&split);
+    assert_eq!(card["format_version"], 9);
+    assert_eq!(
+        card["stack_folds"],
+        serde_json::json!({"topic_folds": 4, "system_folds": 3})
+    );
+    let loaded = ModelFile::load(&split).expect("load");
+    assert_eq!(loaded.settings.stack_folds.topic_folds, 4);
+    assert_eq!(loaded.settings.stack_folds.system_folds, 3);
+    let text = card_text(&split);
+    assert!(
+        text.contains(
+            "4 topic folds × 3 system folds (`--stack-topic-folds`, `--stack-system-folds`).\n"
+        ),
         "{text}"
     );
 }

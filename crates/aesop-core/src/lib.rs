@@ -1,5 +1,6 @@
 //! Utilities every layer of aesop shares: safe output files ([`output`]), content hashes of inputs ([`hash`]), whether to draw progress ([`progress`]), the seeded random
-//! generator ([`rng`]) and the varint coding of the compact binary files ([`varint`]), and the
+//! generator ([`rng`]), the varint coding of the compact binary files ([`varint`]), which aesop
+//! wrote a file ([`version`]), and the
 //! messages on standard error ([`eprintln_quiet!`]).
 
 pub mod hash;
@@ -7,6 +8,7 @@ pub mod output;
 pub mod progress;
 pub mod rng;
 pub mod varint;
+pub mod version;
 
 /// `eprintln!` that never panics. `std`'s panics when standard error is gone (`aesop score x
 /// 2>&1 | head -1` closes it once `head` has its line), which turned a finished run into exit

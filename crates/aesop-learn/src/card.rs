@@ -105,6 +105,10 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
         "seed": model.settings.seed,
         "equal_set_weights": model.settings.equal_set_weights,
         "weights": linear_weights(model),
+        "stack_folds": model.model.stack_bases().map(|_| json!({
+            "topic_folds": model.settings.stack_folds.topic_folds,
+            "system_folds": model.settings.stack_folds.system_folds,
+        })),
         "stack_bases": model.model.stack_bases().map(|bases| bases.iter().map(|b| json!({
             "name": b.name,
             "target": b.target,
@@ -465,6 +469,21 @@ pub fn render(facts: &Value) -> String {
                 }
             );
         }
+        let folds = &facts["stack_folds"];
+        let _ = writeln!(
+            out,
+            "\nThe meta learner learned from out-of-fold base predictions: {} topic folds × {} \
+             system folds (`--stack-topic-folds`, `--stack-system-folds`){}.",
+            number(&folds["topic_folds"]),
+            number(&folds["system_folds"]),
+            match facts["format_version"].as_u64() {
+                Some(v) if v < 9 => format!(
+                    " (not stored in format {v}: the defaults, unless the file was written \
+                     before format 9 existed)"
+                ),
+                _ => String::new(),
+            }
+        );
     }
     let _ = writeln!(
         out,

@@ -517,7 +517,7 @@ pub struct CvReport {
     /// for protocol 1, which reports point estimates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bootstrap: Option<usize>,
-    /// The aesop that wrote the report (`aesop 0.1.0`).
+    /// The aesop that wrote the report (`aesop 0.1.0 (commit 0123456789ab)`).
     pub written_by: String,
     /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
     pub normalize: String,
@@ -666,6 +666,11 @@ pub fn train_command(
         settings: TrainingSettings {
             seed: learn.seed,
             equal_set_weights: learn.transfer.equal_set_weights,
+            // The defaults unless stacked: `plan` refuses the inner-split flags without --stack.
+            stack_folds: model_file::InnerFolds {
+                topic_folds: learn.stack.stack_topic_folds,
+                system_folds: learn.stack.stack_system_folds,
+            },
         },
     };
     // A flat calibration gives every summary one score: the model learned nothing usable (a
@@ -1258,7 +1263,7 @@ fn cv_report(
         sets: Vec::new(),
         set_hashes: Vec::new(),
         bootstrap: None,
-        written_by: format!("aesop {}", env!("CARGO_PKG_VERSION")),
+        written_by: format!("aesop {}", aesop_core::version::version()),
         normalize: learn.transfer.normalize.name().to_string(),
         equal_set_weights: learn.transfer.equal_set_weights,
         calibrated_mae: f64::NAN,

@@ -49,7 +49,14 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// a setting other than the defaults (seed 1, sets weighted by their rows) are written as
 /// version 8: every file of an earlier version was trained with the defaults or by a build that
 /// did not record them.
-pub const FORMAT_VERSION: u32 = 8;
+///
+/// Version 9 records a stacked model's inner split as well ([`InnerFolds`]:
+/// `--stack-topic-folds`, `--stack-system-folds`): the settings are written with it. Only
+/// stacked models trained with an inner split other than the default are written as version 9.
+pub const FORMAT_VERSION: u32 = 9;
+/// The version of models trained with a seed or set weighting other than the defaults and the
+/// default inner split.
+pub const FORMAT_VERSION_SETTINGS: u32 = 8;
 /// The version of anchored models trained with the default [`TrainingSettings`].
 pub const FORMAT_VERSION_ANCHOR: u32 = 7;
 /// The version of models with a non-plain neural prompt and no anchor.
@@ -150,6 +157,26 @@ pub struct TrainingSettings {
     pub seed: u64,
     /// `--equal-set-weights`: every training set weighed the same whatever its size.
     pub equal_set_weights: bool,
+    /// A stacked model's inner split (format version 9; the default in older files and in
+    /// models that are not stacked).
+    pub stack_folds: InnerFolds,
+}
+
+/// The topic and system folds of the split that gives a stacked model's meta learner its
+/// out-of-fold base predictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InnerFolds {
+    pub topic_folds: usize,
+    pub system_folds: usize,
+}
+
+impl Default for InnerFolds {
+    fn default() -> InnerFolds {
+        InnerFolds {
+            topic_folds: crate::stack::DEFAULT_INNER_TOPIC_FOLDS,
+            system_folds: crate::stack::DEFAULT_INNER_SYSTEM_FOLDS,
+        }
+    }
 }
 
 impl Default for TrainingSettings {
@@ -158,8 +185,16 @@ impl Default for TrainingSettings {
         TrainingSettings {
             seed: 1,
             equal_set_weights: false,
+            stack_folds: InnerFolds::default(),
         }
     }
+}
+
+/// The settings as format version 8 holds them (without the inner split).
+#[derive(Serialize, Deserialize)]
+struct SettingsV8 {
+    seed: u64,
+    equal_set_weights: bool,
 }
 
 /// The smallest and largest finite training value of one feature column (infinite bounds when
@@ -253,7 +288,8 @@ impl ModelFile {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let payload = bincode::serde::encode_to_vec(self, bincode::config::standard())
             .context("encoding the model")?;
-        let version = env!("CARGO_PKG_VERSION").as_bytes();
+        let writer = aesop_core::version::version();
+        let version = writer.as_bytes();
         let mut out = Vec::with_capacity(payload.len() + 64);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.format_version().to_le_bytes());
@@ -297,6 +333,12 @@ impl ModelFile {
                 &self.settings,
                 "the model's training settings",
             )?;
+        } else if version == FORMAT_VERSION_SETTINGS {
+            let settings = SettingsV8 {
+                seed: self.settings.seed,
+                equal_set_weights: self.settings.equal_set_weights,
+            };
+            append(&mut payload, &settings, "the model's training settings")?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -395,6 +437,17 @@ impl ModelFile {
         }
         if version >= FORMAT_VERSION {
             model.settings = decode_next(&mut rest, file, "training settings")?;
+            let folds = model.settings.stack_folds;
+            if folds.topic_folds == 0 || folds.system_folds == 0 {
+                return Err(corrupt(file, "a stacked model's inner split has no folds"));
+            }
+        } else if version == FORMAT_VERSION_SETTINGS {
+            let settings: SettingsV8 = decode_next(&mut rest, file, "training settings")?;
+            model.settings = TrainingSettings {
+                seed: settings.seed,
+                equal_set_weights: settings.equal_set_weights,
+                stack_folds: InnerFolds::default(),
+            };
         }
         if !rest.is_empty() {
             return Err(corrupt(file, "payload longer than the model"));
@@ -408,8 +461,11 @@ impl ModelFile {
             .neural
             .as_ref()
             .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
-        if self.settings != TrainingSettings::default() {
+        let defaults = TrainingSettings::default();
+        if self.settings.stack_folds != defaults.stack_folds {
             FORMAT_VERSION
+        } else if self.settings != defaults {
+            FORMAT_VERSION_SETTINGS
         } else if self.anchor.is_some() {
             FORMAT_VERSION_ANCHOR
         } else if chat {
