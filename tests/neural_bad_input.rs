@@ -5,7 +5,7 @@
 use crate::common;
 
 use aesop::neural::llama::{Llama, Precision};
-use aesop::neural::model::{self, SMOLLM2};
+use aesop::neural::model::SMOLLM2;
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
 
@@ -301,13 +301,7 @@ fn absent_model_names_the_fetch_command() {
 
 #[test]
 fn odd_texts_give_documented_values() {
-    if !model::is_present(&SMOLLM2) {
-        if std::env::var("AESOP_REQUIRE_MODELS").is_ok_and(|v| v == "1") {
-            panic!("AESOP_REQUIRE_MODELS=1 but the model is absent");
-        }
-        eprintln!(
-            "SKIPPED odd_texts_give_documented_values: model absent (aesop models fetch smollm2)"
-        );
+    if !common::neural_model_or_skip("odd_texts_give_documented_values") {
         return;
     }
     use aesop::corpus::{Document, Topic};

@@ -322,17 +322,20 @@ fn class_rows_equal_the_pairwise_scores_over_many_references() {
     let rows = class.extract(&TopicContext::new(&topic));
 
     let mut lexicon = Lexicon::new(strip_s);
-    let mut bags = |text: &str| {
+    let bags = |lexicon: &mut Lexicon, text: &str| {
         let (u, s) = (
-            uni(&mut lexicon, text, true),
-            skip(&mut lexicon, text, opts.max_skip, true),
+            uni(lexicon, text, true),
+            skip(lexicon, text, opts.max_skip, true),
         );
-        let (us, ss) = (StemView::new(&u, &lexicon), StemView::new(&s, &lexicon));
+        let (us, ss) = (StemView::new(&u, lexicon), StemView::new(&s, lexicon));
         (u, s, us, ss)
     };
-    let reference_bags: Vec<_> = references.iter().map(|r| bags(r)).collect();
+    let reference_bags: Vec<_> = references.iter().map(|r| bags(&mut lexicon, r)).collect();
+    let (words, stems) = (lexicon.len(), lexicon.stems());
     for (summary, row) in summaries.iter().zip(&rows) {
-        let (cu, cs, cus, css) = bags(summary);
+        // As the class does: each summary's own new words are forgotten after it.
+        lexicon.truncate(words, stems);
+        let (cu, cs, cus, css) = bags(&mut lexicon, summary);
         let mut best = [f64::NEG_INFINITY; 6];
         for (ru, rs, rus, rss) in &reference_bags {
             let f = |m: f64, x: &Bag, y: &Bag| f_measure(m, x.total(), y.total(), opts.alpha);
@@ -358,4 +361,41 @@ fn class_rows_equal_the_pairwise_scores_over_many_references() {
     // Not all trivially 0 or 1: the stem scores exceed the exact ones for the first summary.
     let first = rows[0].as_ref().unwrap();
     assert!(first[1] > first[0] && first[0] > 0.0, "{first:?}");
+}
+
+/// A summary's features do not depend on which other summaries were read before it (audit stop
+/// 53: they moved in the last bit, 5.6e-17, because a topic's words were numbered in reading
+/// order and the sums follow the numbers). Bit for bit, with the topic's summaries reversed.
+#[test]
+fn rows_do_not_depend_on_the_order_of_the_summaries() {
+    let class = Tesla::new(TeslaOptions::default());
+    let mut topic = Topic::new("t");
+    topic.references.push(Reference::new(
+        "r1",
+        "The council approved the new budget after a long debate on taxes and schools.",
+    ));
+    topic.references.push(Reference::new(
+        "r2",
+        "After hours of debate, councillors passed a budget raising school spending.",
+    ));
+    let summaries = [
+        "Councillors debated for hours; the budget passed with more money for schools.",
+        "A budget was approved. Taxes rose, schooling improved, debating continued.",
+        "The mayor vetoed nothing: spending on roads, parks and schools was agreed.",
+        "Budget budgets budgeted; the councils approve approval of taxing taxes.",
+        "Long debates, new taxes and approved schools marked the council's budget day.",
+    ];
+    for (k, text) in summaries.iter().enumerate() {
+        topic.summaries.push(Summary::new(format!("s{k}"), *text));
+    }
+    let forward = class.extract(&TopicContext::new(&topic));
+    topic.summaries.reverse();
+    let mut backward = class.extract(&TopicContext::new(&topic));
+    backward.reverse();
+    for (k, (f, b)) in forward.iter().zip(&backward).enumerate() {
+        let (f, b) = (f.as_ref().expect("row"), b.as_ref().expect("row"));
+        let bits = |row: &[f64]| row.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(f), bits(b), "summary s{k}: {f:?} against {b:?}");
+        assert!(f.iter().any(|&v| v > 0.0 && v < 1.0), "{f:?}");
+    }
 }

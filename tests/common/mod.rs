@@ -99,11 +99,19 @@ pub fn data_or_skip(test: &str, relative: &str) -> Option<PathBuf> {
             path.display()
         );
     }
-    eprintln!(
+    notice_skipped(&format!(
         "SKIPPED {test}: {} not found (set AESOP_DATA to the shared data directory)",
         path.display()
-    );
+    ));
     None
+}
+
+/// Print a skip notice where the person running `cargo test` sees it. The test harness
+/// captures `eprintln!` and shows it only for failing tests, so a passing run that skipped its
+/// data-dependent parts said nothing; a write to the process's standard error is not captured.
+pub fn notice_skipped(notice: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{notice}");
 }
 
 /// SummEval through the `summeval` importer (100 topics, 16 summaries and 11 references each).
@@ -220,10 +228,10 @@ pub fn lm_model_or_skip(test: &str, spec: &aesop::neural::model::ModelSpec) -> b
             spec.name
         );
     }
-    eprintln!(
+    notice_skipped(&format!(
         "SKIPPED {test} (its neural part): model absent ({})",
         model::fetch_command(spec)
-    );
+    ));
     false
 }
 

@@ -182,6 +182,21 @@ impl Lexicon {
     pub fn ids(&mut self, tokens: &[String]) -> Vec<u32> {
         tokens.iter().map(|t| self.intern(t)).collect()
     }
+    /// Forget every word (and stem) interned after the lexicon had `words` words and `stems`
+    /// stems ([`Lexicon::len`], [`Lexicon::stems`]).
+    pub fn truncate(&mut self, words: usize, stems: usize) {
+        for word in self.words.drain(words.min(self.words.len())..) {
+            self.word_ids.remove(&word);
+        }
+        self.stem_of.truncate(words);
+        if self.stem_ids.len() > stems {
+            self.stem_ids.retain(|_, id| (*id as usize) < stems);
+        }
+    }
+    /// The number of distinct stems interned so far.
+    pub fn stems(&self) -> usize {
+        self.stem_ids.len()
+    }
     /// The number of words interned so far (ids are `0..len()`).
     pub fn len(&self) -> usize {
         self.words.len()
@@ -717,7 +732,9 @@ impl FeatureClass for Tesla {
             return vec![None; topic.summaries.len()];
         }
         // Reference bags are built once per topic; no other class uses them, so they live
-        // here rather than in the topic cache, and the lexicon grows with each summary.
+        // here rather than in the topic cache. Each summary's own new words are forgotten after
+        // it: their ids (which order the sums) then depend on that summary alone, so its
+        // features do not move in the last bit with the order of the topic's summaries.
         let mut lexicon = Lexicon::new(self.stemmer);
         let mut word_weights = Vec::new();
         let references: Vec<Bags> = topic
@@ -725,11 +742,14 @@ impl FeatureClass for Tesla {
             .iter()
             .map(|r| self.bags(&r.text, &mut lexicon, &mut word_weights))
             .collect();
+        let (reference_words, reference_stems) = (lexicon.len(), lexicon.stems());
         let index = ReferenceIndex::new(&references);
         topic
             .summaries
             .iter()
             .map(|summary| {
+                lexicon.truncate(reference_words, reference_stems);
+                word_weights.truncate(reference_words);
                 let candidate = self.bags(&summary.text, &mut lexicon, &mut word_weights);
                 let matched = index.matches(&references, &candidate, self.opts.stem_similarity);
                 let mut best = [f64::NEG_INFINITY; 6];
