@@ -22,7 +22,8 @@ fn rerun_if_changed(path: &str) {
 }
 
 fn main() {
-    // An edit of any source makes the tree dirty, and a commit moves HEAD and rewrites the index.
+    // An edit of any source makes the tree dirty (or clean again), and a commit moves a ref.
+    // Not the index: `git status` rewrites it, and each rewrite would rebuild the binary.
     for path in [
         "build.rs",
         "Cargo.toml",
@@ -37,7 +38,7 @@ fn main() {
     let commit = match git(&["rev-parse", "--short=12", "HEAD"]) {
         Some(hash) => {
             if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
-                for file in ["HEAD", "index", "packed-refs", "refs"] {
+                for file in ["HEAD", "packed-refs", "refs"] {
                     rerun_if_changed(&format!("{dir}/{file}"));
                 }
             }

@@ -154,7 +154,7 @@ else:
     samples = f"{int(bootstrap):,} " if bootstrap else ""
     intervals = f"95% intervals from {samples}bootstrap samples resampling topics and systems{seed}"
 print("Each row: a model of this recipe trained on every other set, scoring the held-out set; the best single "
-      f"feature of the same classes on that set (among those with a value for at least 95% of its summaries) is chosen in hindsight (sign included); {intervals}; paired test "
+      f"feature of the same classes on that set (among those with a value for at least 95% of its summaries that rank the summaries of at least 95% of its topics) is chosen in hindsight (sign included); {intervals}; paired test "
       "on summary τ (Koehn bootstrap share of wins, permutation p).\n")
 print("| held-out set | summary τ | system τ | system pairwise acc. | best single feature | its summary τ | Δ | wins | p |")
 print("|---|---|---|---|---|---|---|---|---|")

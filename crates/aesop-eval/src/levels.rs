@@ -366,15 +366,8 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
 /// all tied has none); NaN when none is. Cross-validation reports use it on out-of-fold
 /// predictions; [`level_statistics`] computes the same on the topic × system grid.
 pub fn summary_level_tau(metric: &[f64], human: &[f64], topics: &[String]) -> f64 {
-    let mut by_topic: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-    for ((p, t), topic) in metric.iter().zip(human).zip(topics) {
-        let entry = by_topic.entry(topic).or_default();
-        entry.0.push(*p);
-        entry.1.push(*t);
-    }
-    let taus: Vec<f64> = by_topic
-        .values()
-        .map(|(p, t)| kendall_tau_b(p, t))
+    let taus: Vec<f64> = per_topic_tau(metric, human, topics)
+        .into_iter()
         .filter(|t| t.is_finite())
         .collect();
     if taus.is_empty() {
@@ -382,6 +375,21 @@ pub fn summary_level_tau(metric: &[f64], human: &[f64], topics: &[String]) -> f6
     } else {
         taus.iter().sum::<f64>() / taus.len() as f64
     }
+}
+
+/// Kendall τ-b within each topic of flat rows, in topic-name order: NaN for a topic where the
+/// metric or the human scores are all tied (or that has one row).
+pub fn per_topic_tau(metric: &[f64], human: &[f64], topics: &[String]) -> Vec<f64> {
+    let mut by_topic: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for ((p, t), topic) in metric.iter().zip(human).zip(topics) {
+        let entry = by_topic.entry(topic).or_default();
+        entry.0.push(*p);
+        entry.1.push(*t);
+    }
+    by_topic
+        .values()
+        .map(|(p, t)| kendall_tau_b(p, t))
+        .collect()
 }
 
 /// System-level Kendall τ-b of flat rows: between each system's mean metric score and mean
