@@ -229,20 +229,21 @@ fn the_seed_and_set_weighting_are_stored() {
 /// says which code trained it.
 #[test]
 fn a_trained_model_names_the_version_and_commit_that_wrote_it() {
+    const CONTENT_MODEL: [&str; 6] = [
+        "--target",
+        "relevance",
+        "--classes",
+        "content",
+        "--c",
+        "0.01",
+    ];
     let dir = tempfile::tempdir().expect("tempdir");
     let set = imported_sample(dir.path(), "sample.jsonl");
     let model = dir.path().join("content.aesop");
     common::aesop()
         .arg("train")
         .arg(&set)
-        .args([
-            "--target",
-            "relevance",
-            "--classes",
-            "content",
-            "--c",
-            "0.01",
-        ])
+        .args(CONTENT_MODEL)
         .arg("-o")
         .arg(&model)
         .assert()
@@ -263,14 +264,7 @@ fn a_trained_model_names_the_version_and_commit_that_wrote_it() {
     common::aesop()
         .arg("cross-validate")
         .arg(&set)
-        .args([
-            "--target",
-            "relevance",
-            "--classes",
-            "content",
-            "--c",
-            "0.01",
-        ])
+        .args(CONTENT_MODEL)
         .arg("-o")
         .arg(dir.path().join("oof.jsonl"))
         .arg("--report")

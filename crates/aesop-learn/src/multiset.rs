@@ -677,49 +677,35 @@ mod tests {
         (data, rows)
     }
 
-    /// A column with values for a few rows only, ordering them perfectly, does not compete
-    /// (it did, and won, once missing values were left out: stop 55).
-    #[test]
-    fn a_feature_missing_on_many_summaries_is_not_the_best_single_feature() {
+    /// The best single feature of the fixture with one more column, `c.extra`, whose value in
+    /// row `i` is `extra(i, data)`.
+    fn best_with_column(extra: impl Fn(usize, &Dataset) -> f64) -> String {
         let (mut data, mut rows) = data_with_a_missing_value();
-        data.names.push("c.sparse".into());
+        data.names.push("c.extra".into());
         for (i, row) in rows.iter_mut().enumerate() {
-            // Perfect on t1's first two and t2's first two rows, missing elsewhere.
-            row.push(if i % 4 < 2 { i as f64 } else { f64::NAN });
+            row.push(extra(i, &data));
         }
         data.rows = rows.clone();
-        let (name, _) = best_single_feature(&data, &rows);
-        assert_eq!(name, "c.a");
-        // With the sparse column complete, it competes and wins.
-        for (i, row) in rows.iter_mut().enumerate() {
-            row[2] = data.targets[i];
-        }
-        let (name, _) = best_single_feature(&data, &rows);
-        assert_eq!(name, "c.sparse");
+        best_single_feature(&data, &rows).0
     }
 
-    /// A complete column that ranks one topic perfectly and ties every summary of the others
-    /// (where its τ is undefined and the topic left out) does not compete either.
+    /// A column that orders perfectly the rows it has a value for does not compete when it
+    /// lacks values for many summaries (it did, and won, once missing values were left out:
+    /// stop 55), nor when it ties every summary of most topics (those topics are left out of
+    /// its τ); complete, it wins.
     #[test]
-    fn a_feature_that_ranks_few_topics_is_not_the_best_single_feature() {
-        let (mut data, mut rows) = data_with_a_missing_value();
-        data.names.push("c.flat".into());
-        for (i, row) in rows.iter_mut().enumerate() {
-            row.push(if data.topics[i] == "t1" {
-                data.targets[i]
+    fn a_feature_that_ranks_few_summaries_or_topics_is_not_the_best_single_feature() {
+        let sparse = |i: usize, _: &Dataset| if i % 4 < 2 { i as f64 } else { f64::NAN };
+        assert_eq!(best_with_column(sparse), "c.a");
+        let flat = |i: usize, d: &Dataset| {
+            if d.topics[i] == "t1" {
+                d.targets[i]
             } else {
                 0.0
-            });
-        }
-        data.rows = rows.clone();
-        let (name, _) = best_single_feature(&data, &rows);
-        assert_eq!(name, "c.a");
-        // Ranking every topic, it competes and wins.
-        for (i, row) in rows.iter_mut().enumerate() {
-            row[2] = data.targets[i];
-        }
-        let (name, _) = best_single_feature(&data, &rows);
-        assert_eq!(name, "c.flat");
+            }
+        };
+        assert_eq!(best_with_column(flat), "c.a");
+        assert_eq!(best_with_column(|i, d| d.targets[i]), "c.extra");
     }
 
     #[test]
