@@ -294,17 +294,23 @@ fn a_trained_model_names_the_version_and_commit_that_wrote_it() {
 fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = imported_sample(dir.path(), "sample.jsonl");
-    let model = dir.path().join("stacked.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--learner", "rank-svm"])
-        .args(["--stack", "content=relevance:content,rouge:0.001"])
-        .args(["--stack", "form=coherence:surface:0.0001"])
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+    // A stacked model of two bases, with `extra` flags, written to `name`.
+    let train_stacked = |extra: &[&str], name: &str| {
+        let model = dir.path().join(name);
+        common::aesop()
+            .arg("train")
+            .arg(&set)
+            .args(["--target", "relevance", "--learner", "rank-svm"])
+            .args(["--stack", "content=relevance:content,rouge:0.001"])
+            .args(["--stack", "form=coherence:surface:0.0001"])
+            .args(extra)
+            .arg("-o")
+            .arg(&model)
+            .assert()
+            .success();
+        model
+    };
+    let model = train_stacked(&[], "stacked.aesop");
     let file = ModelFile::load(&model).expect("load");
     assert!(file.model.stack_bases().is_some());
     let ranges = file.feature_ranges.as_ref().expect("feature ranges");
@@ -364,18 +370,10 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
             && text.contains("the defaults, unless the file was written before format 9"),
         "{text}"
     );
-    let split = dir.path().join("split.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--learner", "rank-svm"])
-        .args(["--stack", "content=relevance:content,rouge:0.001"])
-        .args(["--stack", "form=coherence:surface:0.0001"])
-        .args(["--stack-topic-folds", "4", "--stack-system-folds", "3"])
-        .arg("-o")
-        .arg(&split)
-        .assert()
-        .success();
+    let split = train_stacked(
+        &["--stack-topic-folds", "4", "--stack-system-folds", "3"],
+        "split.aesop",
+    );
     let card = card_json(&split);
     assert_eq!(card["format_version"], 9);
     assert_eq!(
