@@ -476,6 +476,9 @@ def test_audit_54_python_agrees_with_the_cli_on_what_it_refuses(tmp_path):
         scorer.score(["A cat."], ["The cat sat."], pandas="yes")
     with pytest.raises(ValueError, match=r"pyramid-lm: no such model file, and no built-in .*pyramid-noref"):
         aesop.Scorer(["pyramid-lm"])
+    # Two models of one name: the message says how to name them apart in Python too.
+    with pytest.raises(ValueError, match=r"two models are named 'pyramid' .*models=\[\"NAME=PATH\"\]"):
+        aesop.Scorer(["pyramid", "pyramid"])
     # Any iterable of texts, as any iterable of topics.
     assert scorer.score(iter(["A cat."]), ["The cat sat."]) == scorer.score(["A cat."], ["The cat sat."])
     assert hasattr(aesop, "Topic")

@@ -14,10 +14,11 @@ def human_scores(set_path, target):
     return scores
 
 
-def mean_topic_kendall(values, scores):
+def mean_topic_kendall(values, scores, count=False):
     """Summary-level Kendall tau-b as aesop evaluate computes it: per topic, over the summaries
     with both a value and a human score, then the mean over topics (a topic where either side is
-    constant has no tau and is left out). `values`, `scores`: {(topic, system): number}."""
+    constant has no tau and is left out). `values`, `scores`: {(topic, system): number}. With
+    `count`, (mean, number of topics with a tau)."""
     import math
     from scipy.stats import kendalltau
 
@@ -33,7 +34,8 @@ def mean_topic_kendall(values, scores):
         k = kendalltau(a, b).statistic
         if not math.isnan(k):
             taus.append(k)
-    return sum(taus) / len(taus)
+    mean = sum(taus) / len(taus)
+    return (mean, len(taus)) if count else mean
 
 
 def system_pairwise_accuracy(values, scores):

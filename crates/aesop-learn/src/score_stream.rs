@@ -233,7 +233,7 @@ impl ModelGroups {
         for (i, model) in models.iter().enumerate() {
             if let Some(first) = models[..i].iter().find(|m| m.name == model.name) {
                 bail!(
-                    "two models are named '{}' ({} and {}); name them apart with --model NAME=PATH",
+                    "two models are named '{}' ({} and {}); name them apart as NAME=PATH (the CLI's --model NAME=PATH, Python's models=[\"NAME=PATH\"])",
                     model.name,
                     first.source,
                     model.source
