@@ -437,20 +437,17 @@ fn an_option_that_changes_nothing_on_the_data_is_said() {
     features(&with_human).stderr(predicates::str::contains(note).not());
     // The learning verbs warn naming the set (training on this tiny set then fails or not;
     // the warning comes before).
-    let output = common::aesop()
-        .args([
-            "train",
+    let output = common::run_train(
+        &systems_only,
+        &[
             "--target",
             "relevance",
             "--classes",
             "consensus,surface",
-        ])
-        .arg("--consensus-include-human")
-        .arg(&systems_only)
-        .arg("-o")
-        .arg(dir.path().join("m.aesop"))
-        .output()
-        .expect("run aesop");
+            "--consensus-include-human",
+        ],
+        &dir.path().join("m.aesop"),
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(&format!("warning: {}: {note}", systems_only.display())),

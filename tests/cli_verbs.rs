@@ -281,14 +281,19 @@ fn a_named_class_that_needs_references_is_refused_under_no_references() {
     }
     // Without --classes, --no-references quietly uses the reference-free classes.
     let model = dir.path().join("m.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--classes", "content,surface"])
-        .args(["--no-references", "--c", "0.01", "-o"])
-        .arg(&model)
-        .assert()
-        .success();
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "content,surface",
+            "--no-references",
+            "--c",
+            "0.01",
+        ],
+        &model,
+    );
 }
 
 #[test]
@@ -338,14 +343,18 @@ fn score_warns_once_about_a_model_using_a_batch_dependent_class() {
     let dir = tempfile::tempdir().expect("dir");
     let set = imported_sample(dir.path(), "sample.jsonl");
     let model = dir.path().join("peers.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--classes", "surface,consensus"])
-        .args(["--c", "0.01", "-o"])
-        .arg(&model)
-        .assert()
-        .success();
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "surface,consensus",
+            "--c",
+            "0.01",
+        ],
+        &model,
+    );
     let warning = "model peers uses consensus: a summary's score depends on the other summaries of its topic in this batch";
     for (spec, expected) in [
         (model.display().to_string(), 1),

@@ -235,16 +235,20 @@ fn the_cli_refuses_a_bad_anchor_before_computing_features() {
     }
     // A good anchor trains, and says so.
     let model = dir.path().join("m.aesop");
-    let out = common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--classes", "content,surface"])
-        .args(["--anchor", "content.js", "--c", "0.001", "-o"])
-        .arg(&model)
-        .output()
-        .expect("run");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "content,surface",
+            "--anchor",
+            "content.js",
+            "--c",
+            "0.001",
+        ],
+        &model,
+    );
     assert!(stderr.contains("anchored on content.js"), "{stderr}");
     assert!(model.exists());
 }

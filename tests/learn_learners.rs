@@ -551,23 +551,11 @@ fn a_ranking_svm_stopped_at_its_epoch_cap_is_said() {
     let file = std::fs::File::create(&set).expect("create set");
     aesop::corpus::jsonl::write_set(std::io::BufWriter::new(file), &topics).expect("write set");
     let train = |c: &str| {
-        let out = common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args([
-                "--target",
-                "relevance",
-                "--classes",
-                "surface",
-                "--c",
-                c,
-                "-o",
-            ])
-            .arg(dir.path().join("m.aesop"))
-            .output()
-            .expect("train");
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        common::train(
+            &set,
+            &["--target", "relevance", "--classes", "surface", "--c", c],
+            &dir.path().join("m.aesop"),
+        )
     };
     let stderr = train("1e8");
     assert_eq!(

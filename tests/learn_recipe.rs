@@ -88,19 +88,11 @@ fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
     let set = dir.path().join("mine.jsonl");
     write_set(&set, 6, 1.0);
     let out = dir.path().join("mine.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args([
-            "--target",
-            "quality",
-            "--recipe",
-            "responsiveness-noref",
-            "-o",
-        ])
-        .arg(&out)
-        .assert()
-        .success();
+    common::train(
+        &set,
+        &["--target", "quality", "--recipe", "responsiveness-noref"],
+        &out,
+    );
     let mine = ModelFile::load(&out).expect("trained model");
     let builtin = builtin::find("responsiveness-noref")
         .expect("built-in")
@@ -115,14 +107,18 @@ fn train_with_a_recipe_writes_the_builtins_recipe_learned_on_the_users_sets() {
     // Learned from the user's rows, not copied: the training set is this one.
     assert_eq!(mine.training.rows, 30);
     // The CLI refuses a recipe beside flags that would change it.
-    let refused = common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "quality", "--recipe", "responsiveness-noref"])
-        .args(["--learner", "ols", "-o"])
-        .arg(dir.path().join("refused.aesop"))
-        .output()
-        .expect("train");
+    let refused = common::run_train(
+        &set,
+        &[
+            "--target",
+            "quality",
+            "--recipe",
+            "responsiveness-noref",
+            "--learner",
+            "ols",
+        ],
+        &dir.path().join("refused.aesop"),
+    );
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("cannot be used with"), "{stderr}");

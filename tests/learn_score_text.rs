@@ -36,9 +36,9 @@ fn text_files_score_like_the_judgment_set() {
     let lines: Vec<String> = (0..4).map(set_line).collect();
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let model = dir.path().join("m.aesop");
-    common::aesop()
-        .args([
-            "train",
+    common::train(
+        &set,
+        &[
             "--target",
             "relevance",
             "--learner",
@@ -46,12 +46,9 @@ fn text_files_score_like_the_judgment_set() {
             "--classes",
             "surface,content",
             "--no-references",
-        ])
-        .arg(&set)
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+        ],
+        &model,
+    );
 
     let from_set = common::aesop()
         .arg("score")
@@ -119,9 +116,9 @@ fn non_utf8_summary_file_is_a_clear_error() {
         (0..4).map(set_line).collect::<Vec<_>>().join("\n") + "\n",
     )
     .expect("set");
-    common::aesop()
-        .args([
-            "train",
+    common::train(
+        &set,
+        &[
             "--target",
             "relevance",
             "--learner",
@@ -129,12 +126,9 @@ fn non_utf8_summary_file_is_a_clear_error() {
             "--classes",
             "surface",
             "--no-references",
-        ])
-        .arg(&set)
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+        ],
+        &model,
+    );
     common::aesop()
         .arg("score")
         .arg("--model")
@@ -157,14 +151,19 @@ fn score_names_a_model_given_as_name_equals_path() {
     let lines: Vec<String> = (0..4).map(set_line).collect();
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let model = dir.path().join("m.aesop");
-    common::aesop()
-        .args(["train", "--target", "relevance", "--learner", "rank-svm"])
-        .args(["--classes", "surface", "--no-references"])
-        .arg(&set)
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--learner",
+            "rank-svm",
+            "--classes",
+            "surface",
+            "--no-references",
+        ],
+        &model,
+    );
     let names = |spec: String| -> Vec<String> {
         let out = common::aesop()
             .arg("score")
@@ -260,15 +259,11 @@ fn reference_use_and_classes_follow_the_columns() {
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let train = |name: &str, extra: &[&str]| {
         let model = dir.path().join(name);
-        common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", "relevance"])
-            .args(extra)
-            .arg("-o")
-            .arg(&model)
-            .assert()
-            .success();
+        common::train(
+            &set,
+            &[&["--target", "relevance"][..], extra].concat(),
+            &model,
+        );
         (
             model.clone(),
             aesop::learn::ModelFile::load(&model).expect("model"),
@@ -348,15 +343,8 @@ fn models_share_a_run_when_their_shared_classes_agree() {
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let train = |name: &str, extra: &[&str]| {
         let model = dir.path().join(name);
-        common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", "relevance", "--classes", "rouge", "--c", "0.01"])
-            .args(extra)
-            .arg("-o")
-            .arg(&model)
-            .assert()
-            .success();
+        let rouge = ["--target", "relevance", "--classes", "rouge", "--c", "0.01"];
+        common::train(&set, &[&rouge[..], extra].concat(), &model);
         model
     };
     let stop = train("stop.aesop", &["--rouge-remove-stopwords"]);

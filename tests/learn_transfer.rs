@@ -534,21 +534,11 @@ fn features_without_a_value_on_any_summary_are_named_not_silently_learned() {
 
     // `train SET --classes CLASSES -o OUT`: whether it succeeded, and its stderr.
     let train = |set: &Path, classes: &str, out: &Path| {
-        let output = common::aesop()
-            .arg("train")
-            .arg(set)
-            .args([
-                "--target",
-                "quality",
-                "--classes",
-                classes,
-                "--c",
-                "0.01",
-                "-o",
-            ])
-            .arg(out)
-            .output()
-            .expect("train");
+        let output = common::run_train(
+            set,
+            &["--target", "quality", "--classes", classes, "--c", "0.01"],
+            out,
+        );
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         (output.status.success(), stderr)
     };
@@ -989,21 +979,18 @@ fn a_target_too_large_to_standardize_is_refused_naming_the_summary() {
     let file = std::fs::File::create(&path).expect("create");
     jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write");
     for learner in ["ols", "rank-svm"] {
-        let out = common::aesop()
-            .arg("train")
-            .arg(&path)
-            .args([
+        let out = common::run_train(
+            &path,
+            &[
                 "--target",
                 "quality",
                 "--classes",
                 "surface",
                 "--learner",
                 learner,
-            ])
-            .arg("-o")
-            .arg(dir.path().join("m.aesop"))
-            .output()
-            .expect("train");
+            ],
+            &dir.path().join("m.aesop"),
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{learner}: {stderr}");
         assert!(

@@ -174,16 +174,10 @@ fn train_stores_only_a_report_of_the_model_it_trains() {
         .assert()
         .success();
     let train = |report: &Path, target: &str, classes: &str| {
-        common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", target, "--classes", classes, "--c", "0.1"])
-            .arg("--report")
-            .arg(report)
-            .arg("-o")
-            .arg(dir.path().join("m.aesop"))
-            .output()
-            .expect("train")
+        let report = report.to_str().expect("utf-8 path");
+        let args = ["--target", target, "--classes", classes, "--c", "0.1"];
+        let args = [&args[..], &["--report", report]].concat();
+        common::run_train(&set, &args, &dir.path().join("m.aesop"))
     };
     let out = train(&report, "relevance", "surface");
     assert!(out.status.success(), "{}", stderr(&out));
@@ -283,14 +277,18 @@ fn the_card_prints_a_large_seed_exactly() {
 fn an_unknown_anchor_is_answered_with_features_of_the_chosen_classes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = sample_subset(dir.path(), "set.jsonl", 4, 6, None);
-    let out = common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--classes", "surface"])
-        .args(["--anchor", "content.js", "-o"])
-        .arg(dir.path().join("an.aesop"))
-        .output()
-        .expect("train");
+    let out = common::run_train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "surface",
+            "--anchor",
+            "content.js",
+        ],
+        &dir.path().join("an.aesop"),
+    );
     assert_eq!(out.status.code(), Some(2), "a usage error");
     let message = stderr(&out);
     assert!(message.contains("e.g. surface."), "{message}");
@@ -374,15 +372,8 @@ fn flags_that_cannot_apply_are_usage_errors() {
     assert!(!stdout(&help).contains("--stack"), "{}", stdout(&help));
 
     let train = |extra: &[&str]| {
-        common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", "relevance"])
-            .args(extra)
-            .arg("-o")
-            .arg(dir.path().join("m.aesop"))
-            .output()
-            .expect("train")
+        let args = [&["--target", "relevance"][..], extra].concat();
+        common::run_train(&set, &args, &dir.path().join("m.aesop"))
     };
     for c in ["0", "NaN", "inf", "abc"] {
         let out = train(&["--classes", "surface", "--c", c]);

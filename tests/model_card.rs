@@ -38,15 +38,19 @@ fn a_trained_models_card_says_what_the_file_holds() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = imported_sample(dir.path(), "sample.jsonl");
     let model = dir.path().join("rouge.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(["--target", "relevance", "--classes", "rouge", "--c", "0.01"])
-        .arg("--rouge-remove-stopwords")
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "rouge",
+            "--c",
+            "0.01",
+            "--rouge-remove-stopwords",
+        ],
+        &model,
+    );
 
     let card = card_json(&model);
     assert_eq!(card["target"], "relevance");
@@ -240,14 +244,7 @@ fn a_trained_model_names_the_version_and_commit_that_wrote_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = imported_sample(dir.path(), "sample.jsonl");
     let model = dir.path().join("content.aesop");
-    common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args(CONTENT_MODEL)
-        .arg("-o")
-        .arg(&model)
-        .assert()
-        .success();
+    common::train(&set, &CONTENT_MODEL, &model);
     let out = common::aesop()
         .arg("--version")
         .output()
@@ -297,17 +294,17 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     // A stacked model of two bases, with `extra` flags, written to `name`.
     let train_stacked = |extra: &[&str], name: &str| {
         let model = dir.path().join(name);
-        common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", "relevance", "--learner", "rank-svm"])
-            .args(["--stack", "content=relevance:content,rouge:0.001"])
-            .args(["--stack", "form=coherence:surface:0.0001"])
-            .args(extra)
-            .arg("-o")
-            .arg(&model)
-            .assert()
-            .success();
+        let stacked = [
+            "--target",
+            "relevance",
+            "--learner",
+            "rank-svm",
+            "--stack",
+            "content=relevance:content,rouge:0.001",
+            "--stack",
+            "form=coherence:surface:0.0001",
+        ];
+        common::train(&set, &[&stacked[..], extra].concat(), &model);
         model
     };
     let model = train_stacked(&[], "stacked.aesop");
@@ -399,17 +396,8 @@ fn a_model_that_ranks_nothing_is_named_at_training() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = imported_sample(dir.path(), "sample.jsonl");
     let train = |extra: &[&str]| {
-        let out = common::aesop()
-            .arg("train")
-            .arg(&set)
-            .args(["--target", "relevance", "--classes", "rouge"])
-            .args(extra)
-            .arg("-o")
-            .arg(dir.path().join("m.aesop"))
-            .output()
-            .expect("train");
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        let args = [&["--target", "relevance", "--classes", "rouge"][..], extra].concat();
+        common::train(&set, &args, &dir.path().join("m.aesop"))
     };
     let stderr = train(&[
         "--learner",

@@ -75,10 +75,10 @@ fn a_model_onto_its_report_is_refused() {
     let report = dir.path().join("report.json");
     let text = "{\"target\": \"relevance\", \"calibrated_mae\": 0.5}";
     std::fs::write(&report, text).unwrap();
-    let out = common::aesop()
-        .arg("train")
-        .arg(&set)
-        .args([
+    let report_arg = report.to_str().unwrap();
+    let out = common::run_train(
+        &set,
+        &[
             "--target",
             "relevance",
             "--classes",
@@ -86,12 +86,10 @@ fn a_model_onto_its_report_is_refused() {
             "--c",
             "0.01",
             "--report",
-        ])
-        .arg(&report)
-        .arg("-o")
-        .arg(&report)
-        .output()
-        .unwrap();
+            report_arg,
+        ],
+        &report,
+    );
     assert!(!out.status.success(), "train onto its report succeeded");
     assert!(stderr(&out).contains("is the input"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&report).unwrap(), text);

@@ -84,6 +84,33 @@ pub fn topic_with_summaries(texts: &[&str]) -> aesop::corpus::Topic {
     topic
 }
 
+// ---- training a model through the CLI ----
+
+/// `aesop train SET ARGS… -o MODEL`, run to its end: status, stdout and stderr, for the caller
+/// to judge (a usage error, a refusal, a warning beside success).
+pub fn run_train(set: &Path, args: &[&str], model: &Path) -> std::process::Output {
+    aesop()
+        .arg("train")
+        .arg(set)
+        .args(args)
+        .arg("-o")
+        .arg(model)
+        .output()
+        .expect("run aesop train")
+}
+
+/// [`run_train`] that must succeed; returns its stderr (the notes and warnings it printed).
+pub fn train(set: &Path, args: &[&str], model: &Path) -> String {
+    let out = run_train(set, args, model);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "aesop train {} {args:?} failed: {stderr}",
+        set.display()
+    );
+    stderr
+}
+
 // ---- shared data ----
 
 /// The data directory if it exists. Without it, prints a notice and returns `None` so the test
