@@ -15,6 +15,17 @@ const SUMMARIES: [&str; 4] = [
     "Weather was nice.",
 ];
 
+/// `train` flags of a small reference-free ranker on the surface class.
+const SURFACE_MODEL: [&str; 7] = [
+    "--target",
+    "relevance",
+    "--learner",
+    "rank-svm",
+    "--classes",
+    "surface",
+    "--no-references",
+];
+
 fn set_line(topic: usize) -> String {
     let summaries: Vec<_> = SUMMARIES
         .iter()
@@ -116,19 +127,7 @@ fn non_utf8_summary_file_is_a_clear_error() {
         (0..4).map(set_line).collect::<Vec<_>>().join("\n") + "\n",
     )
     .expect("set");
-    common::train(
-        &set,
-        &[
-            "--target",
-            "relevance",
-            "--learner",
-            "rank-svm",
-            "--classes",
-            "surface",
-            "--no-references",
-        ],
-        &model,
-    );
+    common::train(&set, &SURFACE_MODEL, &model);
     common::aesop()
         .arg("score")
         .arg("--model")
@@ -151,19 +150,7 @@ fn score_names_a_model_given_as_name_equals_path() {
     let lines: Vec<String> = (0..4).map(set_line).collect();
     std::fs::write(&set, lines.join("\n") + "\n").expect("write set");
     let model = dir.path().join("m.aesop");
-    common::train(
-        &set,
-        &[
-            "--target",
-            "relevance",
-            "--learner",
-            "rank-svm",
-            "--classes",
-            "surface",
-            "--no-references",
-        ],
-        &model,
-    );
+    common::train(&set, &SURFACE_MODEL, &model);
     let names = |spec: String| -> Vec<String> {
         let out = common::aesop()
             .arg("score")

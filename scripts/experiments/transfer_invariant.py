@@ -25,6 +25,7 @@ import sys
 import numpy as np
 
 import transfer_weightings as tw
+from transfer_transforms import family_data, held_out, row
 
 LAMBDAS = (0.0, 0.3, 1.0, 3.0, 10.0, 100.0, 1e4)
 
@@ -44,32 +45,16 @@ def invariant_weights(Zs, lam, equal):
 
 
 def run(fam, ref, sets, classes):
-    head = set(tw.table("summeval")[0])
-    for s in sets:
-        head &= set(tw.table(s)[0])
-    fs = sorted(f for f in head if f.split(".")[0] in classes
-                and (ref or f.split(".")[0] != "graph" or f.startswith(tw.REFFREE_GRAPH)))
-    data = {s: tw.load(s, sets[s], fs) for s in sets}
-    keep = [i for i in range(len(fs)) if all(np.nanstd(data[s][0][:, i]) > 0 for s in sets)]
-    data = {s: (d[0][:, keep],) + d[1:] for s, d in data.items()}
-    print(f"\n### {fam} ({len(keep)} features), held-out summary tau")
+    fs, data = family_data(ref, sets, classes)
+    print(f"\n### {fam} ({len(fs)} features), held-out summary tau")
     print("| weighting | " + " | ".join(sets) + " | mean |")
     print("|---" * (len(sets) + 2) + "|")
     for equal in (False, True):
         for lam in LAMBDAS:
-            res = {}
-            for h in sets:
-                train = [s for s in sets if s != h]
-                X = np.vstack([data[s][0] for s in train])
-                mu, sd = np.nan_to_num(np.nanmean(X, 0)), np.nanstd(X, 0)
-                sd = np.where(sd > 0, sd, 1)
-                z = lambda s: (np.nan_to_num((data[s][0] - mu) / sd),) + data[s][1:]
-                w = invariant_weights([z(s) for s in train], lam, equal)
-                Z, Y, T = z(h)
-                res[h] = tw.tau(Z @ w, Y, T)
-            name = f"lambda {lam:g}" + (", equal set weights" if equal else "") + (" (the shipped limit)" if lam == 0 and not equal else "")
-            print(f"| {name} | " + " | ".join(f"{res[s]:.3f}" for s in sets)
-                  + f" | {np.mean(list(res.values())):.3f} |", flush=True)
+            name = (f"lambda {lam:g}" + (", equal set weights" if equal else "")
+                    + (" (the shipped limit)" if lam == 0 and not equal else ""))
+            weight = lambda Zs, lam=lam, equal=equal: invariant_weights(Zs, lam, equal)
+            row(name, sets, held_out(data, sets, None, weight))
 
 
 if __name__ == "__main__":
