@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use aesop::corpus::{Document, Summary, Topic};
+use aesop::corpus::Document;
 use aesop::features::alignment::{alignment_values, Alignment, AlignmentInput, FEATURES};
 use aesop::features::surface::{ArticleIndex, FragmentPosition};
 use aesop::features::{build_classes, is_reference_free, FeatureClass, FeatureOptions};
@@ -251,28 +251,8 @@ fn class_is_registered_and_reference_free() {
     assert!(classes[0].feature_names()[0].starts_with("alignment."));
     assert!(!classes[0].needs_references());
 
-    let summary = |system: &str, text: &str| Summary {
-        system: system.into(),
-        text: text.into(),
-        scores: BTreeMap::new(),
-        human: false,
-        extra: Default::default(),
-    };
-    let topic = Topic {
-        topic: "t".into(),
-        query: None,
-        documents: vec![Document {
-            id: "d".into(),
-            text: DOC0.into(),
-            extra: Default::default(),
-        }],
-        references: Vec::new(),
-        summaries: vec![
-            summary("a", "Anna bought seven red apples today."),
-            summary("b", ""),
-        ],
-        extra: Default::default(),
-    };
+    let mut topic = common::topic_with_summaries(&["Anna bought seven red apples today.", ""]);
+    topic.documents.push(Document::new("d", DOC0));
     let rows = Alignment::new().extract(&TopicContext::new(&topic));
     assert_eq!(rows.len(), 2);
     let first = rows[0].as_ref().expect("row");

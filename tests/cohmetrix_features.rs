@@ -4,7 +4,6 @@
 
 use crate::common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::cohmetrix::{
     cohmetrix_values, count_connectives, flesch_kincaid_grade, flesch_reading_ease, mattr,
     syllables, ttr, CohMetrix, FEATURES,
@@ -192,32 +191,12 @@ fn registered_as_a_reference_free_class() {
     assert_eq!(classes[0].feature_names()[0], "cohmetrix.word_chars");
 }
 
-fn summary(system: &str, text: &str) -> Summary {
-    Summary {
-        system: system.to_string(),
-        text: text.to_string(),
-        scores: Default::default(),
-        human: false,
-        extra: Default::default(),
-    }
-}
-
 #[test]
 fn end_to_end_through_the_analyser() {
-    let topic = Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: vec![],
-        references: vec![],
-        summaries: vec![
-            summary(
-                "1",
-                "Barack Obama visited the factory. However, Obama said the factory would reopen.",
-            ),
-            summary("2", ""),
-        ],
-        extra: Default::default(),
-    };
+    let topic = common::topic_with_summaries(&[
+        "Barack Obama visited the factory. However, Obama said the factory would reopen.",
+        "",
+    ]);
     let class = CohMetrix::new();
     let rows = class.extract(&TopicContext::new(&topic));
     assert_eq!(rows.len(), 2);

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use aesop::corpus::{Document, Summary, Topic};
+use aesop::corpus::{Document, Topic};
 use aesop::features::entity::{
     entity_features, entity_grid, sequence_names, singular, EntityClass, Role,
 };
@@ -296,28 +296,12 @@ fn feature_names_are_ascii_and_unique() {
 }
 
 fn topic_with(summaries: &[&str]) -> Topic {
-    Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: vec![Document {
-            id: "d".to_string(),
-            text: "The mayor opened the bridge. It cost ten million dollars.".to_string(),
-            extra: Default::default(),
-        }],
-        references: Vec::new(),
-        summaries: summaries
-            .iter()
-            .enumerate()
-            .map(|(i, text)| Summary {
-                system: format!("s{i}"),
-                text: text.to_string(),
-                scores: Default::default(),
-                human: false,
-                extra: Default::default(),
-            })
-            .collect(),
-        extra: Default::default(),
-    }
+    let mut topic = common::topic_with_summaries(summaries);
+    topic.documents.push(Document::new(
+        "d",
+        "The mayor opened the bridge. It cost ten million dollars.",
+    ));
+    topic
 }
 
 #[test]

@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::npsyntax::{
     name_mentions, np_extent, npsyntax_values, NpSyntax, FEATURES, MAX_NP_LENGTH,
 };
@@ -168,27 +167,10 @@ fn malformed_trees_and_empty_input_do_not_panic() {
 
 #[test]
 fn end_to_end_through_the_analyser() {
-    let summary = |system: &str, text: &str| Summary {
-        system: system.to_string(),
-        text: text.to_string(),
-        scores: Default::default(),
-        human: false,
-        extra: Default::default(),
-    };
-    let topic = Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: vec![],
-        references: vec![],
-        summaries: vec![
-            summary(
-                "1",
-                "Barack Obama visited a factory in Ohio. Obama said the factory would reopen.",
-            ),
-            summary("2", ""),
-        ],
-        extra: Default::default(),
-    };
+    let topic = common::topic_with_summaries(&[
+        "Barack Obama visited a factory in Ohio. Obama said the factory would reopen.",
+        "",
+    ]);
     let rows = NpSyntax::new().extract(&TopicContext::new(&topic));
     assert_eq!(rows.len(), 2);
     let row = rows[0].as_ref().expect("a row");

@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::redundancy::{
     cosine, longest_repeated_ngram, redundancy_values, repeated_ngram_share, Redundancy, FEATURES,
 };
@@ -192,28 +191,11 @@ fn empty_and_one_sentence() {
 
 #[test]
 fn end_to_end_through_the_analyser() {
-    let summary = |system: &str, text: &str| Summary {
-        system: system.to_string(),
-        text: text.to_string(),
-        scores: Default::default(),
-        human: false,
-        extra: Default::default(),
-    };
-    let topic = Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: vec![],
-        references: vec![],
-        summaries: vec![
-            summary(
-                "1",
-                "Barack Obama visited the factory. Obama said the factory would reopen.",
-            ),
-            summary("2", "The plant closed. The plant closed."),
-            summary("3", ""),
-        ],
-        extra: Default::default(),
-    };
+    let topic = common::topic_with_summaries(&[
+        "Barack Obama visited the factory. Obama said the factory would reopen.",
+        "The plant closed. The plant closed.",
+        "",
+    ]);
     let rows = Redundancy::new().extract(&TopicContext::new(&topic));
     assert_eq!(rows.len(), 3);
     let get = |row: usize, name: &str| {

@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use aesop::corpus::{Summary, Topic};
 use aesop::features::syntax::{syntax_features, tree_depth, verbless_root, Syntax};
 use aesop::features::{FeatureClass, TopicContext};
 use aesop::nlp::Analysis;
@@ -133,29 +132,7 @@ fn empty_and_malformed_analyses() {
 fn class_through_the_parser() {
     let text = "The committee approved the plan on Tuesday. Critics said it would cost too much. \
                 A new hope for the city";
-    let topic = Topic {
-        topic: "t".to_string(),
-        query: None,
-        documents: Vec::new(),
-        references: Vec::new(),
-        summaries: vec![
-            Summary {
-                system: "a".to_string(),
-                text: text.to_string(),
-                scores: Default::default(),
-                human: false,
-                extra: Default::default(),
-            },
-            Summary {
-                system: "b".to_string(),
-                text: String::new(),
-                scores: Default::default(),
-                human: false,
-                extra: Default::default(),
-            },
-        ],
-        extra: Default::default(),
-    };
+    let topic = common::topic_with_summaries(&[text, ""]);
     let class = Syntax::new();
     let rows = class.extract(&TopicContext::new(&topic));
     assert_eq!(rows.len(), 2);
