@@ -9,9 +9,9 @@
 //! file-name order; licence and notice files are skipped. Tokens go through the `simetrix`
 //! profile, so re-run this whenever that profile changes. The output is deterministic.
 
-use aesop::features::background::Background;
+use aesop::features::background::{read_corpus_dir, Background};
 use aesop::output::OutputFile;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 fn main() -> Result<()> {
@@ -24,30 +24,7 @@ fn main() -> Result<()> {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("features/background.tsv.gz")
     });
 
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus_dir)
-        .with_context(|| format!("reading {}", corpus_dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    paths.sort();
-
-    let mut texts = Vec::new();
-    for path in &paths {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        // Licence and notice files have no document headers.
-        if !text.lines().any(|l| l.starts_with("### ")) {
-            continue;
-        }
-        eprintln!("reading {}", path.display());
-        texts.push(text);
-    }
-    if texts.is_empty() {
-        bail!(
-            "no corpus files with '### ' document headers in {}",
-            corpus_dir.display()
-        );
-    }
+    let texts = read_corpus_dir(&corpus_dir, |path| eprintln!("reading {}", path.display()))?;
 
     let background = Background::from_corpus_texts(&texts);
     let bytes = background.to_gzip().context("compressing")?;

@@ -10,9 +10,10 @@
 //! only used to measure perplexity, which is printed and stored in the file's metadata. The
 //! output is deterministic: the same corpus and code give the same bytes.
 
+use aesop::features::background::read_corpus_dir;
 use aesop::features::lm::{corpus_sentences, LanguageModel, LmCounts, TrainOptions};
 use aesop::output::OutputFile;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -31,29 +32,7 @@ fn main() -> Result<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("features/lm.bin.gz"));
 
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus_dir)
-        .with_context(|| format!("reading {}", corpus_dir.display()))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    paths.sort();
-    let mut texts = Vec::new();
-    for path in &paths {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        // Licence and notice files have no document headers.
-        if !text.lines().any(|l| l.starts_with("### ")) {
-            continue;
-        }
-        eprintln!("reading {}", path.display());
-        texts.push(text);
-    }
-    if texts.is_empty() {
-        bail!(
-            "no corpus files with '### ' document headers in {}",
-            corpus_dir.display()
-        );
-    }
+    let texts = read_corpus_dir(&corpus_dir, |path| eprintln!("reading {}", path.display()))?;
 
     let (train, heldout) = corpus_sentences(&texts, HOLDOUT_EVERY);
     let tokenized = started.elapsed();

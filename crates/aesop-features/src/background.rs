@@ -223,6 +223,41 @@ impl Background {
     }
 }
 
+/// The texts of the corpus files in `dir` (`resources/english_text_corpus`): every `*.txt` file
+/// that holds `### source/id` documents, in file-name order, so a build from them is
+/// deterministic. Licence and notice files, which have no document headers, are left out;
+/// `on_file` is told each file read (the build examples print it). An error names the directory
+/// or file that could not be read, or says that no file held documents.
+pub fn read_corpus_dir(
+    dir: &std::path::Path,
+    mut on_file: impl FnMut(&std::path::Path),
+) -> anyhow::Result<Vec<String>> {
+    use anyhow::Context;
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    paths.sort();
+    let mut texts = Vec::new();
+    for path in &paths {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        if !text.lines().any(|l| l.starts_with("### ")) {
+            continue;
+        }
+        on_file(path);
+        texts.push(text);
+    }
+    if texts.is_empty() {
+        anyhow::bail!(
+            "no corpus files with '### ' document headers in {}",
+            dir.display()
+        );
+    }
+    Ok(texts)
+}
+
 /// Split a corpus file into `(id, body)` documents. Each document starts with a header line
 /// `### <source>/<id>`; text before the first header is ignored.
 pub fn corpus_documents(text: &str) -> Vec<(String, String)> {
@@ -241,6 +276,31 @@ pub fn corpus_documents(text: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn corpus_dir_reads_document_files_in_name_order_and_skips_notices() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let empty = read_corpus_dir(dir.path(), |_| {}).expect_err("no documents");
+        assert!(
+            empty
+                .to_string()
+                .contains("no corpus files with '### ' document headers"),
+            "{empty}"
+        );
+        std::fs::write(dir.path().join("b.txt"), "### wiki/2\nSecond.\n").expect("write");
+        std::fs::write(dir.path().join("a.txt"), "### wiki/1\nFirst.\n").expect("write");
+        std::fs::write(dir.path().join("LICENSE.txt"), "Licensed under CC BY.\n").expect("write");
+        std::fs::write(dir.path().join("c.md"), "### wiki/3\nNot a .txt file.\n").expect("write");
+        let mut seen = Vec::new();
+        let texts = read_corpus_dir(dir.path(), |p| {
+            seen.push(p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        })
+        .expect("two corpus files");
+        assert_eq!(texts, ["### wiki/1\nFirst.\n", "### wiki/2\nSecond.\n"]);
+        assert_eq!(seen, [Some("a.txt".to_string()), Some("b.txt".to_string())]);
+        let missing = read_corpus_dir(&dir.path().join("absent"), |_| {}).expect_err("missing");
+        assert!(missing.to_string().contains("absent"), "{missing}");
+    }
 
     #[test]
     fn shipped_background_parses_and_is_plausible() {
