@@ -211,6 +211,51 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     assert!(format!("{err:#}").contains("--c"), "{err:#}");
 }
 
+/// `--features` that keep no column of a class leave that class out of the ablation, as they
+/// leave it out of `train` and `cross-validate` (it failed after computing every feature: "class
+/// content has no columns in the data set"); one class left is the usual usage error.
+#[test]
+fn ablation_takes_the_classes_that_keep_a_column_under_features() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let file = std::fs::File::create(&set).expect("create");
+    jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
+    let mut learn = LearnArgs::new(&set, "pyramid");
+    learn.classes = vec!["surface".into(), "content".into(), "rouge".into()];
+    learn.features = vec!["surface.*".into(), "rouge.*".into()];
+    learn.hyper.c = Some(0.1);
+    let mut args = AblateArgs {
+        learn,
+        topic_folds: 4,
+        system_folds: 2,
+        bootstrap: 0,
+        output: dir.path().join("ablate.md"),
+        csv: None,
+        chart: None,
+        leave_one_set_out: false,
+    };
+    let cancel = AtomicBool::new(false);
+    let report = ablate_command(&args, &FeatureOptions::default(), &cancel).expect("ablate");
+    let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "full",
+            "only surface",
+            "without surface",
+            "only rouge",
+            "without rouge"
+        ]
+    );
+    assert_eq!(report.classes, ["surface", "rouge"]);
+    args.learn.features = vec!["surface.*".into()];
+    let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
+    assert!(
+        format!("{err:#}").contains("at least two feature classes (got surface)"),
+        "{err:#}"
+    );
+}
+
 /// The synthetic set as another corpus shows it to `--set PATH:COLUMN`: topics renamed with
 /// `prefix`, the score under `column` on another scale (`scale` of the 1-6 score).
 fn renamed_set(prefix: &str, column: &str, scale: fn(f64) -> f64) -> Vec<Topic> {

@@ -22,7 +22,7 @@
 //! ties and can reverse close pairs of one topic (its τ is below the feature's own, which
 //! `evaluate --feature` gives); under protocol 2 one model scores each held-out set.
 
-use super::commands::LearnArgs;
+use super::commands::{LearnArgs, LearnPlan};
 use super::cv::{out_of_fold, Protocol1};
 use super::dataset::column_indices;
 use super::learners::{Hyper, LearnerKind};
@@ -38,7 +38,6 @@ use aesop_eval::levels::Aligned;
 use aesop_eval::svg::{escape as xml_escape, Svg};
 use aesop_eval::{or_dash, or_dash_signed};
 use aesop_features::FeatureOptions;
-use aesop_features::{feature_plan, select_features};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -201,18 +200,20 @@ pub struct AblationPlan {
 pub fn plan(args: &AblateArgs, options: &FeatureOptions) -> Result<AblationPlan> {
     let learn = &args.learn;
     check_usage(args)?;
-    let hyper = learn.hyper.fixed(learn.learner)?;
     let specs = learn.set_specs()?;
     if args.leave_one_set_out && specs.len() < 2 {
         bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
     }
-    let target = learn.model_target()?;
-    let (classes, names) = feature_plan(&learn.classes, learn.no_references, options)?;
-    let names = select_features(names, &learn.features)?;
-    learn.check_options_apply(options, &classes, &names)?;
-    if let Some(anchor) = &learn.hyper.anchor {
-        super::anchor_column(learn.learner, anchor, &names)?;
-    }
+    // The plan `train` and `cross-validate` make from the same flags (check_usage refused
+    // --stack), so the ablated classes are those the full model has: with --features, only
+    // the classes that keep a column.
+    let LearnPlan {
+        hyper,
+        target,
+        classes,
+        names,
+        stack: _,
+    } = learn.plan(options)?;
     if classes.len() < 2 {
         bail!(
             "ablation needs at least two feature classes (got {})",

@@ -221,12 +221,12 @@ impl Default for StackArgs {
 /// What the flags alone decide for a learning command: the fixed hyper-parameters (none: inner
 /// cross-validation chooses them), the model's target, the classes, the model's columns, and
 /// for a stacked model the bases resolved against those columns.
-pub(super) struct LearnPlan {
-    pub(super) hyper: Option<Hyper>,
-    pub(super) target: String,
-    pub(super) classes: Vec<String>,
-    pub(super) names: Vec<String>,
-    pub(super) stack: Option<StackPlan>,
+pub(crate) struct LearnPlan {
+    pub(crate) hyper: Option<Hyper>,
+    pub(crate) target: String,
+    pub(crate) classes: Vec<String>,
+    pub(crate) names: Vec<String>,
+    pub(crate) stack: Option<StackPlan>,
 }
 
 impl LearnArgs {
@@ -237,7 +237,7 @@ impl LearnArgs {
         self.plan(options).map(|_| ())
     }
 
-    pub(super) fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
+    pub(crate) fn plan(&self, options: &FeatureOptions) -> Result<LearnPlan> {
         let hyper = self.hyper.fixed(self.learner)?;
         let target = self.model_target()?;
         self.check_no_op_flags()?;

@@ -17,6 +17,7 @@ mod train;
 mod training_report;
 
 pub use super::score_stream::ScoreArgs;
+pub(crate) use args::LearnPlan;
 pub use args::{HyperArgs, LearnArgs, StackArgs, TransferArgs};
 pub use cross_validate::{cross_validate_command, CrossValidateArgs, CvReport, PerSetTau};
 pub use train::{train_command, TrainArgs};
