@@ -1,0 +1,524 @@
+//! The inputs of `aesop evaluate`: a set's human scores, and the metric's scores from a
+//! predictions file (`aesop score`, `cross-validate`), a features file (CSV or JSON Lines) or a
+//! plain `topic, system, score` table. Every error names the file, the line and the field.
+
+use super::MetricScores;
+use aesop_corpus::jsonl;
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// Human scores `target` of every summary of the set that has one.
+pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)>> {
+    let topics = jsonl::read_set(path)?;
+    let mut rows = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    for topic in &topics {
+        for summary in &topic.summaries {
+            names.extend(summary.scores.keys().cloned());
+            if let Some(&score) = summary.scores.get(target) {
+                let key = (topic.topic.clone(), summary.system.clone());
+                if !seen.insert(key) {
+                    bail!(
+                        "{}: topic {:?}: system {:?} has two summaries scored '{target}'; \
+                         evaluation needs one score per (topic, system)",
+                        path.display(),
+                        topic.topic,
+                        summary.system
+                    );
+                }
+                rows.push((topic.topic.clone(), summary.system.clone(), score));
+            }
+        }
+    }
+    if rows.is_empty() {
+        let known: Vec<String> = names.into_iter().collect();
+        bail!(
+            "{}: no summary has a score '{target}' (scores in this set: {})",
+            path.display(),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    Ok(rows)
+}
+
+/// Read a predictions file, or the column `feature` of a features file (CSV when the name ends
+/// in `.csv`, JSON Lines otherwise).
+pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<MetricScores> {
+    read_metric_for(
+        path,
+        target,
+        feature,
+        ModelChoice {
+            model: None,
+            flag: "--model",
+            feature_flag: "--feature",
+            set: SetChoice::All,
+        },
+    )
+}
+
+/// Which model's predictions to read from a predictions file, and the flags that choose the
+/// model and a features file's column (named in messages: `--model` or `--compare-model`).
+#[derive(Clone, Copy)]
+pub(super) struct ModelChoice<'a> {
+    pub(super) model: Option<&'a str>,
+    pub(super) flag: &'static str,
+    pub(super) feature_flag: &'static str,
+    pub(super) set: SetChoice<'a>,
+}
+
+/// Which lines of a predictions file whose lines name their set (`set`) to read.
+#[derive(Clone, Copy)]
+pub(super) enum SetChoice<'a> {
+    /// Every line.
+    All,
+    /// `--set NAME`.
+    Named(&'a str),
+    /// The lines of the set named as the --human file is, when the lines name sets.
+    HumanFile(&'a str),
+}
+
+/// [`read_metric`] with the flags of the file it reads.
+pub(super) fn read_metric_for(
+    path: &Path,
+    target: &str,
+    feature: Option<&str>,
+    choice: ModelChoice,
+) -> Result<MetricScores> {
+    let flag = choice.feature_flag;
+    if feature.is_some() && choice.model.is_some() {
+        bail!(
+            "{} chooses among predictions, and {} is read as a features file ({flag}): give one of them",
+            choice.flag,
+            path.display()
+        );
+    }
+    let scores = match (is_csv(path), feature) {
+        (true, Some(column)) => read_features_csv(path, column)?,
+        (true, None) => bail!(
+            "{}: a features CSV needs {flag} COLUMN (e.g. {flag} rouge.r1_f)",
+            path.display()
+        ),
+        (false, Some(column)) => read_features_jsonl(path, column)?,
+        (false, None) => read_predictions(path, target, choice)?,
+    };
+    // Every value missing is not "no shared row" (what align would say): say what it is.
+    if scores.rows.is_empty() && scores.missing > 0 {
+        bail!(
+            "{}: all {} values are missing (null, NaN or empty); there is nothing to evaluate",
+            scores.label,
+            scores.missing
+        );
+    }
+    Ok(scores)
+}
+
+fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let headers = reader
+        .headers()
+        .with_context(|| format!("{}:1: cannot read the header", path.display()))?
+        .clone();
+    let find = |name: &str| headers.iter().position(|h| h == name);
+    // A column given twice would be read from its first place without a word.
+    for name in ["topic", "system", column] {
+        let places: Vec<usize> = (0..headers.len())
+            .filter(|&i| &headers[i] == name)
+            .collect();
+        if places.len() > 1 {
+            bail!(
+                "{}:1: column '{name}' appears {} times (columns {}); keep one",
+                path.display(),
+                places.len(),
+                places
+                    .iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    let (Some(topic_col), Some(system_col)) = (find("topic"), find("system")) else {
+        bail!(
+            "{}:1: the header needs 'topic' and 'system' columns",
+            path.display()
+        );
+    };
+    let Some(value_col) = find(column) else {
+        bail!(
+            "{}:1: no column '{column}' (columns: {})",
+            path.display(),
+            column_list(headers.iter())
+        );
+    };
+    let mut scores = MetricScores {
+        label: format!("{} [{column}]", path.display()),
+        rows: Vec::new(),
+        lines: Vec::new(),
+        missing: 0,
+    };
+    for record in reader.records() {
+        let record = record.with_context(|| format!("{}: invalid CSV", path.display()))?;
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        let field = |i: usize| record.get(i).unwrap_or("");
+        let cell = field(value_col).trim();
+        if cell.is_empty() {
+            scores.missing += 1;
+            continue;
+        }
+        let value: f64 = cell.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "{}:{line}: {column}: expected a number, found {cell:?}",
+                path.display()
+            )
+        })?;
+        if value.is_infinite() {
+            bail!(
+                "{}:{line}: {column}: infinite value (leave the cell empty or write NaN for a missing one)",
+                path.display()
+            );
+        }
+        if value.is_nan() {
+            scores.missing += 1;
+            continue;
+        }
+        scores.rows.push((
+            field(topic_col).to_string(),
+            field(system_col).to_string(),
+            value,
+        ));
+        scores.lines.push(line as usize);
+    }
+    Ok(scores)
+}
+
+/// Each non-blank line of a JSON Lines file as an object, with its line number.
+/// Whether `path` names a CSV file (by its extension).
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
+/// Whether `path` is a JSON Lines predictions file: its first record has a `score`, which
+/// `aesop features` never writes. False for a CSV or a file that cannot be read (the reader
+/// then says why).
+pub(super) fn holds_predictions(path: &Path) -> bool {
+    if is_csv(path) {
+        return false;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let first = BufReader::new(file)
+        .lines()
+        .map_while(std::result::Result::ok)
+        .find(|l| !l.trim().is_empty());
+    first.is_some_and(|line| {
+        matches!(jsonl::parse_json(line.trim_start_matches('\u{feff}')),
+                     Ok(Value::Object(map)) if map.contains_key("score"))
+    })
+}
+
+fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line_number = i + 1;
+        let line =
+            line.with_context(|| format!("{}:{line_number}: cannot read", path.display()))?;
+        let line = match line.strip_prefix('\u{feff}') {
+            Some(rest) if line_number == 1 => rest.to_string(),
+            _ => line,
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        // Parsed as judgment-set lines are: a bare NaN is a missing value, a repeated key an error.
+        match jsonl::parse_json(&line) {
+            Ok(Value::Object(map)) => out.push((line_number, map)),
+            Ok(_) => bail!("{}:{line_number}: expected a JSON object", path.display()),
+            Err(message) => bail!("{}:{line_number}: {message}", path.display()),
+        }
+    }
+    if out.is_empty() {
+        bail!(
+            "{}: no records (the file is empty or holds only blank lines)",
+            path.display()
+        );
+    }
+    Ok(out)
+}
+
+fn string_field(
+    path: &Path,
+    line: usize,
+    object: &serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<String> {
+    match object.get(name) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(_) => bail!("{}:{line}: {name}: expected a string", path.display()),
+        None => bail!("{}:{line}: {name}: missing", path.display()),
+    }
+}
+
+/// A number, or `None` for a missing value: null or NaN (bare, as Python writes it, or `"NaN"`),
+/// as in a judgment set (docs/JUDGMENT_SETS.md); an infinite value is an error.
+fn number_field(
+    path: &Path,
+    line: usize,
+    object: &serde_json::Map<String, Value>,
+    name: &str,
+) -> Result<Option<f64>> {
+    match object.get(name) {
+        Some(Value::Number(n)) => Ok(n.as_f64().filter(|v| v.is_finite())),
+        Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("nan") => Ok(None),
+        Some(Value::String(s))
+            if matches!(
+                s.trim().to_ascii_lowercase().as_str(),
+                "infinity" | "-infinity" | "inf" | "-inf"
+            ) =>
+        {
+            bail!(
+                "{}:{line}: {name}: infinite value (use null or NaN for a missing one)",
+                path.display()
+            )
+        }
+        Some(other) => bail!(
+            "{}:{line}: {name}: expected a number, found {other}",
+            path.display()
+        ),
+        None => bail!("{}:{line}: {name}: missing", path.display()),
+    }
+}
+
+fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
+    let objects = json_objects(path)?;
+    if let Some((line, first)) = objects.first() {
+        if !first.contains_key(column) {
+            bail!(
+                "{}:{line}: no field '{column}' (fields: {})",
+                path.display(),
+                column_list(first.keys().map(String::as_str))
+            );
+        }
+    }
+    let mut scores = MetricScores {
+        label: format!("{} [{column}]", path.display()),
+        rows: Vec::new(),
+        lines: Vec::new(),
+        missing: 0,
+    };
+    for (line, object) in &objects {
+        let topic = string_field(path, *line, object, "topic")?;
+        let system = string_field(path, *line, object, "system")?;
+        match number_field(path, *line, object, column)? {
+            Some(v) => {
+                scores.rows.push((topic, system, v));
+                scores.lines.push(*line);
+            }
+            None => scores.missing += 1,
+        }
+    }
+    Ok(scores)
+}
+
+/// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
+/// hold several targets), lines without `target` are taken. With `choice.model`, only that
+/// model's lines are read. One summary predicted by two models (`aesop score --model A --model
+/// B` on one target) is an error naming both lines and the flag that chooses one.
+fn read_predictions(
+    path: &Path,
+    target: &str,
+    choice: ModelChoice,
+) -> Result<MetricScores> {
+    let objects = json_objects(path)?;
+    let mut scores = MetricScores {
+        label: match choice.model {
+            Some(model) => format!("{} [model {model}]", path.display()),
+            None => path.display().to_string(),
+        },
+        rows: Vec::new(),
+        lines: Vec::new(),
+        missing: 0,
+    };
+    let mut other_targets = BTreeSet::new();
+    let mut models_of_target = BTreeSet::new();
+    let mut sets = BTreeSet::new();
+    // The lines taken (topic, system, raw, score, line) and the models they name.
+    let mut read = Vec::new();
+    let mut read_models = BTreeSet::new();
+    let wanted_set = match choice.set {
+        SetChoice::All => None,
+        SetChoice::Named(set) | SetChoice::HumanFile(set) => Some(set),
+    };
+    // (topic, system) -> (line, model) of its prediction, to name both lines of a repeat.
+    let mut first: HashMap<(String, String), (usize, Option<String>)> = HashMap::new();
+    for (line, object) in &objects {
+        if let Some(set) = object.get("set") {
+            let Value::String(set) = set else {
+                bail!("{}:{line}: set: expected a string", path.display());
+            };
+            sets.insert(set.clone());
+            if wanted_set.is_some_and(|wanted| wanted != set) {
+                continue;
+            }
+        }
+        if let Some(t) = object.get("target") {
+            let Value::String(t) = t else {
+                bail!("{}:{line}: target: expected a string", path.display());
+            };
+            if t != target {
+                other_targets.insert(t.clone());
+                continue;
+            }
+        }
+        let model = match object.get("model") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(string_field(path, *line, object, "model")?),
+        };
+        if let Some(model) = &model {
+            models_of_target.insert(model.clone());
+        }
+        if choice.model.is_some() && model.as_deref() != choice.model {
+            continue;
+        }
+        if !object.contains_key("score") {
+            bail!(
+                "{}:{line}: score: missing (a features file needs {} COLUMN)",
+                path.display(),
+                choice.feature_flag
+            );
+        }
+        let topic = string_field(path, *line, object, "topic")?;
+        let system = string_field(path, *line, object, "system")?;
+        if let Some((first_line, first_model)) =
+            first.insert((topic.clone(), system.clone()), (*line, model.clone()))
+        {
+            let models = match (&first_model, &model) {
+                (Some(a), Some(b)) if a != b => format!(
+                    ": models {a} and {b} both predict '{target}'; choose one with {} NAME",
+                    choice.flag
+                ),
+                _ => String::new(),
+            };
+            bail!(
+                "{}:{line}: topic {topic:?}, system {system:?} already has a prediction at line {first_line}{models}",
+                path.display()
+            );
+        }
+        let raw = match object.get("raw") {
+            Some(raw) if !raw.is_null() => Some(number_field(path, *line, object, "raw")?),
+            _ => None,
+        };
+        let score = number_field(path, *line, object, "score")?;
+        if let Some(model) = model {
+            read_models.insert(model);
+        }
+        read.push((topic, system, raw, score, *line));
+    }
+    // The model's own output when the lines have it: a calibrated `score` is a clamped linear
+    // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which would
+    // mix the folds' scales within a topic's ranking. Lines of several models (`aesop score`'s
+    // defaults: `pyramid` where a topic has references, `pyramid-noref` where not) have raw
+    // outputs on several scales and share only the target's scale: `score` then.
+    let use_raw = read_models.len() <= 1;
+    if !use_raw {
+        scores.label = format!(
+            "{} [`score`, not `raw`: lines of the models {}]",
+            scores.label,
+            read_models.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    for (topic, system, raw, score, line) in read {
+        match if use_raw { raw.unwrap_or(score) } else { score } {
+            Some(v) => {
+                scores.rows.push((topic, system, v));
+                scores.lines.push(line);
+            }
+            None => scores.missing += 1,
+        }
+    }
+    if let Some(model) = choice.model {
+        if first.is_empty() {
+            bail!(
+                "{}: no prediction of '{target}' by model '{model}' ({})",
+                path.display(),
+                if models_of_target.is_empty() && !other_targets.is_empty() {
+                    // The lines name models, but of other targets (audit stop 53: this said
+                    // "its lines name no model").
+                    format!(
+                        "no line predicts '{target}'; targets in the file: {}",
+                        other_targets.iter().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                } else if models_of_target.is_empty() {
+                    format!("its lines of '{target}' name no model")
+                } else {
+                    format!(
+                        "models in the file: {}",
+                        models_of_target.into_iter().collect::<Vec<_>>().join(", ")
+                    )
+                }
+            );
+        }
+    }
+    match choice.set {
+        SetChoice::Named(set) if sets.is_empty() => bail!(
+            "{}: --set {set}: its lines name no set (only `cross-validate` with several --set \
+             writes `set`)",
+            path.display()
+        ),
+        SetChoice::Named(set) | SetChoice::HumanFile(set)
+            if !sets.is_empty() && !sets.contains(set) =>
+        {
+            bail!(
+                "{}: no line of set '{set}'{} (sets in the file: {}); choose one with --set NAME \
+                 and give that set's file as --human",
+                path.display(),
+                if matches!(choice.set, SetChoice::HumanFile(_)) {
+                    ", the --human file's name"
+                } else {
+                    ""
+                },
+                sets.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+        _ => {}
+    }
+    if !sets.is_empty() {
+        if let Some(set) = wanted_set {
+            scores.label = format!("{} [set {set}]", scores.label);
+        }
+    }
+    if first.is_empty() && !other_targets.is_empty() {
+        bail!(
+            "{}: no prediction for target '{target}' (targets in the file: {}; --predicted \
+             TARGET reads another target's lines)",
+            path.display(),
+            other_targets.into_iter().collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(scores)
+}
+
+fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    if names.len() > 20 {
+        format!("{}, … ({} in all)", names[..20].join(", "), names.len())
+    } else {
+        names.join(", ")
+    }
+}
