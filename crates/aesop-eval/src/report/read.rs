@@ -340,11 +340,7 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 /// hold several targets), lines without `target` are taken. With `choice.model`, only that
 /// model's lines are read. One summary predicted by two models (`aesop score --model A --model
 /// B` on one target) is an error naming both lines and the flag that chooses one.
-fn read_predictions(
-    path: &Path,
-    target: &str,
-    choice: ModelChoice,
-) -> Result<MetricScores> {
+fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<MetricScores> {
     let objects = json_objects(path)?;
     let mut scores = MetricScores {
         label: match choice.model {
