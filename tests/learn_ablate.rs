@@ -68,25 +68,35 @@ fn synthetic_set() -> Vec<Topic> {
         .collect()
 }
 
-#[test]
-fn ablation_separates_the_informative_class() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
+/// The synthetic set written to `dir/set.jsonl`, and an ablation of `classes` on its `pyramid`
+/// column: 4×2 folds, no bootstrap, the Markdown table alone.
+fn synthetic_ablation(dir: &std::path::Path, classes: &[&str]) -> (std::path::PathBuf, AblateArgs) {
+    let set = dir.join("set.jsonl");
     let file = std::fs::File::create(&set).expect("create");
     jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
     let mut learn = LearnArgs::new(&set, "pyramid");
-    learn.classes = vec!["surface".into(), "rouge".into()];
-    learn.hyper.c = Some(0.1);
+    learn.classes = classes.iter().map(|c| c.to_string()).collect();
     let args = AblateArgs {
         learn,
         topic_folds: 4,
         system_folds: 2,
-        bootstrap: 200,
-        output: dir.path().join("ablate.md"),
-        csv: Some(dir.path().join("ablate.csv")),
-        chart: Some(dir.path().join("ablate.svg")),
+        bootstrap: 0,
+        output: dir.join("ablate.md"),
+        csv: None,
+        chart: None,
         leave_one_set_out: false,
     };
+    (set, args)
+}
+
+#[test]
+fn ablation_separates_the_informative_class() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (set, mut args) = synthetic_ablation(dir.path(), &["surface", "rouge"]);
+    args.learn.hyper.c = Some(0.1);
+    args.bootstrap = 200;
+    args.csv = Some(dir.path().join("ablate.csv"));
+    args.chart = Some(dir.path().join("ablate.svg"));
     let report =
         ablate_command(&args, &FeatureOptions::default(), &AtomicBool::new(false)).expect("ablate");
 
@@ -186,21 +196,7 @@ fn ablation_separates_the_informative_class() {
 #[test]
 fn ablation_rejects_a_single_class_and_c_for_other_learners() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
-    let file = std::fs::File::create(&set).expect("create");
-    jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
-    let mut learn = LearnArgs::new(&set, "pyramid");
-    learn.classes = vec!["surface".into()];
-    let mut args = AblateArgs {
-        learn,
-        topic_folds: 4,
-        system_folds: 2,
-        bootstrap: 0,
-        output: dir.path().join("ablate.md"),
-        csv: None,
-        chart: None,
-        leave_one_set_out: false,
-    };
+    let (_, mut args) = synthetic_ablation(dir.path(), &["surface"]);
     let cancel = AtomicBool::new(false);
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
     assert!(format!("{err:#}").contains("at least two"), "{err:#}");
@@ -217,23 +213,9 @@ fn ablation_rejects_a_single_class_and_c_for_other_learners() {
 #[test]
 fn ablation_takes_the_classes_that_keep_a_column_under_features() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let set = dir.path().join("set.jsonl");
-    let file = std::fs::File::create(&set).expect("create");
-    jsonl::write_set(std::io::BufWriter::new(file), &synthetic_set()).expect("write set");
-    let mut learn = LearnArgs::new(&set, "pyramid");
-    learn.classes = vec!["surface".into(), "content".into(), "rouge".into()];
-    learn.features = vec!["surface.*".into(), "rouge.*".into()];
-    learn.hyper.c = Some(0.1);
-    let mut args = AblateArgs {
-        learn,
-        topic_folds: 4,
-        system_folds: 2,
-        bootstrap: 0,
-        output: dir.path().join("ablate.md"),
-        csv: None,
-        chart: None,
-        leave_one_set_out: false,
-    };
+    let (_, mut args) = synthetic_ablation(dir.path(), &["surface", "content", "rouge"]);
+    args.learn.features = vec!["surface.*".into(), "rouge.*".into()];
+    args.learn.hyper.c = Some(0.1);
     let cancel = AtomicBool::new(false);
     let report = ablate_command(&args, &FeatureOptions::default(), &cancel).expect("ablate");
     let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
