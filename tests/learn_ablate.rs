@@ -68,6 +68,16 @@ fn synthetic_set() -> Vec<Topic> {
         .collect()
 }
 
+/// The models of an ablation of surface and rouge, in report order: the full model, then
+/// only/without for each class.
+const SURFACE_ROUGE_MODELS: [&str; 5] = [
+    "full",
+    "only surface",
+    "without surface",
+    "only rouge",
+    "without rouge",
+];
+
 /// The synthetic set written to `dir/set.jsonl`, and an ablation of `classes` on its `pyramid`
 /// column: 4×2 folds, no bootstrap, the Markdown table alone.
 fn synthetic_ablation(dir: &std::path::Path, classes: &[&str]) -> (std::path::PathBuf, AblateArgs) {
@@ -107,16 +117,7 @@ fn ablation_separates_the_informative_class() {
     );
     // 1 full model + only/without for each of the 2 classes.
     let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "full",
-            "only surface",
-            "without surface",
-            "only rouge",
-            "without rouge"
-        ]
-    );
+    assert_eq!(names, SURFACE_ROUGE_MODELS);
     for m in &report.models {
         eprintln!(
             "{:16} summary {:.3} [{:.3}, {:.3}] system {:.3} vs full {:?}",
@@ -219,16 +220,7 @@ fn ablation_takes_the_classes_that_keep_a_column_under_features() {
     let cancel = AtomicBool::new(false);
     let report = ablate_command(&args, &FeatureOptions::default(), &cancel).expect("ablate");
     let names: Vec<&str> = report.models.iter().map(|m| m.model.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "full",
-            "only surface",
-            "without surface",
-            "only rouge",
-            "without rouge"
-        ]
-    );
+    assert_eq!(names, SURFACE_ROUGE_MODELS);
     assert_eq!(report.classes, ["surface", "rouge"]);
     args.learn.features = vec!["surface.*".into()];
     let err = ablate_command(&args, &FeatureOptions::default(), &cancel).expect_err("one class");
