@@ -7,6 +7,8 @@
 //! are combined by the multi-reference mode ([`combine`]). The feature class scores peers
 //! against a [`ReferenceSet`], which indexes a topic's references once so that one lookup per
 //! peer unit serves every reference.
+//! [`ReferenceSet`] lives in `rouge/reference_set.rs`, [`PooledNgrams`] in `rouge/pooled.rs`;
+//! this file keeps the options, the per-text units, the pair counts, their combination and the class.
 //!
 //! ROUGE-1.5.5 details reproduced here (checked against its Perl source and its outputs):
 //! - n-grams and skip-bigrams are counted over the whole text (sentences joined), hits are
@@ -23,7 +25,12 @@
 //! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
 //!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
 
-use super::reference_runs::ReferenceRuns;
+mod pooled;
+mod reference_set;
+
+pub use pooled::{NgramCounts, PooledNgrams};
+pub use reference_set::ReferenceSet;
+
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
 use aesop_text::profile::{for_each_rouge155_token, Rouge155Options};
@@ -625,247 +632,6 @@ pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores 
         rouge2: mean(3),
         rouge_l: mean(6),
         rouge_su4: mean(9),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Several references scored together.
-
-/// For every unit of one measure, the references that contain it and how often: one hash
-/// lookup per distinct peer unit serves all references at once.
-#[derive(Debug, Clone, Default)]
-struct GramIndex(ReferenceRuns<u32>);
-
-impl GramIndex {
-    fn new<'a>(grams: impl Iterator<Item = &'a Grams>) -> GramIndex {
-        let mut triples: Vec<(u64, u32, u32)> = Vec::new();
-        for (r, g) in grams.enumerate() {
-            let r = u32::try_from(r).unwrap_or(u32::MAX);
-            triples.extend(g.counts.iter().map(|(&key, &n)| (key, r, n)));
-        }
-        GramIndex(ReferenceRuns::new(triples))
-    }
-
-    /// Add to `hits[r]` the clipped hits of `peer` against every reference r.
-    fn add_hits(&self, peer: &Grams, hits: &mut [u32]) {
-        for (&key, &n) in &peer.counts {
-            for &(r, count) in self.0.get(key) {
-                hits[r as usize] += n.min(count);
-            }
-        }
-    }
-}
-
-/// A topic's references, prepared and indexed once, to score many peers against.
-#[derive(Debug, Clone, Default)]
-pub struct ReferenceSet {
-    references: Vec<PreparedText>,
-    unigrams: GramIndex,
-    bigrams: GramIndex,
-    su4: GramIndex,
-}
-
-impl ReferenceSet {
-    pub fn new(references: Vec<PreparedText>) -> ReferenceSet {
-        ReferenceSet {
-            unigrams: GramIndex::new(references.iter().map(|r| &r.unigrams)),
-            bigrams: GramIndex::new(references.iter().map(|r| &r.bigrams)),
-            su4: GramIndex::new(references.iter().map(|r| &r.su4)),
-            references,
-        }
-    }
-
-    /// Prepare and index `texts`.
-    pub fn from_texts<'a>(
-        texts: impl IntoIterator<Item = &'a str>,
-        opts: &RougeOptions,
-    ) -> ReferenceSet {
-        ReferenceSet::new(
-            texts
-                .into_iter()
-                .map(|t| PreparedText::new(t, opts))
-                .collect(),
-        )
-    }
-
-    pub fn references(&self) -> &[PreparedText] {
-        &self.references
-    }
-
-    pub fn len(&self) -> usize {
-        self.references.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.references.is_empty()
-    }
-
-    /// `pair_counts(peer, r)` for every reference r, in order.
-    pub fn pair_counts(&self, peer: &PreparedText) -> Vec<PairCounts> {
-        let k = self.references.len();
-        let mut hits = vec![0u32; 3 * k];
-        let (h1, rest) = hits.split_at_mut(k);
-        let (h2, hs) = rest.split_at_mut(k);
-        self.unigrams.add_hits(&peer.unigrams, h1);
-        self.bigrams.add_hits(&peer.bigrams, h2);
-        self.su4.add_hits(&peer.su4, hs);
-        self.references
-            .iter()
-            .enumerate()
-            .map(|(r, reference)| {
-                let counts = |hits: u32, reference: &Grams, peer: &Grams| Counts {
-                    hits,
-                    reference_total: reference.total,
-                    peer_total: peer.total,
-                };
-                PairCounts {
-                    rouge1: counts(h1[r], &reference.unigrams, &peer.unigrams),
-                    rouge2: counts(h2[r], &reference.bigrams, &peer.bigrams),
-                    rouge_l: lcs_counts(peer, reference),
-                    rouge_su4: counts(hs[r], &reference.su4, &peer.su4),
-                }
-            })
-            .collect()
-    }
-
-    /// Scores of `peer` with the mode of `opts`, jackknifed when `opts.jackknife` is set.
-    pub fn score(&self, peer: &PreparedText, opts: &RougeOptions) -> RougeScores {
-        let pairs = self.pair_counts(peer);
-        if opts.jackknife {
-            jackknife_pairs(&pairs, opts.mode)
-        } else {
-            combine_pairs(&pairs, opts.mode)
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Every text of a pool against all the others (the consensus class).
-
-/// The ROUGE-1 and ROUGE-2 units of one text: all [`PooledNgrams`] needs, without the
-/// skip-bigrams and sentences a [`PreparedText`] keeps for ROUGE-L and -SU4.
-#[derive(Debug, Clone, Default)]
-pub struct NgramCounts {
-    unigrams: Grams,
-    bigrams: Grams,
-}
-
-impl NgramCounts {
-    pub fn new(text: &str, opts: &RougeOptions) -> NgramCounts {
-        let (ids, _) = token_ids(text, opts);
-        NgramCounts {
-            unigrams: unigram_counts(&ids),
-            bigrams: bigram_counts(&ids),
-        }
-    }
-}
-
-/// One measure's units over a pool of texts, so that the clipped hits of a peer against every
-/// member at once, Σ_j Σ_unit min(k, c_j), take one lookup per peer unit: for a unit and
-/// t = 1, 2, …, `cumulative` holds Σ_{s ≤ t} #{members with count ≥ s}, which is
-/// Σ_j min(t, c_j).
-#[derive(Debug, Clone, Default)]
-struct PooledGrams {
-    /// Unit key → range of `cumulative` (its length is the unit's largest count in the pool).
-    ranges: HashMap<u64, (usize, usize), FxBuildHasher>,
-    cumulative: Vec<u64>,
-    /// Σ of the members' unit totals.
-    total: u64,
-}
-
-impl PooledGrams {
-    fn new<'a>(members: impl Iterator<Item = &'a Grams> + Clone) -> PooledGrams {
-        let mut largest: HashMap<u64, u32, FxBuildHasher> = HashMap::default();
-        let mut total = 0;
-        for grams in members.clone() {
-            total += u64::from(grams.total);
-            for (&key, &n) in &grams.counts {
-                let m = largest.entry(key).or_insert(0);
-                *m = (*m).max(n);
-            }
-        }
-        let mut pooled = PooledGrams {
-            total,
-            ..PooledGrams::default()
-        };
-        let mut keys: Vec<(u64, u32)> = largest.into_iter().collect();
-        keys.sort_unstable();
-        for (key, n) in keys {
-            let start = pooled.cumulative.len();
-            pooled.cumulative.resize(start + n as usize, 0);
-            pooled.ranges.insert(key, (start, start + n as usize));
-        }
-        // #{members with count ≥ t} for each t, then its running sum.
-        for grams in members {
-            for (key, &n) in &grams.counts {
-                if let Some(&(start, _)) = pooled.ranges.get(key) {
-                    for slot in &mut pooled.cumulative[start..start + n as usize] {
-                        *slot += 1;
-                    }
-                }
-            }
-        }
-        for &(start, end) in pooled.ranges.values() {
-            for t in start + 1..end {
-                pooled.cumulative[t] += pooled.cumulative[t - 1];
-            }
-        }
-        pooled
-    }
-
-    /// Σ over members of the clipped hits of `peer` against that member.
-    fn hits(&self, peer: &Grams) -> u64 {
-        peer.counts
-            .iter()
-            .filter_map(|(key, &k)| {
-                let &(start, end) = self.ranges.get(key)?;
-                Some(self.cumulative[(start + k as usize).min(end) - 1])
-            })
-            .sum()
-    }
-}
-
-/// ROUGE-1 and ROUGE-2 of each member of a pool against all the other members as references,
-/// model-averaged ([`MultiRefMode::Average`]: pooled hits over pooled totals). Equal to
-/// [`score`] against the other members, in time linear in the pool's size instead of
-/// quadratic: hits against everyone minus hits against oneself.
-#[derive(Debug, Clone, Default)]
-pub struct PooledNgrams {
-    members: usize,
-    unigrams: PooledGrams,
-    bigrams: PooledGrams,
-}
-
-impl PooledNgrams {
-    pub fn new(members: &[&NgramCounts]) -> PooledNgrams {
-        PooledNgrams {
-            members: members.len(),
-            unigrams: PooledGrams::new(members.iter().map(|m| &m.unigrams)),
-            bigrams: PooledGrams::new(members.iter().map(|m| &m.bigrams)),
-        }
-    }
-
-    /// (ROUGE-1, ROUGE-2) of `peer` against the pool, leaving `peer` itself out when it is a
-    /// member (`is_member`); all 0 when no other member is left.
-    pub fn score_against_others(&self, peer: &NgramCounts, is_member: bool) -> (Prf, Prf) {
-        let references = (self.members - usize::from(is_member)) as f64;
-        let measure = |pool: &PooledGrams, own: &Grams| {
-            let own_hits: u64 = own.counts.values().map(|&n| u64::from(n)).sum();
-            let (mut hits, mut reference_total) = (pool.hits(own), pool.total);
-            if is_member {
-                hits -= own_hits;
-                reference_total -= u64::from(own.total);
-            }
-            Prf::from_counts(
-                hits as f64,
-                reference_total as f64,
-                references * f64::from(own.total),
-            )
-        };
-        (
-            measure(&self.unigrams, &peer.unigrams),
-            measure(&self.bigrams, &peer.bigrams),
-        )
     }
 }
 
