@@ -59,6 +59,14 @@ fn source_of(dir: &std::path::Path, format: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| panic!("no {format} source"))
 }
 
+/// The error (with its causes) of importing `path` as `format`, which must fail.
+fn import_error(format: &str, path: &Path) -> String {
+    match import(format, path) {
+        Ok(_) => panic!("importing {} as {format} should fail", path.display()),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
 #[test]
 fn every_importer_skips_a_leading_byte_order_mark() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -83,10 +91,7 @@ fn an_importer_refuses_a_file_of_another_format_naming_it() {
             if format == other || path.is_dir() {
                 continue;
             }
-            let message = format!(
-                "{:#}",
-                import(format, path).expect_err(&format!("{format} on a {other} file"))
-            );
+            let message = import_error(format, path);
             assert!(
                 message.contains(&format!("{other}.jsonl")),
                 "{format} on {other}: {message}"
@@ -118,10 +123,7 @@ fn an_importer_refuses_a_file_of_another_format_naming_it() {
     assert!(!output.exists());
     // And the other way round.
     let newsroom = &sources[1].1;
-    let message = format!(
-        "{:#}",
-        import("summeval", newsroom).expect_err("newsroom file")
-    );
+    let message = import_error("summeval", newsroom);
     assert!(
         message
             .contains("newsroom.jsonl:1: sys_summs.M0.scores.consistency: missing required field"),
@@ -136,7 +138,7 @@ fn realsumm_id_map_must_name_every_article_once() {
     let map = realsumm.join("doc_id_map.jsonl");
     let message_with_map = |lines: &str| {
         std::fs::write(&map, lines).expect("map");
-        format!("{:#}", import("realsumm", &realsumm).expect_err(lines))
+        import_error("realsumm", &realsumm)
     };
     // A good map names the topic by its event id.
     std::fs::write(&map, "{\"doc_id\": 0, \"event_id\": \"cnndm7\"}\n").expect("map");
@@ -177,10 +179,7 @@ fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
     let abs = realsumm.join("scores_abs.jsonl");
     let kept = std::fs::read_to_string(&abs).expect("abs");
     std::fs::write(&abs, "").expect("empty abs");
-    let message = format!(
-        "{:#}",
-        import("realsumm", &realsumm).expect_err("empty file")
-    );
+    let message = import_error("realsumm", &realsumm);
     assert!(
         message.contains("scores_abs.jsonl: no records") && message.contains("both are needed"),
         "{message}"
@@ -216,19 +215,13 @@ fn summeval_op_needs_its_mapped_dimensions_and_one_line_per_product() {
     let line = std::fs::read_to_string(&path).expect("read");
     let line = line.trim_start_matches(BOM).trim_end().to_string();
     std::fs::write(&path, line.replace("\"Relevance\": 3, ", "")).expect("write");
-    let message = format!(
-        "{:#}",
-        import("summeval-op", &path).expect_err("no Relevance")
-    );
+    let message = import_error("summeval-op", &path);
     assert!(
         message.contains(":1: summaries.s1.dimensions.Relevance: missing required field (a summeval-op file scores Relevance, Coherence, Faithfulness"),
         "{message}"
     );
     std::fs::write(&path, format!("{line}\n{line}\n")).expect("write");
-    let message = format!(
-        "{:#}",
-        import("summeval-op", &path).expect_err("repeated line")
-    );
+    let message = import_error("summeval-op", &path);
     assert!(
         message.contains(":2: reviews: the same reviews as line 1 (one product per line)"),
         "{message}"
@@ -258,7 +251,7 @@ fn dialsummeval_and_realsumm_need_their_mapped_scores() {
     ] {
         assert_ne!(edited, text);
         std::fs::write(&dialsummeval, edited).expect("write");
-        let message = format!("{:#}", import("dialsummeval", &dialsummeval).expect_err(expected));
+        let message = import_error("dialsummeval", &dialsummeval);
         assert!(message.contains(expected), "{message}");
     }
     let realsumm = source_of(dir.path(), "realsumm");
@@ -269,10 +262,7 @@ fn dialsummeval_and_realsumm_need_their_mapped_scores() {
         text.replace("\"litepyramid_recall\": 0.5", "\"rouge_1_recall\": 0.5"),
     )
     .expect("write");
-    let message = format!(
-        "{:#}",
-        import("realsumm", &realsumm).expect_err("no pyramid")
-    );
+    let message = import_error("realsumm", &realsumm);
     assert!(
         message.contains("scores_abs.jsonl:1: system_summaries.a.txt.scores.litepyramid_recall: missing required field"),
         "{message}"
@@ -289,7 +279,7 @@ fn a_repeated_article_id_names_both_lines() {
         let line = std::fs::read_to_string(&path).expect("read");
         let line = line.trim_start_matches(BOM).trim_end();
         std::fs::write(&path, format!("{line}\n\n{line}\n")).expect("write");
-        let message = format!("{:#}", import(format, &path).expect_err(format));
+        let message = import_error(format, &path);
         assert!(
             message.contains(&format!(
                 "{format}.jsonl:3: doc_id: \"d1\" already given at line 1"
@@ -328,7 +318,7 @@ fn repeated_json_keys_are_refused_with_file_line_and_key() {
         r#"{"doc_id": "d1", "src": "one", "src": "two", "ref_summ": "r", "sys_summs": {}}"#,
     )
     .expect("write");
-    let message = format!("{:#}", import("summeval", &source).expect_err("duplicate"));
+    let message = import_error("summeval", &source);
     assert!(
         message.contains("se.jsonl:1: src: duplicate key \"src\""),
         "{message}"
@@ -702,7 +692,7 @@ fn blank_texts_are_left_out_and_blank_ids_refused_at_their_source_line() {
     ] {
         let path = source_of(&dir.path().join("id"), format);
         edit(&path, from, to);
-        let message = format!("{:#}", import(format, &path).expect_err(format));
+        let message = import_error(format, &path);
         assert!(message.contains(expected), "{format}: {message}");
     }
 }

@@ -311,21 +311,25 @@ fn ablation_pools_several_sets() {
     let write = |name: &str, topics: &[Topic]| write_set(dir.path(), name, topics);
     let a = write("a.jsonl", &synthetic_set());
     let b = write("b.jsonl", &second_set());
-    let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
-    crate::common::aesop()
-        .arg("ablate")
-        .arg("--set")
-        .arg(format!("{}:pyramid", a.display()))
-        .arg("--set")
-        .arg(format!("{}:quality", b.display()))
-        .args([
+    // `aesop ablate` of surface and rouge over a with column `pyramid` and b with `column_b`.
+    let ablate = |column_b: &str| {
+        let sets = [
+            format!("{}:pyramid", a.display()),
+            format!("{}:{column_b}", b.display()),
+        ];
+        let mut command = command_over_sets("ablate", &sets);
+        command.args([
             "--target",
             "pyramid",
             "--classes",
             "surface,rouge",
             "--c",
             "0.1",
-        ])
+        ]);
+        command
+    };
+    let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
+    ablate("quality")
         .args([
             "--topic-folds",
             "4",
@@ -357,20 +361,7 @@ fn ablation_pools_several_sets() {
     assert!(tau("without surface") < tau("only surface") - 0.3);
 
     // A set without the named column: the error names the file and the column.
-    crate::common::aesop()
-        .arg("ablate")
-        .arg("--set")
-        .arg(format!("{}:pyramid", a.display()))
-        .arg("--set")
-        .arg(format!("{}:pyramid", b.display()))
-        .args([
-            "--target",
-            "pyramid",
-            "--classes",
-            "surface,rouge",
-            "--c",
-            "0.1",
-        ])
+    ablate("pyramid")
         .arg("-o")
         .arg(dir.path().join("never.md"))
         .assert()
@@ -525,10 +516,7 @@ fn ablation_leaves_one_set_out() {
     assert_eq!(chart.matches("<rect").count(), 1 + 5);
 
     // One set is not enough.
-    crate::common::aesop()
-        .arg("ablate")
-        .arg("--set")
-        .arg(&sets[0])
+    command_over_sets("ablate", &sets[..1])
         .args(common)
         .arg("--leave-one-set-out")
         .arg("-o")
