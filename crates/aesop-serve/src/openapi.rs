@@ -1,6 +1,6 @@
 //! The OpenAPI 3 description served at `/openapi.json`. Written by hand next to the code it
-//! describes; tests/serve_api.rs checks that its routes are the router's and that real answers
-//! match its schemas.
+//! describes; tests/serve_api/openapi.rs checks that its routes are the router's and that real
+//! answers match its schemas.
 
 use serde_json::{json, Value};
 

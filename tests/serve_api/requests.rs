@@ -1,0 +1,353 @@
+//! Bad requests get 4xx JSON errors naming the field; health, model list and metrics routes; the
+//! bearer token.
+
+use super::*;
+
+#[test]
+fn bad_inputs_get_4xx_json_errors_naming_the_field() {
+    let mut args = local_args();
+    args.max_body_bytes = 20_000;
+    args.max_text_bytes = 5_000;
+    let server = start(&args);
+    let addr = server.addr;
+    let mut invalid_utf8 =
+        request_with(|r| r["topics"][0]["summaries"][1]["text"] = json!("caf\u{e9}"));
+    let e_acute = invalid_utf8
+        .windows(2)
+        .position(|w| w == "\u{e9}".as_bytes())
+        .expect("é in body");
+    // A lone Latin-1 é (0xE9 followed by a quote) is not UTF-8.
+    invalid_utf8.splice(e_acute..e_acute + 2, [0xE9u8]);
+    // (what, body, status, code, field)
+    type Case<'a> = (&'a str, Vec<u8>, u16, &'a str, Option<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "malformed JSON",
+            b"{\"topics\": [".to_vec(),
+            400,
+            "malformed_json",
+            None,
+        ),
+        ("not an object", b"[1, 2]".to_vec(), 422, "wrong_type", None),
+        (
+            "invalid UTF-8",
+            invalid_utf8,
+            400,
+            "invalid_utf8",
+            Some("topics[0].summaries[1].text"),
+        ),
+        (
+            "topics missing",
+            b"{}".to_vec(),
+            422,
+            "missing_field",
+            Some("topics"),
+        ),
+        (
+            "topics wrong type",
+            b"{\"topics\": {}}".to_vec(),
+            422,
+            "wrong_type",
+            Some("topics"),
+        ),
+        (
+            "no topics",
+            b"{\"topics\": []}".to_vec(),
+            422,
+            "invalid_value",
+            Some("topics"),
+        ),
+        (
+            "topic id a number",
+            request_with(|r| r["topics"][0]["topic"] = json!(5)),
+            422,
+            "wrong_type",
+            Some("topics[0].topic"),
+        ),
+        (
+            "summary text missing",
+            request_with(|r| {
+                r["topics"][0]["summaries"][1]
+                    .as_object_mut()
+                    .map(|s| s.remove("text"));
+            }),
+            422,
+            "missing_field",
+            Some("topics[0].summaries[1].text"),
+        ),
+        (
+            "summary text a number",
+            request_with(|r| r["topics"][0]["summaries"][0]["text"] = json!(1.5)),
+            422,
+            "wrong_type",
+            Some("topics[0].summaries[0].text"),
+        ),
+        (
+            "empty summary",
+            request_with(|r| r["topics"][0]["summaries"][1]["text"] = json!("  ")),
+            422,
+            "empty_summary",
+            Some("topics[0].summaries[1].text"),
+        ),
+        (
+            "empty document",
+            request_with(|r| {
+                if let Some(documents) = r["topics"][0]["documents"].as_array_mut() {
+                    documents.push(json!({"id": "d2", "text": ""}));
+                }
+            }),
+            422,
+            "empty_document",
+            Some("topics[0].documents[1].text"),
+        ),
+        (
+            "blank document",
+            request_with(|r| r["topics"][0]["documents"][0]["text"] = json!("  \n ")),
+            422,
+            "empty_document",
+            Some("topics[0].documents[0].text"),
+        ),
+        (
+            "empty reference",
+            request_with(|r| r["topics"][0]["references"] = json!([{"id": "A", "text": ""}])),
+            422,
+            "empty_reference",
+            Some("topics[0].references[0].text"),
+        ),
+        (
+            "no documents",
+            request_with(|r| r["topics"][0]["documents"] = json!([])),
+            422,
+            "invalid_value",
+            Some("topics[0].documents"),
+        ),
+        (
+            "unknown model",
+            request_with(|r| r["models"] = json!(["pyramid-noref", "nonesuch"])),
+            422,
+            "unknown_model",
+            Some("models[1]"),
+        ),
+        (
+            "models not strings",
+            request_with(|r| r["models"] = json!([{"name": "pyramid"}])),
+            422,
+            "wrong_type",
+            Some("models[0]"),
+        ),
+        (
+            "reference model without references",
+            request_with(|r| r["models"] = json!(["pyramid"])),
+            422,
+            "references_required",
+            Some("topics[0].references"),
+        ),
+        (
+            "features not a boolean",
+            request_with(|r| r["features"] = json!("yes")),
+            422,
+            "wrong_type",
+            Some("features"),
+        ),
+        (
+            "misspelt field",
+            request_with(|r| r["model"] = json!(["pyramid"])),
+            422,
+            "unknown_field",
+            Some("model"),
+        ),
+        (
+            "text over the limit",
+            request_with(|r| r["topics"][0]["summaries"][0]["text"] = json!("word ".repeat(1_100))),
+            413,
+            "text_too_long",
+            Some("topics[0].summaries[0].text"),
+        ),
+        (
+            "body over the limit",
+            request_with(|r| r["topics"][0]["documents"][0]["text"] = json!("word ".repeat(5_000))),
+            413,
+            "body_too_large",
+            None,
+        ),
+    ];
+    for (what, body, status, code, field) in cases {
+        let reply = http(addr, "POST", "/v1/score", &[], &body);
+        assert_eq!(
+            reply.status,
+            status,
+            "{what}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], code, "{what}: {error}");
+        assert_eq!(error["field"].as_str(), field, "{what}: {error}");
+        assert!(
+            !error["message"].as_str().unwrap_or("").is_empty(),
+            "{what}"
+        );
+        if code.starts_with("empty_") && code != "empty_summary" {
+            // The message names the topic, as the field names the text.
+            assert!(
+                error["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("\"budget-noref\"")),
+                "{what}: {error}"
+            );
+        }
+        // The server keeps serving after every bad request.
+        assert_eq!(get(addr, "/healthz").status, 200, "after {what}");
+    }
+    // Unknown routes and methods answer JSON errors too.
+    let reply = get(addr, "/v2/score");
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (404, json!("not_found"))
+    );
+    let reply = get(addr, "/v1/score");
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (405, json!("method_not_allowed"))
+    );
+    // And a good request still scores.
+    let reply = http(addr, "POST", "/v1/score", &[], &request_with(|_| {}));
+    assert_eq!(reply.status, 200);
+    let metrics = String::from_utf8_lossy(&get(addr, "/metrics").body).to_string();
+    assert!(
+        metrics.contains("aesop_http_errors_total{route=\"/v1/score\",code=\"empty_summary\"} 1"),
+        "{metrics}"
+    );
+}
+
+/// A body Python's `json.dumps` wrote (a bare `NaN` score) is read as a set line is; a repeated
+/// key is refused with its path in `field`.
+#[test]
+fn a_bare_nan_score_is_accepted_and_a_repeated_key_is_named() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    let clean = request_with(|_| {});
+    let scored = http(addr, "POST", "/v1/score", &[], &clean);
+    assert_eq!(scored.status, 200);
+    let text = String::from_utf8(clean).expect("UTF-8");
+    let with_nan = text.replacen(
+        r#""system":"s1","#,
+        r#""system":"s1","scores":{"pyramid":NaN,"x":-Infinity},"#,
+        1,
+    );
+    assert_ne!(with_nan, text, "the edit applies");
+    let reply = http(addr, "POST", "/v1/score", &[], with_nan.as_bytes());
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(service_scores(&reply), service_scores(&scored));
+    // Still malformed where the quoting does not help; the position is in the body as sent.
+    let broken = http(addr, "POST", "/v1/score", &[], br#"{"topics": [NaN,]}"#);
+    assert_eq!(broken.status, 400);
+    assert_eq!(broken.json()["error"]["code"], "malformed_json");
+    assert!(
+        broken.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 1 column 13")),
+        "{}",
+        broken.json()
+    );
+    let duplicate = text.replacen(r#""system":"s2","#, r#""system":"s2","system":"s3","#, 1);
+    assert_ne!(duplicate, text, "the edit applies");
+    for body in [
+        duplicate.clone(),
+        duplicate.replacen(r#""text""#, r#""scores":{"a":NaN},"text""#, 1),
+    ] {
+        let reply = http(addr, "POST", "/v1/score", &[], body.as_bytes());
+        assert_eq!(reply.status, 400, "{body}");
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], "duplicate_key", "{error}");
+        assert_eq!(error["field"], "topics[0].summaries[1].system", "{error}");
+    }
+}
+
+#[test]
+fn health_models_and_metrics() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    assert_eq!(get(addr, "/healthz").json(), json!({"status": "ok"}));
+    assert_eq!(get(addr, "/readyz").json(), json!({"status": "ready"}));
+    let models = get(addr, "/v1/models").json();
+    let names: Vec<&str> = models["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    // Without --neural the service loads the classic built-ins (the neural ones need the LM).
+    let builtins: Vec<&str> = builtin::BUILTINS
+        .iter()
+        .filter(|b| !b.neural)
+        .map(|b| b.name)
+        .collect();
+    assert_eq!(names, builtins);
+    assert_eq!(models["models"][1]["reference_free"], json!(true));
+    assert_eq!(
+        post(addr, "/v1/score", &json!({"topics": sample_topics()})).status,
+        200
+    );
+    let reply = get(addr, "/metrics");
+    assert!(reply
+        .header("content-type")
+        .is_some_and(|c| c.starts_with("text/plain; version=0.0.4")));
+    let text = String::from_utf8_lossy(&reply.body).to_string();
+    for line in [
+        "aesop_http_requests_total{route=\"/v1/score\",status=\"200\"} 1",
+        "aesop_http_requests_total{route=\"/healthz\",status=\"200\"} 1",
+        "aesop_http_request_duration_seconds_count{route=\"/v1/score\"} 1",
+        "aesop_summaries_scored_total 4",
+        "aesop_models_loaded 6",
+        // The /metrics request itself is in flight while it renders.
+        "aesop_http_requests_in_flight 1",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
+    }
+}
+
+#[test]
+fn a_token_is_required_when_configured() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "s3cret-token-0123456\n").expect("token");
+    let mut args = local_args();
+    args.token_file = Some(token_file.clone());
+    let server = start(&args);
+    let addr = server.addr;
+    let body = request_with(|_| {});
+    let reply = http(addr, "POST", "/v1/score", &[], &body);
+    assert_eq!(reply.status, 401);
+    assert_eq!(reply.json()["error"]["code"], "unauthorized");
+    assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+    let wrong = http(
+        addr,
+        "POST",
+        "/v1/score",
+        &[("Authorization", "Bearer s3cret-tokem")],
+        &body,
+    );
+    assert_eq!(wrong.status, 401);
+    let right = http(
+        addr,
+        "POST",
+        "/v1/score",
+        &[("Authorization", "Bearer s3cret-token-0123456")],
+        &body,
+    );
+    assert_eq!(right.status, 200);
+    assert_eq!(http(addr, "GET", "/v1/models", &[], b"").status, 401);
+    // Probes stay open.
+    assert_eq!(get(addr, "/healthz").status, 200);
+    assert_eq!(get(addr, "/readyz").status, 200);
+
+    // Beyond loopback a token is mandatory.
+    let open = ServeArgs::new("0.0.0.0:0".parse().expect("address"));
+    let error = spawn(&open).err().expect("refused without a token");
+    assert!(format!("{error:#}").contains("--token-file"), "{error:#}");
+}
