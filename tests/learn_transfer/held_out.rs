@@ -1,0 +1,464 @@
+//! `cross-validate --leave-one-set-out` and protocol 1's reports end to end: every held-out set,
+//! fold flags checked, errors naming what had nothing to learn, `evaluate` on one held-out set's
+//! lines.
+
+use super::*;
+
+/// `cross-validate --leave-one-set-out` end to end: one table row per held-out set, each
+/// trained on the other sets only; without bootstrap samples the intervals, the paired test and
+/// an undefined MAE print as `—`, never `NaN`; the JSON report carries the same sets.
+#[test]
+fn leave_one_set_out_reports_every_held_out_set_without_nan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let paths: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let path = dir.path().join(format!("{name}.jsonl"));
+            write_set(&path, 4 + i, 1.0 + i as f64);
+            path
+        })
+        .collect();
+    let report = dir.path().join("loso.json");
+    let mut cmd = common::aesop();
+    cmd.arg("cross-validate");
+    for p in &paths {
+        cmd.arg("--set").arg(format!("{}:quality", p.display()));
+    }
+    let out = cmd
+        .args(["--classes", "surface", "--c", "0.01", "--leave-one-set-out"])
+        .args(["--bootstrap", "0", "-o"])
+        .arg(dir.path().join("oof.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("cross-validate");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("protocol 2 (leave one set out"), "{stdout}");
+    assert!(!stdout.contains("NaN"), "{stdout}");
+    assert!(stdout.contains("[—, —]"), "{stdout}");
+    for name in ["a.jsonl:quality", "b.jsonl:quality", "c.jsonl:quality"] {
+        assert_eq!(
+            stdout
+                .lines()
+                .filter(|l| l.starts_with(&format!("| {name} |")))
+                .count(),
+            1,
+            "{name}: {stdout}"
+        );
+    }
+    let json: serde_json::Value = common::read_json(&report);
+    let held = json["leave_one_set_out"].as_array().expect("held-out sets");
+    assert_eq!(held.len(), 3);
+    assert!(
+        json.get("statistics").is_none(),
+        "protocol 2 reports per held-out set"
+    );
+    // What reproduces the intervals (audit stop 53: the sample count was not recorded) and
+    // which data they measured.
+    assert_eq!(json["bootstrap"], 0, "{json}");
+    let hashes = json["set_hashes"].as_array().expect("set_hashes");
+    assert_eq!(hashes.len(), 3);
+    assert!(hashes[0].as_str().is_some_and(|h| h.len() == 16), "{json}");
+    assert!(json["written_by"]
+        .as_str()
+        .is_some_and(|w| w.starts_with("aesop ")));
+    for h in held {
+        let trained_on = h["trained_on"].as_array().expect("trained_on");
+        assert_eq!(trained_on.len(), 2, "{h}");
+        assert!(
+            !trained_on.iter().any(|t| t
+                .as_str()
+                .expect("name")
+                .starts_with(&format!("{}:", h["set"].as_str().expect("set")))),
+            "{h}: trained on its own held-out set"
+        );
+        // Summary length orders every topic's summaries exactly as `quality` does.
+        let tau = h["model"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("tau");
+        assert!(tau > 0.9, "{h}");
+    }
+    // The report's own τ are the means over the held-out sets (audit stop 54: they were pooled
+    // over every held-out row, so the system level compared three models' raw scales).
+    for (field, statistic) in [
+        ("summary_kendall_tau", "summary_kendall"),
+        ("system_kendall_tau", "system_kendall"),
+    ] {
+        let mean = held
+            .iter()
+            .map(|h| h["model"][statistic]["value"].as_f64().expect("value"))
+            .sum::<f64>()
+            / held.len() as f64;
+        let reported = json[field].as_f64().expect(field);
+        assert!(
+            (reported - mean).abs() < 1e-12,
+            "{field}: {reported} vs {mean}"
+        );
+    }
+    let mean_row = stdout
+        .lines()
+        .find(|l| l.starts_with("| mean over held-out sets |"))
+        .unwrap_or_else(|| panic!("no mean row: {stdout}"));
+    assert!(
+        mean_row.contains(&format!(
+            "| {:.3} |",
+            json["summary_kendall_tau"].as_f64().expect("tau")
+        )),
+        "{mean_row}"
+    );
+}
+
+/// Protocol 1's report carries every statistic of `aesop evaluate` on its own out-of-fold
+/// file (Pearson, Spearman, the pairwise accuracies with the model's ties), equal to what
+/// `evaluate` computes from that file, and its τ-b fields agree with them.
+#[test]
+fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    write_set(&set, 10, 1.0);
+    let (oof, report) = (dir.path().join("oof.jsonl"), dir.path().join("r.json"));
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg(&set)
+        .args([
+            "--target",
+            "quality",
+            "--classes",
+            "surface",
+            "--c",
+            "0.01",
+            "-o",
+        ])
+        .arg(&oof)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("cross-validate");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("summary-level Pearson r"), "{stdout}");
+    assert!(stdout.contains("input-level pairwise accuracy"), "{stdout}");
+    let json: serde_json::Value = common::read_json(&report);
+    let stats = &json["statistics"];
+    let number = |v: &serde_json::Value| v.as_f64().expect("number");
+    common::assert_within(
+        number(&stats["summary"]["kendall"]),
+        number(&json["summary_kendall_tau"]),
+        1e-12,
+    );
+    common::assert_within(
+        number(&stats["system"]["kendall"]),
+        number(&json["system_kendall_tau"]),
+        1e-12,
+    );
+    let input = &stats["input_pairwise"];
+    let pairs = input["pairs"].as_u64().expect("pairs");
+    assert!(pairs > 0 && input["correct"].as_u64().expect("correct") <= pairs);
+
+    let evaluated = dir.path().join("e.json");
+    let run = common::aesop()
+        .arg("evaluate")
+        .arg(&oof)
+        .arg("--human")
+        .arg(&set)
+        .args(["--target", "quality", "--bootstrap", "0", "--json"])
+        .arg(&evaluated)
+        .output()
+        .expect("evaluate");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let evaluated: serde_json::Value = common::read_json(&evaluated);
+    let theirs = &evaluated["statistics"];
+    for (level, statistic) in [
+        ("summary", "pearson"),
+        ("summary", "spearman"),
+        ("summary", "kendall"),
+        ("system", "pearson"),
+        ("system_pairwise", "accuracy"),
+        ("input_pairwise", "accuracy"),
+    ] {
+        common::assert_within(
+            number(&stats[level][statistic]),
+            number(&theirs[level][statistic]),
+            1e-12,
+        );
+    }
+    assert_eq!(
+        input["metric_ties"],
+        theirs["input_pairwise"]["metric_ties"]
+    );
+}
+
+/// Fold flags say what runs: more folds than topics use one per topic and the report says so
+/// (it gave the number asked for); protocol 1's folds beside --leave-one-set-out, and a stacked
+/// model's inner split without --stack, are refused (they were accepted and ignored).
+#[test]
+fn fold_flags_are_checked_and_reported_as_used() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let report = dir.path().join("report.json");
+    let cv = || {
+        let mut command = common::aesop();
+        command
+            .arg("cross-validate")
+            .arg(&sample)
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "surface",
+                "--c",
+                "0.01",
+            ])
+            .args(["--bootstrap", "0", "-o"])
+            .arg(dir.path().join("oof.jsonl"))
+            .arg("--report")
+            .arg(&report);
+        command
+    };
+    let out = cv()
+        .args(["--topic-folds", "50"])
+        .output()
+        .expect("cross-validate");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("50×4 folds asked for, 10×4 used"));
+    let json: serde_json::Value = common::read_json(&report);
+    assert_eq!(
+        (&json["topic_folds"], &json["system_folds"]),
+        (&10.into(), &4.into())
+    );
+    // The report records what reproduces it: hyper-parameters, columns, options.
+    assert_eq!(json["hyper"], "RankSvm { c: 0.01 }");
+    assert_eq!(
+        json["feature_names"].as_array().map(Vec::len),
+        json["features"].as_u64().map(|n| n as usize)
+    );
+    assert_eq!(json["feature_options_changed"], serde_json::json!({}));
+
+    let set = format!("{}:relevance", sample.display());
+    let out = common::aesop()
+        .arg("cross-validate")
+        .args([
+            "--set",
+            &set,
+            "--set",
+            &set.replace("relevance", "coherence"),
+        ])
+        .args([
+            "--target",
+            "relevance",
+            "--leave-one-set-out",
+            "--topic-folds",
+            "3",
+            "-o",
+        ])
+        .arg(dir.path().join("loso.jsonl"))
+        .output()
+        .expect("cross-validate");
+    // A usage error (exit 2), as in `ablate`.
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--topic-folds and --system-folds are protocol 1's"));
+
+    let out = cv()
+        .args(["--stack-topic-folds", "2"])
+        .output()
+        .expect("cross-validate");
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give --stack too"));
+}
+
+/// "Nothing to learn" errors say which training data had nothing: a protocol-1 cell (two
+/// systems in two system folds leave one system to train on) or the sets left when one is held
+/// out. They read as if the set itself had no pairs.
+#[test]
+fn nothing_to_learn_names_the_cell_or_the_held_out_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let two = dir.path().join("two.jsonl");
+    write_set(&two, 4, 1.0);
+    let mut set = jsonl::read_set(&two).expect("read");
+    for t in &mut set {
+        t.summaries.truncate(2);
+    }
+    jsonl::write_set(
+        std::io::BufWriter::new(std::fs::File::create(&two).expect("create")),
+        &set,
+    )
+    .expect("write");
+    let flat = dir.path().join("flat.jsonl");
+    for t in &mut set {
+        for s in &mut t.summaries {
+            s.scores.insert("quality".into(), 3.0);
+        }
+    }
+    jsonl::write_set(
+        std::io::BufWriter::new(std::fs::File::create(&flat).expect("create")),
+        &set,
+    )
+    .expect("write");
+    let a = dir.path().join("a.jsonl");
+    write_set(&a, 4, 1.0);
+
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg(&two)
+        .args(["--target", "quality", "--classes", "surface", "-o"])
+        .arg(dir.path().join("o.jsonl"))
+        .output()
+        .expect("cross-validate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("protocol-1 cell (topic fold 1, system fold 1), trained on")
+            && stderr.contains("no topic has two summaries with different scores"),
+        "{stderr}"
+    );
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", flat.display()))
+        .args(["--classes", "surface", "--leave-one-set-out", "-o"])
+        .arg(dir.path().join("l.jsonl"))
+        .output()
+        .expect("cross-validate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "training on every set but {}:quality (to score it held out)",
+            a.display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// `ablate --leave-one-set-out` took fold flags and ignored them; a usage error now (exit 2),
+/// before any set is read.
+#[test]
+fn ablate_refuses_fold_flags_under_leave_one_set_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    write_set(&a, 4, 1.0);
+    write_set(&b, 4, 2.0);
+    let out = common::aesop()
+        .arg("ablate")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", b.display()))
+        .args(["--classes", "surface,content", "--leave-one-set-out"])
+        .args(["--topic-folds", "3", "-o"])
+        .arg(dir.path().join("ab.md"))
+        .output()
+        .expect("ablate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--topic-folds and --system-folds are protocol 1's"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("ab.md").exists());
+}
+
+/// `evaluate` reads protocol 2's predictions file as written: the lines of the --human file's
+/// set (the file holds every held-out set), and with `--predicted` the lines of a model whose
+/// target is not the held-out set's column (audit stop 54: a responsiveness model's lines for
+/// REALSumm could not be judged against its pyramid column).
+#[test]
+fn evaluate_reads_the_held_out_lines_of_one_set_of_a_leave_one_set_out_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = common::aesop();
+    cmd.arg("cross-validate");
+    for (i, name) in ["a", "b", "c"].iter().enumerate() {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        write_set(&path, 4 + i, 1.0 + i as f64);
+        cmd.arg("--set").arg(format!("{}:quality", path.display()));
+    }
+    let oof = dir.path().join("oof.jsonl");
+    let report = dir.path().join("loso.json");
+    cmd.args(["--target", "responsiveness", "--classes", "surface"])
+        .args([
+            "--c",
+            "0.01",
+            "--leave-one-set-out",
+            "--bootstrap",
+            "0",
+            "-o",
+        ])
+        .arg(&oof)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let json: serde_json::Value = common::read_json(&report);
+    let held_b = json["leave_one_set_out"]
+        .as_array()
+        .expect("held-out sets")
+        .iter()
+        .find(|h| h["set"] == "b.jsonl")
+        .expect("b held out")
+        .clone();
+
+    let evaluate = |extra: &[&str]| {
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&oof)
+            .arg("--human")
+            .arg(dir.path().join("b.jsonl"))
+            .args(["--target", "quality", "--bootstrap", "0"])
+            .args(extra)
+            .output()
+            .expect("evaluate");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, _, stderr) = evaluate(&[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no prediction for target 'quality' (targets in the file: responsiveness; --predicted TARGET"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = evaluate(&["--predicted", "responsiveness"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("[set b.jsonl] [predicts responsiveness]"),
+        "{stdout}"
+    );
+    // b's 5 topics of 5 summaries only, not the 35 rows of the three sets.
+    assert!(
+        stdout.contains("rows: 25 matched (25 metric, 25 human;"),
+        "{stdout}"
+    );
+    let tau = format!(
+        "{:.3}",
+        held_b["model"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("tau")
+    );
+    let summary_line = stdout
+        .lines()
+        .find(|l| l.starts_with("summary"))
+        .expect("summary row");
+    assert!(summary_line.contains(&tau), "{summary_line} vs {tau}");
+
+    let (code, _, stderr) = evaluate(&["--predicted", "responsiveness", "--set", "d.jsonl"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no line of set 'd.jsonl' (sets in the file: a.jsonl, b.jsonl, c.jsonl); choose one with --set NAME"),
+        "{stderr}"
+    );
+}
