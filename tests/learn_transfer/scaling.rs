@@ -83,7 +83,7 @@ fn calibration_is_monotone_and_within_the_targets_range() {
     assert_eq!(ranges.len(), loaded.feature_names.len());
     assert!(ranges.iter().all(|r| r.min <= r.max));
     let out = dir.path().join("pred.jsonl");
-    let scored = common_score(&set, &model, &out);
+    let scored = common::score_set(&set, &model, &out);
     assert_eq!(scored.len(), 30);
     for line in std::fs::read_to_string(&out).expect("read").lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("json");
@@ -92,21 +92,6 @@ fn calibration_is_monotone_and_within_the_targets_range() {
         assert!((cal.min..=cal.max).contains(&score), "{line}");
         assert!((cal.apply(raw) - score).abs() < 1e-9, "{line}");
     }
-}
-
-fn common_score(set: &Path, model: &Path, out: &Path) -> Vec<(String, f64)> {
-    use aesop::learn::commands::{score_command, ScoreArgs};
-    let args = ScoreArgs {
-        set: Some(set.to_path_buf()),
-        model: vec![model.display().to_string()],
-        neural: false,
-        documents: Vec::new(),
-        summary: Vec::new(),
-        reference: Vec::new(),
-        output: Some(out.to_path_buf()),
-        format: None,
-    };
-    score_command(&args, &AtomicBool::new(false)).expect("score")
 }
 
 /// A score of 1e308 among Likert scores overflowed the target's mean and spread: the model
