@@ -6,9 +6,7 @@ use crate::common;
 
 use aesop::corpus::{jsonl, Summary, Topic};
 use aesop::features::FeatureOptions;
-use aesop::learn::commands::{
-    cross_validate_command, train_command, CrossValidateArgs, LearnArgs, TrainArgs,
-};
+use aesop::learn::commands::{cross_validate_command, CrossValidateArgs, LearnArgs};
 use aesop::learn::cv::{cross_validate, summary_level_tau, system_level_tau, Protocol1};
 use aesop::learn::model_file::{
     ModelFile, TrainingSet, FORMAT_VERSION_PLAIN, FORMAT_VERSION_STACKED,
@@ -450,16 +448,8 @@ fn classes_and_stack_together_are_refused() {
     let mut learn = LearnArgs::new(&set, "relevance");
     learn.classes = vec!["surface".into()];
     learn.stack.bases = vec![BaseSpec::parse("r=relevance:surface").expect("parse")];
-    let e = train_command(
-        &TrainArgs {
-            learn,
-            output: dir.path().join("m.aesop"),
-            report: None,
-        },
-        &FeatureOptions::default(),
-        &AtomicBool::new(false),
-    )
-    .expect_err("--classes with --stack");
+    let e = common::train_in_process(learn, &dir.path().join("m.aesop"))
+        .expect_err("--classes with --stack");
     assert!(
         e.to_string()
             .contains("--classes cannot be combined with --stack"),
@@ -520,16 +510,7 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
     };
 
     let model_path = dir.path().join("cremer.aesop");
-    let file = train_command(
-        &TrainArgs {
-            learn: stacked_args(false),
-            output: model_path.clone(),
-            report: None,
-        },
-        &options,
-        &cancel,
-    )
-    .expect("train stacked");
+    let file = common::train_in_process(stacked_args(false), &model_path).expect("train stacked");
     let bases = file.model.stack_bases().expect("a stacked model");
     assert_eq!(
         bases.iter().map(|b| b.target.as_str()).collect::<Vec<_>>(),
@@ -564,16 +545,8 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
 
     // Reference-free: the model says so, and it scores topics without references.
     let noref_path = dir.path().join("cremer-noref.aesop");
-    let noref = train_command(
-        &TrainArgs {
-            learn: stacked_args(true),
-            output: noref_path.clone(),
-            report: None,
-        },
-        &options,
-        &cancel,
-    )
-    .expect("train reference-free");
+    let noref =
+        common::train_in_process(stacked_args(true), &noref_path).expect("train reference-free");
     assert!(!noref.needs_references());
     assert!(noref.classes.iter().all(|c| c != "rouge"));
     let mut bare: Vec<Topic> = topics[..2].to_vec();

@@ -5,9 +5,7 @@
 use crate::common;
 
 use aesop::features::FeatureOptions;
-use aesop::learn::commands::{
-    cross_validate_command, train_command, CrossValidateArgs, LearnArgs, TrainArgs,
-};
+use aesop::learn::commands::{cross_validate_command, CrossValidateArgs, LearnArgs};
 use aesop::learn::LearnerKind;
 use std::sync::atomic::AtomicBool;
 
@@ -55,16 +53,7 @@ fn summeval_rank_svm_relevance_protocol1() {
 
     // train → score on the same set: predictions come back for every summary
     let model = dir.path().join("relevance.aesop");
-    train_command(
-        &TrainArgs {
-            learn: LearnArgs::new(&set, "relevance"),
-            output: model.clone(),
-            report: None,
-        },
-        &options,
-        &cancel,
-    )
-    .expect("train");
+    common::train_in_process(LearnArgs::new(&set, "relevance"), &model).expect("train");
     let scores = common::score_set(&set, &model, &dir.path().join("pred.jsonl"));
     assert_eq!(scores.len(), 1600);
     assert!(scores.iter().all(|(_, s)| s.is_finite()));

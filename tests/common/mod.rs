@@ -181,6 +181,25 @@ pub fn table_with_gaps(
     }
 }
 
+/// `aesop train` through the library (default feature options, never cancelled): the model
+/// file written to `output`, or the error.
+pub fn train_in_process(
+    learn: aesop::learn::commands::LearnArgs,
+    output: &Path,
+) -> anyhow::Result<aesop::learn::model_file::ModelFile> {
+    use aesop::learn::commands::{train_command, TrainArgs};
+    let args = TrainArgs {
+        learn,
+        output: output.to_path_buf(),
+        report: None,
+    };
+    train_command(
+        &args,
+        &aesop::features::FeatureOptions::default(),
+        &std::sync::atomic::AtomicBool::new(false),
+    )
+}
+
 /// `aesop score SET --model MODEL -o OUTPUT` through the library; the (model, score) lines.
 pub fn score_set(
     set: &std::path::Path,

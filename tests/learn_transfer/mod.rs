@@ -7,8 +7,7 @@
 use crate::common;
 
 use aesop::corpus::{jsonl, Document, Reference, Summary, Topic};
-use aesop::features::FeatureOptions;
-use aesop::learn::commands::{train_command, LearnArgs, TrainArgs};
+use aesop::learn::commands::LearnArgs;
 use aesop::learn::learners::within_group_pairs;
 use aesop::learn::model_file::ModelFile;
 use aesop::learn::transfer::{
@@ -17,7 +16,6 @@ use aesop::learn::transfer::{
 };
 use aesop::learn::Dataset;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 mod held_out;
 mod missing;

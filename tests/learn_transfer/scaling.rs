@@ -59,16 +59,7 @@ fn calibration_is_monotone_and_within_the_targets_range() {
     let mut learn = LearnArgs::new(&set, "quality");
     learn.classes = vec!["surface".into()];
     let model = dir.path().join("m.aesop");
-    let file = train_command(
-        &TrainArgs {
-            learn,
-            output: model.clone(),
-            report: None,
-        },
-        &FeatureOptions::default(),
-        &AtomicBool::new(false),
-    )
-    .expect("train");
+    let file = common::train_in_process(learn, &model).expect("train");
     let cal = file.transfer.calibration.expect("calibrated");
     assert!(cal.slope >= 0.0 && cal.min >= 1.0 && cal.max <= 5.5 + 1e-9);
     let loaded = ModelFile::load(&model).expect("load");

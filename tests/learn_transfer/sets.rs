@@ -34,16 +34,8 @@ fn set_flags_parse_and_a_missing_column_names_file_and_column() {
     let mut learn = LearnArgs::new(&a, "quality");
     learn.classes = vec!["surface".into()];
     learn.transfer.sets = vec![SetSpec::new(&b, "informativeness")];
-    let err = train_command(
-        &TrainArgs {
-            learn,
-            output: dir.path().join("m.aesop"),
-            report: None,
-        },
-        &FeatureOptions::default(),
-        &AtomicBool::new(false),
-    )
-    .expect_err("b has no informativeness");
+    let err = common::train_in_process(learn, &dir.path().join("m.aesop"))
+        .expect_err("b has no informativeness");
     let text = format!("{err:#}");
     assert!(
         text.contains("b.jsonl") && text.contains("informativeness"),
