@@ -625,3 +625,78 @@ fn compared_discriminative_power_uses_the_shared_rows_for_both() {
         comparison["discriminative_power"]
     );
 }
+
+/// A metric that gives every summary of a topic one value ranks nothing there: the summary level
+/// leaves that topic out of its mean, and the report says so (text, JSON and a warning), so a
+/// metric that abstains is not read as one that ranks every topic.
+#[test]
+fn topics_the_metric_ties_are_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let features = dir.path().join("features.csv");
+    // `abstains` ties T2's four summaries; `ranks` is the fixture's rouge.r1_f (every topic).
+    let mut csv = String::from("topic,system,abstains,ranks\n");
+    for (topic, abstains) in [
+        ("T1", [1, 2, 3, 4]),
+        ("T2", [5, 5, 5, 5]),
+        ("T3", [1, 2, 3, 4]),
+    ] {
+        for (k, system) in ["A", "B", "C", "D"].iter().enumerate() {
+            csv += &format!("{topic},{system},{},{}\n", abstains[k], k + 1);
+        }
+    }
+    std::fs::write(&features, csv).expect("write features");
+    let mut a = args(features.clone(), fixture("eval/set.jsonl"), "pyramid");
+    a.feature = Some("abstains".into());
+    a.compare = Some(features);
+    a.compare_feature = Some("ranks".into());
+    a.bootstrap = 0;
+    let report = evaluate_json(a.clone(), dir.path());
+    let coverage = &report["summary_coverage"];
+    assert_eq!(coverage["ranked_by_humans"], 3, "{coverage}");
+    assert_eq!(coverage["metric_constant"], 1, "{coverage}");
+    assert_eq!(coverage["human_constant"], 0, "{coverage}");
+    // T1 τ 1, T3 τ 2/3 (one discordant pair of six): the mean over the two ranked topics.
+    assert_eq!(report["statistics"]["summary_topics"], 2);
+    assert!((statistic(&report, "summary.kendall") - 5.0 / 6.0).abs() < 1e-12);
+    // The comparison's second metric ranks all three topics.
+    assert_eq!(
+        report["comparison"]["summary_coverage"][0]["metric_constant"],
+        1
+    );
+    assert_eq!(
+        report["comparison"]["summary_coverage"][1]["metric_constant"],
+        0
+    );
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.contains("in 1 of the 3 topics the annotators rank"))),
+        "{warnings:?}"
+    );
+    let text =
+        aesop::eval::report::render_text(&aesop::eval::report::build_report(&a).expect("report"));
+    assert!(
+        text.contains("same value in 1 of the 3 topics the annotators rank; those have no coefficient, and the means are over the other 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A ranks the summaries of 2 topics, B of 3"),
+        "{text}"
+    );
+
+    // The ranking column alone: no line, no warning.
+    let mut b = args(
+        fixture("eval/features.csv"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
+    b.feature = Some("rouge.r1_f".into());
+    b.bootstrap = 0;
+    let report = evaluate_json(b.clone(), dir.path());
+    assert_eq!(report["summary_coverage"]["metric_constant"], 0);
+    assert!(report.get("warnings").is_none(), "{report}");
+    let text =
+        aesop::eval::report::render_text(&aesop::eval::report::build_report(&b).expect("report"));
+    assert!(!text.contains("same value in"), "{text}");
+}

@@ -27,7 +27,8 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     sxy / (sxx * syy).sqrt()
 }
 
-fn is_constant(values: &[f64]) -> bool {
+/// All values equal (exactly: the test every coefficient here uses for "undefined").
+pub(crate) fn is_constant(values: &[f64]) -> bool {
     values.windows(2).all(|w| w[0] == w[1])
 }
 

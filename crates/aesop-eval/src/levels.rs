@@ -14,7 +14,7 @@
 //!   them), as in Kocmi et al. 2021. Input-level: the same over pairs of summaries within each
 //!   topic, pooled over topics.
 
-use super::correlation::{kendall_tau_b, pearson, spearman};
+use super::correlation::{is_constant, kendall_tau_b, pearson, spearman};
 use anyhow::{bail, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -139,6 +139,73 @@ impl Aligned {
             .into_iter()
             .map(|m| m.and_then(|_| merged.next()))
             .collect()
+    }
+}
+
+/// Which topics the summary level averages over, and why the others add no coefficient. A
+/// metric that gives every summary of a topic one value ranks nothing there; the topic is left
+/// out of the mean rather than counted as a failure, so a metric that abstains on the topics it
+/// would get wrong can average above one that ranks every topic (a connective feature defined in
+/// 3 of DialSummEval's 100 topics reached τ .40). The report says so whenever it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SummaryCoverage {
+    /// Topics with at least two summaries whose human scores are not all equal: the topics a
+    /// metric could be judged on.
+    pub ranked_by_humans: usize,
+    /// Of those, the topics where the metric gives every summary the same value.
+    pub metric_constant: usize,
+    /// Topics with at least two summaries that the annotators all score alike (no coefficient
+    /// whatever the metric does).
+    pub human_constant: usize,
+}
+
+impl SummaryCoverage {
+    pub fn of(data: &Aligned) -> SummaryCoverage {
+        let mut coverage = SummaryCoverage {
+            ranked_by_humans: 0,
+            metric_constant: 0,
+            human_constant: 0,
+        };
+        for row in &data.cells {
+            let (metric, human): (Vec<f64>, Vec<f64>) =
+                row.iter().flatten().map(|c| (c.metric, c.human)).unzip();
+            if human.len() < 2 {
+                continue;
+            }
+            if is_constant(&human) {
+                coverage.human_constant += 1;
+                continue;
+            }
+            coverage.ranked_by_humans += 1;
+            if is_constant(&metric) {
+                coverage.metric_constant += 1;
+            }
+        }
+        coverage
+    }
+
+    /// Topics the summary-level mean is over.
+    pub fn ranked_by_metric(&self) -> usize {
+        self.ranked_by_humans - self.metric_constant
+    }
+
+    /// A warning when the metric ranks no summary in at least 5 % of the topics the annotators
+    /// rank (the share below which `cross-validate`'s best single feature still takes a
+    /// feature), `None` otherwise.
+    pub fn warning(&self) -> Option<String> {
+        if self.metric_constant == 0 || 20 * self.metric_constant < self.ranked_by_humans {
+            return None;
+        }
+        Some(format!(
+            "the metric gives every summary the same value in {} of the {} topics the annotators \
+             rank ({:.0}%): the summary-level figures are means over the other {} topics only, \
+             which favours a metric that abstains; input-level pairwise accuracy counts its ties \
+             as wrong",
+            self.metric_constant,
+            self.ranked_by_humans,
+            100.0 * self.metric_constant as f64 / self.ranked_by_humans as f64,
+            self.ranked_by_metric()
+        ))
     }
 }
 
@@ -461,6 +528,55 @@ mod tests {
         let dup = [row("t", "a", 1.0, 1.0), row("t", "a", 2.0, 2.0)];
         assert!(Aligned::new(&dup).is_err());
         assert!(Aligned::new(&[row("t", "a", f64::NAN, 1.0)]).is_err());
+    }
+
+    #[test]
+    fn summary_coverage_counts_why_topics_have_no_coefficient() {
+        let row = |topic: &str, system: &str, metric: f64, human: f64| ScoreRow {
+            topic: topic.into(),
+            system: system.into(),
+            metric,
+            human,
+        };
+        let data = Aligned::new(&[
+            // Ranked by both.
+            row("T1", "A", 1.0, 1.0),
+            row("T1", "B", 2.0, 2.0),
+            // The metric ties; the humans do not.
+            row("T2", "A", 3.0, 1.0),
+            row("T2", "B", 3.0, 2.0),
+            // The humans tie (whatever the metric does).
+            row("T3", "A", 1.0, 4.0),
+            row("T3", "B", 2.0, 4.0),
+            // One summary: no pair at all.
+            row("T4", "A", 1.0, 1.0),
+        ])
+        .expect("grid");
+        let coverage = SummaryCoverage::of(&data);
+        assert_eq!(
+            coverage,
+            SummaryCoverage {
+                ranked_by_humans: 2,
+                metric_constant: 1,
+                human_constant: 1,
+            }
+        );
+        assert_eq!(coverage.ranked_by_metric(), evaluate(&data).summary_topics);
+        assert!(coverage
+            .warning()
+            .is_some_and(|w| w.contains("in 1 of the 2 topics")));
+    }
+
+    #[test]
+    fn the_coverage_warning_starts_at_one_topic_in_twenty() {
+        let coverage = |metric_constant, ranked_by_humans| SummaryCoverage {
+            ranked_by_humans,
+            metric_constant,
+            human_constant: 0,
+        };
+        assert!(coverage(1, 20).warning().is_some());
+        assert!(coverage(1, 21).warning().is_none());
+        assert!(coverage(0, 20).warning().is_none());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, DiscriminativePower, Estimate,
     PairedComparison, Resample,
 };
-use super::levels::{evaluate, Aligned, LevelStats, ScoreRow};
+use super::levels::{evaluate, Aligned, LevelStats, ScoreRow, SummaryCoverage};
 use aesop_core::output::OutputFile;
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -130,6 +130,8 @@ pub struct EvaluationReport {
     pub resample: Resample,
     pub seed: u64,
     pub statistics: LevelStats,
+    /// The topics the summary level averages over, and why the others have no coefficient.
+    pub summary_coverage: SummaryCoverage,
     pub estimates: Vec<Estimate>,
     /// System means: (system, metric mean, human mean).
     pub system_means: Vec<(String, f64, f64)>,
@@ -209,6 +211,9 @@ pub struct Comparison {
     /// Rows shared by both metrics and the human scores (what the comparison uses).
     pub shared_rows: usize,
     pub statistics: Vec<PairedComparison>,
+    /// The topics each metric's summary level averages over on the shared rows (first, second):
+    /// where they differ, the two summary-level means are over different topics.
+    pub summary_coverage: [SummaryCoverage; 2],
     /// The first metric's discriminative power on the shared rows (the report's own table
     /// uses all of its rows).
     pub discriminative_power_a: DiscriminativePower,
@@ -236,6 +241,8 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
     let report = build_report(&args);
     spinner.finish_and_clear();
     let mut report = report?;
+    let mut warnings = warnings;
+    warnings.extend(report.summary_coverage.warning());
     for warning in &warnings {
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
@@ -364,6 +371,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         resample: args.resample,
         seed: args.seed,
         statistics,
+        summary_coverage: SummaryCoverage::of(&data),
         estimates,
         system_means,
         misordered_system_pairs,
@@ -413,6 +421,7 @@ fn compare(
         counts: counts_b,
         shared_rows: rows_a_shared.len(),
         statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed)?,
+        summary_coverage: [SummaryCoverage::of(&data_a), SummaryCoverage::of(&data_b)],
         discriminative_power_a: discriminative_power(&data_a, args.alpha),
         discriminative_power: discriminative_power(&data_b, args.alpha),
     })

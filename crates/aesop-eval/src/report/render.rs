@@ -3,6 +3,7 @@
 
 use super::{EvaluationReport, MisorderedPair};
 use crate::bootstrap::{DiscriminativePower, Estimate, Resample};
+use crate::levels::SummaryCoverage;
 use crate::svg::{escape as xml_escape, Svg};
 use std::fmt::Write as _;
 
@@ -80,6 +81,7 @@ pub fn render_text(report: &EvaluationReport) -> String {
             cell("kendall")
         );
     }
+    render_summary_coverage(&mut out, &report.summary_coverage);
     let _ = writeln!(out);
     for (label, name, p) in [
         (
@@ -130,12 +132,39 @@ pub fn render_text(report: &EvaluationReport) -> String {
                 fmt3(row.permutation_p).trim()
             );
         }
+        let [a, b] = &cmp.summary_coverage;
+        if a.ranked_by_metric() != b.ranked_by_metric() {
+            let _ = writeln!(
+                out,
+                "summary level: A ranks the summaries of {} topics, B of {} (of the {} the \
+                 annotators rank): each summary-level mean is over its own topics",
+                a.ranked_by_metric(),
+                b.ranked_by_metric(),
+                a.ranked_by_humans
+            );
+        }
         let _ = writeln!(out);
         render_discriminative(&mut out, "A, shared rows", &cmp.discriminative_power_a);
         let _ = writeln!(out);
         render_discriminative(&mut out, "B, shared rows", &cmp.discriminative_power);
     }
     out
+}
+
+/// Says which topics the summary level leaves out because the metric ties all their summaries
+/// (nothing when there are none: the `n` column then says it all).
+fn render_summary_coverage(out: &mut String, coverage: &SummaryCoverage) {
+    if coverage.metric_constant == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "summary level: the metric gives every summary the same value in {} of the {} topics the \
+         annotators rank; those have no coefficient, and the means are over the other {}",
+        coverage.metric_constant,
+        coverage.ranked_by_humans,
+        coverage.ranked_by_metric()
+    );
 }
 
 /// How many misordered system pairs are listed in the text report (all are in `--json`).
