@@ -3,7 +3,10 @@
 the summary-level Kendall tau-b against each set's target (aesop evaluate's definition: per
 topic, then the mean), and the smallest |tau| over the sets when every set gives it one sign.
 Features defined on fewer than 80 % of a set's rows are left out (sparse discourse features
-otherwise pass the sign test on a handful of topics).
+otherwise pass the sign test on a handful of topics), and so are features that rank the summaries
+of fewer than 95 % of the topics the annotators rank: a topic where a feature ties every summary
+has no tau and drops out of the mean, which favours a feature that abstains (the rule of
+`cross-validate`'s best single feature and of `aesop evaluate`'s warning).
 
 Used to find the classic readability anchor (docs/RESULTS.md, "A readability formula as the
 classic anchor"). It looks at every set at once, so what it finds is chosen in hindsight.
@@ -21,11 +24,22 @@ sys.path.insert(0, str(Path(__file__).parent))
 from judgments import human_scores, mean_topic_kendall  # noqa: E402
 
 COVERAGE = 0.8
+TOPIC_COVERAGE = 0.95
+
+
+def topics_ranked_by_humans(human, keys):
+    """Topics among `keys` with at least two summaries whose human scores are not all equal."""
+    by_topic = {}
+    for key in keys:
+        if key in human:
+            by_topic.setdefault(key[0], set()).add(human[key])
+    return sum(1 for scores in by_topic.values() if len(scores) > 1)
 
 
 def column_taus(features_csv, set_path, target):
     rows = list(csv.DictReader(open(features_csv)))
     human = human_scores(set_path, target)
+    ranked = topics_ranked_by_humans(human, [(r["topic"], r["system"]) for r in rows])
     taus = {}
     for name in rows[0]:
         if name in ("topic", "system"):
@@ -41,9 +55,11 @@ def column_taus(features_csv, set_path, target):
         if len(values) < COVERAGE * len(rows):
             continue
         try:
-            taus[name] = mean_topic_kendall(values, human)
+            tau, topics = mean_topic_kendall(values, human, count=True)
         except ZeroDivisionError:  # no topic with a defined tau
-            pass
+            continue
+        if topics >= TOPIC_COVERAGE * ranked:
+            taus[name] = tau
     return taus
 
 
