@@ -86,6 +86,16 @@ fn predictions_file_on_the_hand_computed_grid() {
     assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
     assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
     assert!((statistic(&report, "system.pairwise_accuracy") - 5.0 / 6.0).abs() < 1e-12);
+    // No pair is tied by the annotators, so no metric tie can be right: the tie-calibrated
+    // accuracy keeps ε 0 and equals the input-level pairwise accuracy, over the same 18 pairs.
+    let tied = &report["statistics"]["input_tie_calibrated"];
+    assert_eq!(tied["pairs"], 18, "{tied}");
+    assert_eq!(tied["human_ties"], 0, "{tied}");
+    assert_eq!(tied["epsilon"], 0.0, "{tied}");
+    assert_eq!(
+        statistic(&report, "input.tie_calibrated_accuracy"),
+        statistic(&report, "input.pairwise_accuracy")
+    );
     // The one wrong pair of six: humans B 8/3 > C 7/3, metric B 2 < C 3.
     let wrong = report["misordered_system_pairs"].as_array().expect("pairs");
     assert_eq!(wrong.len(), 1, "{wrong:?}");
@@ -222,6 +232,69 @@ fn command_line_flags_parse() {
     assert_eq!(defaults.evaluate.bootstrap, 1000);
     assert_eq!(defaults.evaluate.resample, Resample::Both);
     assert!(Cli::try_parse_from(["evaluate", "p.jsonl", "--target", "pyramid"]).is_err());
+    // A negated column (`-COLUMN`, as cross-validate names a best single feature) is a value,
+    // not a flag.
+    let negated = Cli::try_parse_from([
+        "evaluate",
+        "f.csv",
+        "--human",
+        "s.jsonl",
+        "--target",
+        "pyramid",
+        "--feature",
+        "-content.js",
+        "--compare-feature",
+        "-rouge.r1_f",
+    ])
+    .expect("parses");
+    assert_eq!(negated.evaluate.feature.as_deref(), Some("-content.js"));
+    assert_eq!(
+        negated.evaluate.compare_feature.as_deref(),
+        Some("-rouge.r1_f")
+    );
+}
+
+/// `--feature -COLUMN` reads COLUMN negated, in a CSV and in JSON Lines, unless the file has a
+/// column called `-COLUMN`; an unknown column is still an error naming the name given.
+#[test]
+fn a_dash_before_a_column_reads_it_negated() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for file in ["eval/features.csv", "eval/features.jsonl"] {
+        let mut a = args(fixture(file), fixture("eval/set.jsonl"), "pyramid");
+        a.feature = Some("rouge.r1_f".into());
+        let plain = evaluate_json(a.clone(), dir.path());
+        a.feature = Some("-rouge.r1_f".into());
+        let negated = evaluate_json(a.clone(), dir.path());
+        assert!(negated["metric"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("[-rouge.r1_f]")));
+        for name in ["summary.kendall", "system.kendall", "global.pearson"] {
+            assert!(
+                (statistic(&negated, name) + statistic(&plain, name)).abs() < 1e-12,
+                "{file} {name}"
+            );
+        }
+        a.feature = Some("-rouge.r9_f".into());
+        let e = error_of(a);
+        assert!(e.contains("'-rouge.r9_f'"), "{e}");
+    }
+    // A column whose own name starts with a dash is read as it is.
+    let features = dir.path().join("dash.csv");
+    std::fs::write(
+        &features,
+        "topic,system,-x,x\nT1,A,1,4\nT1,B,2,3\nT1,C,3,2\nT1,D,4,1\n",
+    )
+    .expect("write");
+    let mut a = args(features, fixture("eval/set.jsonl"), "pyramid");
+    a.feature = Some("-x".into());
+    a.bootstrap = 0;
+    let report = evaluate_json(a, dir.path());
+    // The literal column `-x` (1 to 4) is read, not `x` negated (−4 to −1).
+    let means = report["system_means"].as_array().expect("means");
+    assert!(
+        means.iter().all(|m| m[1].as_f64().is_some_and(|v| v > 0.0)),
+        "{means:?}"
+    );
 }
 
 #[test]
@@ -682,6 +755,12 @@ fn topics_the_metric_ties_are_reported() {
     );
     assert!(
         text.contains("A ranks the summaries of 2 topics, B of 3"),
+        "{text}"
+    );
+    // The abstaining column's tie in T2 is wrong there (the annotators order T2): 18 pairs, no
+    // human tie, so a constant metric would get 0.
+    assert!(
+        text.contains("(18 pairs, 0 tied by the humans, so a constant metric gets 0.000;"),
         "{text}"
     );
 

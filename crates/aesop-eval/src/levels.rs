@@ -13,6 +13,12 @@
 //!   no order to reproduce); pairs the metric ties count as wrong (the metric failed to order
 //!   them), as in Kocmi et al. 2021. Input-level: the same over pairs of summaries within each
 //!   topic, pooled over topics.
+//! - Input-level accuracy with ties, tie-calibrated (Deutsch, Foster & Freitag 2023, "Ties
+//!   Matter"): over every pair of summaries within a topic, human ties included, a pair is right
+//!   when the metric orders it as the humans do or ties it where they tie; the metric ties a
+//!   pair when its values differ by at most ε, and ε is the value that makes the most pairs
+//!   right. τ-b rewards a metric that ties where the annotators tie and the other two accuracies
+//!   cannot credit a tie at all; this one scores coarse and continuous metrics alike.
 
 use super::correlation::{is_constant, kendall_tau_b, pearson, spearman};
 use anyhow::{bail, Result};
@@ -295,6 +301,91 @@ impl PairwiseAccuracy {
     }
 }
 
+/// Input-level accuracy with ties and tie calibration (acc_eq with ε*, Deutsch et al. 2023).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TieCalibratedAccuracy {
+    /// Share of pairs right at `epsilon`; NaN when there is no pair.
+    pub accuracy: f64,
+    /// The metric's tie threshold: two summaries whose metric values differ by at most this
+    /// count as tied. The smallest of the thresholds that give `accuracy`.
+    pub epsilon: f64,
+    /// Pairs of summaries within a topic, human ties included (pairs of a system with its own
+    /// bootstrap copy are left out).
+    pub pairs: usize,
+    /// Of those, the pairs the annotators tie.
+    pub human_ties: usize,
+}
+
+/// Collects the within-topic pairs of [`TieCalibratedAccuracy`]. Only two kinds of pair change
+/// with the threshold: a pair the annotators tie is right once the metric ties it (gap ≤ ε), a
+/// pair the metric orders as they do is right until then (gap > ε); the others are wrong at
+/// every ε and are only counted.
+#[derive(Debug, Default)]
+struct TieCalibration {
+    /// One key a pair of those two kinds: `gap.to_bits() << 1 | human_tie`. A non-negative
+    /// float's bits order as its value and leave the top bit free, so one integer sort orders
+    /// the gaps (the statistic is recomputed in every bootstrap sample: this sort is its cost).
+    keys: Vec<u64>,
+    pairs: usize,
+    human_ties: usize,
+    agreeing: usize,
+}
+
+impl TieCalibration {
+    /// A pair by its metric and human differences.
+    fn add(&mut self, metric_difference: f64, human_difference: f64) {
+        self.pairs += 1;
+        let human_tie = human_difference == 0.0;
+        if human_tie {
+            self.human_ties += 1;
+        } else if metric_difference * human_difference > 0.0 {
+            self.agreeing += 1;
+        } else {
+            return;
+        }
+        self.keys
+            .push((metric_difference.abs().to_bits() << 1) | u64::from(human_tie));
+    }
+
+    /// The best accuracy over every threshold: 0 and each gap that occurs (between two
+    /// consecutive gaps nothing changes). One sort, then one sweep.
+    fn finish(mut self) -> TieCalibratedAccuracy {
+        if self.pairs == 0 {
+            return TieCalibratedAccuracy {
+                accuracy: f64::NAN,
+                epsilon: f64::NAN,
+                pairs: 0,
+                human_ties: 0,
+            };
+        }
+        self.keys.sort_unstable();
+        // Below every gap (ε = 0 when no gap is 0): no metric tie, every agreeing pair right.
+        let mut right = self.agreeing;
+        let (mut best, mut best_epsilon) = (right, 0.0);
+        let mut k = 0;
+        while k < self.keys.len() {
+            let gap = self.keys[k] >> 1;
+            while k < self.keys.len() && self.keys[k] >> 1 == gap {
+                if self.keys[k] & 1 == 1 {
+                    right += 1;
+                } else {
+                    right -= 1;
+                }
+                k += 1;
+            }
+            if right > best {
+                (best, best_epsilon) = (right, f64::from_bits(gap));
+            }
+        }
+        TieCalibratedAccuracy {
+            accuracy: best as f64 / self.pairs as f64,
+            epsilon: best_epsilon,
+            pairs: self.pairs,
+            human_ties: self.human_ties,
+        }
+    }
+}
+
 /// Every statistic of one evaluation, with the counts behind it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LevelStats {
@@ -303,6 +394,8 @@ pub struct LevelStats {
     pub global: Correlations,
     pub system_pairwise: PairwiseAccuracy,
     pub input_pairwise: PairwiseAccuracy,
+    /// Input-level accuracy with ties, tie-calibrated.
+    pub input_tie_calibrated: TieCalibratedAccuracy,
     /// Topics whose summary-level coefficients are defined (and averaged).
     pub summary_topics: usize,
     /// Systems with at least one row (the system-level n).
@@ -312,7 +405,7 @@ pub struct LevelStats {
 }
 
 /// Names of the scalar statistics, in the order of [`LevelStats::values`].
-pub const STATISTIC_NAMES: [&str; 11] = [
+pub const STATISTIC_NAMES: [&str; 12] = [
     "summary.pearson",
     "summary.spearman",
     "summary.kendall",
@@ -324,11 +417,12 @@ pub const STATISTIC_NAMES: [&str; 11] = [
     "global.kendall",
     "system.pairwise_accuracy",
     "input.pairwise_accuracy",
+    "input.tie_calibrated_accuracy",
 ];
 
 impl LevelStats {
     /// The scalar statistics, in the order of [`STATISTIC_NAMES`].
-    pub fn values(&self) -> [f64; 11] {
+    pub fn values(&self) -> [f64; 12] {
         let c = |x: &Correlations| [x.pearson, x.spearman, x.kendall];
         let [a, b, cc] = c(&self.summary);
         let [d, e, f] = c(&self.system);
@@ -345,6 +439,7 @@ impl LevelStats {
             i,
             self.system_pairwise.accuracy,
             self.input_pairwise.accuracy,
+            self.input_tie_calibrated.accuracy,
         ]
     }
 }
@@ -360,20 +455,28 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
     let mut summary_sum = [0.0; 3];
     let mut summary_topics = 0usize;
     let mut input_pairwise = PairwiseAccuracy::new();
+    let mut tie_calibration = TieCalibration::default();
     let (mut global_m, mut global_h) = (Vec::new(), Vec::new());
-    let (mut topic_m, mut topic_h) = (Vec::new(), Vec::new());
+    let (mut topic_m, mut topic_h, mut topic_s) = (Vec::new(), Vec::new(), Vec::new());
     for &t in topics {
         topic_m.clear();
         topic_h.clear();
+        topic_s.clear();
         for &s in systems {
             if let Some(c) = data.cells[t][s] {
                 topic_m.push(c.metric);
                 topic_h.push(c.human);
+                topic_s.push(s);
             }
         }
         for i in 0..topic_m.len() {
             for j in i + 1..topic_m.len() {
                 input_pairwise.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
+                // A system drawn twice by the bootstrap is tied with itself on both sides: a
+                // pair that would count as a right tie.
+                if topic_s[i] != topic_s[j] {
+                    tie_calibration.add(topic_m[i] - topic_m[j], topic_h[i] - topic_h[j]);
+                }
             }
         }
         global_m.extend_from_slice(&topic_m);
@@ -422,6 +525,7 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
         global: Correlations::of(&global_m, &global_h),
         system_pairwise: system_pairwise.finish(),
         input_pairwise: input_pairwise.finish(),
+        input_tie_calibrated: tie_calibration.finish(),
         summary_topics,
         systems: means.len(),
         rows: global_m.len(),
@@ -532,12 +636,6 @@ mod tests {
 
     #[test]
     fn summary_coverage_counts_why_topics_have_no_coefficient() {
-        let row = |topic: &str, system: &str, metric: f64, human: f64| ScoreRow {
-            topic: topic.into(),
-            system: system.into(),
-            metric,
-            human,
-        };
         let data = Aligned::new(&[
             // Ranked by both.
             row("T1", "A", 1.0, 1.0),
@@ -565,6 +663,97 @@ mod tests {
         assert!(coverage
             .warning()
             .is_some_and(|w| w.contains("in 1 of the 2 topics")));
+    }
+
+    #[test]
+    fn tie_calibrated_accuracy_by_hand() {
+        // Humans 1, 1, 2, 3; metric 0, .1, .5, .4. Pairs: AB human tie (gap .1); AC, AD, BC, BD
+        // agree (gaps .5, .4, .4, .3); CD reversed (gap ≈ .1). At ε 0: the 4 agreeing pairs.
+        // At ε .1: AB becomes a right tie (CD a wrong one): 5 of 6. At ε .3 BD is lost.
+        let data = Aligned::new(&[
+            row("T1", "A", 0.0, 1.0),
+            row("T1", "B", 0.1, 1.0),
+            row("T1", "C", 0.5, 2.0),
+            row("T1", "D", 0.4, 3.0),
+        ])
+        .expect("grid");
+        let tied = evaluate(&data).input_tie_calibrated;
+        assert_eq!(tied.pairs, 6);
+        assert_eq!(tied.human_ties, 1);
+        assert!((tied.accuracy - 5.0 / 6.0).abs() < 1e-12, "{tied:?}");
+        assert_eq!(tied.epsilon, 0.1);
+        // A constant metric ties every pair: right exactly where the humans tie.
+        let constant = Aligned::new(&[
+            row("T1", "A", 7.0, 1.0),
+            row("T1", "B", 7.0, 1.0),
+            row("T1", "C", 7.0, 2.0),
+        ])
+        .expect("grid");
+        let tied = evaluate(&constant).input_tie_calibrated;
+        assert!((tied.accuracy - 1.0 / 3.0).abs() < 1e-12, "{tied:?}");
+        assert_eq!(tied.epsilon, 0.0);
+    }
+
+    /// The sweep against the definition: every candidate ε (0 and each gap), every pair
+    /// classified afresh, on seeded grids with many ties on both sides.
+    #[test]
+    fn tie_calibrated_accuracy_matches_the_definition() {
+        let mut rng = aesop_core::rng::SplitMix64::new(7);
+        for _ in 0..50 {
+            let mut rows = Vec::new();
+            for t in 0..4 {
+                for s in 0..6 {
+                    let metric = (rng.next_u64() % 5) as f64 * 0.25;
+                    let human = (rng.next_u64() % 3) as f64;
+                    rows.push(row(&format!("T{t}"), &format!("S{s}"), metric, human));
+                }
+            }
+            let data = Aligned::new(&rows).expect("grid");
+            let mut pairs = Vec::new();
+            for topic in &data.cells {
+                let cells: Vec<Cell> = topic.iter().flatten().copied().collect();
+                for i in 0..cells.len() {
+                    for j in i + 1..cells.len() {
+                        pairs.push((cells[i], cells[j]));
+                    }
+                }
+            }
+            let accuracy_at = |epsilon: f64| {
+                let right = pairs
+                    .iter()
+                    .filter(|(a, b)| {
+                        let metric_tie = (a.metric - b.metric).abs() <= epsilon;
+                        if a.human == b.human {
+                            metric_tie
+                        } else {
+                            !metric_tie && (a.metric - b.metric) * (a.human - b.human) > 0.0
+                        }
+                    })
+                    .count();
+                right as f64 / pairs.len() as f64
+            };
+            let best = std::iter::once(0.0)
+                .chain(pairs.iter().map(|(a, b)| (a.metric - b.metric).abs()))
+                .map(accuracy_at)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let tied = evaluate(&data).input_tie_calibrated;
+            assert!(
+                (tied.accuracy - best).abs() < 1e-12,
+                "{tied:?} against {best}"
+            );
+            assert!((accuracy_at(tied.epsilon) - best).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_system_drawn_twice_is_not_a_right_tie_with_itself() {
+        let data =
+            Aligned::new(&[row("T1", "A", 1.0, 1.0), row("T1", "B", 2.0, 2.0)]).expect("grid");
+        // Systems [A, A, B]: pairs AB twice; the A-A copy pair is left out.
+        let tied = level_statistics(&data, &[0], &[0, 0, 1]).input_tie_calibrated;
+        assert_eq!(tied.pairs, 2);
+        assert_eq!(tied.human_ties, 0);
+        assert_eq!(tied.accuracy, 1.0);
     }
 
     #[test]

@@ -39,8 +39,10 @@ pub struct EvaluateArgs {
     /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.
     #[cfg_attr(feature = "cli", arg(long))]
     pub target: String,
-    /// Column of a features file to evaluate, e.g. rouge.r1_f.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Column of a features file to evaluate, e.g. rouge.r1_f; `-COLUMN` reads it negated
+    /// (for a feature whose larger values mean worse summaries), as `cross-validate` names a
+    /// best single feature, unless the file has a column of that name.
+    #[cfg_attr(feature = "cli", arg(long, allow_hyphen_values = true))]
     pub feature: Option<String>,
     /// Evaluate only the predictions of this model (their `model` field): needed when a file
     /// holds two models' predictions for the target on the same summaries, as `aesop score
@@ -61,8 +63,8 @@ pub struct EvaluateArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub compare: Option<PathBuf>,
     /// Column of the --compare features file (default: the --feature column; a --compare
-    /// predictions file needs none).
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// predictions file needs none); `-COLUMN` reads it negated, as --feature.
+    #[cfg_attr(feature = "cli", arg(long, allow_hyphen_values = true))]
     pub compare_feature: Option<String>,
     /// Model of the --compare predictions file (as --model; e.g. the other model of one
     /// `aesop score` output: `evaluate p.jsonl --model A --compare p.jsonl --compare-model B`).

@@ -129,8 +129,10 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
         .clone();
     let find = |name: &str| headers.iter().position(|h| h == name);
+    let (name_in_file, negate) =
+        resolve_column(column, |name| find(name).is_some()).unwrap_or((column, false));
     // A column given twice would be read from its first place without a word.
-    for name in ["topic", "system", column] {
+    for name in ["topic", "system", name_in_file] {
         let places: Vec<usize> = (0..headers.len())
             .filter(|&i| &headers[i] == name)
             .collect();
@@ -153,7 +155,7 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
             path.display()
         );
     };
-    let Some(value_col) = find(column) else {
+    let Some(value_col) = find(name_in_file) else {
         bail!(
             "{}:1: no column '{column}' (columns: {})",
             path.display(),
@@ -194,11 +196,26 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
         scores.rows.push((
             field(topic_col).to_string(),
             field(system_col).to_string(),
-            value,
+            if negate { -value } else { value },
         ));
         scores.lines.push(line as usize);
     }
     Ok(scores)
+}
+
+/// The column that `--feature NAME` reads, and whether its values are negated: NAME itself, or,
+/// where no column is called that, `-COLUMN` for COLUMN negated: the notation of
+/// `cross-validate`'s best single feature (`-content.js`), so that a feature whose larger values
+/// mean worse summaries is judged the right way round by the pairwise accuracies. `None` when
+/// neither is in the file.
+fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, bool)> {
+    if exists(column) {
+        return Some((column, false));
+    }
+    column
+        .strip_prefix('-')
+        .filter(|base| exists(base))
+        .map(|base| (base, true))
 }
 
 /// Each non-blank line of a JSON Lines file as an object, with its line number.
@@ -307,8 +324,12 @@ fn number_field(
 
 fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
     let objects = json_objects(path)?;
+    let (name_in_file, negate) = objects
+        .first()
+        .and_then(|(_, first)| resolve_column(column, |name| first.contains_key(name)))
+        .unwrap_or((column, false));
     if let Some((line, first)) = objects.first() {
-        if !first.contains_key(column) {
+        if !first.contains_key(name_in_file) {
             bail!(
                 "{}:{line}: no field '{column}' (fields: {})",
                 path.display(),
@@ -325,9 +346,11 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
     for (line, object) in &objects {
         let topic = string_field(path, *line, object, "topic")?;
         let system = string_field(path, *line, object, "system")?;
-        match number_field(path, *line, object, column)? {
+        match number_field(path, *line, object, name_in_file)? {
             Some(v) => {
-                scores.rows.push((topic, system, v));
+                scores
+                    .rows
+                    .push((topic, system, if negate { -v } else { v }));
                 scores.lines.push(*line);
             }
             None => scores.missing += 1,

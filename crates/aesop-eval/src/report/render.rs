@@ -105,6 +105,19 @@ pub fn render_text(report: &EvaluationReport) -> String {
             p.metric_ties
         );
     }
+    let tied = &s.input_tie_calibrated;
+    let _ = writeln!(
+        out,
+        "input-level accuracy with ties: {}  ({} pairs, {} tied by the humans, so a constant \
+         metric gets {}; tie-calibrated: metric values within {} count as tied)",
+        by_name("input.tie_calibrated_accuracy")
+            .map(with_interval)
+            .unwrap_or_default(),
+        tied.pairs,
+        tied.human_ties,
+        fmt3(tied.human_ties as f64 / tied.pairs as f64).trim(),
+        format_epsilon(tied.epsilon)
+    );
     render_misordered(&mut out, &report.misordered_system_pairs);
     let _ = writeln!(out);
     render_discriminative(&mut out, "metric", &report.discriminative_power);
@@ -117,13 +130,13 @@ pub fn render_text(report: &EvaluationReport) -> String {
         );
         let _ = writeln!(
             out,
-            "{:<26} {:>7} {:>7} {:>8} {:>14} {:>14}",
+            "{:<30} {:>7} {:>7} {:>8} {:>14} {:>14}",
             "statistic", "A", "B", "A - B", "P(A > B) boot", "perm. p"
         );
         for row in &cmp.statistics {
             let _ = writeln!(
                 out,
-                "{:<26} {:>7} {:>7} {:>8} {:>14} {:>14}",
+                "{:<30} {:>7} {:>7} {:>8} {:>14} {:>14}",
                 row.name,
                 fmt3(row.a).trim(),
                 fmt3(row.b).trim(),
@@ -149,6 +162,17 @@ pub fn render_text(report: &EvaluationReport) -> String {
         render_discriminative(&mut out, "B, shared rows", &cmp.discriminative_power);
     }
     out
+}
+
+/// A tie threshold with the digits that tell it apart (metrics range from 1e-6 to 1e3).
+fn format_epsilon(epsilon: f64) -> String {
+    if epsilon.is_nan() {
+        "—".to_string()
+    } else if epsilon == 0.0 {
+        "0 (exact ties only)".to_string()
+    } else {
+        format!("{epsilon:.4e}")
+    }
 }
 
 /// Says which topics the summary level leaves out because the metric ties all their summaries
