@@ -144,6 +144,10 @@ fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("summary-level Pearson r"), "{stdout}");
     assert!(stdout.contains("input-level pairwise accuracy"), "{stdout}");
+    assert!(
+        stdout.contains("input-level accuracy with ties"),
+        "{stdout}"
+    );
     let json: serde_json::Value = common::read_json(&report);
     let stats = &json["statistics"];
     let number = |v: &serde_json::Value| v.as_f64().expect("number");
@@ -185,6 +189,8 @@ fn protocol_one_report_has_evaluates_statistics_of_its_out_of_fold_file() {
         ("system", "pearson"),
         ("system_pairwise", "accuracy"),
         ("input_pairwise", "accuracy"),
+        ("input_tie_calibrated", "accuracy"),
+        ("input_tie_calibrated", "epsilon"),
     ] {
         common::assert_within(
             number(&stats[level][statistic]),

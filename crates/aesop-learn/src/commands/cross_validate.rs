@@ -484,9 +484,11 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     );
     if let Some(stats) = &report.statistics {
         let input = &stats.input_pairwise;
+        let tied = &stats.input_tie_calibrated;
         text += &format!(
             "\n  summary-level Pearson r {}, Spearman ρ {}\n  system-level Pearson r {}, pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)\n  \
-             input-level pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)",
+             input-level pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)\n  \
+             input-level accuracy with ties {} (tie-calibrated, ε {}; {} of {} pairs tied by the humans)",
             or_dash(stats.summary.pearson, 3),
             or_dash(stats.summary.spearman, 3),
             or_dash(stats.system.pearson, 3),
@@ -498,6 +500,10 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
             input.correct,
             input.pairs,
             input.metric_ties,
+            or_dash(tied.accuracy, 3),
+            format_args!("{:.4e}", tied.epsilon),
+            tied.human_ties,
+            tied.pairs,
         );
     }
     for p in &report.per_set {
