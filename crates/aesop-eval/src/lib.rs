@@ -35,6 +35,18 @@ pub fn or_dash_signed(x: f64, decimals: usize) -> String {
     }
 }
 
+/// A tie threshold ε as the reports print it: `—` where undefined (no pair), `0 (exact ties
+/// only)`, or four significant digits in scientific notation (metrics range from 1e-6 to 1e3).
+pub fn epsilon_or_dash(epsilon: f64) -> String {
+    if epsilon.is_nan() {
+        "—".to_string()
+    } else if epsilon == 0.0 {
+        "0 (exact ties only)".to_string()
+    } else {
+        format!("{epsilon:.4e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

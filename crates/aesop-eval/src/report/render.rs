@@ -116,7 +116,7 @@ pub fn render_text(report: &EvaluationReport) -> String {
         tied.pairs,
         tied.human_ties,
         fmt3(tied.human_ties as f64 / tied.pairs as f64).trim(),
-        format_epsilon(tied.epsilon)
+        crate::epsilon_or_dash(tied.epsilon)
     );
     render_misordered(&mut out, &report.misordered_system_pairs);
     let _ = writeln!(out);
@@ -162,17 +162,6 @@ pub fn render_text(report: &EvaluationReport) -> String {
         render_discriminative(&mut out, "B, shared rows", &cmp.discriminative_power);
     }
     out
-}
-
-/// A tie threshold with the digits that tell it apart (metrics range from 1e-6 to 1e3).
-fn format_epsilon(epsilon: f64) -> String {
-    if epsilon.is_nan() {
-        "—".to_string()
-    } else if epsilon == 0.0 {
-        "0 (exact ties only)".to_string()
-    } else {
-        format!("{epsilon:.4e}")
-    }
 }
 
 /// Says which topics the summary level leaves out because the metric ties all their summaries

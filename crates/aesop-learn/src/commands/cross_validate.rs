@@ -12,7 +12,7 @@ use crate::Dataset;
 use aesop_core::hash::content_hash;
 use aesop_core::output::OutputFile;
 use aesop_corpus::jsonl;
-use aesop_eval::{or_dash, or_dash_signed};
+use aesop_eval::{epsilon_or_dash, or_dash, or_dash_signed};
 use aesop_features::FeatureOptions;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -501,7 +501,7 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
             input.pairs,
             input.metric_ties,
             or_dash(tied.accuracy, 3),
-            format_args!("{:.4e}", tied.epsilon),
+            epsilon_or_dash(tied.epsilon),
             tied.human_ties,
             tied.pairs,
         );
