@@ -143,8 +143,9 @@ pub struct EvaluationReport {
     pub discriminative_power: DiscriminativePower,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
-    /// Why the figures may mislead, e.g. a built-in model evaluated on its own training set
-    /// (found by the caller: `aesop_learn::in_sample`); also printed on standard error.
+    /// Why the figures may mislead: a built-in model evaluated on its own training set (found
+    /// by the caller: `aesop_learn::in_sample`), a metric that ties whole topics
+    /// ([`SummaryCoverage::warning`]); also printed on standard error.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -243,12 +244,11 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
     let report = build_report(&args);
     spinner.finish_and_clear();
     let mut report = report?;
-    let mut warnings = warnings;
-    warnings.extend(report.summary_coverage.warning());
-    for warning in &warnings {
+    // The caller's warnings about the inputs first, then the report's own.
+    report.warnings.splice(0..0, warnings);
+    for warning in &report.warnings {
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
-    report.warnings = warnings;
     let mut contents = Vec::new();
     if args.json.is_some() {
         contents.push(serde_json::to_string_pretty(&report)? + "\n");
@@ -361,6 +361,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    let summary_coverage = SummaryCoverage::of(&data);
     Ok(EvaluationReport {
         metric: metric.label.clone(),
         human: format!("{} [{}]", args.human.display(), args.target),
@@ -373,13 +374,13 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         resample: args.resample,
         seed: args.seed,
         statistics,
-        summary_coverage: SummaryCoverage::of(&data),
+        summary_coverage,
         estimates,
         system_means,
         misordered_system_pairs,
         discriminative_power: discriminative_power(&data, args.alpha),
         comparison,
-        warnings: Vec::new(),
+        warnings: summary_coverage.warning().into_iter().collect(),
     })
 }
 
