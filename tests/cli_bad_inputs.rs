@@ -386,7 +386,7 @@ fn an_empty_input_is_refused_by_every_verb_and_writes_nothing() {
 
 #[test]
 fn evaluate_reads_a_bare_nan_as_missing_like_the_set_reader() {
-    use aesop::eval::report::{read_human, read_metric};
+    use aesop::eval::report::{read_human, read_metric, HumanScore};
     let dir = tempfile::tempdir().expect("tempdir");
     let predictions = dir.path().join("pred.jsonl");
     std::fs::write(
@@ -407,7 +407,15 @@ fn evaluate_reads_a_bare_nan_as_missing_like_the_set_reader() {
     )
     .expect("write");
     let human = read_human(&set, "relevance").expect("read");
-    assert_eq!(human, vec![("t".into(), "c".into(), 2.0)]);
+    assert_eq!(
+        human,
+        vec![HumanScore {
+            topic: "t".into(),
+            system: "c".into(),
+            score: 2.0,
+            words: 1
+        }]
+    );
     // An infinite prediction is an error naming file, line and field, as in a set.
     std::fs::write(
         &predictions,

@@ -25,6 +25,7 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         resample: Resample::Both,
         seed: 1,
         alpha: 0.05,
+        length_tolerance: 0.1,
         json: None,
         plot: None,
     }
@@ -778,4 +779,100 @@ fn topics_the_metric_ties_are_reported() {
     let text =
         aesop::eval::report::render_text(&aesop::eval::report::build_report(&b).expect("report"));
     assert!(!text.contains("same value in"), "{text}");
+}
+
+/// `input.length_matched_accuracy`: the pairwise accuracy over pairs whose word counts are
+/// within the tolerance, next to what length alone gets; lengths counted as
+/// `surface.summary_tokens` counts them, so length alone equals that feature's input-level
+/// pairwise accuracy.
+#[test]
+fn a_metric_is_judged_at_matched_length() {
+    use aesop::eval::report::word_count;
+    use aesop::features::surface::word_tokens;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Word counts 5, 5, 9, 6 (punctuation, digits and accents as the surface class splits
+    // them: "2.5" is two words); the humans prefer the longer summaries, the metric gets (a, b)
+    // wrong.
+    let texts = [
+        ("a", "Rates rose 2.5 points.", 1.0, 3.0),
+        ("b", "Prices fell — very sharply, again!", 2.0, 2.0),
+        (
+            "c",
+            "Café owners said the rates rose by two points.",
+            4.0,
+            5.0,
+        ),
+        ("d", "Rates rose by 3%, officials said.", 3.0, 4.0),
+    ];
+    let set = dir.path().join("set.jsonl");
+    let summaries: Vec<Value> = texts
+        .iter()
+        .map(|(system, text, human, _)| {
+            serde_json::json!({"system": system, "text": text, "scores": {"relevance": human}})
+        })
+        .collect();
+    let topic = serde_json::json!({"topic": "t1", "documents": [{"id": "d", "text": "Rates rose."}],
+        "summaries": summaries});
+    std::fs::write(&set, format!("{topic}\n")).expect("write set");
+    let predictions = dir.path().join("pred.jsonl");
+    let mut lines = String::new();
+    let mut csv = String::from("topic,system,surface.summary_tokens\n");
+    for (system, text, _, metric) in &texts {
+        assert_eq!(word_count(text), word_tokens(text).len(), "{text}");
+        lines += &format!(
+            "{}\n",
+            serde_json::json!({"topic": "t1", "system": system, "target": "relevance", "score": metric})
+        );
+        csv += &format!("t1,{system},{}\n", word_tokens(text).len());
+    }
+    std::fs::write(&predictions, lines).expect("write predictions");
+    let lengths = dir.path().join("lengths.csv");
+    std::fs::write(&lengths, csv).expect("write lengths");
+
+    // At 25 %: (a, b) equal and (a, d), (b, d) one word of six apart are matched; the
+    // metric orders (a, d) and (b, d) rightly and (a, b) wrongly.
+    let mut a = args(predictions.clone(), set.clone(), "relevance");
+    a.length_tolerance = 0.25;
+    a.bootstrap = 0;
+    let report = evaluate_json(a, dir.path());
+    let matched = &report["statistics"]["input_length_matched"];
+    assert_eq!(
+        (&matched["pairs"], &matched["correct"]),
+        (&3.into(), &2.into())
+    );
+    assert!((statistic(&report, "input.length_matched_accuracy") - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(report["statistics"]["length_tolerance"], 0.25);
+    // Length alone: the tie (a, b) is wrong, the five other pairs right.
+    let alone = report["length_alone"]["all"]["accuracy"]
+        .as_f64()
+        .expect("number");
+    assert!((alone - 5.0 / 6.0).abs() < 1e-12, "{alone}");
+
+    // The same length as a features column: its input-level pairwise accuracy is length
+    // alone, and at matched length it is length alone on those pairs.
+    let mut a = args(lengths, set.clone(), "relevance");
+    a.feature = Some("surface.summary_tokens".into());
+    a.length_tolerance = 0.25;
+    a.bootstrap = 0;
+    let as_feature = evaluate_json(a, dir.path());
+    assert_eq!(
+        as_feature["statistics"]["input_pairwise"],
+        report["length_alone"]["all"]
+    );
+    assert_eq!(
+        as_feature["statistics"]["input_length_matched"],
+        report["length_alone"]["matched"]
+    );
+
+    // The default (10 %) matches only the equal pair.
+    let mut a = args(predictions.clone(), set.clone(), "relevance");
+    a.bootstrap = 0;
+    let report = evaluate_json(a, dir.path());
+    assert_eq!(report["statistics"]["input_length_matched"]["pairs"], 1);
+
+    // A tolerance outside [0, 1] is refused, naming the flag.
+    let mut a = args(predictions, set, "relevance");
+    a.length_tolerance = 1.5;
+    let message = error_of(a);
+    assert!(message.contains("--length-tolerance"), "{message}");
 }

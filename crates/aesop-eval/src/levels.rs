@@ -32,6 +32,8 @@ pub struct ScoreRow {
     pub system: String,
     pub metric: f64,
     pub human: f64,
+    /// Words of the summary, where known (the statistics at matched length need it).
+    pub words: Option<usize>,
 }
 
 /// Metric and human score of one (topic, system) cell.
@@ -39,7 +41,13 @@ pub struct ScoreRow {
 pub struct Cell {
     pub metric: f64,
     pub human: f64,
+    /// Words of the summary, where known.
+    pub words: Option<usize>,
 }
+
+/// Two summaries are of matched length when their word counts differ by at most this share of
+/// the longer one (`evaluate --length-tolerance`).
+pub const DEFAULT_LENGTH_TOLERANCE: f64 = 0.1;
 
 /// Rows as a topic × system grid; `cells[t][s]` is `None` where that system has no summary.
 #[derive(Debug, Clone)]
@@ -47,6 +55,8 @@ pub struct Aligned {
     pub topics: Vec<String>,
     pub systems: Vec<String>,
     pub cells: Vec<Vec<Option<Cell>>>,
+    /// What counts as matched length ([`DEFAULT_LENGTH_TOLERANCE`] unless set).
+    pub length_tolerance: f64,
 }
 
 impl Aligned {
@@ -95,13 +105,22 @@ impl Aligned {
             cells[t][s] = Some(Cell {
                 metric: row.metric,
                 human: row.human,
+                words: row.words,
             });
         }
         Ok(Aligned {
             topics,
             systems,
             cells,
+            length_tolerance: DEFAULT_LENGTH_TOLERANCE,
         })
+    }
+
+    /// Whether two summaries of `a` and `b` words are of matched length (within
+    /// `length_tolerance` of the longer).
+    pub fn matched_length(&self, a: usize, b: usize) -> bool {
+        let (a, b) = (a as f64, b as f64);
+        (a - b).abs() <= self.length_tolerance * a.max(b)
     }
 
     /// Number of (topic, system) cells with a row.
@@ -396,6 +415,12 @@ pub struct LevelStats {
     pub input_pairwise: PairwiseAccuracy,
     /// Input-level accuracy with ties, tie-calibrated.
     pub input_tie_calibrated: TieCalibratedAccuracy,
+    /// Input-level pairwise accuracy over the pairs of matched length: what a metric orders
+    /// beyond length, where length orders many pairs on its own (DialSummEval, SummEval-OP).
+    /// No pair where the rows carry no lengths.
+    pub input_length_matched: PairwiseAccuracy,
+    /// The tolerance behind the matched pairs.
+    pub length_tolerance: f64,
     /// Topics whose summary-level coefficients are defined (and averaged).
     pub summary_topics: usize,
     /// Systems with at least one row (the system-level n).
@@ -405,7 +430,7 @@ pub struct LevelStats {
 }
 
 /// Names of the scalar statistics, in the order of [`LevelStats::values`].
-pub const STATISTIC_NAMES: [&str; 12] = [
+pub const STATISTIC_NAMES: [&str; 13] = [
     "summary.pearson",
     "summary.spearman",
     "summary.kendall",
@@ -418,11 +443,12 @@ pub const STATISTIC_NAMES: [&str; 12] = [
     "system.pairwise_accuracy",
     "input.pairwise_accuracy",
     "input.tie_calibrated_accuracy",
+    "input.length_matched_accuracy",
 ];
 
 impl LevelStats {
     /// The scalar statistics, in the order of [`STATISTIC_NAMES`].
-    pub fn values(&self) -> [f64; 12] {
+    pub fn values(&self) -> [f64; 13] {
         let c = |x: &Correlations| [x.pearson, x.spearman, x.kendall];
         let [a, b, cc] = c(&self.summary);
         let [d, e, f] = c(&self.system);
@@ -440,7 +466,43 @@ impl LevelStats {
             self.system_pairwise.accuracy,
             self.input_pairwise.accuracy,
             self.input_tie_calibrated.accuracy,
+            self.input_length_matched.accuracy,
         ]
+    }
+}
+
+/// Summary length (more words higher) judged as a metric by the input-level pairwise accuracy,
+/// on every pair with lengths and on the pairs of matched length: how much length alone orders
+/// on a set. Point estimates only (not a statistic of the bootstrap: it judges the set, not the
+/// metric).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LengthAlone {
+    pub all: PairwiseAccuracy,
+    pub matched: PairwiseAccuracy,
+}
+
+impl LengthAlone {
+    pub fn of(data: &Aligned) -> LengthAlone {
+        let (mut all, mut matched) = (PairwiseAccuracy::new(), PairwiseAccuracy::new());
+        for row in &data.cells {
+            let cells: Vec<(usize, f64)> = row
+                .iter()
+                .flatten()
+                .filter_map(|c| c.words.map(|w| (w, c.human)))
+                .collect();
+            for (i, &(a, human_a)) in cells.iter().enumerate() {
+                for &(b, human_b) in &cells[i + 1..] {
+                    all.add(a as f64, human_a, b as f64, human_b);
+                    if data.matched_length(a, b) {
+                        matched.add(a as f64, human_a, b as f64, human_b);
+                    }
+                }
+            }
+        }
+        LengthAlone {
+            all: all.finish(),
+            matched: matched.finish(),
+        }
     }
 }
 
@@ -456,22 +518,33 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
     let mut summary_topics = 0usize;
     let mut input_pairwise = PairwiseAccuracy::new();
     let mut tie_calibration = TieCalibration::default();
+    let mut length_matched = PairwiseAccuracy::new();
+    let max_gap = data.length_tolerance;
     let (mut global_m, mut global_h) = (Vec::new(), Vec::new());
     let (mut topic_m, mut topic_h, mut topic_s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut topic_words = Vec::new();
     for &t in topics {
         topic_m.clear();
         topic_h.clear();
         topic_s.clear();
+        topic_words.clear();
         for &s in systems {
             if let Some(c) = data.cells[t][s] {
                 topic_m.push(c.metric);
                 topic_h.push(c.human);
                 topic_s.push(s);
+                // NaN where unknown: no comparison with NaN holds, so such a pair is never
+                // matched (and the pair loop needs no branch on the Option).
+                topic_words.push(c.words.map_or(f64::NAN, |w| w as f64));
             }
         }
         for i in 0..topic_m.len() {
             for j in i + 1..topic_m.len() {
                 input_pairwise.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
+                let (a, b) = (topic_words[i], topic_words[j]);
+                if (a - b).abs() <= max_gap * a.max(b) {
+                    length_matched.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
+                }
                 // A system drawn twice by the bootstrap is tied with itself on both sides: a
                 // pair that would count as a right tie.
                 if topic_s[i] != topic_s[j] {
@@ -526,6 +599,8 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
         system_pairwise: system_pairwise.finish(),
         input_pairwise: input_pairwise.finish(),
         input_tie_calibrated: tie_calibration.finish(),
+        input_length_matched: length_matched.finish(),
+        length_tolerance: data.length_tolerance,
         summary_topics,
         systems: means.len(),
         rows: global_m.len(),
@@ -588,6 +663,7 @@ mod tests {
 
     fn row(topic: &str, system: &str, metric: f64, human: f64) -> ScoreRow {
         ScoreRow {
+            words: None,
             topic: topic.into(),
             system: system.into(),
             metric,
@@ -603,7 +679,10 @@ mod tests {
         for t in 0..6 {
             for (s, system) in ["m2", "m10", "a", "z"].iter().enumerate() {
                 let human = ((t * 7 + s * 3) % 5) as f64;
-                rows.push(row(&format!("t{t}"), system, human + 0.1 * s as f64, human));
+                rows.push(ScoreRow {
+                    words: Some(10 + (t + s) % 2),
+                    ..row(&format!("t{t}"), system, human + 0.1 * s as f64, human)
+                });
             }
         }
         let mut reordered = rows.clone();
@@ -835,5 +914,59 @@ mod tests {
             (2, 1, 1, 1)
         );
         assert_eq!(p.accuracy, 0.5);
+    }
+
+    #[test]
+    fn length_matched_accuracy_by_hand() {
+        let with_words = |system: &str, metric: f64, human: f64, words: usize| ScoreRow {
+            words: Some(words),
+            ..row("t", system, metric, human)
+        };
+        // a and b have 10 words, c 20, d 11; the metric orders against the humans between a
+        // and b, and with them everywhere else.
+        let rows = [
+            with_words("a", 3.0, 1.0, 10),
+            with_words("b", 2.0, 2.0, 10),
+            with_words("c", 5.0, 3.0, 20),
+            with_words("d", 4.0, 2.5, 11),
+        ];
+        let mut data = Aligned::new(&rows).expect("rows");
+        // At 10 %: (a, b) (equal) and (a, d), (b, d) (1 of 11 words, 9 %) are matched; the
+        // metric gets (a, b) wrong and the two with d right.
+        let stats = evaluate(&data);
+        let m = stats.input_length_matched;
+        assert_eq!((m.pairs, m.correct, m.metric_ties), (3, 2, 0));
+        assert_eq!(m.accuracy, 2.0 / 3.0);
+        assert_eq!(stats.values()[12], 2.0 / 3.0);
+        // Length alone: (a, b) tied (wrong), the other five pairs put the longer summary
+        // higher, as the humans do.
+        let alone = LengthAlone::of(&data);
+        let l = alone.all;
+        assert_eq!((l.pairs, l.correct, l.metric_ties), (6, 5, 1));
+        let lm = alone.matched;
+        assert_eq!((lm.pairs, lm.correct, lm.metric_ties), (3, 2, 1));
+        // At 0 only equal counts match: (a, b), wrong.
+        data.length_tolerance = 0.0;
+        let m = evaluate(&data).input_length_matched;
+        assert_eq!((m.pairs, m.correct), (1, 0));
+        // At 1 every pair matches: the input-level pairwise accuracy.
+        data.length_tolerance = 1.0;
+        let stats = evaluate(&data);
+        assert_eq!(stats.input_length_matched, stats.input_pairwise);
+    }
+
+    #[test]
+    fn rows_without_lengths_have_no_length_matched_pairs() {
+        let rows = [row("t", "a", 1.0, 1.0), row("t", "b", 2.0, 2.0)];
+        let stats = evaluate(&Aligned::new(&rows).expect("rows"));
+        assert_eq!(stats.input_length_matched.pairs, 0);
+        assert!(stats.input_length_matched.accuracy.is_nan());
+        assert_eq!(
+            LengthAlone::of(&Aligned::new(&rows).expect("rows"))
+                .all
+                .pairs,
+            0
+        );
+        assert_eq!(stats.input_pairwise.pairs, 1);
     }
 }

@@ -10,7 +10,9 @@ use super::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, DiscriminativePower, Estimate,
     PairedComparison, Resample,
 };
-use super::levels::{evaluate, Aligned, LevelStats, ScoreRow, SummaryCoverage};
+use super::levels::{
+    evaluate, Aligned, LengthAlone, LevelStats, ScoreRow, SummaryCoverage, DEFAULT_LENGTH_TOLERANCE,
+};
 use aesop_core::output::OutputFile;
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -22,7 +24,7 @@ mod read;
 mod render;
 
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
-pub use read::{read_human, read_metric};
+pub use read::{read_human, read_metric, word_count, HumanScore};
 pub use render::{render_text, scatter_svg};
 
 /// Arguments of `aesop evaluate`.
@@ -82,6 +84,11 @@ pub struct EvaluateArgs {
     /// Significance level of the discriminative-power table.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.05))]
     pub alpha: f64,
+    /// Two summaries of a topic are of matched length when their word counts differ by at most
+    /// this share of the longer one: `input.length_matched_accuracy` is the pairwise accuracy
+    /// over those pairs, what the metric orders beyond length (0 to 1; 0: equal counts only).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_LENGTH_TOLERANCE))]
+    pub length_tolerance: f64,
     /// Write the full report as JSON.
     #[cfg_attr(feature = "cli", arg(long))]
     pub json: Option<PathBuf>,
@@ -134,6 +141,9 @@ pub struct EvaluationReport {
     pub statistics: LevelStats,
     /// The topics the summary level averages over, and why the others have no coefficient.
     pub summary_coverage: SummaryCoverage,
+    /// What summary length alone orders on these rows, on all pairs and at matched length
+    /// (beside `input.length_matched_accuracy`).
+    pub length_alone: LengthAlone,
     pub estimates: Vec<Estimate>,
     /// System means: (system, metric mean, human mean).
     pub system_means: Vec<(String, f64, f64)>,
@@ -277,6 +287,12 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", args.alpha);
     }
+    if !(0.0..=1.0).contains(&args.length_tolerance) {
+        bail!(
+            "--length-tolerance must be between 0 and 1 (a share of the longer summary's words), got {}",
+            args.length_tolerance
+        );
+    }
     if args.compare_feature.is_some() && args.compare.is_none() {
         bail!("--compare-feature names a column of the --compare file: give --compare FILE too");
     }
@@ -312,7 +328,8 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         metric.label = format!("{} [predicts {predicted}]", metric.label);
     }
     let (rows, counts) = align(&metric, &human, &args.human)?;
-    let data = Aligned::new(&rows)?;
+    let mut data = Aligned::new(&rows)?;
+    data.length_tolerance = args.length_tolerance;
     let statistics = evaluate(&data);
     let estimates = bootstrap_intervals(&data, args.bootstrap, args.resample, args.seed, 0.95);
     let system_means: Vec<(String, f64, f64)> = data
@@ -375,6 +392,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         seed: args.seed,
         statistics,
         summary_coverage,
+        length_alone: LengthAlone::of(&data),
         estimates,
         system_means,
         misordered_system_pairs,
@@ -388,7 +406,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
 fn compare(
     a: &MetricScores,
     b: &MetricScores,
-    human: &[(String, String, f64)],
+    human: &[HumanScore],
     args: &EvaluateArgs,
 ) -> Result<Comparison> {
     let b_keys: HashMap<(&str, &str), f64> = b
@@ -417,8 +435,10 @@ fn compare(
         })
         .collect();
     let rows_a_shared: Vec<ScoreRow> = shared.into_iter().cloned().collect();
-    let data_a = Aligned::new(&rows_a_shared)?;
-    let data_b = Aligned::new(&rows_b_shared)?;
+    let mut data_a = Aligned::new(&rows_a_shared)?;
+    let mut data_b = Aligned::new(&rows_b_shared)?;
+    data_a.length_tolerance = args.length_tolerance;
+    data_b.length_tolerance = args.length_tolerance;
     Ok(Comparison {
         metric: b.label.clone(),
         counts: counts_b,
@@ -434,7 +454,7 @@ fn compare(
 /// is an error.
 pub fn align(
     metric: &MetricScores,
-    human: &[(String, String, f64)],
+    human: &[HumanScore],
     human_path: &Path,
 ) -> Result<(Vec<ScoreRow>, AlignCounts)> {
     let mut by_key: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
@@ -449,14 +469,15 @@ pub fn align(
     }
     let rows: Vec<ScoreRow> = human
         .iter()
-        .filter_map(|(topic, system, h)| {
+        .filter_map(|h| {
             by_key
-                .get(&(topic.as_str(), system.as_str()))
+                .get(&(h.topic.as_str(), h.system.as_str()))
                 .map(|&(m, _)| ScoreRow {
-                    topic: topic.clone(),
-                    system: system.clone(),
+                    topic: h.topic.clone(),
+                    system: h.system.clone(),
                     metric: m,
-                    human: *h,
+                    human: h.score,
+                    words: Some(h.words),
                 })
         })
         .collect();
@@ -470,7 +491,10 @@ pub fn align(
             metric.label,
             human_path.display(),
             example(metric.rows.first()),
-            example(human.first())
+            human
+                .first()
+                .map(|h| format!("({:?}, {:?})", h.topic, h.system))
+                .unwrap_or_else(|| "none".into())
         );
     }
     let counts = AlignCounts {

@@ -506,6 +506,7 @@ pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
             system: system.clone(),
             metric: m,
             human: h,
+            words: None,
         })
         .collect();
     Aligned::new(&rows)

@@ -10,8 +10,28 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+/// One summary's human score, with its length for the statistics at matched length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HumanScore {
+    pub topic: String,
+    pub system: String,
+    pub score: f64,
+    /// Words of the summary: maximal runs of letters and digits, as `surface.summary_tokens`
+    /// counts them.
+    pub words: usize,
+}
+
+/// Words of a text as `surface.summary_tokens` counts them (maximal alphanumeric runs). Kept
+/// here rather than shared with the features crate: evaluation reads judgment sets, never
+/// feature code (metrics and meta-evaluation stay apart).
+pub fn word_count(text: &str) -> usize {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .count()
+}
+
 /// Human scores `target` of every summary of the set that has one.
-pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)>> {
+pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
     let topics = jsonl::read_set(path)?;
     let mut rows = Vec::new();
     let mut names = BTreeSet::new();
@@ -30,7 +50,12 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<(String, String, f64)
                         summary.system
                     );
                 }
-                rows.push((topic.topic.clone(), summary.system.clone(), score));
+                rows.push(HumanScore {
+                    topic: topic.topic.clone(),
+                    system: summary.system.clone(),
+                    score,
+                    words: word_count(&summary.text),
+                });
             }
         }
     }

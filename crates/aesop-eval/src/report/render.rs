@@ -3,7 +3,7 @@
 
 use super::{EvaluationReport, MisorderedPair};
 use crate::bootstrap::{DiscriminativePower, Estimate, Resample};
-use crate::levels::SummaryCoverage;
+use crate::levels::{LengthAlone, LevelStats, SummaryCoverage};
 use crate::svg::{escape as xml_escape, Svg};
 use std::fmt::Write as _;
 
@@ -118,6 +118,12 @@ pub fn render_text(report: &EvaluationReport) -> String {
         fmt3(tied.human_ties as f64 / tied.pairs as f64).trim(),
         crate::epsilon_or_dash(tied.epsilon)
     );
+    render_length_matched(
+        &mut out,
+        s,
+        &report.length_alone,
+        by_name("input.length_matched_accuracy"),
+    );
     render_misordered(&mut out, &report.misordered_system_pairs);
     let _ = writeln!(out);
     render_discriminative(&mut out, "metric", &report.discriminative_power);
@@ -162,6 +168,38 @@ pub fn render_text(report: &EvaluationReport) -> String {
         render_discriminative(&mut out, "B, shared rows", &cmp.discriminative_power);
     }
     out
+}
+
+/// The pairwise accuracy over pairs of matched length, beside what length alone gets: a metric
+/// that wins only by rewarding length (DialSummEval, SummEval-OP) falls to chance there.
+fn render_length_matched(
+    out: &mut String,
+    s: &LevelStats,
+    alone: &LengthAlone,
+    estimate: Option<&Estimate>,
+) {
+    let matched = &s.input_length_matched;
+    let percent = 100.0 * s.length_tolerance;
+    if matched.pairs == 0 {
+        let _ = writeln!(
+            out,
+            "input-level accuracy at matched length: —  (no pair the humans order has word counts \
+             within {percent:.0}% of each other)"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "input-level accuracy at matched length: {}  ({} of the {} pairs the humans order have word \
+         counts within {percent:.0}% of each other; {} metric ties counted wrong; summary length \
+         alone orders {} of all those pairs and {} of these)",
+        estimate.map(with_interval).unwrap_or_default(),
+        matched.pairs,
+        alone.all.pairs,
+        matched.metric_ties,
+        fmt3(alone.all.accuracy).trim(),
+        fmt3(alone.matched.accuracy).trim(),
+    );
 }
 
 /// Says which topics the summary level leaves out because the metric ties all their summaries
