@@ -116,13 +116,6 @@ impl Aligned {
         })
     }
 
-    /// Whether two summaries of `a` and `b` words are of matched length (within
-    /// `length_tolerance` of the longer).
-    pub fn matched_length(&self, a: usize, b: usize) -> bool {
-        let (a, b) = (a as f64, b as f64);
-        (a - b).abs() <= self.length_tolerance * a.max(b)
-    }
-
     /// Number of (topic, system) cells with a row.
     pub fn row_count(&self) -> usize {
         self.cells.iter().flatten().filter(|c| c.is_some()).count()
@@ -471,6 +464,13 @@ impl LevelStats {
     }
 }
 
+/// Whether summaries of `a` and `b` words are of matched length: within `tolerance` of the
+/// longer. False where a count is unknown (NaN), so the pair loop of [`level_statistics`] needs
+/// no branch on it.
+fn matched_length(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance * a.max(b)
+}
+
 /// Summary length (more words higher) judged as a metric by the input-level pairwise accuracy,
 /// on every pair with lengths and on the pairs of matched length: how much length alone orders
 /// on a set. Point estimates only (not a statistic of the bootstrap: it judges the set, not the
@@ -492,9 +492,10 @@ impl LengthAlone {
                 .collect();
             for (i, &(a, human_a)) in cells.iter().enumerate() {
                 for &(b, human_b) in &cells[i + 1..] {
-                    all.add(a as f64, human_a, b as f64, human_b);
-                    if data.matched_length(a, b) {
-                        matched.add(a as f64, human_a, b as f64, human_b);
+                    let (a, b) = (a as f64, b as f64);
+                    all.add(a, human_a, b, human_b);
+                    if matched_length(a, b, data.length_tolerance) {
+                        matched.add(a, human_a, b, human_b);
                     }
                 }
             }
@@ -519,7 +520,6 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
     let mut input_pairwise = PairwiseAccuracy::new();
     let mut tie_calibration = TieCalibration::default();
     let mut length_matched = PairwiseAccuracy::new();
-    let max_gap = data.length_tolerance;
     let (mut global_m, mut global_h) = (Vec::new(), Vec::new());
     let (mut topic_m, mut topic_h, mut topic_s) = (Vec::new(), Vec::new(), Vec::new());
     let mut topic_words = Vec::new();
@@ -533,16 +533,14 @@ pub fn level_statistics(data: &Aligned, topics: &[usize], systems: &[usize]) -> 
                 topic_m.push(c.metric);
                 topic_h.push(c.human);
                 topic_s.push(s);
-                // NaN where unknown: no comparison with NaN holds, so such a pair is never
-                // matched (and the pair loop needs no branch on the Option).
+                // NaN where unknown: such a pair is never matched ([`matched_length`]).
                 topic_words.push(c.words.map_or(f64::NAN, |w| w as f64));
             }
         }
         for i in 0..topic_m.len() {
             for j in i + 1..topic_m.len() {
                 input_pairwise.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
-                let (a, b) = (topic_words[i], topic_words[j]);
-                if (a - b).abs() <= max_gap * a.max(b) {
+                if matched_length(topic_words[i], topic_words[j], data.length_tolerance) {
                     length_matched.add(topic_m[i], topic_h[i], topic_m[j], topic_h[j]);
                 }
                 // A system drawn twice by the bootstrap is tied with itself on both sides: a
