@@ -10,9 +10,7 @@ use super::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, DiscriminativePower, Estimate,
     PairedComparison, Resample,
 };
-use super::levels::{
-    evaluate, Aligned, LengthAlone, LevelStats, ScoreRow, SummaryCoverage, DEFAULT_LENGTH_TOLERANCE,
-};
+use super::levels::{evaluate, Aligned, LengthAlone, LevelStats, ScoreRow, SummaryCoverage};
 use aesop_core::output::OutputFile;
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -87,7 +85,10 @@ pub struct EvaluateArgs {
     /// Two summaries of a topic are of matched length when their word counts differ by at most
     /// this share of the longer one: `input.length_matched_accuracy` is the pairwise accuracy
     /// over those pairs, what the metric orders beyond length (0 to 1; 0: equal counts only).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = DEFAULT_LENGTH_TOLERANCE))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = crate::levels::DEFAULT_LENGTH_TOLERANCE)
+    )]
     pub length_tolerance: f64,
     /// Write the full report as JSON.
     #[cfg_attr(feature = "cli", arg(long))]
