@@ -60,6 +60,41 @@ fn a_recipe_is_the_builtins_classes_columns_learner_and_options() {
 }
 
 #[test]
+fn sets_naming_different_columns_learn_the_recipes_target() {
+    use aesop::learn::transfer::SetSpec;
+    let sets = |columns: &[&str]| -> LearnArgs {
+        let mut learn = LearnArgs::new("unused.jsonl", "unused");
+        learn.set = None;
+        learn.target = None;
+        learn.transfer.sets = columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| SetSpec::new(format!("set{i}.jsonl"), c))
+            .collect();
+        learn
+    };
+    // Without a recipe, the model's target must be named.
+    let plain = sets(&["relevance", "litepyramid_recall"]);
+    let e = plain.model_target().expect_err("ambiguous target");
+    assert!(e.to_string().contains("--target"), "{e}");
+    // With one, it is the built-in's own.
+    let mut learn = sets(&["relevance", "litepyramid_recall"]);
+    learn.recipe = Some("responsiveness".into());
+    apply_recipe(&mut learn, &mut FeatureOptions::default()).expect("recipe");
+    assert_eq!(learn.model_target().expect("target"), "responsiveness");
+    // Sets that agree keep their column; --target keeps the user's name.
+    let mut learn = sets(&["relevance", "relevance"]);
+    learn.recipe = Some("responsiveness".into());
+    apply_recipe(&mut learn, &mut FeatureOptions::default()).expect("recipe");
+    assert_eq!(learn.model_target().expect("target"), "relevance");
+    let mut learn = sets(&["relevance", "litepyramid_recall"]);
+    learn.target = Some("quality".into());
+    learn.recipe = Some("pyramid".into());
+    apply_recipe(&mut learn, &mut FeatureOptions::default()).expect("recipe");
+    assert_eq!(learn.model_target().expect("target"), "quality");
+}
+
+#[test]
 fn flags_that_would_change_a_recipe_are_refused_by_name() {
     let mut options = FeatureOptions::default();
     let mut learn = with_recipe("responsiveness");

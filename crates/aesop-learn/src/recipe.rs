@@ -51,7 +51,7 @@ impl HyperArgs {
 /// If `learn.recipe` names a built-in, replace the recipe part of `learn` and `options` with
 /// that built-in's (its classes, feature columns, learner, hyper-parameters, reference use,
 /// normalization, set weighting and feature-class options), leaving the sets, target and seed
-/// as given.
+/// as given; without --target, sets that name different columns learn the built-in's target.
 /// Without `--recipe`, nothing changes. Flags or feature options that would change the recipe
 /// are an error naming them (the CLI refuses most of them before this; the check here serves
 /// library callers too). `--learner` cannot be told from its default here: the CLI refuses it.
@@ -103,6 +103,15 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     let model = builtin.load()?;
     if matches!(model.model.fitted, Fitted::Stacked { .. }) {
         bail!("built-in model {name} is a stacked model; --recipe takes single-learner models");
+    }
+    // Sets that name different columns (`summeval.jsonl:relevance`, `realsumm.jsonl:pyramid`)
+    // learn the built-in's own target unless --target names another.
+    if learn.target.is_none() {
+        if let Ok(specs) = learn.set_specs() {
+            if specs.iter().any(|s| s.column != specs[0].column) {
+                learn.target = Some(model.target.clone());
+            }
+        }
     }
     learn.learner = model.model.learner;
     learn.hyper = HyperArgs::from_hyper(model.model.hyper);

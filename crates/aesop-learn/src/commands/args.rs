@@ -44,8 +44,9 @@ pub struct LearnArgs {
     pub stack: StackArgs,
     /// Use a built-in model's recipe (e.g. `responsiveness` or `builtin:readability-lm-noref`;
     /// `aesop models` lists them): its classes, feature columns, learner, C, reference use and
-    /// feature-class options, read from the embedded model, on the sets given here. Flags that
-    /// would change the recipe are refused beside it.
+    /// feature-class options, read from the embedded model, on the sets given here (sets that
+    /// name different columns learn its target unless --target names one). Flags that would
+    /// change the recipe are refused beside it.
     #[cfg_attr(
         feature = "cli",
         arg(
