@@ -22,6 +22,7 @@ fn two_feature_problem(topics: usize, seed: u64) -> Dataset {
         targets: vec![],
         topics: vec![],
         systems: vec![],
+        words: vec![],
     };
     for t in 0..topics {
         for s in 0..8 {

@@ -30,6 +30,7 @@ fn linear_problem(topics: usize, per_topic: usize, noise: f64, seed: u64) -> Dat
         targets: vec![],
         topics: vec![],
         systems: vec![],
+        words: vec![],
     };
     for t in 0..topics {
         for s in 0..per_topic {

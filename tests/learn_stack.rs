@@ -42,6 +42,7 @@ fn min_problem(topics: usize, systems: usize, seed: u64) -> StackData {
         targets: vec![],
         topics: vec![],
         systems: vec![],
+        words: vec![],
     };
     let (mut ta, mut tb) = (vec![], vec![]);
     for t in 0..topics {

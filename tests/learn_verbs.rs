@@ -353,7 +353,9 @@ fn undefined_statistics_print_as_a_dash() {
         .lines()
         .find(|l| l.starts_with("| constant.jsonl:relevance |"))
         .unwrap_or_else(|| panic!("no row of the constant set: {table}"));
-    assert!(row.contains("| none | — [—, —] | — |"), "{row}");
+    // The best feature's summary τ and its accuracy at matched length, then Δ.
+    assert!(row.contains("| none | — [—, —] | — [—, —] | — |"), "{row}");
+    assert!(row.ends_with("| — / — |"), "{row}");
 }
 
 /// Flags that cannot apply: `ablate --help` listed the stacked-model flags it refuses;

@@ -468,3 +468,150 @@ fn evaluate_reads_the_held_out_lines_of_one_set_of_a_leave_one_set_out_run() {
         "{stderr}"
     );
 }
+
+/// A set whose topics hold summaries of near-equal length (word counts 8, 8, 9, 16, 17, 24)
+/// that the humans do not order by length.
+fn write_set_with_matched_lengths(path: &Path, topics: usize) {
+    let words = "the council approved the new budget for schools and roads after a long debate \
+                 on taxes while residents asked for more parks and playgrounds near the river";
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let lengths = [8, 8, 9, 16, 17, 24];
+    let quality = [2.0, 4.0, 3.0, 5.0, 1.0, 6.0];
+    let mut set = Vec::new();
+    for t in 0..topics {
+        let mut topic = Topic::new(format!("{stem}-t{t}"));
+        topic.documents.push(Document::new(
+            "d",
+            format!("{words}. {words} in topic {t}."),
+        ));
+        topic.references.push(Reference::new("r", words));
+        for (s, (&n, &q)) in lengths.iter().zip(&quality).enumerate() {
+            let text: Vec<&str> = words.split(' ').skip(t % 3).take(n).collect();
+            let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
+            // Topics differ a little, so that no two topics rank the systems alike.
+            let q = if t % 2 == 1 && s < 2 { 6.0 - q } else { q };
+            summary.scores.insert("quality".into(), q);
+            topic.summaries.push(summary);
+        }
+        set.push(topic);
+    }
+    let file = std::fs::File::create(path).expect("create set");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
+}
+
+/// Protocol 2 and protocol 1 judge their predictions at matched length as `aesop evaluate`
+/// does from the same lines and texts (`input.length_matched_accuracy`, the pairs within 10% in
+/// words, and what length alone orders): the counts come from the sets' own summaries.
+#[test]
+fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = common::aesop();
+    cmd.arg("cross-validate");
+    for (i, name) in ["a", "b", "c"].iter().enumerate() {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        write_set_with_matched_lengths(&path, 4 + i);
+        cmd.arg("--set").arg(format!("{}:quality", path.display()));
+    }
+    let (oof, report) = (dir.path().join("oof.jsonl"), dir.path().join("loso.json"));
+    let out = cmd
+        .args(["--classes", "surface,content", "--c", "0.01"])
+        .args(["--leave-one-set-out", "--bootstrap", "0", "-o"])
+        .arg(&oof)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("cross-validate");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("| matched-length acc. |"), "{stdout}");
+    let json: serde_json::Value = common::read_json(&report);
+    let evaluated = |set: &str, file: &Path, extra: &[&str]| -> serde_json::Value {
+        let path = dir.path().join(format!("{set}.eval.json"));
+        common::aesop()
+            .arg("evaluate")
+            .arg(file)
+            .arg("--human")
+            .arg(dir.path().join(format!("{set}.jsonl")))
+            .args(["--target", "quality", "--bootstrap", "0", "--json"])
+            .arg(&path)
+            .args(extra)
+            .assert()
+            .success();
+        common::read_json(&path)
+    };
+    let number = |v: &serde_json::Value| v.as_f64().expect("number");
+    for name in ["a", "b", "c"] {
+        let held = json["leave_one_set_out"]
+            .as_array()
+            .expect("held-out sets")
+            .iter()
+            .find(|h| h["set"] == format!("{name}.jsonl"))
+            .expect("held out")
+            .clone();
+        let theirs = evaluated(name, &oof, &[]);
+        let matched = &theirs["statistics"]["input_length_matched"];
+        // (8, 8) and (16, 17) in every topic; (8, 9) and (9, 8) are 11% apart.
+        let topics = 4 + ["a", "b", "c"].iter().position(|n| *n == name).unwrap_or(0);
+        assert_eq!(
+            matched["pairs"].as_u64(),
+            Some(2 * topics as u64),
+            "{theirs}"
+        );
+        let accuracy = number(&held["model"]["input_length_matched_accuracy"]["value"]);
+        common::assert_within(accuracy, number(&matched["accuracy"]), 1e-12);
+        for part in ["all", "matched"] {
+            common::assert_within(
+                number(&held["length_alone"][part]["accuracy"]),
+                number(&theirs["length_alone"][part]["accuracy"]),
+                1e-12,
+            );
+        }
+        // Length alone ties (8, 8), which counts as wrong, and prefers the 17-word summary the
+        // humans put last: it orders no matched pair.
+        assert_eq!(
+            number(&held["length_alone"]["matched"]["accuracy"]),
+            0.0,
+            "{held}"
+        );
+    }
+
+    // Protocol 1 on one set: the report's statistics, from the same texts.
+    let report1 = dir.path().join("p1.json");
+    let oof1 = dir.path().join("oof1.jsonl");
+    common::aesop()
+        .arg("cross-validate")
+        .arg(dir.path().join("c.jsonl"))
+        .args(["--target", "quality", "--classes", "surface,content"])
+        .args([
+            "--c",
+            "0.01",
+            "--topic-folds",
+            "2",
+            "--system-folds",
+            "2",
+            "-o",
+        ])
+        .arg(&oof1)
+        .arg("--report")
+        .arg(&report1)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "input-level accuracy at matched length",
+        ));
+    let ours: serde_json::Value = common::read_json(&report1);
+    let theirs = evaluated("c", &oof1, &[]);
+    let (a, b) = (
+        &ours["statistics"]["input_length_matched"],
+        &theirs["statistics"]["input_length_matched"],
+    );
+    assert_eq!(a["pairs"], b["pairs"]);
+    assert_eq!(a["pairs"].as_u64(), Some(12));
+    common::assert_within(number(&a["accuracy"]), number(&b["accuracy"]), 1e-12);
+}

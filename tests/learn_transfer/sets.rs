@@ -13,6 +13,7 @@ fn set_data(name: &str, column: &str, topics: &[&str], targets: &[f64]) -> SetDa
             targets: targets.to_vec(),
             topics: topics.iter().map(|t| t.to_string()).collect(),
             systems: (0..targets.len()).map(|i| format!("s{i}")).collect(),
+            words: Vec::new(),
         },
     }
 }

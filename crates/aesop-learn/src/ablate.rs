@@ -367,6 +367,7 @@ fn select_columns(data: &Dataset, keep: &[String]) -> Result<Dataset> {
         targets: data.targets.clone(),
         topics: data.topics.clone(),
         systems: data.systems.clone(),
+        words: data.words.clone(),
     })
 }
 

@@ -22,6 +22,10 @@ pub struct Dataset {
     pub targets: Vec<f64>,
     pub topics: Vec<String>,
     pub systems: Vec<String>,
+    /// Words of each row's summary (as `surface.summary_tokens` counts them), for the
+    /// evaluation at matched length (`input.length_matched_accuracy`); empty, or `None` for a
+    /// row, where the texts are not known (rows built by hand, stacked base predictions).
+    pub words: Vec<Option<usize>>,
 }
 
 impl Dataset {
@@ -35,20 +39,25 @@ impl Dataset {
         names: &[String],
     ) -> Result<Dataset> {
         let columns = column_indices(&table.names, names)?;
-        let scores = topics.iter().flat_map(|t| {
-            t.summaries
-                .iter()
-                .map(move |s| (t.topic.as_str(), s.system.as_str(), s.scores.get(target)))
-        });
         let mut data = Dataset {
             names: names.to_vec(),
             rows: Vec::new(),
             targets: Vec::new(),
             topics: Vec::new(),
             systems: Vec::new(),
+            words: Vec::new(),
         };
+        let scores = topics.iter().flat_map(|t| {
+            t.summaries
+                .iter()
+                .map(move |s| (t.topic.as_str(), s.system.as_str(), s.scores.get(target)))
+        });
+        let texts = topics
+            .iter()
+            .flat_map(|t| t.summaries.iter().map(|s| s.text.as_str()));
         let mut count = 0usize;
-        for (record, (topic, system, score)) in table.records.iter().zip(scores) {
+        for ((record, (topic, system, score)), text) in table.records.iter().zip(scores).zip(texts)
+        {
             count += 1;
             if record.topic != topic || record.system != system {
                 bail!("feature table and judgment set are out of order at {topic}/{system}");
@@ -70,6 +79,7 @@ impl Dataset {
             data.targets.push(y);
             data.topics.push(record.topic.clone());
             data.systems.push(record.system.clone());
+            data.words.push(Some(aesop_eval::report::word_count(text)));
         }
         if count != table.records.len() {
             bail!(
@@ -112,7 +122,13 @@ impl Dataset {
             targets: indices.iter().map(|&i| self.targets[i]).collect(),
             topics: indices.iter().map(|&i| self.topics[i].clone()).collect(),
             systems: indices.iter().map(|&i| self.systems[i].clone()).collect(),
+            words: indices.iter().map(|&i| self.words_of(i)).collect(),
         }
+    }
+
+    /// Words of row `i`'s summary, where known.
+    pub fn words_of(&self, i: usize) -> Option<usize> {
+        self.words.get(i).copied().flatten()
     }
 
     /// The rows sorted by (topic, system), borrowed when they already are. Every model is
@@ -305,6 +321,7 @@ mod tests {
             targets: Vec::new(),
             topics: Vec::new(),
             systems: Vec::new(),
+            words: Vec::new(),
         };
         let mut rng = aesop_core::rng::SplitMix64::new(3);
         for t in 0..8 {

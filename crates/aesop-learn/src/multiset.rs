@@ -13,7 +13,7 @@ use super::{train_anchored, Dataset, Trained};
 use aesop_core::hash::fnv1a64;
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
-use aesop_eval::levels::{per_topic_tau, Aligned, ScoreRow};
+use aesop_eval::levels::{per_topic_tau, Aligned, LengthAlone, ScoreRow};
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions};
 use anyhow::{bail, Context, Result};
@@ -248,6 +248,7 @@ pub fn check_stack_features_present(
             targets: Vec::new(),
             topics: Vec::new(),
             systems: Vec::new(),
+            words: Vec::new(),
         };
         let source = format!("{} (--stack base '{}')", path.display(), base.spec.name);
         check_features_present(&source, topics, &base_data, &built)?;
@@ -338,6 +339,10 @@ pub struct HeldOutStats {
     pub system_pearson: Stat,
     pub system_pairwise_accuracy: Stat,
     pub input_pairwise_accuracy: Stat,
+    /// Input-level pairwise accuracy over the pairs of matched length (`aesop evaluate`'s
+    /// `input.length_matched_accuracy`, default tolerance): what the metric orders beyond
+    /// summary length. Undefined where the rows carry no texts.
+    pub input_length_matched_accuracy: Stat,
 }
 
 /// A point estimate with its bootstrap 95% interval.
@@ -389,6 +394,9 @@ pub struct HeldOut {
     pub permutation_p: f64,
     /// Mean absolute error of the calibrated predictions against the set's column.
     pub calibrated_mae: f64,
+    /// What summary length alone (more words higher) orders on this set, on every pair and on
+    /// the pairs of matched length: the part of a summary τ that length can explain.
+    pub length_alone: LengthAlone,
     pub seconds: f64,
 }
 
@@ -485,6 +493,7 @@ pub fn leave_one_set_out(
             } else {
                 f64::NAN
             },
+            length_alone: LengthAlone::of(&model_aligned),
             seconds: start.elapsed().as_secs_f64(),
         });
         predictions.push(raw.into_iter().zip(calibrated).collect());
@@ -495,18 +504,14 @@ pub fn leave_one_set_out(
 /// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics;
 /// a row without a (finite) metric value is left out, as `evaluate` leaves out a missing value.
 pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
-    let rows: Vec<ScoreRow> = data
-        .topics
-        .iter()
-        .zip(&data.systems)
-        .zip(metric.iter().zip(&data.targets))
-        .filter(|(_, (m, _))| m.is_finite())
-        .map(|((topic, system), (&m, &h))| ScoreRow {
-            topic: topic.clone(),
-            system: system.clone(),
-            metric: m,
-            human: h,
-            words: None,
+    let rows: Vec<ScoreRow> = (0..data.len().min(metric.len()))
+        .filter(|&i| metric[i].is_finite())
+        .map(|i| ScoreRow {
+            topic: data.topics[i].clone(),
+            system: data.systems[i].clone(),
+            metric: metric[i],
+            human: data.targets[i],
+            words: data.words_of(i),
         })
         .collect();
     Aligned::new(&rows)
@@ -521,6 +526,7 @@ fn held_out_stats(data: &Aligned, samples: usize, seed: u64) -> HeldOutStats {
         system_pearson: get("system.pearson"),
         system_pairwise_accuracy: get("system.pairwise_accuracy"),
         input_pairwise_accuracy: get("input.pairwise_accuracy"),
+        input_length_matched_accuracy: get("input.length_matched_accuracy"),
     }
 }
 
@@ -674,6 +680,7 @@ mod tests {
             targets: [1.0, 2.0, 3.0, 4.0].repeat(6),
             topics,
             systems: (0..24).map(|i| format!("s{}", i % 4)).collect(),
+            words: Vec::new(),
         };
         (data, rows)
     }

@@ -337,6 +337,7 @@ pub fn fit_base(
         targets: rows.iter().map(|&i| ys[i]).collect(),
         topics: rows.iter().map(|&i| data.data.topics[i].clone()).collect(),
         systems: rows.iter().map(|&i| data.data.systems[i].clone()).collect(),
+        words: rows.iter().map(|&i| data.data.words_of(i)).collect(),
     };
     let model = train(&own, base.spec.learner, base.spec.hyper, seed)
         .with_context(|| format!("base model '{}'", base.spec.name))?;
@@ -420,6 +421,7 @@ pub fn train_stacked(
         targets: data.data.targets.clone(),
         topics: data.data.topics.clone(),
         systems: data.data.systems.clone(),
+        words: data.data.words.clone(),
     };
     let meta = train(
         &meta_data,

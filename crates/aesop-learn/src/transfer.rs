@@ -383,6 +383,7 @@ impl Pooled {
                     format!("{}#{copy}", self.data.topics[i])
                 });
                 out.systems.push(self.data.systems[i].clone());
+                out.words.push(self.data.words_of(i));
             }
         }
         out
@@ -442,6 +443,7 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
             targets: Vec::new(),
             topics: Vec::new(),
             systems: Vec::new(),
+            words: Vec::new(),
         },
         set_of_row: Vec::new(),
         original_targets: Vec::new(),
@@ -492,6 +494,7 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
         out.data.targets.extend(scaled);
         out.data.topics.extend(d.topics.iter().map(|t| tag(t)));
         out.data.systems.extend(d.systems.iter().map(|t| tag(t)));
+        out.data.words.extend((0..d.len()).map(|i| d.words_of(i)));
         out.set_of_row.extend(std::iter::repeat_n(s, d.len()));
         out.original_targets.extend(d.targets.iter().copied());
     }

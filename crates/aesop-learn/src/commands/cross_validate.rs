@@ -485,10 +485,12 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     if let Some(stats) = &report.statistics {
         let input = &stats.input_pairwise;
         let tied = &stats.input_tie_calibrated;
+        let matched = &stats.input_length_matched;
         text += &format!(
             "\n  summary-level Pearson r {}, Spearman ρ {}\n  system-level Pearson r {}, pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)\n  \
              input-level pairwise accuracy {} ({} of {} pairs the humans order; {} tied by the model, counted wrong)\n  \
-             input-level accuracy with ties {} (tie-calibrated, ε {}; {} of {} pairs tied by the humans)",
+             input-level accuracy with ties {} (tie-calibrated, ε {}; {} of {} pairs tied by the humans)\n  \
+             input-level accuracy at matched length {} ({} of {} pairs within {}% in words; {} tied by the model, counted wrong)",
             or_dash(stats.summary.pearson, 3),
             or_dash(stats.summary.spearman, 3),
             or_dash(stats.system.pearson, 3),
@@ -504,6 +506,11 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
             epsilon_or_dash(tied.epsilon),
             tied.human_ties,
             tied.pairs,
+            or_dash(matched.accuracy, 3),
+            matched.correct,
+            matched.pairs,
+            stats.length_tolerance * 100.0,
+            matched.metric_ties,
         );
     }
     for p in &report.per_set {
@@ -524,8 +531,8 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
 fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     let mut out = format!(
         "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s\n\
-         | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | best single feature (hindsight) | its summary τ | Δ summary τ | bootstrap wins | permutation p | calibrated MAE |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | matched-length acc. | best single feature (hindsight) | its summary τ | its matched-length acc. | Δ summary τ | bootstrap wins | permutation p | calibrated MAE | length alone: all / matched |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         report.seed,
         report.learner,
         report.target,
@@ -537,7 +544,7 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     );
     for h in held_out {
         out.push_str(&format!(
-            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |\n",
             h.set,
             h.column,
             h.rows,
@@ -545,16 +552,20 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
             h.model.system_kendall,
             h.model.system_pearson,
             h.model.system_pairwise_accuracy,
+            h.model.input_length_matched_accuracy,
             h.best_feature,
             h.best_feature_stats.summary_kendall,
+            h.best_feature_stats.input_length_matched_accuracy,
             or_dash_signed(h.summary_difference, 3),
             or_dash(h.bootstrap_model_wins, 3),
             or_dash(h.permutation_p, 3),
-            or_dash(h.calibrated_mae, 3)
+            or_dash(h.calibrated_mae, 3),
+            or_dash(h.length_alone.all.accuracy, 3),
+            or_dash(h.length_alone.matched.accuracy, 3),
         ));
     }
     out.push_str(&format!(
-        "| mean over held-out sets | | {} | {} | | | | | | | | |\n",
+        "| mean over held-out sets | | {} | {} | | | | | | | | | | | |\n",
         or_dash(report.summary_kendall_tau, 3),
         or_dash(report.system_kendall_tau, 3),
     ));
