@@ -163,7 +163,8 @@ fn ablation_separates_the_informative_class() {
     let table: Vec<&str> = markdown.lines().filter(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), 2 + 5);
     assert!(table[0].contains("Summary τ-b [95% CI]") && table[0].contains("p system"));
-    assert!(table.iter().all(|l| l.matches('|').count() == 11));
+    assert!(table.iter().all(|l| l.matches('|').count() == 12));
+    assert!(table[0].ends_with("| Matched-length acc. [95% CI] |"));
 
     // CSV parses, has the columns and the same numbers.
     let (headers, records) = read_csv(&dir.path().join("ablate.csv"));
@@ -181,6 +182,11 @@ fn ablation_separates_the_informative_class() {
         assert!((0.0..=1.0).contains(&accuracy.value), "{accuracy:?}");
         assert!(accuracy.lower <= accuracy.value && accuracy.value <= accuracy.upper);
         assert_eq!(record[19].parse::<f64>().expect("accuracy"), accuracy.value);
+        // Every summary has 26 words, so every pair is of matched length.
+        let matched = model.length_matched_accuracy;
+        assert!(matched.value.is_finite(), "{matched:?}");
+        assert_eq!(record[22].parse::<f64>().expect("matched"), matched.value);
+        assert!(matched.lower <= matched.value && matched.value <= matched.upper);
     }
     assert_eq!(&records[0][10], "", "full model has no comparison");
     assert!(records[2][12].parse::<f64>().is_ok());
@@ -418,11 +424,11 @@ fn ablation_leaves_one_set_out() {
         assert!(table[0].contains(label), "{}", table[0]);
     }
     assert!(
-        table.iter().all(|l| l.matches('|').count() == 9),
+        table.iter().all(|l| l.matches('|').count() == 10),
         "{markdown}"
     );
     assert!(
-        table[4].starts_with("| without surface") && table[4].ends_with("| 0 of 3 |"),
+        table[4].starts_with("| without surface") && table[4].contains("| 0 of 3 | 0."),
         "{}",
         table[4]
     );
@@ -502,6 +508,19 @@ fn ablation_leaves_one_set_out() {
             (got - expected).abs() < 1e-12,
             "{set}: ablate {got}, cross-validate {expected}"
         );
+        // And the accuracy at matched length (all pairs here: every summary has 26 words).
+        let expected = entry["model"]["input_length_matched_accuracy"]["value"]
+            .as_f64()
+            .expect("matched");
+        let got = cell("full", set, 20).expect("matched");
+        assert!(
+            (got - expected).abs() < 1e-12,
+            "{set}: ablate {got}, cross-validate {expected}"
+        );
+        let all_pairs = entry["model"]["input_pairwise_accuracy"]["value"]
+            .as_f64()
+            .expect("input accuracy");
+        assert!((got - all_pairs).abs() < 1e-12, "{got} vs {all_pairs}");
     }
     // The report's own τ is the mean over the held-out sets, as ablate's `mean` row.
     assert!(

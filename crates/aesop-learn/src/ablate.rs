@@ -117,6 +117,10 @@ pub struct AblationRow {
     /// them beside the two τ; the CSV and JSON carry them, the Markdown table the two τ).
     pub system_pearson: Stat,
     pub system_pairwise_accuracy: Stat,
+    /// Input-level pairwise accuracy over the pairs of matched length (`aesop evaluate`'s
+    /// `input.length_matched_accuracy`): whether a class orders summaries beyond their length
+    /// or only brings length in. As `summary_tau`; undefined where the rows carry no texts.
+    pub length_matched_accuracy: Stat,
     /// Against the full model (none for the full model itself; protocol 1 only).
     pub summary_vs_full: Option<VersusFull>,
     pub system_vs_full: Option<VersusFull>,
@@ -134,6 +138,7 @@ pub struct HeldOutCell {
     pub system_tau: Stat,
     pub system_pearson: Stat,
     pub system_pairwise_accuracy: Stat,
+    pub length_matched_accuracy: Stat,
     /// Summary-level τ against the full model's on the same set (none for the full model).
     pub summary_vs_full: Option<VersusFull>,
 }
@@ -523,6 +528,7 @@ pub fn ablate_pooled(
             system_tau: stat_of(&estimates, "system.kendall"),
             system_pearson: stat_of(&estimates, "system.pearson"),
             system_pairwise_accuracy: stat_of(&estimates, "system.pairwise_accuracy"),
+            length_matched_accuracy: stat_of(&estimates, "input.length_matched_accuracy"),
             summary_vs_full,
             system_vs_full,
             held_out: Vec::new(),
@@ -649,6 +655,7 @@ pub fn ablate_held_out_sets(
                 system_tau: stat_of(&estimates, "system.kendall"),
                 system_pearson: stat_of(&estimates, "system.pearson"),
                 system_pairwise_accuracy: stat_of(&estimates, "system.pairwise_accuracy"),
+                length_matched_accuracy: stat_of(&estimates, "input.length_matched_accuracy"),
                 summary_vs_full,
             });
             if plan.variant == Variant::Full {
@@ -662,6 +669,7 @@ pub fn ablate_held_out_sets(
             system_tau: mean(|c| c.system_tau),
             system_pearson: mean(|c| c.system_pearson),
             system_pairwise_accuracy: mean(|c| c.system_pairwise_accuracy),
+            length_matched_accuracy: mean(|c| c.length_matched_accuracy),
             model: plan.model,
             variant: plan.variant,
             class: plan.class,

@@ -119,21 +119,27 @@ pub fn render_markdown(report: &AblationReport) -> String {
         }
     );
     out.push_str(&learner_note(report));
+    out.push_str(
+        "Matched-length acc.: input-level pairwise accuracy over the pairs of summaries within \
+         10% of each other in words, what a model orders beyond length (`aesop evaluate`'s \
+         `input.length_matched_accuracy`).\n\n",
+    );
     let _ = writeln!(
         out,
-        "| Model | Features | Summary τ-b [95% CI] | System τ-b [95% CI] | Δ summary | P(win) summary | p summary | Δ system | P(win) system | p system |"
+        "| Model | Features | Summary τ-b [95% CI] | System τ-b [95% CI] | Δ summary | P(win) summary | p summary | Δ system | P(win) system | p system | Matched-length acc. [95% CI] |"
     );
-    let _ = writeln!(out, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|");
     for m in &report.models {
         let [sd, sw, sp] = fmt_versus(&m.summary_vs_full);
         let [yd, yw, yp] = fmt_versus(&m.system_vs_full);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {sd} | {sw} | {sp} | {yd} | {yw} | {yp} |",
+            "| {} | {} | {} | {} | {sd} | {sw} | {sp} | {yd} | {yw} | {yp} | {} |",
             m.model,
             m.features,
             fmt_tau(&m.summary_tau),
-            fmt_tau(&m.system_tau)
+            fmt_tau(&m.system_tau),
+            fmt_tau(&m.length_matched_accuracy)
         );
     }
     out
@@ -154,7 +160,8 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
          sets; summary-level Kendall τ-b on each held-out set, in brackets the difference from \
          the full model on the same rows and the paired permutation p (two-sided, {} samples); \
          the mean over the sets, its difference from the full model's, and on how many sets the \
-         model is above the full one.\n",
+         model is above the full one; last, the mean input-level pairwise accuracy over the pairs \
+         of summaries within 10% of each other in words (what a model orders beyond length).\n",
         report.set,
         report.rows,
         if report.reference_free {
@@ -167,12 +174,12 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
     out.push_str(&learner_note(report));
     let _ = writeln!(
         out,
-        "| Model | Features | {} | Mean | Δ mean | Sets above full |",
+        "| Model | Features | {} | Mean | Δ mean | Sets above full | Matched-length acc. (mean) |",
         report.held_out_sets.join(" | ")
     );
     let _ = writeln!(
         out,
-        "|---|---:|{}---:|---:|---:|",
+        "|---|---:|{}---:|---:|---:|---:|",
         "---|".repeat(report.held_out_sets.len())
     );
     let full_mean = report
@@ -210,11 +217,12 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {delta} | {above} |",
+            "| {} | {} | {} | {} | {delta} | {above} | {} |",
             m.model,
             m.features,
             cells.join(" | "),
-            or_dash(m.summary_tau.value, 3)
+            or_dash(m.summary_tau.value, 3),
+            or_dash(m.length_matched_accuracy.value, 3)
         );
     }
     out
@@ -222,7 +230,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
 
 /// Column names of the protocol-2 CSV: one row per model and held-out set, then one per model
 /// with `set` = `mean` (the means without intervals or tests).
-pub const CSV_COLUMNS_HELD_OUT: [&str; 20] = [
+pub const CSV_COLUMNS_HELD_OUT: [&str; 23] = [
     "model",
     "variant",
     "class",
@@ -243,10 +251,13 @@ pub const CSV_COLUMNS_HELD_OUT: [&str; 20] = [
     "system_pairwise_accuracy",
     "system_pairwise_lower",
     "system_pairwise_upper",
+    "length_matched_accuracy",
+    "length_matched_lower",
+    "length_matched_upper",
 ];
 
 /// Column names of the CSV.
-pub const CSV_COLUMNS: [&str; 22] = [
+pub const CSV_COLUMNS: [&str; 25] = [
     "model",
     "variant",
     "class",
@@ -269,6 +280,9 @@ pub const CSV_COLUMNS: [&str; 22] = [
     "system_pairwise_accuracy",
     "system_pairwise_lower",
     "system_pairwise_upper",
+    "length_matched_accuracy",
+    "length_matched_lower",
+    "length_matched_upper",
 ];
 
 fn variant_name(variant: Variant) -> &'static str {
@@ -314,7 +328,11 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
                     record.extend([number(t.value), number(t.lower), number(t.upper)]);
                 }
                 record.extend(versus(&c.summary_vs_full));
-                for t in [&c.system_pearson, &c.system_pairwise_accuracy] {
+                for t in [
+                    &c.system_pearson,
+                    &c.system_pairwise_accuracy,
+                    &c.length_matched_accuracy,
+                ] {
                     record.extend([number(t.value), number(t.lower), number(t.upper)]);
                 }
                 writer.write_record(&record)?;
@@ -325,11 +343,9 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
             record.extend([number(m.system_tau.value), String::new(), String::new()]);
             record.extend([String::new(), String::new(), String::new()]);
             record.extend([number(m.system_pearson.value), String::new(), String::new()]);
-            record.extend([
-                number(m.system_pairwise_accuracy.value),
-                String::new(),
-                String::new(),
-            ]);
+            for t in [&m.system_pairwise_accuracy, &m.length_matched_accuracy] {
+                record.extend([number(t.value), String::new(), String::new()]);
+            }
             writer.write_record(&record)?;
         }
         let bytes = writer.into_inner().context("finishing the CSV")?;
@@ -349,7 +365,11 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
         }
         record.extend(versus(&m.summary_vs_full));
         record.extend(versus(&m.system_vs_full));
-        for t in [&m.system_pearson, &m.system_pairwise_accuracy] {
+        for t in [
+            &m.system_pearson,
+            &m.system_pairwise_accuracy,
+            &m.length_matched_accuracy,
+        ] {
             record.extend([number(t.value), number(t.lower), number(t.upper)]);
         }
         writer.write_record(&record)?;
