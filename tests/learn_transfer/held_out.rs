@@ -531,7 +531,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
     );
     assert!(stdout.contains("| matched-length acc. |"), "{stdout}");
     let json: serde_json::Value = common::read_json(&report);
-    let evaluated = |set: &str, file: &Path, extra: &[&str]| -> serde_json::Value {
+    let evaluated = |set: &str, file: &Path| -> serde_json::Value {
         let path = dir.path().join(format!("{set}.eval.json"));
         common::aesop()
             .arg("evaluate")
@@ -540,7 +540,6 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             .arg(dir.path().join(format!("{set}.jsonl")))
             .args(["--target", "quality", "--bootstrap", "0", "--json"])
             .arg(&path)
-            .args(extra)
             .assert()
             .success();
         common::read_json(&path)
@@ -554,7 +553,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             .find(|h| h["set"] == format!("{name}.jsonl"))
             .expect("held out")
             .clone();
-        let theirs = evaluated(name, &oof, &[]);
+        let theirs = evaluated(name, &oof);
         let matched = &theirs["statistics"]["input_length_matched"];
         // (8, 8) and (16, 17) in every topic; (8, 9) and (9, 8) are 11% apart.
         let topics = 4 + ["a", "b", "c"].iter().position(|n| *n == name).unwrap_or(0);
@@ -606,7 +605,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             "input-level accuracy at matched length",
         ));
     let ours: serde_json::Value = common::read_json(&report1);
-    let theirs = evaluated("c", &oof1, &[]);
+    let theirs = evaluated("c", &oof1);
     let (a, b) = (
         &ours["statistics"]["input_length_matched"],
         &theirs["statistics"]["input_length_matched"],
