@@ -163,6 +163,17 @@ for h in held:
           f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
           f"| {stat(h['best_feature_stats']['summary_kendall'])} | {fmt(h['summary_difference'], sign=True)} "
           f"| {fmt(h['bootstrap_model_wins'], 2)} | {fmt(h['permutation_p'])} |")
+# Reports from aesop since stop 61 carry the accuracy at matched length; older ones do not.
+if all("input_length_matched_accuracy" in h["model"] for h in held):
+    print("\nAt matched length (input-level pairwise accuracy over the pairs of summaries within 10% of each "
+          "other in words: what orders them beyond length), with what length alone orders on all the pairs the "
+          "annotators order and on those:\n")
+    print("| held-out set | model | best single feature | length alone: all / matched |\n|---|---|---|---|")
+    for h in held:
+        alone = h["length_alone"]
+        print(f"| {h['set']} `{h['column']}` | {stat(h['model']['input_length_matched_accuracy'])} "
+              f"| {stat(h['best_feature_stats']['input_length_matched_accuracy'])} "
+              f"| {fmt(alone['all']['accuracy'])} / {fmt(alone['matched']['accuracy'])} |")
 p1 = {(s, seed): json.loads(read(f"{work}/{name}.p1.{s}.{seed}.json")) for s, _ in sets for seed in seeds}
 folds = sorted({(c["topic_folds"], c["system_folds"]) for c in p1.values()})
 folds_text = "; ".join(f"{t} topic folds x {y} system folds" for t, y in folds)
