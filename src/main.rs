@@ -602,7 +602,8 @@ fn dispatch(command: Command) -> Result<()> {
                 args.topic_folds,
                 args.system_folds,
             )
-            .and_then(|()| args.learn.check_no_op_flags());
+            .and_then(|()| args.learn.check_no_op_flags())
+            .and_then(|()| aesop::eval::levels::check_length_tolerance(args.length_tolerance));
             let options = learning_options("cross-validate", usage, &options, &mut args.learn);
             if let Err(e) = args.learn.check_plan(&options) {
                 usage_error("cross-validate", &format!("{e:#}"));

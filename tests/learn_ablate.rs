@@ -91,6 +91,7 @@ fn synthetic_ablation(dir: &std::path::Path, classes: &[&str]) -> (std::path::Pa
         topic_folds: 4,
         system_folds: 2,
         bootstrap: 0,
+        length_tolerance: aesop::eval::levels::DEFAULT_LENGTH_TOLERANCE,
         output: dir.join("ablate.md"),
         csv: None,
         chart: None,
@@ -414,6 +415,27 @@ fn ablation_leaves_one_set_out() {
         .arg(&svg)
         .assert()
         .success();
+
+    // The tolerance of the accuracy at matched length is the flag's, recorded and said.
+    let strict = dir.path().join("strict.md");
+    command_over_sets("ablate", &sets)
+        .args(common)
+        .args([
+            "--leave-one-set-out",
+            "--bootstrap",
+            "0",
+            "--length-tolerance",
+            "0.05",
+        ])
+        .arg("-o")
+        .arg(&strict)
+        .assert()
+        .success();
+    let strict = std::fs::read_to_string(&strict).expect("markdown");
+    assert!(
+        strict.contains("of summaries within 5% of each other in words"),
+        "{strict}"
+    );
 
     // Markdown: one column per held-out set, the mean, its difference and the count.
     let markdown = std::fs::read_to_string(&md).expect("markdown");

@@ -569,6 +569,7 @@ fn summeval_stacked_model_trains_scores_and_cross_validates() {
             report: None,
             leave_one_set_out: false,
             bootstrap: 1000,
+            length_tolerance: aesop::eval::levels::DEFAULT_LENGTH_TOLERANCE,
         },
         &options,
         &cancel,

@@ -34,6 +34,7 @@ fn summeval_rank_svm_relevance_protocol1() {
         report: None,
         leave_one_set_out: false,
         bootstrap: 1000,
+        length_tolerance: aesop::eval::levels::DEFAULT_LENGTH_TOLERANCE,
     };
     let report = cross_validate_command(&args, &options, &cancel).expect("cross-validate");
     eprintln!(

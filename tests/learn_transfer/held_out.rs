@@ -531,7 +531,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
     );
     assert!(stdout.contains("| matched-length acc. |"), "{stdout}");
     let json: serde_json::Value = common::read_json(&report);
-    let evaluated = |set: &str, file: &Path| -> serde_json::Value {
+    let evaluated = |set: &str, file: &Path, extra: &[&str]| -> serde_json::Value {
         let path = dir.path().join(format!("{set}.eval.json"));
         common::aesop()
             .arg("evaluate")
@@ -540,6 +540,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             .arg(dir.path().join(format!("{set}.jsonl")))
             .args(["--target", "quality", "--bootstrap", "0", "--json"])
             .arg(&path)
+            .args(extra)
             .assert()
             .success();
         common::read_json(&path)
@@ -553,7 +554,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             .find(|h| h["set"] == format!("{name}.jsonl"))
             .expect("held out")
             .clone();
-        let theirs = evaluated(name, &oof);
+        let theirs = evaluated(name, &oof, &[]);
         let matched = &theirs["statistics"]["input_length_matched"];
         // (8, 8) and (16, 17) in every topic; (8, 9) and (9, 8) are 11% apart.
         let topics = 4 + ["a", "b", "c"].iter().position(|n| *n == name).unwrap_or(0);
@@ -605,7 +606,7 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
             "input-level accuracy at matched length",
         ));
     let ours: serde_json::Value = common::read_json(&report1);
-    let theirs = evaluated("c", &oof1);
+    let theirs = evaluated("c", &oof1, &[]);
     let (a, b) = (
         &ours["statistics"]["input_length_matched"],
         &theirs["statistics"]["input_length_matched"],
@@ -613,4 +614,74 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
     assert_eq!(a["pairs"], b["pairs"]);
     assert_eq!(a["pairs"].as_u64(), Some(12));
     common::assert_within(number(&a["accuracy"]), number(&b["accuracy"]), 1e-12);
+
+    // --length-tolerance as `evaluate`'s: at 0 only equal counts, the (8, 8) pair of each topic.
+    let strict = dir.path().join("strict.json");
+    let out = common::aesop()
+        .arg("cross-validate")
+        .args([
+            "--set",
+            &format!("{}:quality", dir.path().join("a.jsonl").display()),
+        ])
+        .args([
+            "--set",
+            &format!("{}:quality", dir.path().join("b.jsonl").display()),
+        ])
+        .args([
+            "--classes",
+            "surface,content",
+            "--c",
+            "0.01",
+            "--length-tolerance",
+            "0",
+        ])
+        .args(["--leave-one-set-out", "--bootstrap", "0", "-o"])
+        .arg(dir.path().join("strict.jsonl"))
+        .arg("--report")
+        .arg(&strict)
+        .output()
+        .expect("cross-validate");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("matched length: word counts within 0%"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let strict: serde_json::Value = common::read_json(&strict);
+    assert_eq!(strict["length_tolerance"], 0.0);
+    let held_a = &strict["leave_one_set_out"][0];
+    assert_eq!(held_a["set"], "a.jsonl");
+    let theirs = evaluated(
+        "a",
+        &dir.path().join("strict.jsonl"),
+        &["--length-tolerance", "0"],
+    );
+    assert_eq!(theirs["statistics"]["input_length_matched"]["pairs"], 4);
+    common::assert_within(
+        number(&held_a["model"]["input_length_matched_accuracy"]["value"]),
+        number(&theirs["statistics"]["input_length_matched"]["accuracy"]),
+        1e-12,
+    );
+    // Out of range: a usage error naming the flag, for both verbs.
+    for verb in ["cross-validate", "ablate"] {
+        let out = common::aesop()
+            .arg(verb)
+            .arg(dir.path().join("c.jsonl"))
+            .args(["--target", "quality", "--classes", "surface,content"])
+            .args(["--length-tolerance", "1.5", "-o"])
+            .arg(dir.path().join("never.out"))
+            .output()
+            .expect(verb);
+        assert_eq!(out.status.code(), Some(2), "{verb}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--length-tolerance must be between 0 and 1") && stderr.contains("1.5"),
+            "{verb}: {stderr}"
+        );
+        assert!(!dir.path().join("never.out").exists());
+    }
 }

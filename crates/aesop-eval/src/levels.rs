@@ -49,6 +49,17 @@ pub struct Cell {
 /// the longer one (`evaluate --length-tolerance`).
 pub const DEFAULT_LENGTH_TOLERANCE: f64 = 0.1;
 
+/// `--length-tolerance` (of `evaluate`, `cross-validate` and `ablate`) must be a share: 0 keeps
+/// pairs of equal word counts only, 1 every pair.
+pub fn check_length_tolerance(tolerance: f64) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&tolerance) {
+        anyhow::bail!(
+            "--length-tolerance must be between 0 and 1 (a share of the longer summary's words), got {tolerance}"
+        );
+    }
+    Ok(())
+}
+
 /// Rows as a topic × system grid; `cells[t][s]` is `None` where that system has no summary.
 #[derive(Debug, Clone)]
 pub struct Aligned {

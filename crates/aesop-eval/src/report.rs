@@ -288,12 +288,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", args.alpha);
     }
-    if !(0.0..=1.0).contains(&args.length_tolerance) {
-        bail!(
-            "--length-tolerance must be between 0 and 1 (a share of the longer summary's words), got {}",
-            args.length_tolerance
-        );
-    }
+    crate::levels::check_length_tolerance(args.length_tolerance)?;
     if args.compare_feature.is_some() && args.compare.is_none() {
         bail!("--compare-feature names a column of the --compare file: give --compare FILE too");
     }

@@ -63,6 +63,14 @@ pub struct AblateArgs {
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
+    /// Two summaries of a topic are of matched length when their word counts differ by at most
+    /// this share of the longer one: each model's accuracy at matched length is the input-level
+    /// pairwise accuracy over those pairs (0 to 1; as `evaluate`).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE)
+    )]
+    pub length_tolerance: f64,
     /// Markdown table to write.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
@@ -161,6 +169,8 @@ pub struct AblationReport {
     pub system_folds: usize,
     pub seed: u64,
     pub bootstrap: usize,
+    /// What counted as matched length in each model's accuracy at matched length.
+    pub length_tolerance: f64,
     pub rows: usize,
     pub topics: usize,
     pub systems: usize,
@@ -191,6 +201,8 @@ pub struct AblationSettings {
     pub system_folds: usize,
     pub seed: u64,
     pub bootstrap: usize,
+    /// What counts as matched length (`--length-tolerance`).
+    pub length_tolerance: f64,
 }
 
 /// What the flags alone decide about an ablation.
@@ -279,6 +291,7 @@ pub fn ablate_command(
         system_folds: args.system_folds,
         seed: learn.seed,
         bootstrap: args.bootstrap,
+        length_tolerance: args.length_tolerance,
     };
     let mut report = if args.leave_one_set_out {
         ablate_held_out_sets(
@@ -346,6 +359,7 @@ pub fn check_usage(args: &AblateArgs) -> Result<()> {
         args.topic_folds,
         args.system_folds,
     )?;
+    aesop_eval::levels::check_length_tolerance(args.length_tolerance)?;
     args.learn.check_no_op_flags()
 }
 
@@ -500,7 +514,7 @@ pub fn ablate_pooled(
             fitted.predict(&test)
         })
         .with_context(|| format!("cross-validating {model}"))?;
-        let scores = aligned(data, &predictions)?;
+        let scores = aligned(data, &predictions, settings.length_tolerance)?;
         let estimates = bootstrap_intervals(
             &scores,
             settings.bootstrap,
@@ -576,6 +590,7 @@ impl AblationReport {
             system_folds: 0,
             seed: settings.seed,
             bootstrap: settings.bootstrap,
+            length_tolerance: settings.length_tolerance,
             rows: 0,
             topics: 0,
             systems: 0,
@@ -633,7 +648,7 @@ pub fn ablate_held_out_sets(
             );
             let (raw, _) = held_out_predictions(&subsets, h, recipe)
                 .with_context(|| format!("{} with {label} held out", plan.model))?;
-            let scores = aligned(&subsets[h].data, &raw)?;
+            let scores = aligned(&subsets[h].data, &raw, settings.length_tolerance)?;
             let estimates = bootstrap_intervals(
                 &scores,
                 settings.bootstrap,

@@ -405,6 +405,8 @@ pub struct HeldOut {
 pub struct LosoSettings<'a> {
     pub recipe: Recipe<'a>,
     pub bootstrap: usize,
+    /// What counts as matched length (`--length-tolerance`).
+    pub length_tolerance: f64,
 }
 
 /// Predictions of the held-out set `h` by a model trained on every other set: (raw, calibrated).
@@ -444,9 +446,10 @@ pub fn leave_one_set_out(
         let start = std::time::Instant::now();
         let (raw, calibrated) = held_out_predictions(&sets, h, &settings.recipe)?;
         let data = &held.set.data;
-        let model_aligned = aligned(data, &raw)?;
+        let tolerance = settings.length_tolerance;
+        let model_aligned = aligned(data, &raw, tolerance)?;
         let (best_feature, feature_values) = best_single_feature(data, &held.raw_rows);
-        let feature_aligned = aligned(data, &feature_values)?;
+        let feature_aligned = aligned(data, &feature_values, tolerance)?;
         let seed = settings.recipe.seed;
         let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
         // As `evaluate --compare`: the paired test on the rows where both have a value.
@@ -456,7 +459,7 @@ pub fn leave_one_set_out(
             .map(|(&m, f)| if f.is_finite() { m } else { f64::NAN })
             .collect();
         let comparison = compare_metrics(
-            &aligned(data, &model_where_feature)?,
+            &aligned(data, &model_where_feature, tolerance)?,
             &feature_aligned,
             settings.bootstrap,
             seed,
@@ -503,7 +506,8 @@ pub fn leave_one_set_out(
 
 /// The rows of `data` with `metric` as the metric score, laid out for `evaluate`'s statistics;
 /// a row without a (finite) metric value is left out, as `evaluate` leaves out a missing value.
-pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
+/// Summaries are of matched length within `length_tolerance` (`--length-tolerance`).
+pub(crate) fn aligned(data: &Dataset, metric: &[f64], length_tolerance: f64) -> Result<Aligned> {
     let rows: Vec<ScoreRow> = (0..data.len().min(metric.len()))
         .filter(|&i| metric[i].is_finite())
         .map(|i| ScoreRow {
@@ -514,7 +518,9 @@ pub(crate) fn aligned(data: &Dataset, metric: &[f64]) -> Result<Aligned> {
             words: data.words_of(i),
         })
         .collect();
-    Aligned::new(&rows)
+    let mut grid = Aligned::new(&rows)?;
+    grid.length_tolerance = length_tolerance;
+    Ok(grid)
 }
 
 fn held_out_stats(data: &Aligned, samples: usize, seed: u64) -> HeldOutStats {
@@ -662,6 +668,7 @@ pub fn per_set_taus(pooled: &Pooled, raw: &[f64], sets: usize) -> Vec<(f64, f64)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE;
 
     /// Six topics of four summaries (t2-t6 alike); feature `a` lacks a value for t1/s3 (one
     /// row in 24, within [`BEST_FEATURE_MIN_COVERAGE`]), feature `b` is complete but ranks worse.
@@ -726,7 +733,7 @@ mod tests {
         assert!(values[2].is_nan(), "{values:?}");
         // Its τ is t1's over its three present rows (1) and each other topic's (1/3), as
         // `evaluate` computes it on the rows it has.
-        let grid = aligned(&data, &values).expect("grid");
+        let grid = aligned(&data, &values, DEFAULT_LENGTH_TOLERANCE).expect("grid");
         let stats = aesop_eval::levels::evaluate(&grid);
         let expected = (1.0 + 5.0 / 3.0) / 6.0;
         assert!(

@@ -119,10 +119,12 @@ pub fn render_markdown(report: &AblationReport) -> String {
         }
     );
     out.push_str(&learner_note(report));
-    out.push_str(
+    let _ = write!(
+        out,
         "Matched-length acc.: input-level pairwise accuracy over the pairs of summaries within \
-         10% of each other in words, what a model orders beyond length (`aesop evaluate`'s \
+         {}% of each other in words, what a model orders beyond length (`aesop evaluate`'s \
          `input.length_matched_accuracy`).\n\n",
+        report.length_tolerance * 100.0
     );
     let _ = writeln!(
         out,
@@ -161,7 +163,7 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
          the full model on the same rows and the paired permutation p (two-sided, {} samples); \
          the mean over the sets, its difference from the full model's, and on how many sets the \
          model is above the full one; last, the mean input-level pairwise accuracy over the pairs \
-         of summaries within 10% of each other in words (what a model orders beyond length).\n",
+         of summaries within {}% of each other in words (what a model orders beyond length).\n",
         report.set,
         report.rows,
         if report.reference_free {
@@ -169,7 +171,8 @@ fn render_markdown_held_out(report: &AblationReport) -> String {
         } else {
             ""
         },
-        report.bootstrap
+        report.bootstrap,
+        report.length_tolerance * 100.0
     );
     out.push_str(&learner_note(report));
     let _ = writeln!(

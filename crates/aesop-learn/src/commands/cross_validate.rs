@@ -45,6 +45,14 @@ pub struct CrossValidateArgs {
     /// Bootstrap (and permutation) samples of the --leave-one-set-out statistics.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
     pub bootstrap: usize,
+    /// Two summaries of a topic are of matched length when their word counts differ by at most
+    /// this share of the longer one: the accuracy at matched length is the input-level pairwise
+    /// accuracy over those pairs, what the model orders beyond length (0 to 1; as `evaluate`).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE)
+    )]
+    pub length_tolerance: f64,
 }
 
 /// Summary- and system-level τ of one set of a pooled protocol-1 run.
@@ -102,6 +110,8 @@ pub struct CvReport {
     /// for protocol 1, which reports point estimates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bootstrap: Option<usize>,
+    /// What counted as matched length in the accuracy at matched length (`--length-tolerance`).
+    pub length_tolerance: f64,
     /// The aesop that wrote the report (`aesop 0.1.0 (commit 0123456789ab)`).
     pub written_by: String,
     /// Within-topic feature normalization (`none`, `topic-z`, `topic-rank`).
@@ -139,6 +149,7 @@ pub fn cross_validate_command(
     cancel: &AtomicBool,
 ) -> Result<CvReport> {
     let learn = &args.learn;
+    aesop_eval::levels::check_length_tolerance(args.length_tolerance)?;
     let LearnPlan {
         hyper,
         target,
@@ -193,7 +204,7 @@ pub fn cross_validate_command(
             hyper,
             options,
         );
-        report.statistics = protocol1_statistics(data, &predictions);
+        report.statistics = protocol1_statistics(data, &predictions, args.length_tolerance);
         report.sets = vec![spec.to_string()];
         report.set_hashes = vec![content_hash(&spec.path)?];
         (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
@@ -258,6 +269,7 @@ pub fn cross_validate_command(
         let settings = multiset::LosoSettings {
             recipe,
             bootstrap: args.bootstrap,
+            length_tolerance: args.length_tolerance,
         };
         let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings)?;
         let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
@@ -302,7 +314,7 @@ pub fn cross_validate_command(
     let (raw, calibrated) = cross_validate_pooled(&pooled, &recipe, &layout, cancel)?;
     let mut report = begin_report(&mut outputs.predictions, &raw, &calibrated)?;
     (report.topic_folds, report.system_folds) = (layout.topic_folds, layout.system_folds);
-    report.statistics = protocol1_statistics(&pooled.data, &raw);
+    report.statistics = protocol1_statistics(&pooled.data, &raw, args.length_tolerance);
     report.calibrated_mae = mae_on_scale(&pooled, &target, &calibrated);
     report.seconds = started.elapsed().as_secs_f64();
     if several {
@@ -391,8 +403,9 @@ fn write_out_of_fold(
 fn protocol1_statistics(
     data: &Dataset,
     predictions: &[f64],
+    length_tolerance: f64,
 ) -> Option<aesop_eval::levels::LevelStats> {
-    multiset::aligned(data, predictions)
+    multiset::aligned(data, predictions, length_tolerance)
         .ok()
         .map(|grid| aesop_eval::levels::evaluate(&grid))
 }
@@ -442,6 +455,7 @@ fn cv_report(
         sets: Vec::new(),
         set_hashes: Vec::new(),
         bootstrap: None,
+        length_tolerance: args.length_tolerance,
         written_by: format!("aesop {}", aesop_core::version::version()),
         normalize: learn.transfer.normalize.name().to_string(),
         equal_set_weights: learn.transfer.equal_set_weights,
@@ -530,7 +544,7 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
 /// The protocol-2 table printed by `cross-validate --leave-one-set-out`.
 fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     let mut out = format!(
-        "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s\n\
+        "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s; matched length: word counts within {}%\n\
          | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | matched-length acc. | best single feature (hindsight) | its summary τ | its matched-length acc. | Δ summary τ | bootstrap wins | permutation p | calibrated MAE | length alone: all / matched |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         report.seed,
@@ -540,7 +554,8 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
         if report.reference_free { ", reference-free" } else { "" },
         report.normalize,
         if report.equal_set_weights { ", equal set weights" } else { "" },
-        report.seconds
+        report.seconds,
+        report.length_tolerance * 100.0
     );
     for h in held_out {
         out.push_str(&format!(
