@@ -47,17 +47,14 @@ impl Dataset {
             systems: Vec::new(),
             words: Vec::new(),
         };
-        let scores = topics.iter().flat_map(|t| {
-            t.summaries
-                .iter()
-                .map(move |s| (t.topic.as_str(), s.system.as_str(), s.scores.get(target)))
+        let summaries = topics.iter().flat_map(|t| {
+            t.summaries.iter().map(move |s| {
+                let score = s.scores.get(target);
+                (t.topic.as_str(), s.system.as_str(), score, s.text.as_str())
+            })
         });
-        let texts = topics
-            .iter()
-            .flat_map(|t| t.summaries.iter().map(|s| s.text.as_str()));
         let mut count = 0usize;
-        for ((record, (topic, system, score)), text) in table.records.iter().zip(scores).zip(texts)
-        {
+        for (record, (topic, system, score, text)) in table.records.iter().zip(summaries) {
             count += 1;
             if record.topic != topic || record.system != system {
                 bail!("feature table and judgment set are out of order at {topic}/{system}");
