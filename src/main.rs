@@ -175,7 +175,8 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
     )]
     Features {
-        /// Judgment set (JSON Lines).
+        /// Judgment set (JSON Lines; `-` reads standard input, a name ending in .gz is read
+        /// decompressed).
         set: PathBuf,
         #[arg(long, value_delimiter = ',', help = aesop::features::registry::classes_help())]
         classes: Vec<String>,

@@ -1,7 +1,8 @@
 //! Issue 14, verbs end to end: Ctrl-C in `cross-validate` and `ablate` (exit 130, no output),
 //! one `--progress` for every long verb, `--classes` naming a class that `--no-references` would
 //! drop, `evaluate` of a built-in on its own training set, and `score` with a model whose scores
-//! depend on the batch (docs/ROBUSTNESS.md).
+//! depend on the batch (docs/ROBUSTNESS.md); a set read from standard input (`score -`,
+//! `features -`) and refused by the verbs that record their inputs' content hashes.
 
 use crate::common;
 
@@ -433,4 +434,93 @@ fn the_readme_installs_with_the_lock_file() {
         }
     }
     assert!(installs > 0, "the README says how to install");
+}
+
+#[test]
+fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = imported_sample(dir.path(), "sample.jsonl");
+    // Two topics of the sample keep it quick.
+    let text: String = std::fs::read_to_string(&sample)
+        .expect("set")
+        .lines()
+        .take(2)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let set = dir.path().join("two.jsonl");
+    std::fs::write(&set, &text).expect("write");
+    for verb in [
+        &["score"][..],
+        &["features", "--classes", "content,surface"],
+    ] {
+        let from_file = common::aesop().args(verb).arg(&set).output().expect("run");
+        assert!(
+            from_file.status.success(),
+            "{}",
+            String::from_utf8_lossy(&from_file.stderr)
+        );
+        assert!(!from_file.stdout.is_empty(), "{verb:?} wrote nothing");
+        let from_stdin = common::aesop()
+            .args(verb)
+            .arg("-")
+            .write_stdin(text.clone())
+            .output()
+            .expect("run");
+        assert!(
+            from_stdin.status.success(),
+            "{}",
+            String::from_utf8_lossy(&from_stdin.stderr)
+        );
+        assert_eq!(from_stdin.stdout, from_file.stdout, "{verb:?}");
+    }
+    // A bad line read from standard input is named by its line there.
+    let out = common::aesop()
+        .args(["score", "-"])
+        .write_stdin(format!("{text}not json\n"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("standard input:3: malformed JSON"),
+        "{stderr}"
+    );
+
+    // The verbs that record each input's content hash refuse it before any work, writing nothing.
+    let output = dir.path().join("out.jsonl");
+    let refused: [&[&str]; 3] = [
+        &[
+            "cross-validate",
+            "-",
+            "--target",
+            "relevance",
+            "--classes",
+            "content",
+            "-o",
+        ],
+        &["train", "--set=-:relevance", "--classes", "content", "-o"],
+        &[
+            "evaluate",
+            "--human",
+            "-",
+            "--target",
+            "relevance",
+            "--json",
+        ],
+    ];
+    for args in refused {
+        let mut command = common::aesop();
+        command.args(args).arg(&output);
+        if args[0] == "evaluate" {
+            command.arg(&set);
+        }
+        let out = command.write_stdin(text.clone()).output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("-: this command records each input's content hash"),
+            "{stderr}"
+        );
+        assert!(!output.exists(), "{args:?} wrote {}", output.display());
+    }
 }

@@ -284,3 +284,51 @@ fn topic_from_value_gives_the_field_path_for_http_errors() {
     assert_eq!(error.field, "summaries[1].text");
     assert_eq!(error.message, "missing required field");
 }
+
+#[test]
+fn a_gzipped_set_reads_as_the_plain_file_and_bad_gzip_names_file_and_line() {
+    use flate2::write::GzEncoder;
+    let second = GOOD.replace("t1", "t2");
+    let plain = format!("{GOOD}\n{second}\n");
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Two gzip members (as `cat a.gz b.gz` makes): both are read.
+    let mut bytes = Vec::new();
+    for line in [format!("{GOOD}\n"), format!("{second}\n")] {
+        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(line.as_bytes()).expect("compress");
+        bytes.extend(encoder.finish().expect("compress"));
+    }
+    let gz = dir.path().join("set.jsonl.gz");
+    std::fs::write(&gz, &bytes).expect("write");
+    let (_plain_dir, plain_path) = set_file(plain.as_bytes());
+    let from_gz = read_set(&gz).expect("gzipped set");
+    assert_eq!(from_gz.len(), 2);
+    assert_eq!(from_gz, read_set(&plain_path).expect("plain set"));
+
+    // Cut short: the error names the file, the line being read, and gzip.
+    let cut = dir.path().join("cut.jsonl.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2 - 5]).expect("write");
+    let message = format!("{:#}", read_set(&cut).expect_err("truncated gzip"));
+    assert!(message.contains("cut.jsonl.gz:"), "{message}");
+    assert!(message.contains("not valid gzip"), "{message}");
+    // Not gzip at all, whatever its name says.
+    let fake = dir.path().join("fake.jsonl.gz");
+    std::fs::write(&fake, plain.as_bytes()).expect("write");
+    let message = format!("{:#}", read_set(&fake).expect_err("not gzip"));
+    assert!(
+        message.starts_with("fake.jsonl.gz:1: read error: not valid gzip")
+            || message.contains("fake.jsonl.gz:1: read error: not valid gzip"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_set_read_whole_is_never_read_from_standard_input() {
+    // The verbs that read a set whole record its content hash; `-` is refused before any read.
+    let message = format!(
+        "{:#}",
+        read_set(std::path::Path::new("-")).expect_err("stdin")
+    );
+    assert!(message.starts_with("-: "), "{message}");
+    assert!(message.contains("not standard input"), "{message}");
+}

@@ -1,7 +1,7 @@
 //! Content hashes of input files, as model cards and reports record them: which bytes a figure
 //! was measured on, whatever the file is called.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::path::Path;
 
 /// FNV-1a 64: a simple content hash for training-set identity and payload integrity
@@ -20,8 +20,23 @@ pub fn content_hash_of(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a64(bytes))
 }
 
+/// Refuse standard input (`-`) as an input whose content hash a verb records beside its figures:
+/// a pipe's bytes cannot be hashed before they are read and cannot be read again. Checked before
+/// any work, so the error comes first rather than after a long run.
+pub fn check_hashable(path: &Path) -> Result<()> {
+    if path.as_os_str() == "-" {
+        bail!(
+            "-: this command records each input's content hash, so it reads its inputs from \
+             files, not standard input (`aesop score -` and `aesop features -` stream a set \
+             from it)"
+        );
+    }
+    Ok(())
+}
+
 /// The content hash of the file at `path` ([`content_hash_of`] its bytes).
 pub fn content_hash(path: &Path) -> Result<String> {
+    check_hashable(path)?;
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(content_hash_of(&bytes))
 }

@@ -33,7 +33,7 @@ pub struct EvaluateArgs {
     /// model output, is used instead of `score` when present) or, with --feature, a features
     /// file (CSV or JSON Lines as written by `aesop features`).
     pub predictions: PathBuf,
-    /// Judgment set with the human scores.
+    /// Judgment set with the human scores (a name ending in .gz is read decompressed).
     #[cfg_attr(feature = "cli", arg(long))]
     pub human: PathBuf,
     /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.

@@ -60,9 +60,9 @@ pub fn load_sets(
     // Every set is read (and the overlap checked) before any feature is extracted.
     let mut read = Vec::new();
     for spec in specs {
+        let topics = jsonl::read_set(&spec.path)?;
         let bytes = std::fs::read(&spec.path)
             .with_context(|| format!("reading {}", spec.path.display()))?;
-        let topics = jsonl::read_set(&spec.path)?;
         read.push((fnv1a64(&bytes), topics));
     }
     check_overlap(specs, &read, overlap)?;

@@ -23,8 +23,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 #[cfg_attr(feature = "cli", command(group(clap::ArgGroup::new("input").required(true).args(["set", "summary"]))))]
 pub struct ScoreArgs {
-    /// Judgment set (JSON Lines); human scores are not needed. Or plain text: --documents
-    /// FILE… --summary FILE… [--reference FILE…].
+    /// Judgment set (JSON Lines; `-` reads standard input, a name ending in .gz is read
+    /// decompressed); human scores are not needed. Or plain text: --documents FILE… --summary
+    /// FILE… [--reference FILE…].
     #[cfg_attr(feature = "cli", arg(conflicts_with_all = ["documents", "summary", "reference"]))]
     pub set: Option<PathBuf>,
     /// Model file written by `aesop train` (`PATH`, or `NAME=PATH` to name it in the output),
@@ -382,6 +383,10 @@ pub fn score_streaming(
     );
     let (topics, source): (Box<dyn Iterator<Item = Result<Topic>> + Send>, String) = match &args.set
     {
+        Some(set) if jsonl::names_stdin(set) => (
+            Box::new(jsonl::open_set(set)?),
+            "standard input".to_string(),
+        ),
         Some(set) => (Box::new(jsonl::open_set(set)?), set.display().to_string()),
         None => {
             let (topics, source) = args.plain_text_topics()?;

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct LearnArgs {
-    /// Judgment set (JSON Lines) with human scores (or give each set with --set).
+    /// Judgment set (JSON Lines; a name ending in .gz is read decompressed) with human scores
+    /// (or give each set with --set).
     #[cfg_attr(feature = "cli", arg(required_unless_present = "sets"))]
     pub set: Option<PathBuf>,
     /// Score to learn (e.g. pyramid, responsiveness, relevance). With --set only: the name of
