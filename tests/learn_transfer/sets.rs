@@ -197,6 +197,11 @@ fn sets_holding_the_same_summaries_are_refused_where_they_would_inflate_figures(
     write_set(&a, 4, 1.0);
     let copy = dir.path().join("copy.jsonl");
     std::fs::copy(&a, &copy).expect("copy");
+    // A gzipped copy is the same set: content hashes are of the text the verbs read.
+    let gzipped = dir.path().join("gzipped.jsonl.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut encoder, &std::fs::read(&a).expect("read")).expect("gzip");
+    std::fs::write(&gzipped, encoder.finish().expect("gzip")).expect("write");
     // The first two topics of `a` (10 summaries), with another column's scale.
     let part = dir.path().join("part.jsonl");
     let text = std::fs::read_to_string(&a).expect("read");
@@ -233,6 +238,11 @@ fn sets_holding_the_same_summaries_are_refused_where_they_would_inflate_figures(
         ),
         (
             vec![&*a, &*copy],
+            vec!["--leave-one-set-out"],
+            "are the same set (identical content)",
+        ),
+        (
+            vec![&*a, &*gzipped],
             vec!["--leave-one-set-out"],
             "are the same set (identical content)",
         ),

@@ -2,6 +2,7 @@
 //! was measured on, whatever the file is called.
 
 use anyhow::{bail, Context, Result};
+use std::io::Read;
 use std::path::Path;
 
 /// FNV-1a 64: a simple content hash for training-set identity and payload integrity
@@ -34,10 +35,22 @@ pub fn check_hashable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The content hash of the file at `path` ([`content_hash_of`] its bytes).
+/// The content hash of the file at `path` ([`content_hash_of`] its bytes). A name ending in `.gz`
+/// is hashed decompressed, as the verbs read it: a set and its gzip copy are one set in reports,
+/// model cards and the overlap checks, whatever the compression level.
 pub fn content_hash(path: &Path) -> Result<String> {
     check_hashable(path)?;
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut text)
+            .with_context(|| format!("{}: not valid gzip", path.display()))?;
+        bytes = text;
+    }
     Ok(content_hash_of(&bytes))
 }
 
@@ -51,5 +64,30 @@ mod tests {
         assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(content_hash_of(b"a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn a_gzipped_file_hashes_as_its_text_and_standard_input_is_refused() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let plain = dir.path().join("set.jsonl");
+        std::fs::write(&plain, b"{\"topic\": \"t\"}\n").expect("write");
+        let gzipped = dir.path().join("set.jsonl.gz");
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(b"{\"topic\": \"t\"}\n").expect("gzip");
+        std::fs::write(&gzipped, encoder.finish().expect("gzip")).expect("write");
+        let hash = content_hash(&plain).expect("plain");
+        assert_eq!(hash, content_hash_of(b"{\"topic\": \"t\"}\n"));
+        assert_eq!(content_hash(&gzipped).expect("gzipped"), hash);
+        // Named .gz but not gzip: an error naming the file.
+        let fake = dir.path().join("fake.jsonl.gz");
+        std::fs::write(&fake, b"{}").expect("write");
+        let message = format!("{:#}", content_hash(&fake).expect_err("not gzip"));
+        assert!(
+            message.contains("fake.jsonl.gz: not valid gzip"),
+            "{message}"
+        );
+        let message = format!("{:#}", content_hash(Path::new("-")).expect_err("stdin"));
+        assert!(message.starts_with("-: this command records"), "{message}");
     }
 }

@@ -10,7 +10,6 @@
 //! predictions line names it by its file stem only, which does not find the file reliably.
 
 use super::builtin;
-use super::model_file::fnv1a64;
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -19,10 +18,9 @@ use std::path::Path;
 /// made the predictions (for `target`) was trained on `human`. Best effort: an unreadable file
 /// gives no warning (`evaluate` itself reports it).
 pub fn in_sample_warnings(predictions: &Path, human: &Path, target: &str) -> Vec<String> {
-    let Ok(bytes) = std::fs::read(human) else {
+    let Ok(human_hash) = aesop_core::hash::content_hash(human) else {
         return Vec::new();
     };
-    let human_hash = format!("{:016x}", fnv1a64(&bytes));
     let human_name = file_name(&human.display().to_string());
     let mut warnings = Vec::new();
     for model in prediction_models(predictions, target) {
@@ -86,10 +84,11 @@ fn file_name(path: &str) -> String {
 }
 
 /// `human` is `set` by name, or its sample (`summeval-sample.jsonl` for `summeval.jsonl`),
-/// compared without extension and case. (Not any name starting with the set's: `summeval-op`
+/// compared without extension (`.jsonl`, `.json`, either gzipped) and case. (Not any name starting with the set's: `summeval-op`
 /// is another data set than `summeval`.)
 fn same_set_name(human: &str, set: &str) -> bool {
     let stem = |n: &str| {
+        let n = n.strip_suffix(".gz").unwrap_or(n);
         n.strip_suffix(".jsonl")
             .or_else(|| n.strip_suffix(".json"))
             .unwrap_or(n)
@@ -111,6 +110,7 @@ mod tests {
     fn set_names_match_the_set_and_its_named_subsets_only() {
         assert!(same_set_name("summeval.jsonl", "summeval.jsonl"));
         assert!(same_set_name("SummEval-sample.jsonl", "summeval.jsonl"));
+        assert!(same_set_name("summeval.jsonl.gz", "summeval.jsonl"));
         assert!(!same_set_name("summeval-op.jsonl", "summeval.jsonl"));
         assert!(!same_set_name("realsumm.jsonl", "summeval.jsonl"));
         assert!(!same_set_name("summevalx.jsonl", "summeval.jsonl"));

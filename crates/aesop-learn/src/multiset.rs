@@ -10,7 +10,7 @@ use super::transfer::{
     SetData, SetRecord, SetSpec,
 };
 use super::{train_anchored, Dataset, Trained};
-use aesop_core::hash::fnv1a64;
+use aesop_core::hash::{content_hash, fnv1a64};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
 use aesop_eval::levels::{per_topic_tau, Aligned, LengthAlone, ScoreRow};
@@ -61,9 +61,7 @@ pub fn load_sets(
     let mut read = Vec::new();
     for spec in specs {
         let topics = jsonl::read_set(&spec.path)?;
-        let bytes = std::fs::read(&spec.path)
-            .with_context(|| format!("reading {}", spec.path.display()))?;
-        read.push((fnv1a64(&bytes), topics));
+        read.push((content_hash(&spec.path)?, topics));
     }
     check_overlap(specs, &read, overlap)?;
     let mut out = Vec::new();
@@ -83,7 +81,7 @@ pub fn load_sets(
             record: SetRecord {
                 name: spec.name(),
                 column: spec.column.clone(),
-                content_hash: format!("{hash:016x}"),
+                content_hash: hash,
                 rows: data.len(),
             },
             topics: topics.len(),
@@ -110,7 +108,7 @@ pub fn warn_idle_options(path: &std::path::Path, table: &FeatureTable) {
 /// under another name, or sets cut from one another. Learning from both counts those summaries
 /// twice; evaluating on both tests what was trained on (protocol 1 inflated summary τ from .04
 /// to .22 on a copy of six SummEval topics). `sets[i]` is (content hash, topics) of `specs[i]`.
-fn check_overlap(specs: &[SetSpec], sets: &[(u64, Vec<Topic>)], overlap: Overlap) -> Result<()> {
+fn check_overlap(specs: &[SetSpec], sets: &[(String, Vec<Topic>)], overlap: Overlap) -> Result<()> {
     use std::collections::HashMap;
     // Summary identity: topic id and text (the system name may differ between copies).
     let key = |topic: &Topic, text: &str| fnv1a64(format!("{}\u{0}{text}", topic.topic).as_bytes());
