@@ -488,8 +488,12 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
 
     // The verbs that record each input's content hash refuse it before any work, writing nothing.
     let output = dir.path().join("out.jsonl");
-    let refused: [&[&str]; 3] = [
-        &[
+    let (out_path, set_path) = (
+        output.to_str().expect("utf-8"),
+        set.to_str().expect("utf-8"),
+    );
+    let refused: [Vec<&str>; 4] = [
+        vec![
             "cross-validate",
             "-",
             "--target",
@@ -497,23 +501,41 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
             "--classes",
             "content",
             "-o",
+            out_path,
         ],
-        &["train", "--set=-:relevance", "--classes", "content", "-o"],
-        &[
+        vec![
+            "train",
+            "--set=-:relevance",
+            "--classes",
+            "content",
+            "-o",
+            out_path,
+        ],
+        // The human scores or the predictions from a pipe.
+        vec![
             "evaluate",
+            set_path,
             "--human",
             "-",
             "--target",
             "relevance",
             "--json",
+            out_path,
+        ],
+        vec![
+            "evaluate",
+            "-",
+            "--human",
+            set_path,
+            "--target",
+            "relevance",
+            "--json",
+            out_path,
         ],
     ];
     for args in refused {
         let mut command = common::aesop();
-        command.args(args).arg(&output);
-        if args[0] == "evaluate" {
-            command.arg(&set);
-        }
+        command.args(&args);
         let out = command.write_stdin(text.clone()).output().expect("run");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");

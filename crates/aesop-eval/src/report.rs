@@ -296,6 +296,13 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         bail!("--compare-model names a model of the --compare file: give --compare FILE too");
     }
     aesop_core::output::check_distinct_outputs(&named_outputs(args))?;
+    // The report records every input's content hash: standard input is refused before any read.
+    for input in [&args.predictions, &args.human]
+        .into_iter()
+        .chain(&args.compare)
+    {
+        aesop_core::hash::check_hashable(input)?;
+    }
     let human = read_human(&args.human, &args.target)?;
     let predicted = args.predicted.as_deref().unwrap_or(&args.target);
     // Lines of several sets (a pooled cross-validation): the human file's own by default.
