@@ -25,7 +25,7 @@ pub fn content_hash_of(bytes: &[u8]) -> String {
 /// a pipe's bytes cannot be hashed before they are read and cannot be read again. Checked before
 /// any work, so the error comes first rather than after a long run.
 pub fn check_hashable(path: &Path) -> Result<()> {
-    if path.as_os_str() == "-" {
+    if crate::input::names_stdin(path) {
         bail!(
             "-: this command records each input's content hash, so it reads its inputs from \
              files, not standard input (`aesop score -` and `aesop features -` stream a set \
@@ -35,22 +35,15 @@ pub fn check_hashable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The content hash of the file at `path` ([`content_hash_of`] its bytes). A name ending in `.gz`
-/// is hashed decompressed, as the verbs read it: a set and its gzip copy are one set in reports,
-/// model cards and the overlap checks, whatever the compression level.
+/// The content hash of the file at `path` ([`content_hash_of`] its bytes), of the text it holds
+/// as [`crate::input::open`] reads it: a `.gz` file hashes decompressed, so a set and its gzip
+/// copy are one set in reports, model cards and the overlap checks, whatever the compression.
 pub fn content_hash(path: &Path) -> Result<String> {
     check_hashable(path)?;
-    let mut bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
-    {
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .read_to_end(&mut text)
-            .with_context(|| format!("{}: not valid gzip", path.display()))?;
-        bytes = text;
-    }
+    let mut bytes = Vec::new();
+    crate::input::open(path)?
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
     Ok(content_hash_of(&bytes))
 }
 
@@ -84,7 +77,7 @@ mod tests {
         std::fs::write(&fake, b"{}").expect("write");
         let message = format!("{:#}", content_hash(&fake).expect_err("not gzip"));
         assert!(
-            message.contains("fake.jsonl.gz: not valid gzip"),
+            message.contains("fake.jsonl.gz: cannot read: not valid gzip"),
             "{message}"
         );
         let message = format!("{:#}", content_hash(Path::new("-")).expect_err("stdin"));

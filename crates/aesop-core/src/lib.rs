@@ -1,9 +1,11 @@
-//! Utilities every layer of aesop shares: safe output files ([`output`]), content hashes of inputs ([`hash`]), whether to draw progress ([`progress`]), the seeded random
+//! Utilities every layer of aesop shares: how inputs are opened ([`input`]), safe output files
+//! ([`output`]), content hashes of inputs ([`hash`]), whether to draw progress ([`progress`]), the seeded random
 //! generator ([`rng`]), the varint coding of the compact binary files ([`varint`]), which aesop
 //! wrote a file ([`version`]), and the
 //! messages on standard error ([`eprintln_quiet!`]).
 
 pub mod hash;
+pub mod input;
 pub mod output;
 pub mod progress;
 pub mod rng;

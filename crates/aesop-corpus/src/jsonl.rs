@@ -9,13 +9,12 @@
 
 use super::{Document, Extra, Query, Reference, Summary, Topic};
 use anyhow::{Context, Result};
-use flate2::bufread::MultiGzDecoder;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 /// A problem with one field of one topic, e.g. `summaries[3].scores.relevance: expected a number`.
@@ -54,48 +53,16 @@ pub fn read_set(path: &Path) -> Result<Vec<Topic>> {
     open_set(path)?.collect()
 }
 
-/// Whether `path` is `-`, which names standard input where a judgment set is read.
-pub fn names_stdin(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
 /// Open a judgment set for streaming: an iterator over its topics, in file order. `-` reads
 /// standard input, so a set can come from a pipe (`aesop import … -o - | aesop score -`); a
-/// name ending in `.gz` is decompressed as it is read (gzip, several members allowed), so sets
-/// may be kept compressed.
+/// name ending in `.gz` is read decompressed ([`aesop_core::input::open`]).
 pub fn open_set(path: &Path) -> Result<SetReader<Box<dyn BufRead + Send>>> {
-    if names_stdin(path) {
+    if aesop_core::input::names_stdin(path) {
         let input: Box<dyn BufRead + Send> = Box::new(BufReader::new(std::io::stdin()));
         return Ok(SetReader::new(input, "standard input"));
     }
-    let file =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let gzipped = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    let input: Box<dyn BufRead + Send> = if gzipped {
-        Box::new(BufReader::new(Gunzip(MultiGzDecoder::new(BufReader::new(
-            file,
-        )))))
-    } else {
-        Box::new(BufReader::new(file))
-    };
+    let input = aesop_core::input::open(path)?;
     Ok(SetReader::new(input, path.display().to_string()))
-}
-
-/// A gzip stream whose read errors say that decompressing failed: a file named `.gz` that is not
-/// gzip, or was cut short, otherwise reads as "unexpected end of file" at some line.
-struct Gunzip<R>(MultiGzDecoder<R>);
-
-impl<R: BufRead> Read for Gunzip<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.0.read(buf).map_err(|e| {
-            std::io::Error::new(
-                e.kind(),
-                format!("not valid gzip ({e}); a name ending in .gz is read decompressed"),
-            )
-        })
-    }
 }
 
 /// Iterator over the topics of a judgment set read from any buffered reader. `label` (usually

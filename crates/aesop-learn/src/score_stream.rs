@@ -383,7 +383,7 @@ pub fn score_streaming(
     );
     let (topics, source): (Box<dyn Iterator<Item = Result<Topic>> + Send>, String) = match &args.set
     {
-        Some(set) if jsonl::names_stdin(set) => (
+        Some(set) if aesop_core::input::names_stdin(set) => (
             Box::new(jsonl::open_set(set)?),
             "standard input".to_string(),
         ),
