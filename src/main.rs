@@ -61,7 +61,8 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         format: String,
         /// File or directory to read.
         path: PathBuf,
-        /// Judgment set to write (`-`: standard output).
+        /// Judgment set to write (`-`: standard output; a name ending in .gz is written
+        /// gzip-compressed).
         #[arg(short, long)]
         output: PathBuf,
         #[command(flatten)]
@@ -502,7 +503,9 @@ fn dispatch(command: Command) -> Result<()> {
                         .and_then(|()| stdout.flush().context("writing standard output"))
                         .map_err(|e| incomplete_on_stdout(e, true))?;
                 } else {
-                    OutputFile::write_with(&output, &[&path], |file| write_topics(&topics, file))?;
+                    OutputFile::write_with_gzip_by_name(&output, &[&path], |file| {
+                        write_topics(&topics, file)
+                    })?;
                 }
                 Ok(topics)
             });

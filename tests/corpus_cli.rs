@@ -26,6 +26,30 @@ fn import_tac_fixture_writes_a_readable_set() {
 }
 
 #[test]
+fn an_import_named_gz_is_written_compressed_and_reads_as_the_plain_set() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (plain, gzipped) = (
+        dir.path().join("tac.jsonl"),
+        dir.path().join("tac.jsonl.gz"),
+    );
+    run_import("tac", &common::fixture("tac2008"), &plain).success();
+    run_import("tac", &common::fixture("tac2008"), &gzipped).success();
+    let bytes = std::fs::read(&gzipped).expect("read");
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
+        &mut text,
+    )
+    .expect("gunzip");
+    assert_eq!(text, std::fs::read(&plain).expect("read"));
+    assert_eq!(
+        aesop::corpus::jsonl::read_set(&gzipped).expect("gzipped set"),
+        aesop::corpus::jsonl::read_set(&plain).expect("plain set")
+    );
+}
+
+#[test]
 fn import_error_names_the_file_and_fails() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fixture = common::fixture("bad/summeval_bad_score.jsonl");

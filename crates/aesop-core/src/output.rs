@@ -270,6 +270,25 @@ impl OutputFile {
         out.commit()
     }
 
+    /// [`OutputFile::write_with`], gzip-compressed when the name ends in `.gz`, as
+    /// [`crate::input::open`] reads such a file back: a judgment set written as `set.jsonl.gz`
+    /// is one every verb reads.
+    pub fn write_with_gzip_by_name(
+        path: &Path,
+        inputs: &[&Path],
+        write: impl FnOnce(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        OutputFile::write_with(path, inputs, |file| {
+            if !crate::input::is_gzip_name(path) {
+                return write(file);
+            }
+            let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            write(&mut encoder)?;
+            encoder.finish().context("compressing")?;
+            Ok(())
+        })
+    }
+
     /// Write `bytes` as the whole output (the safe replacement of `std::fs::write`).
     pub fn write_all_to(path: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<()> {
         Self::write_with(path, inputs, |out| {
