@@ -181,7 +181,8 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         set: PathBuf,
         #[arg(long, value_delimiter = ',', help = aesop::features::registry::classes_help())]
         classes: Vec<String>,
-        /// Output file: .csv or .jsonl (default, or `-`: CSV on standard output).
+        /// Output file: .csv or .jsonl, either gzip-compressed when named .gz (default, or `-`:
+        /// CSV on standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -503,9 +504,7 @@ fn dispatch(command: Command) -> Result<()> {
                         .and_then(|()| stdout.flush().context("writing standard output"))
                         .map_err(|e| incomplete_on_stdout(e, true))?;
                 } else {
-                    OutputFile::write_with_gzip_by_name(&output, &[&path], |file| {
-                        write_topics(&topics, file)
-                    })?;
+                    OutputFile::write_with(&output, &[&path], |file| write_topics(&topics, file))?;
                 }
                 Ok(topics)
             });

@@ -342,3 +342,119 @@ fn a_closed_standard_error_neither_panics_nor_changes_the_exit_code() {
     ]);
     assert_eq!(failed.code(), Some(1));
 }
+
+/// The bytes of a gzip file, decompressed; fails unless the file starts with gzip's magic.
+fn gunzip(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "{}: gzip magic", path.display());
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
+        &mut text,
+    )
+    .unwrap();
+    text
+}
+
+/// `aesop ARGS…` that must succeed; its standard output.
+fn run_ok(args: &[&std::ffi::OsStr]) -> String {
+    let out = common::aesop().args(args).output().unwrap();
+    assert!(out.status.success(), "aesop {args:?}: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Any output named `.gz` is written compressed and any input so named read decompressed
+/// (docs/JUDGMENT_SETS.md): until only `import` compressed, `features -o f.csv.gz`, `score -o
+/// p.jsonl.gz` and `train -o m.aesop.gz` wrote plain text under a gzip name, which the readers
+/// (evaluate, `--model`) then refused as "not valid gzip". Each compressed output here holds
+/// exactly the plain output's bytes, keeps the plain name's format, and reads back the same.
+#[test]
+fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = crate::cli_verbs::imported_sample(dir.path(), "set.jsonl");
+    let path = |name: &str| dir.path().join(name);
+    let os = |p: &Path| p.as_os_str().to_owned();
+    let (set_arg, human) = (os(&set), std::ffi::OsString::from("--human"));
+
+    // Features: CSV by the plain name, the same bytes; evaluate reads either the same.
+    for name in ["f.csv", "f.csv.gz"] {
+        features(&set, &path(name));
+    }
+    assert_eq!(
+        gunzip(&path("f.csv.gz")),
+        std::fs::read(path("f.csv")).unwrap()
+    );
+    assert!(String::from_utf8(gunzip(&path("f.csv.gz")))
+        .unwrap()
+        .starts_with("topic,system,surface."));
+    // `aesop evaluate FILE EXTRA… --human SET --target relevance`, the file's name masked.
+    let evaluate = |file: &Path, extra: &[&str]| {
+        let mut args = vec![std::ffi::OsString::from("evaluate"), os(file)];
+        args.extend(extra.iter().map(std::ffi::OsString::from));
+        args.extend([human.clone(), set_arg.clone()]);
+        args.extend(["--target", "relevance", "--bootstrap", "0"].map(std::ffi::OsString::from));
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        run_ok(&args).replace(&file.display().to_string(), "FILE")
+    };
+    let evaluate_feature = |file: &Path| evaluate(file, &["--feature", "surface.summary_tokens"]);
+    let plain = evaluate_feature(&path("f.csv"));
+    assert!(plain.contains("summary"), "{plain}");
+    assert_eq!(evaluate_feature(&path("f.csv.gz")), plain);
+
+    // A model: the same bytes compressed; scored by name `m` either way, the same predictions.
+    for name in ["m.aesop", "m.aesop.gz"] {
+        common::train(
+            &set,
+            &["--target", "relevance", "--classes", "surface"],
+            &path(name),
+        );
+    }
+    assert_eq!(
+        gunzip(&path("m.aesop.gz")),
+        std::fs::read(path("m.aesop")).unwrap()
+    );
+    let card = run_ok(&["models".as_ref(), path("m.aesop.gz").as_os_str()]);
+    assert!(card.contains("Predicts `relevance`"), "{card}");
+    for (model, output) in [
+        ("m.aesop", "p.jsonl"),
+        ("m.aesop.gz", "p.jsonl.gz"),
+        ("m.aesop.gz", "p.csv.gz"),
+    ] {
+        run_ok(&[
+            "score".as_ref(),
+            set_arg.as_os_str(),
+            "--model".as_ref(),
+            path(model).as_os_str(),
+            "-o".as_ref(),
+            path(output).as_os_str(),
+        ]);
+    }
+    let predictions = std::fs::read(path("p.jsonl")).unwrap();
+    assert!(String::from_utf8_lossy(&predictions).contains(r#""model":"m""#));
+    assert_eq!(gunzip(&path("p.jsonl.gz")), predictions);
+    assert!(String::from_utf8(gunzip(&path("p.csv.gz")))
+        .unwrap()
+        .starts_with("topic,system,m"));
+
+    // Predictions read back by evaluate, compressed or not, give the same figures.
+    assert_eq!(
+        evaluate(&path("p.jsonl.gz"), &[]),
+        evaluate(&path("p.jsonl"), &[])
+    );
+
+    // A file named .gz that is not gzip is an error naming it, not a model read as garbage.
+    std::fs::copy(path("m.aesop"), path("fake.aesop.gz")).unwrap();
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(path("fake.aesop.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains("fake.aesop.gz") && message.contains("not valid gzip"),
+        "{message}"
+    );
+}

@@ -1,8 +1,7 @@
 //! Content hashes of input files, as model cards and reports record them: which bytes a figure
 //! was measured on, whatever the file is called.
 
-use anyhow::{bail, Context, Result};
-use std::io::Read;
+use anyhow::{bail, Result};
 use std::path::Path;
 
 /// FNV-1a 64: a simple content hash for training-set identity and payload integrity
@@ -40,11 +39,7 @@ pub fn check_hashable(path: &Path) -> Result<()> {
 /// copy are one set in reports, model cards and the overlap checks, whatever the compression.
 pub fn content_hash(path: &Path) -> Result<String> {
     check_hashable(path)?;
-    let mut bytes = Vec::new();
-    crate::input::open(path)?
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    Ok(content_hash_of(&bytes))
+    Ok(content_hash_of(&crate::input::read_bytes(path)?))
 }
 
 #[cfg(test)]

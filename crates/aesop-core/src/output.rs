@@ -6,9 +6,12 @@
 //! did not name it. [`OutputFile`] checks the destination before anything is written, writes to a
 //! temporary file in the destination's directory, and only a successful [`OutputFile::commit`]
 //! (flush, fsync, atomic rename) puts it in place. Dropping it uncommitted removes the temporary
-//! file: there is never a partial output.
+//! file: there is never a partial output. A destination whose name ends in `.gz` is written
+//! gzip-compressed, as [`crate::input::open`] reads such a name back.
 
 use anyhow::{bail, Context, Result};
+use flate2::write::GzEncoder;
+use flate2::Compression;
 use std::fs::Permissions;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -81,14 +84,68 @@ pub struct OutputFile {
     dest: PathBuf,
     /// Permissions of the existing destination, kept on the new file.
     keep_permissions: Option<Permissions>,
-    temp: Option<BufWriter<NamedTempFile>>,
+    temp: Option<Sink>,
+}
+
+/// The temporary file being written: as it is, or through a gzip encoder (a `.gz` name).
+enum Sink {
+    Plain(BufWriter<NamedTempFile>),
+    // Boxed: the encoder's state would make every output as large.
+    Gzip(Box<GzEncoder<BufWriter<NamedTempFile>>>),
+}
+
+impl Sink {
+    fn new(temp: NamedTempFile, gzip: bool) -> Sink {
+        let file = BufWriter::with_capacity(1 << 16, temp);
+        if gzip {
+            Sink::Gzip(Box::new(GzEncoder::new(file, Compression::default())))
+        } else {
+            Sink::Plain(file)
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Plain(file) => file,
+            Sink::Gzip(encoder) => &mut **encoder,
+        }
+    }
+
+    /// The temporary file (under the encoder, if any).
+    fn file(&self) -> &NamedTempFile {
+        match self {
+            Sink::Plain(file) => file.get_ref(),
+            Sink::Gzip(encoder) => encoder.get_ref().get_ref(),
+        }
+    }
+
+    /// Write what is buffered, the gzip trailer included, to the temporary file.
+    fn flush_all(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(file) => file.flush(),
+            Sink::Gzip(encoder) => {
+                encoder.try_finish()?;
+                encoder.get_mut().flush()
+            }
+        }
+    }
+
+    /// The temporary file, once [`Sink::flush_all`] has written everything.
+    fn into_file(self) -> std::io::Result<NamedTempFile> {
+        let file = match self {
+            Sink::Plain(file) => file,
+            Sink::Gzip(encoder) => encoder.finish()?,
+        };
+        file.into_inner().map_err(|e| e.into_error())
+    }
 }
 
 impl OutputFile {
     /// Checks `path` (refused: the same file as any of `inputs`, also via another path, a hard
     /// link or a symbolic link — device and inode are compared; an existing file that is not a
     /// regular file; a read-only file), resolves symbolic links (the output is written through
-    /// them), and opens a temporary file in the destination's directory.
+    /// them), and opens a temporary file in the destination's directory. A `path` ending in
+    /// `.gz` is written gzip-compressed.
     pub fn create(path: &Path, inputs: &[&Path]) -> Result<OutputFile> {
         if names_stdout(path) {
             bail!("`-` (standard output) cannot take this output; name a file");
@@ -183,7 +240,7 @@ impl OutputFile {
             shown,
             dest,
             keep_permissions,
-            temp: Some(BufWriter::with_capacity(1 << 16, temp)),
+            temp: Some(Sink::new(temp, crate::input::is_gzip_name(path))),
         })
     }
 
@@ -203,11 +260,10 @@ impl OutputFile {
     /// of [`OutputFile::commit`], where writing can still fail.
     fn finish(&mut self) -> Result<()> {
         let shown = self.shown.display().to_string();
-        let writer = self.temp.as_mut().context("output already committed")?;
-        writer
-            .flush()
+        let sink = self.temp.as_mut().context("output already committed")?;
+        sink.flush_all()
             .with_context(|| format!("{shown}: cannot write"))?;
-        let temp = writer.get_ref();
+        let temp = sink.file();
         if let Some(perms) = &self.keep_permissions {
             std::fs::set_permissions(temp.path(), perms.clone())
                 .with_context(|| format!("{shown}: cannot set permissions"))?;
@@ -220,10 +276,9 @@ impl OutputFile {
     /// Rename the finished temporary file onto the destination.
     fn persist(mut self) -> Result<()> {
         let shown = self.shown.display().to_string();
-        let writer = self.temp.take().context("output already committed")?;
-        let temp = writer
-            .into_inner()
-            .map_err(|e| e.into_error())
+        let sink = self.temp.take().context("output already committed")?;
+        let temp = sink
+            .into_file()
             .with_context(|| format!("{shown}: cannot write"))?;
         forget_pending(temp.path());
         temp.persist(&self.dest)
@@ -270,25 +325,6 @@ impl OutputFile {
         out.commit()
     }
 
-    /// [`OutputFile::write_with`], gzip-compressed when the name ends in `.gz`, as
-    /// [`crate::input::open`] reads such a file back: a judgment set written as `set.jsonl.gz`
-    /// is one every verb reads.
-    pub fn write_with_gzip_by_name(
-        path: &Path,
-        inputs: &[&Path],
-        write: impl FnOnce(&mut dyn Write) -> Result<()>,
-    ) -> Result<()> {
-        OutputFile::write_with(path, inputs, |file| {
-            if !crate::input::is_gzip_name(path) {
-                return write(file);
-            }
-            let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::default());
-            write(&mut encoder)?;
-            encoder.finish().context("compressing")?;
-            Ok(())
-        })
-    }
-
     /// Write `bytes` as the whole output (the safe replacement of `std::fs::write`).
     pub fn write_all_to(path: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<()> {
         Self::write_with(path, inputs, |out| {
@@ -297,9 +333,10 @@ impl OutputFile {
         })
     }
 
-    fn writer(&mut self) -> std::io::Result<&mut BufWriter<NamedTempFile>> {
+    fn writer(&mut self) -> std::io::Result<&mut dyn Write> {
         self.temp
             .as_mut()
+            .map(Sink::writer)
             .ok_or_else(|| std::io::Error::other("output already committed"))
     }
 
@@ -361,8 +398,8 @@ fn forget_pending(path: &Path) {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         // Uncommitted: `NamedTempFile` removes the file as it drops.
-        if let Some(writer) = &self.temp {
-            forget_pending(writer.get_ref().path());
+        if let Some(sink) = &self.temp {
+            forget_pending(sink.file().path());
         }
     }
 }
@@ -492,5 +529,23 @@ mod tests {
         assert!(format!("{err:#}").contains("out.txt"), "{err:#}");
         assert!(!path.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_gz_name_is_written_compressed_and_reads_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl.gz");
+        OutputFile::write_all_to(&path, &[], b"{\"a\": 1}\n").unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
+        assert_eq!(crate::input::read_bytes(&path).unwrap(), b"{\"a\": 1}\n");
+        // Uncommitted, a compressed output leaves nothing either.
+        let other = dir.path().join("other.csv.gz");
+        {
+            let mut out = OutputFile::create(&other, &[]).unwrap();
+            out.write_all(b"partial").unwrap();
+        }
+        assert!(!other.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

@@ -347,9 +347,10 @@ pub enum TableFormat {
 }
 
 impl TableFormat {
-    /// The format a file name implies (`.jsonl`/`.json` → JSONL, anything else CSV).
+    /// The format a file name implies (`.jsonl`/`.json` → JSONL, anything else CSV), read
+    /// through a trailing `.gz` (`features.jsonl.gz` is JSON Lines, written compressed).
     pub fn from_path(path: &std::path::Path) -> TableFormat {
-        match path.extension().and_then(|e| e.to_str()) {
+        match aesop_core::input::format_extension(path).as_deref() {
             Some("jsonl") | Some("json") => TableFormat::Jsonl,
             _ => TableFormat::Csv,
         }

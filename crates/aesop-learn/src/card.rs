@@ -8,7 +8,7 @@
 use crate::learners::{Fitted, Hyper};
 use crate::model_file::{header_of, FeatureOptionsRecord, ModelFile};
 use aesop_features::FeatureOptions;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 use std::path::Path;
@@ -19,7 +19,7 @@ const WEIGHTS_SHOWN: usize = 10;
 /// The card of the model file at `path`: Markdown text, or with `json` a JSON object holding
 /// the same facts (and every weight, and the stored report parsed).
 pub fn describe_file(path: &Path, json: bool) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+    let bytes = crate::model_file::read_model_bytes(path)?;
     let file = path.display().to_string();
     let model = ModelFile::from_bytes(&bytes, &file)?;
     let facts = card_facts(&model, &file, header_of(&bytes));

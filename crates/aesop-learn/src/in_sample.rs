@@ -11,7 +11,7 @@
 
 use super::builtin;
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 /// Warnings for `evaluate PREDICTIONS --human HUMAN --target TARGET` when a built-in model that
@@ -60,10 +60,10 @@ pub fn in_sample_warnings(predictions: &Path, human: &Path, target: &str) -> Vec
 /// The distinct `model` names of the predictions for `target` (lines without `target` count).
 fn prediction_models(path: &Path, target: &str) -> BTreeSet<String> {
     let mut models = BTreeSet::new();
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = aesop_core::input::open(path) else {
         return models;
     };
-    for line in BufReader::new(file).lines().map_while(Result::ok) {
+    for line in file.lines().map_while(Result::ok) {
         let Ok(serde_json::Value::Object(object)) = serde_json::from_str(&line) else {
             continue;
         };

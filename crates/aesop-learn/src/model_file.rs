@@ -274,6 +274,12 @@ impl From<&NeuralRecord> for NeuralOptions {
     }
 }
 
+/// The bytes of the model file at `path`, decompressed when its name ends in `.gz` (as `train -o
+/// m.json.gz` writes it); errors name the file.
+pub fn read_model_bytes(path: &Path) -> Result<Vec<u8>> {
+    aesop_core::input::read_bytes(path).with_context(|| format!("reading model {}", path.display()))
+}
+
 /// A model file's format version and the aesop version that wrote it, read from its header;
 /// `None` when the bytes do not start with a whole header.
 pub fn header_of(bytes: &[u8]) -> Option<(u32, String)> {
@@ -495,8 +501,7 @@ impl ModelFile {
     }
 
     pub fn load(path: &Path) -> Result<ModelFile> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let bytes = read_model_bytes(path)?;
         Ok(ModelFile::from_bytes(&bytes, &path.display().to_string())?)
     }
 

@@ -47,11 +47,13 @@ pub struct ScoreArgs {
     /// Plain-text human reference summaries (optional).
     #[cfg_attr(feature = "cli", arg(long, num_args = 1..))]
     pub reference: Vec<PathBuf>,
-    /// Predictions to write (JSON Lines); standard output when omitted or `-`.
+    /// Predictions to write (JSON Lines; gzip-compressed when named .gz); standard output when
+    /// omitted or `-`.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: Option<PathBuf>,
     /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
-    /// one column per model). Default: CSV for an output ending in .csv, else JSON Lines.
+    /// one column per model). Default: CSV for an output ending in .csv (or .csv.gz), else JSON
+    /// Lines.
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub format: Option<ScoreFormat>,
 }
@@ -77,8 +79,7 @@ impl ScoreArgs {
     /// The one topic built from the plain-text files (when no judgment set is given).
     pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
         let read = |path: &PathBuf| -> Result<(String, String)> {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+            let bytes = aesop_core::input::read_bytes(path)?;
             let text = String::from_utf8(bytes).map_err(|e| {
                 anyhow::anyhow!(
                     "{}: not UTF-8 (invalid byte at offset {})",
@@ -142,12 +143,15 @@ pub enum ScoreFormat {
 }
 
 impl ScoreFormat {
-    /// `--format` when given, else CSV for a `.csv` output and JSON Lines otherwise.
+    /// `--format` when given, else CSV for a `.csv` (or `.csv.gz`) output and JSON Lines
+    /// otherwise.
     pub fn resolve(format: Option<ScoreFormat>, output: Option<&Path>) -> ScoreFormat {
-        format.unwrap_or_else(|| match output.and_then(|p| p.extension()) {
-            Some(ext) if ext.eq_ignore_ascii_case("csv") => ScoreFormat::Csv,
-            _ => ScoreFormat::Jsonl,
-        })
+        format.unwrap_or_else(
+            || match output.and_then(aesop_core::input::format_extension) {
+                Some(ext) if ext == "csv" => ScoreFormat::Csv,
+                _ => ScoreFormat::Jsonl,
+            },
+        )
     }
 }
 

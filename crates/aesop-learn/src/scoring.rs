@@ -44,15 +44,11 @@ impl NamedModel {
 
     /// A model file, named `name` (the file stem when `None`).
     pub fn from_file(path: &Path, name: Option<&str>) -> Result<NamedModel> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let bytes = crate::model_file::read_model_bytes(path)?;
         let model = ModelFile::from_bytes(&bytes, &path.display().to_string())?;
         let name = match name {
             Some(n) => n.to_string(),
-            None => path.file_stem().map_or_else(
-                || path.display().to_string(),
-                |s| s.to_string_lossy().into_owned(),
-            ),
+            None => model_name_of(path).unwrap_or_else(|| path.display().to_string()),
         };
         Ok(NamedModel {
             name,
@@ -125,6 +121,14 @@ pub fn split_model_spec(text: &str) -> std::result::Result<(Option<String>, Path
         return Err("expected PATH or NAME=PATH, got ''".to_string());
     }
     Ok((None, PathBuf::from(text)))
+}
+
+/// The name a model file goes by when none is given: its file stem, read through a trailing
+/// `.gz` (`m.json.gz` is `m`, as `m.json` is).
+pub fn model_name_of(path: &Path) -> Option<String> {
+    aesop_core::input::plain_name(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
 }
 
 /// Every classic built-in model, loaded.

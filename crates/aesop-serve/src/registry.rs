@@ -27,9 +27,7 @@ impl FromStr for ModelSpec {
         let (name, path) = aesop_learn::scoring::split_model_spec(text)?;
         let name = match name {
             Some(name) => name,
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
+            None => aesop_learn::scoring::model_name_of(&path)
                 .filter(|s| !s.contains(char::is_whitespace))
                 .ok_or_else(|| {
                     format!("'{text}': no usable model name in the file name; give NAME=PATH")

@@ -301,10 +301,10 @@ fn foreign_format(format: &str, path: &Path) -> Option<&'static str> {
 }
 
 /// The bytes of `path` without a leading UTF-8 byte-order mark (Windows editors write one; the
-/// judgment-set reader skips it too). Every importer reads its files through this or [`read_text`].
+/// judgment-set reader skips it too), decompressed when the name ends in `.gz`. Every importer
+/// reads its files through this or [`read_text`].
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let mut bytes =
-        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut bytes = aesop_core::input::read_bytes(path)?;
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
     }

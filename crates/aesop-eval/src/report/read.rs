@@ -7,7 +7,7 @@ use aesop_corpus::jsonl;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 /// One summary's human score, with its length for the statistics at matched length.
@@ -147,8 +147,7 @@ pub(super) fn read_metric_for(
 }
 
 fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut reader = csv::Reader::from_reader(aesop_core::input::open(path)?);
     let headers = reader
         .headers()
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
@@ -243,12 +242,9 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
         .map(|base| (base, true))
 }
 
-/// Each non-blank line of a JSON Lines file as an object, with its line number.
-/// Whether `path` names a CSV file (by its extension).
+/// Whether `path` names a CSV file (by its extension, through a trailing `.gz`).
 fn is_csv(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    aesop_core::input::format_extension(path).is_some_and(|e| e == "csv")
 }
 
 /// Whether `path` is a JSON Lines predictions file: its first record has a `score`, which
@@ -258,10 +254,10 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
     if is_csv(path) {
         return false;
     }
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = aesop_core::input::open(path) else {
         return false;
     };
-    let first = BufReader::new(file)
+    let first = file
         .lines()
         .map_while(std::result::Result::ok)
         .find(|l| !l.trim().is_empty());
@@ -271,11 +267,11 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
     })
 }
 
+/// Each non-blank line of a JSON Lines file as an object, with its line number.
 fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let file = aesop_core::input::open(path)?;
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in file.lines().enumerate() {
         let line_number = i + 1;
         let line =
             line.with_context(|| format!("{}:{line_number}: cannot read", path.display()))?;

@@ -23,7 +23,9 @@ pub(super) fn read_training_report(
 ) -> Result<(String, Option<f64>)> {
     use serde_json::Value;
     let shown = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading report {shown}"))?;
+    let bytes =
+        aesop_core::input::read_bytes(path).with_context(|| format!("reading report {shown}"))?;
+    let text = String::from_utf8(bytes).with_context(|| format!("{shown}: not UTF-8"))?;
     let value: Value = serde_json::from_str(&text).with_context(|| format!("{shown}: not JSON"))?;
     let Some(report) = value.as_object() else {
         bail!(
