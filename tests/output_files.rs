@@ -442,6 +442,86 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
         evaluate(&path("p.jsonl"), &[])
     );
 
+    // A protocol-1 report written compressed is stored by `train --report` from it.
+    run_ok(&[
+        "cross-validate".as_ref(),
+        set_arg.as_os_str(),
+        "--target".as_ref(),
+        "relevance".as_ref(),
+        "--classes".as_ref(),
+        "surface".as_ref(),
+        "-o".as_ref(),
+        path("oof.jsonl.gz").as_os_str(),
+        "--report".as_ref(),
+        path("r.json.gz").as_os_str(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&gunzip(&path("r.json.gz"))).unwrap();
+    assert!(report.is_object(), "{report}");
+    assert!(!evaluate(&path("oof.jsonl.gz"), &[]).is_empty());
+    let report_path = path("r.json.gz");
+    let report_arg = report_path.to_str().unwrap();
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "surface",
+            "--report",
+            report_arg,
+        ],
+        &path("m-report.aesop"),
+    );
+    let card = run_ok(&["models".as_ref(), path("m-report.aesop").as_os_str()]);
+    assert!(
+        card.contains("Mean absolute error on held-out data"),
+        "{card}"
+    );
+    // The sources of an import and the plain-text files of `score`, compressed by anyone.
+    let compress = |from: &Path, to: &str| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut encoder, &std::fs::read(from).unwrap()).unwrap();
+        std::fs::write(path(to), encoder.finish().unwrap()).unwrap();
+        path(to)
+    };
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+    let sample = compress(&examples.join("summeval-sample.jsonl"), "sample.jsonl.gz");
+    run_ok(&[
+        "import".as_ref(),
+        "summeval".as_ref(),
+        sample.as_os_str(),
+        "-o".as_ref(),
+        path("again.jsonl").as_os_str(),
+    ]);
+    assert_eq!(
+        std::fs::read(path("again.jsonl")).unwrap(),
+        std::fs::read(&set).unwrap()
+    );
+    let score_texts = |article: &Path, summary: &Path| {
+        run_ok(&[
+            "score".as_ref(),
+            "--documents".as_ref(),
+            article.as_os_str(),
+            "--summary".as_ref(),
+            summary.as_os_str(),
+            "--model".as_ref(),
+            "builtin:readability".as_ref(),
+            "--format".as_ref(),
+            "csv".as_ref(),
+        ])
+    };
+    let (article, mine) = (examples.join("article.txt"), examples.join("mine.txt"));
+    let plain = score_texts(&article, &mine);
+    assert!(plain.contains("mine.txt"), "{plain}");
+    assert_eq!(
+        score_texts(
+            &compress(&article, "article.txt.gz"),
+            &compress(&mine, "mine.txt.gz")
+        )
+        .replace("mine.txt.gz", "mine.txt"),
+        plain
+    );
+
     // A file named .gz that is not gzip is an error naming it, not a model read as garbage.
     std::fs::copy(path("m.aesop"), path("fake.aesop.gz")).unwrap();
     let out = common::aesop()
