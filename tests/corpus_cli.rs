@@ -34,15 +34,10 @@ fn an_import_named_gz_is_written_compressed_and_reads_as_the_plain_set() {
     );
     run_import("tac", &common::fixture("tac2008"), &plain).success();
     run_import("tac", &common::fixture("tac2008"), &gzipped).success();
-    let bytes = std::fs::read(&gzipped).expect("read");
-    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
-    let mut text = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
-        &mut text,
-    )
-    .expect("gunzip");
-    assert_eq!(text, std::fs::read(&plain).expect("read"));
+    assert_eq!(
+        common::gunzip(&gzipped),
+        std::fs::read(&plain).expect("read")
+    );
     assert_eq!(
         aesop::corpus::jsonl::read_set(&gzipped).expect("gzipped set"),
         aesop::corpus::jsonl::read_set(&plain).expect("plain set")

@@ -343,19 +343,6 @@ fn a_closed_standard_error_neither_panics_nor_changes_the_exit_code() {
     assert_eq!(failed.code(), Some(1));
 }
 
-/// The bytes of a gzip file, decompressed; fails unless the file starts with gzip's magic.
-fn gunzip(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "{}: gzip magic", path.display());
-    let mut text = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
-        &mut text,
-    )
-    .unwrap();
-    text
-}
-
 /// `aesop ARGS…` that must succeed; its standard output.
 fn run_ok(args: &[&std::ffi::OsStr]) -> String {
     let out = common::aesop().args(args).output().unwrap();
@@ -381,10 +368,10 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
         features(&set, &path(name));
     }
     assert_eq!(
-        gunzip(&path("f.csv.gz")),
+        common::gunzip(&path("f.csv.gz")),
         std::fs::read(path("f.csv")).unwrap()
     );
-    assert!(String::from_utf8(gunzip(&path("f.csv.gz")))
+    assert!(String::from_utf8(common::gunzip(&path("f.csv.gz")))
         .unwrap()
         .starts_with("topic,system,surface."));
     // `aesop evaluate FILE EXTRA… --human SET --target relevance`, the file's name masked.
@@ -410,7 +397,7 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
         );
     }
     assert_eq!(
-        gunzip(&path("m.aesop.gz")),
+        common::gunzip(&path("m.aesop.gz")),
         std::fs::read(path("m.aesop")).unwrap()
     );
     let card = run_ok(&["models".as_ref(), path("m.aesop.gz").as_os_str()]);
@@ -431,8 +418,8 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
     }
     let predictions = std::fs::read(path("p.jsonl")).unwrap();
     assert!(String::from_utf8_lossy(&predictions).contains(r#""model":"m""#));
-    assert_eq!(gunzip(&path("p.jsonl.gz")), predictions);
-    assert!(String::from_utf8(gunzip(&path("p.csv.gz")))
+    assert_eq!(common::gunzip(&path("p.jsonl.gz")), predictions);
+    assert!(String::from_utf8(common::gunzip(&path("p.csv.gz")))
         .unwrap()
         .starts_with("topic,system,m"));
 
@@ -455,7 +442,8 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
         "--report".as_ref(),
         path("r.json.gz").as_os_str(),
     ]);
-    let report: serde_json::Value = serde_json::from_slice(&gunzip(&path("r.json.gz"))).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&common::gunzip(&path("r.json.gz"))).unwrap();
     assert!(report.is_object(), "{report}");
     assert!(!evaluate(&path("oof.jsonl.gz"), &[]).is_empty());
     let report_path = path("r.json.gz");

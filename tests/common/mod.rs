@@ -84,6 +84,20 @@ pub fn topic_with_summaries(texts: &[&str]) -> aesop::corpus::Topic {
     topic
 }
 
+/// The bytes of a gzip file, decompressed; fails unless the file starts with gzip's magic
+/// (what aesop writes for an output named `.gz`).
+pub fn gunzip(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("read");
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "{}: gzip magic", path.display());
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
+        &mut text,
+    )
+    .expect("gunzip");
+    text
+}
+
 // ---- training a model through the CLI ----
 
 /// `aesop train SET ARGS… -o MODEL`, run to its end: status, stdout and stderr, for the caller
