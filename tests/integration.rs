@@ -7,6 +7,7 @@
 mod common;
 
 mod alignment_features;
+mod arcs_features;
 mod cli_bad_inputs;
 mod cli_features;
 mod cli_verbs;

@@ -14,6 +14,22 @@ def human_scores(set_path, target):
     return scores
 
 
+def negated_feature_columns(features_path, names):
+    """{"-NAME": {(topic, system): -value}} for each of `names` in a features CSV (as `aesop
+    features` writes it), empty and NaN cells left out: negated, so that less of it ranks higher."""
+    import csv
+
+    columns = {"-" + name: {} for name in names}
+    with open(features_path) as f:
+        for row in csv.DictReader(f):
+            key = (row["topic"], row["system"])
+            for name in names:
+                cell = row.get(name, "")
+                if cell not in ("", "nan", "NaN"):
+                    columns["-" + name][key] = -float(cell)
+    return columns
+
+
 def mean_topic_kendall(values, scores, count=False):
     """Summary-level Kendall tau-b as aesop evaluate computes it: per topic, over the summaries
     with both a value and a human score, then the mean over topics (a topic where either side is

@@ -14,13 +14,12 @@ Usage (numpy, scipy):
   python3 scripts/experiments/novel_names_numbers.py SET.jsonl TARGET f.csv [WORDFREQ_TSV]
 WORDFREQ_TSV: default $AESOP_DATA/resources/wordfreq_en/wordfreq_large_en.tsv.
 """
-import csv
 import json
 import os
 import re
 import sys
 
-from judgments import human_scores, mean_topic_kendall
+from judgments import human_scores, mean_topic_kendall, negated_feature_columns
 
 if len(sys.argv) not in (4, 5):
     sys.exit(__doc__)
@@ -68,13 +67,7 @@ for line in open(set_path):
         put("-novel_rare_words (zipf < 4) + numbers", key, -(rare4 + novel_numbers))
         put("-novel_words + numbers", key, -(len(novel) + novel_numbers))
 
-with open(features_path) as f:
-    for row in csv.DictReader(f):
-        key = (row["topic"], row["system"])
-        for name in ("surface.novel_1", "neural.unsupported_share"):
-            cell = row.get(name, "")
-            if cell not in ("", "nan", "NaN"):
-                put("-" + name, key, -float(cell))
+values.update(negated_feature_columns(features_path, ("surface.novel_1", "neural.unsupported_share")))
 
 scores = human_scores(set_path, target)
 for name, by_key in values.items():

@@ -6,19 +6,18 @@ use super::{SharedKey, TopicContext};
 use aesop_text::nlp::{Analysis, Pipeline};
 use std::sync::Arc;
 
-/// Analyses of the summaries of a topic, in the order of `Topic::summaries`. Inputs and
-/// references are analysed separately ([`input_analyses`]) because most classes judge the
-/// summary alone, and parsing eleven references per topic would triple the cost.
+/// Analyses of the summaries of a topic, in the order of `Topic::summaries`. The input is
+/// analysed separately ([`input_analyses`]) because most classes judge the summary alone.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TopicAnalyses {
     pub summaries: Vec<Analysis>,
 }
 
-/// Analyses of a topic's documents and references, in corpus order.
+/// Analyses of a topic's documents, in corpus order. References are not analysed: no class
+/// reads their parses, and eleven references per topic would cost as much as the documents.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InputAnalyses {
     pub documents: Vec<Analysis>,
-    pub references: Vec<Analysis>,
 }
 
 /// Key under which [`topic_analyses`] caches its result in the topic context.
@@ -51,8 +50,7 @@ pub fn topic_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> 
     }))
 }
 
-/// The topic's documents and references, analysed once per topic (cached under
-/// [`INPUT_ANALYSES_KEY`]).
+/// The topic's documents, analysed once per topic (cached under [`INPUT_ANALYSES_KEY`]).
 pub fn input_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<InputAnalyses>> {
     let pipeline = Pipeline::embedded()?;
     Ok(ctx.shared(INPUT_ANALYSES_KEY, |topic| InputAnalyses {
@@ -60,11 +58,6 @@ pub fn input_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<InputAnalyses>> 
             .documents
             .iter()
             .map(|d| pipeline.analyze(&d.text))
-            .collect(),
-        references: topic
-            .references
-            .iter()
-            .map(|r| pipeline.analyze(&r.text))
             .collect(),
     }))
 }
@@ -125,8 +118,6 @@ mod tests {
         assert_eq!(inputs.documents.len(), 1);
         assert_eq!(inputs.documents[0].sentences.len(), 2);
         assert_eq!(inputs.documents[0].sentences[0].tokens[1].form, "cat");
-        assert_eq!(inputs.references.len(), 1);
-        assert_eq!(inputs.references[0].ntokens(), 4);
         assert_eq!(first.summaries.len(), 2);
         assert_eq!(first.summaries[1], Analysis::default());
         assert_eq!(first.summaries[0].sentences[0].tokens.len(), 8);

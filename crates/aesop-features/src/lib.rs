@@ -8,6 +8,7 @@
 
 pub mod alignment;
 pub mod analyses;
+pub mod arcs;
 pub mod background;
 pub mod cohmetrix;
 pub mod consensus;
@@ -50,6 +51,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &continuity::CLASS,
     &lm::CLASS,
     &alignment::CLASS,
+    &arcs::CLASS,
     &neural::CLASS,
     &neural::GEMMA3_CLASS,
     &neural::TRUECASED_CLASS,
