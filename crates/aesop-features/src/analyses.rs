@@ -50,6 +50,25 @@ pub fn topic_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> 
     }))
 }
 
+/// A parse-based class's rows for the topic, or, when the embedded NLP models cannot be loaded
+/// (`rows` failed), every row missing after a note on stderr naming the class and the topic.
+pub fn rows_or_missing(
+    class: &str,
+    ctx: &TopicContext,
+    rows: anyhow::Result<Vec<Vec<f64>>>,
+) -> Vec<super::FeatureRow> {
+    match rows {
+        Ok(rows) => rows.into_iter().map(Some).collect(),
+        Err(e) => {
+            aesop_core::eprintln_quiet!(
+                "{class}: no analyses for topic {}: {e:#}",
+                ctx.topic.topic
+            );
+            vec![None; ctx.topic.summaries.len()]
+        }
+    }
+}
+
 /// The topic's documents, analysed once per topic (cached under [`INPUT_ANALYSES_KEY`]).
 pub fn input_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<InputAnalyses>> {
     let pipeline = Pipeline::embedded()?;

@@ -26,7 +26,7 @@
 //! ([`aesop_text::truecase`]): most of SummEval's systems write lowercase, which the tagger
 //! reads badly, and the source is parsed as written.
 
-use super::analyses::{input_analyses, topic_analyses};
+use super::analyses::{input_analyses, rows_or_missing, topic_analyses};
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_text::nlp::{Analysis, Pipeline};
 use aesop_text::truecase::SourceCasing;
@@ -203,18 +203,8 @@ impl FeatureClass for Arcs {
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("arcs.{f}")).collect()
     }
-    /// Without the embedded NLP models every row is missing, after a note naming the topic.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match rows(ctx) {
-            Ok(rows) => rows.into_iter().map(Some).collect(),
-            Err(e) => {
-                aesop_core::eprintln_quiet!(
-                    "arcs: no analyses for topic {}: {e:#}",
-                    ctx.topic.topic
-                );
-                vec![None; ctx.topic.summaries.len()]
-            }
-        }
+        rows_or_missing(CLASS.name, ctx, rows(ctx))
     }
 }
 
@@ -224,25 +214,36 @@ fn rows(ctx: &TopicContext) -> anyhow::Result<Vec<Vec<f64>>> {
         let text: Vec<&str> = topic.documents.iter().map(|d| d.text.as_str()).collect();
         SourceArcs::build(&documents.documents, &text.join("\n"))
     });
-    // A summary the recasing leaves as it is keeps the analysis the other parse classes share.
-    let shared = topic_analyses(ctx)?;
-    let pipeline = Pipeline::embedded()?;
-    Ok(ctx
+    // A summary the recasing leaves as it is keeps the analysis the other parse classes share;
+    // that analysis of every summary is asked for only when some summary keeps its casing.
+    let recased: Vec<(String, bool)> = ctx
         .topic
         .summaries
         .iter()
-        .zip(&shared.summaries)
-        .map(|(summary, analysis)| {
+        .map(|summary| {
             let recased = source.casing.apply(&summary.text);
-            let as_written = summary
-                .text
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if recased == as_written {
-                source.row(analysis)
-            } else {
-                source.row(&pipeline.analyze(&recased))
+            let as_written: Vec<&str> = summary.text.split_whitespace().collect();
+            let unchanged = recased == as_written.join(" ");
+            (recased, unchanged)
+        })
+        .collect();
+    let shared = if recased.iter().any(|(_, unchanged)| *unchanged) {
+        Some(topic_analyses(ctx)?)
+    } else {
+        None
+    };
+    let pipeline = Pipeline::embedded()?;
+    Ok(recased
+        .iter()
+        .enumerate()
+        .map(|(i, (text, unchanged))| {
+            let as_shared = shared
+                .as_ref()
+                .filter(|_| *unchanged)
+                .and_then(|shared| shared.summaries.get(i));
+            match as_shared {
+                Some(analysis) => source.row(analysis),
+                None => source.row(&pipeline.analyze(text)),
             }
         })
         .collect())

@@ -226,21 +226,9 @@ impl<T: ParseFeatures> FeatureClass for T {
     /// When the embedded NLP models cannot be loaded nothing parse-based can be computed: every
     /// row is missing, after a note on stderr naming the class and the topic.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match analyses::topic_analyses(ctx) {
-            Ok(analyses) => analyses
-                .summaries
-                .iter()
-                .map(|a| Some(self.row(a)))
-                .collect(),
-            Err(e) => {
-                aesop_core::eprintln_quiet!(
-                    "{}: no analyses for topic {}: {e:#}",
-                    T::SPEC.name,
-                    ctx.topic.topic
-                );
-                vec![None; ctx.topic.summaries.len()]
-            }
-        }
+        let rows = analyses::topic_analyses(ctx)
+            .map(|analyses| analyses.summaries.iter().map(|a| self.row(a)).collect());
+        analyses::rows_or_missing(T::SPEC.name, ctx, rows)
     }
 }
 
