@@ -62,7 +62,7 @@ const CONTENT_UPOS: &[&str] = &["NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"];
 
 /// One dependency arc: head word, relation (no subtype), dependent word, both lowercased.
 #[derive(Debug, Clone, PartialEq)]
-struct Arc {
+struct DependencyArc {
     head: String,
     relation: String,
     dependent: String,
@@ -70,7 +70,7 @@ struct Arc {
     core: bool,
 }
 
-impl Arc {
+impl DependencyArc {
     /// The arc as one key (a word holds no whitespace, so tabs cannot collide).
     fn labelled(&self) -> String {
         format!("{}\t{}\t{}", self.head, self.relation, self.dependent)
@@ -87,7 +87,7 @@ impl Arc {
 }
 
 /// The arcs of an analysis, function relations and the root left out.
-fn arcs(analysis: &Analysis) -> Vec<Arc> {
+fn arcs(analysis: &Analysis) -> Vec<DependencyArc> {
     let mut out = Vec::new();
     for sentence in &analysis.sentences {
         for token in &sentence.tokens {
@@ -101,7 +101,7 @@ fn arcs(analysis: &Analysis) -> Vec<Arc> {
             let core = CORE_RELATIONS.contains(&relation)
                 && CONTENT_UPOS.contains(&token.upos.as_str())
                 && CONTENT_UPOS.contains(&head.upos.as_str());
-            out.push(Arc {
+            out.push(DependencyArc {
                 head: head.form.to_lowercase(),
                 relation: relation.to_string(),
                 dependent: token.form.to_lowercase(),
@@ -141,14 +141,14 @@ impl SourceArcs {
         source
     }
 
-    fn holds(&self, arc: &Arc) -> bool {
+    fn holds(&self, arc: &DependencyArc) -> bool {
         self.arcs.contains(&arc.labelled())
     }
 
     /// The class's row for one summary's analysis.
     fn row(&self, summary: &Analysis) -> Vec<f64> {
         let all = arcs(summary);
-        let checkable: Vec<&Arc> = all
+        let checkable: Vec<&DependencyArc> = all
             .iter()
             .filter(|a| {
                 a.head != a.dependent
@@ -168,7 +168,7 @@ impl SourceArcs {
             .iter()
             .filter(|a| !self.pairs.contains(&a.pair()))
             .count();
-        let core: Vec<&&Arc> = checkable.iter().filter(|a| a.core).collect();
+        let core: Vec<&&DependencyArc> = checkable.iter().filter(|a| a.core).collect();
         let core_unsupported = core.iter().filter(|a| !self.holds(a)).count();
         vec![
             share(unsupported, checkable.len()),
