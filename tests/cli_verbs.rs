@@ -243,6 +243,18 @@ fn every_long_verb_takes_the_same_progress_flag() {
             drawn,
             "--progress {flag}: {stderr}"
         );
+        if drawn {
+            // One line per topic as its work finishes (rate-limited after a first burst, which
+            // the sample's 10 topics stay within), with the summaries done so far.
+            let last = stderr
+                .lines()
+                .rfind(|l| l.starts_with("features: "))
+                .unwrap_or_default();
+            assert!(
+                last.starts_with("features: 10 topics (") && last.contains(", 160 summaries ("),
+                "{stderr}"
+            );
+        }
     }
 }
 

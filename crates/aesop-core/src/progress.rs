@@ -49,9 +49,10 @@ pub fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
-/// A topic counter for runners whose own bar is a terminal-only spinner (the stream runner of
-/// `features` and `score`): it draws, as plain lines, only when `--progress` asked for progress
-/// and standard error is not a terminal, so the two never both draw. Call `inc(1)` per topic.
+/// A counter for runners whose own bar is a terminal-only spinner (the stream runner of
+/// `features` and `score`): it draws its message (`{what}: {msg} [{elapsed}]`), as plain lines,
+/// only when `--progress` asked for progress and standard error is not a terminal, so the two
+/// never both draw.
 pub fn off_terminal_counter(what: &str) -> ProgressBar {
     if !FORCED.load(Ordering::Relaxed) || std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -60,7 +61,7 @@ pub fn off_terminal_counter(what: &str) -> ProgressBar {
         None,
         ProgressDrawTarget::term_like_with_hz(Box::new(Lines), 1),
     );
-    let template = format!("{what}: {{pos}} topics [{{elapsed}}]");
+    let template = format!("{what}: {{msg}} [{{elapsed}}]");
     bar.set_style(
         ProgressStyle::with_template(&template)
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),

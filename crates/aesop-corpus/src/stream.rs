@@ -9,7 +9,8 @@ use aesop_core::output::Interrupted;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How much work is in flight at once.
@@ -50,12 +51,18 @@ impl StreamStats {
 
 /// Run `work` on every topic of `topics` (in parallel within a window) and give each result to
 /// `sink` in input order. The first error (reading, working, or sinking) ends the run;
-/// `cancel` is polled per topic and ends it with [`Interrupted`]. With `show_progress` a
-/// spinner on standard error shows topics and summaries per second.
+/// `cancel` is polled per topic and ends it with [`Interrupted`].
+///
+/// With `progress` (the verb's name, e.g. `"features"`) the topics and summaries done so far,
+/// and their rates, are drawn as each topic's work finishes, not when its window reaches the
+/// sink: a window of slow topics (the neural classes take seconds each, and a window holds up
+/// to [`Window::summaries`] summaries) would otherwise show nothing for minutes. On a terminal
+/// they are a spinner; off one, with `--progress`, plain lines
+/// ([`aesop_core::progress::off_terminal_counter`]).
 pub fn for_each_topic<I, T, W, S>(
     topics: I,
     window: Window,
-    show_progress: bool,
+    progress: Option<&str>,
     cancel: &AtomicBool,
     work: W,
     mut sink: S,
@@ -67,17 +74,7 @@ where
     S: FnMut(&Topic, T) -> Result<()>,
 {
     let start = Instant::now();
-    let bar = if show_progress {
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let done = Done::new(progress, start);
     let mut stats = StreamStats::default();
     let mut topics = topics;
     let mut current = read_window(&mut topics, window)?;
@@ -95,7 +92,9 @@ where
                         if cancel.load(Ordering::Relaxed) {
                             return Err(Interrupted.into());
                         }
-                        work(topic)
+                        let result = work(topic);
+                        done.add(topic);
+                        result
                     })
                     .collect::<Vec<Result<T>>>()
             },
@@ -105,19 +104,85 @@ where
             stats.topics += 1;
             stats.summaries += topic.summaries.len();
         }
-        let secs = start.elapsed().as_secs_f64().max(1e-9);
-        bar.set_message(format!(
-            "{} topics ({:.1}/s), {} summaries ({:.0}/s)",
-            stats.topics,
-            stats.topics as f64 / secs,
-            stats.summaries,
-            stats.summaries as f64 / secs
-        ));
         current = next?;
     }
-    bar.finish_and_clear();
+    done.finish();
     stats.elapsed = start.elapsed();
     Ok(stats)
+}
+
+/// What the progress of a run says: `12 topics (0.4/s), 190 summaries (6/s)`.
+fn progress_message(topics: usize, summaries: usize, seconds: f64) -> String {
+    let seconds = seconds.max(1e-9);
+    format!(
+        "{topics} topics ({:.1}/s), {summaries} summaries ({:.0}/s)",
+        topics as f64 / seconds,
+        summaries as f64 / seconds
+    )
+}
+
+/// The progress of [`for_each_topic`]: topics and summaries whose work has finished, counted
+/// from the worker threads.
+struct Done {
+    topics: AtomicUsize,
+    summaries: AtomicUsize,
+    drawing: Mutex<()>,
+    start: Instant,
+    /// Draws on a terminal only.
+    spinner: ProgressBar,
+    /// Draws off a terminal only, with `--progress`.
+    lines: ProgressBar,
+}
+
+impl Done {
+    fn new(progress: Option<&str>, start: Instant) -> Done {
+        let (spinner, lines) = match progress {
+            Some(what) => {
+                let spinner = ProgressBar::new_spinner();
+                spinner.set_style(
+                    ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                spinner.enable_steady_tick(Duration::from_millis(200));
+                (spinner, aesop_core::progress::off_terminal_counter(what))
+            }
+            None => (ProgressBar::hidden(), ProgressBar::hidden()),
+        };
+        Done {
+            topics: AtomicUsize::new(0),
+            summaries: AtomicUsize::new(0),
+            drawing: Mutex::new(()),
+            start,
+            spinner,
+            lines,
+        }
+    }
+
+    /// `topic`'s work has finished.
+    fn add(&self, topic: &Topic) {
+        self.topics.fetch_add(1, Ordering::Relaxed);
+        self.summaries
+            .fetch_add(topic.summaries.len(), Ordering::Relaxed);
+        if self.spinner.is_hidden() && self.lines.is_hidden() {
+            return;
+        }
+        // Counted and drawn under one lock, so that a thread that counted earlier cannot draw
+        // a smaller count after a later one.
+        let _drawing = self
+            .drawing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let topics = self.topics.load(Ordering::Relaxed);
+        let summaries = self.summaries.load(Ordering::Relaxed);
+        let message = progress_message(topics, summaries, self.start.elapsed().as_secs_f64());
+        self.spinner.set_message(message.clone());
+        self.lines.set_message(message);
+    }
+
+    fn finish(&self) {
+        self.spinner.finish_and_clear();
+        self.lines.finish_and_clear();
+    }
 }
 
 /// The next window of topics; empty at the end of the input.
@@ -164,7 +229,7 @@ mod tests {
         let stats = for_each_topic(
             input,
             window,
-            false,
+            None,
             &AtomicBool::new(false),
             |t| Ok(t.topic.clone()),
             |t, id| {
@@ -178,6 +243,26 @@ mod tests {
         assert_eq!(seen, expected);
         assert_eq!(stats.topics, 50);
         assert_eq!(stats.summaries, (0..50).map(|i| 1 + i % 4).sum::<usize>());
+    }
+
+    #[test]
+    fn progress_counts_each_topic_when_its_work_finishes_on_any_thread() {
+        let done = Done::new(None, Instant::now());
+        let topics: Vec<Topic> = (0..40)
+            .map(|i| topic(i, 1 + i % 3).expect("topic"))
+            .collect();
+        topics.par_iter().for_each(|t| done.add(t));
+        assert_eq!(done.topics.load(Ordering::Relaxed), 40);
+        assert_eq!(
+            done.summaries.load(Ordering::Relaxed),
+            (0..40).map(|i| 1 + i % 3).sum::<usize>()
+        );
+        assert_eq!(
+            progress_message(3, 48, 2.0),
+            "3 topics (1.5/s), 48 summaries (24/s)"
+        );
+        // A run that has just started divides by a tiny time, not by zero.
+        assert!(progress_message(1, 16, 0.0).starts_with("1 topics ("));
     }
 
     #[test]
@@ -197,7 +282,7 @@ mod tests {
         let err = for_each_topic(
             input,
             window,
-            false,
+            None,
             &AtomicBool::new(false),
             |_| Ok(()),
             |_, ()| {
@@ -216,7 +301,7 @@ mod tests {
         let err = for_each_topic(
             input,
             Window::default(),
-            false,
+            None,
             &AtomicBool::new(true),
             |_| Ok(()),
             |_, ()| Ok(()),

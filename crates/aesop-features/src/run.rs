@@ -459,16 +459,10 @@ where
     let mut writer = TableWriter::new(format, &names, out)?;
     let mut skipped = Skipped::none_for(classes);
     let mut idle_options = IdleOptions::default();
-    // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
-    let counter = if show_progress {
-        aesop_core::progress::off_terminal_counter("features")
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
     let stats = aesop_corpus::stream::for_each_topic(
         topics,
         aesop_corpus::stream::Window::default(),
-        show_progress,
+        show_progress.then_some("features"),
         cancel,
         |topic| Ok(extract_topic(topic, classes)),
         |topic, (records, class_missing)| {
@@ -479,11 +473,9 @@ where
             for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
                 slot.add(class.as_ref(), topic, missing);
             }
-            counter.inc(1);
             Ok(())
         },
     )?;
-    counter.finish_and_clear();
     writer.finish()?;
     skipped.retain(|s| s.summaries > 0);
     Ok(StreamedFeatures {

@@ -431,12 +431,10 @@ pub fn score_streaming(
     // features (a model whose features all went missing gives every such summary one score).
     let mut skipped = Vec::new();
     let progress = aesop_core::progress::enabled();
-    // The stream's spinner draws on a terminal only; `--progress` elsewhere draws lines.
-    let counter = aesop_core::progress::off_terminal_counter("score");
     let stats = for_each_topic(
         topics,
         Window::default(),
-        progress,
+        progress.then_some("score"),
         cancel,
         |topic| {
             let group = groups.pick(topic);
@@ -497,12 +495,10 @@ pub fn score_streaming(
                     predictions += 1;
                 }
             }
-            counter.inc(1);
             Ok(())
         },
     )
     .with_context(|| format!("scoring {source}"))?;
-    counter.finish_and_clear();
     let mut stats = stats;
     stats.topics -= split_parts.load(Ordering::Relaxed);
     writer
