@@ -74,7 +74,7 @@ where
     S: FnMut(&Topic, T) -> Result<()>,
 {
     let start = Instant::now();
-    let done = Done::new(progress, start);
+    let finished = TopicProgress::new(progress, start);
     let mut stats = StreamStats::default();
     let mut topics = topics;
     let mut current = read_window(&mut topics, window)?;
@@ -93,7 +93,7 @@ where
                             return Err(Interrupted.into());
                         }
                         let result = work(topic);
-                        done.add(topic);
+                        finished.topic_done(topic);
                         result
                     })
                     .collect::<Vec<Result<T>>>()
@@ -106,7 +106,7 @@ where
         }
         current = next?;
     }
-    done.finish();
+    finished.finish();
     stats.elapsed = start.elapsed();
     Ok(stats)
 }
@@ -123,7 +123,7 @@ fn progress_message(topics: usize, summaries: usize, seconds: f64) -> String {
 
 /// The progress of [`for_each_topic`]: topics and summaries whose work has finished, counted
 /// from the worker threads.
-struct Done {
+struct TopicProgress {
     topics: AtomicUsize,
     summaries: AtomicUsize,
     drawing: Mutex<()>,
@@ -134,8 +134,8 @@ struct Done {
     lines: ProgressBar,
 }
 
-impl Done {
-    fn new(progress: Option<&str>, start: Instant) -> Done {
+impl TopicProgress {
+    fn new(progress: Option<&str>, start: Instant) -> TopicProgress {
         let (spinner, lines) = match progress {
             Some(what) => {
                 let spinner = ProgressBar::new_spinner();
@@ -148,7 +148,7 @@ impl Done {
             }
             None => (ProgressBar::hidden(), ProgressBar::hidden()),
         };
-        Done {
+        TopicProgress {
             topics: AtomicUsize::new(0),
             summaries: AtomicUsize::new(0),
             drawing: Mutex::new(()),
@@ -159,7 +159,7 @@ impl Done {
     }
 
     /// `topic`'s work has finished.
-    fn add(&self, topic: &Topic) {
+    fn topic_done(&self, topic: &Topic) {
         self.topics.fetch_add(1, Ordering::Relaxed);
         self.summaries
             .fetch_add(topic.summaries.len(), Ordering::Relaxed);
@@ -247,14 +247,14 @@ mod tests {
 
     #[test]
     fn progress_counts_each_topic_when_its_work_finishes_on_any_thread() {
-        let done = Done::new(None, Instant::now());
+        let finished = TopicProgress::new(None, Instant::now());
         let topics: Vec<Topic> = (0..40)
             .map(|i| topic(i, 1 + i % 3).expect("topic"))
             .collect();
-        topics.par_iter().for_each(|t| done.add(t));
-        assert_eq!(done.topics.load(Ordering::Relaxed), 40);
+        topics.par_iter().for_each(|t| finished.topic_done(t));
+        assert_eq!(finished.topics.load(Ordering::Relaxed), 40);
         assert_eq!(
-            done.summaries.load(Ordering::Relaxed),
+            finished.summaries.load(Ordering::Relaxed),
             (0..40).map(|i| 1 + i % 3).sum::<usize>()
         );
         assert_eq!(
