@@ -1,5 +1,7 @@
 """Shared by the Python experiment scripts: the human scores of an aesop judgment set."""
 import json
+import os
+from pathlib import Path
 
 
 def human_scores(set_path, target):
@@ -98,3 +100,11 @@ def write_features_csv(path, features):
         writer.writerow(["topic", "system"] + names)
         for key, row in sorted(features.items()):
             writer.writerow(list(key) + [row[n] for n in names])
+
+
+def stopwords():
+    """The SMART common-word list of the shared resources (`AESOP_DATA`, default the checkout's
+    ../shared/data), lowercased: the stopwords of the scripts that count content words."""
+    data = Path(os.environ.get("AESOP_DATA", Path(__file__).resolve().parents[2] / "../shared/data"))
+    with open(data / "resources/stopwords/smart_common_words.txt") as f:
+        return {w.strip().lower() for w in f if w.strip() and not w.startswith("#")}

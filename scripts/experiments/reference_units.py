@@ -13,18 +13,15 @@ Usage: reference_units.py SET.jsonl=TARGET ...   (sets from `aesop import`; run 
 """
 import json
 import math
-import os
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from judgments import human_scores, mean_topic_kendall  # noqa: E402
+from judgments import human_scores, mean_topic_kendall, stopwords  # noqa: E402
 
-DATA = Path(os.environ.get("AESOP_DATA", Path(__file__).resolve().parents[2] / "../shared/data"))
-STOPWORDS = DATA / "resources/stopwords/smart_common_words.txt"
-STOP = {w.strip().lower() for w in open(STOPWORDS) if w.strip() and not w.startswith("#")}
+STOP = stopwords()
 CLAUSE = re.compile(
     r"[.;:!?,]|\b(?:and|but|while|which|who|after|before|because|as|when|where|that)\b"
 )

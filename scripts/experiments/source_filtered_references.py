@@ -8,7 +8,7 @@ should close part of that gap without losing REALSumm, where ROUGE-1 recall is t
 
 Per summary, averaged over its references (a human summary's own text left out):
   r1r          share of the reference's words (lowercased \\w+) that the summary holds
-  cr           the same over the reference's content words (stopwords of resources/stopwords out)
+  cr           the same over the reference's content words (the SMART common words out)
   filt_cr      the same over the content words the source also holds
   unfilt_only  the same over the content words the source lacks
   len          the summary's word count
@@ -23,23 +23,13 @@ import os
 import re
 import sys
 
-from judgments import human_scores, mean_topic_kendall
+from judgments import human_scores, mean_topic_kendall, stopwords
 
 WORD = re.compile(r"\w+")
 
 
 def words(text):
     return [w.lower() for w in WORD.findall(text)]
-
-
-def stopwords():
-    folder = os.path.join(os.environ.get("AESOP_DATA", "../../../shared/data"), "resources", "stopwords")
-    out = set()
-    for name in os.listdir(folder):
-        path = os.path.join(folder, name)
-        if os.path.isfile(path):
-            out |= set(open(path, errors="ignore").read().split())
-    return out
 
 
 def share_held(reference_words, summary_words):

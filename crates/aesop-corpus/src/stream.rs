@@ -75,7 +75,6 @@ where
 {
     let start = Instant::now();
     let finished = TopicProgress::new(progress, start);
-    let mut stats = StreamStats::default();
     let mut topics = topics;
     let mut current = read_window(&mut topics, window)?;
     while !current.is_empty() {
@@ -101,14 +100,16 @@ where
         );
         for (topic, result) in current.iter().zip(results) {
             sink(topic, result?)?;
-            stats.topics += 1;
-            stats.summaries += topic.summaries.len();
         }
         current = next?;
     }
     finished.finish();
-    stats.elapsed = start.elapsed();
-    Ok(stats)
+    // Every topic was worked on and sunk, so the progress counts are the run's.
+    Ok(StreamStats {
+        topics: finished.topics.into_inner(),
+        summaries: finished.summaries.into_inner(),
+        elapsed: start.elapsed(),
+    })
 }
 
 /// What the progress of a run says: `12 topics (0.4/s), 190 summaries (6/s)`.
