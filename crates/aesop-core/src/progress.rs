@@ -49,11 +49,11 @@ pub fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
-/// A counter for runners whose own bar is a terminal-only spinner (the stream runner of
+/// A status line for runners whose own bar is a terminal-only spinner (the stream runner of
 /// `features` and `score`): it draws its message (`{what}: {msg} [{elapsed}]`), as plain lines,
 /// only when `--progress` asked for progress and standard error is not a terminal, so the two
 /// never both draw.
-pub fn off_terminal_counter(what: &str) -> ProgressBar {
+pub fn off_terminal_lines(what: &str) -> ProgressBar {
     if !FORCED.load(Ordering::Relaxed) || std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

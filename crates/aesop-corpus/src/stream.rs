@@ -58,7 +58,7 @@ impl StreamStats {
 /// sink: a window of slow topics (the neural classes take seconds each, and a window holds up
 /// to [`Window::summaries`] summaries) would otherwise show nothing for minutes. On a terminal
 /// they are a spinner; off one, with `--progress`, plain lines
-/// ([`aesop_core::progress::off_terminal_counter`]).
+/// ([`aesop_core::progress::off_terminal_lines`]).
 pub fn for_each_topic<I, T, W, S>(
     topics: I,
     window: Window,
@@ -145,7 +145,7 @@ impl TopicProgress {
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
                 spinner.enable_steady_tick(Duration::from_millis(200));
-                (spinner, aesop_core::progress::off_terminal_counter(what))
+                (spinner, aesop_core::progress::off_terminal_lines(what))
             }
             None => (ProgressBar::hidden(), ProgressBar::hidden()),
         };
