@@ -23,19 +23,55 @@ impl<V> Default for ReferenceRuns<V> {
     }
 }
 
-impl<V> ReferenceRuns<V> {
-    /// The index of (key, reference, value) triples, in any order; a key appears at most once
-    /// per reference.
-    pub(crate) fn new(mut triples: Vec<(u64, u32, V)>) -> ReferenceRuns<V> {
-        triples.sort_unstable_by_key(|t| (t.0, t.1));
-        let mut ranges: HashMap<u64, (u32, u32), FxBuildHasher> = HashMap::default();
-        for (k, &(key, ..)) in triples.iter().enumerate() {
-            ranges.entry(key).or_insert((k as u32, k as u32)).1 = k as u32 + 1;
+impl<V: Copy + Default> ReferenceRuns<V> {
+    /// The index of (key, reference, value) triples; a key appears at most once per reference.
+    /// Callers list the triples reference by reference, so grouping them by key in their own
+    /// order (a counting sort: one hash pass to count, one to place) leaves each run in
+    /// reference order without sorting the triples; a run that is not (triples given in
+    /// another order) is sorted.
+    pub(crate) fn new(triples: Vec<(u64, u32, V)>) -> ReferenceRuns<V> {
+        // One hash pass gives each key a dense index (`.0`) and counts its triples (`.1`).
+        let mut ranges: HashMap<u64, (u32, u32), FxBuildHasher> =
+            HashMap::with_capacity_and_hasher(triples.len(), FxBuildHasher);
+        let mut run_of = Vec::with_capacity(triples.len());
+        for &(key, ..) in &triples {
+            let next = ranges.len() as u32;
+            let run = ranges.entry(key).or_insert((next, 0));
+            run.1 += 1;
+            run_of.push(run.0);
         }
-        ReferenceRuns {
-            ranges,
-            entries: triples.into_iter().map(|(_, r, v)| (r, v)).collect(),
+        // Each run's start, by dense index; then each key's (start, end).
+        let mut starts = vec![0u32; ranges.len()];
+        for &(run, count) in ranges.values() {
+            starts[run as usize] = count;
         }
+        let mut next = 0;
+        for start in &mut starts {
+            let count = *start;
+            *start = next;
+            next += count;
+        }
+        for range in ranges.values_mut() {
+            let (run, count) = *range;
+            let start = starts[run as usize];
+            *range = (start, start + count);
+        }
+        let mut cursors = starts.clone();
+        let mut entries = vec![(0, V::default()); triples.len()];
+        let mut in_order = true;
+        for ((_, r, v), run) in triples.into_iter().zip(run_of) {
+            let run = run as usize;
+            let at = cursors[run] as usize;
+            in_order &= at == starts[run] as usize || entries[at - 1].0 < r;
+            entries[at] = (r, v);
+            cursors[run] += 1;
+        }
+        if !in_order {
+            for &(start, end) in ranges.values() {
+                entries[start as usize..end as usize].sort_by_key(|e| e.0);
+            }
+        }
+        ReferenceRuns { ranges, entries }
     }
 
     /// The (reference, value) entries of `key`; empty when no reference holds it.
@@ -58,5 +94,30 @@ mod tests {
         assert_eq!(runs.get(5), &[(0, 'a')]);
         assert_eq!(runs.get(9), &[(1, 'd')]);
         assert!(runs.get(6).is_empty());
+    }
+
+    #[test]
+    fn runs_match_a_sort_of_the_triples_given_reference_by_reference() {
+        // Three references' keys, listed reference by reference as the classes build them.
+        let references: [&[u64]; 3] = [&[4, 1, 9, 7], &[9, 2, 4], &[7, 4, 3, 1, 8]];
+        let triples: Vec<(u64, u32, u32)> = references
+            .iter()
+            .enumerate()
+            .flat_map(|(r, keys)| {
+                keys.iter()
+                    .map(move |&k| (k, r as u32, 10 * k as u32 + r as u32))
+            })
+            .collect();
+        let mut sorted = triples.clone();
+        sorted.sort_unstable_by_key(|t| (t.0, t.1));
+        let runs = ReferenceRuns::new(triples);
+        for key in 0..12 {
+            let expected: Vec<(u32, u32)> = sorted
+                .iter()
+                .filter(|t| t.0 == key)
+                .map(|t| (t.1, t.2))
+                .collect();
+            assert_eq!(runs.get(key), expected.as_slice(), "key {key}");
+        }
     }
 }

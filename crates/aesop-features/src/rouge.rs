@@ -188,14 +188,16 @@ impl RougeScores {
 static VOCABULARY: LazyLock<RwLock<HashMap<Box<str>, u32, FxBuildHasher>>> =
     LazyLock::new(|| RwLock::new(HashMap::default()));
 
-/// Ids of `tokens`, adding unseen tokens to the vocabulary.
-fn intern_all(tokens: &[String]) -> Vec<u32> {
-    let mut ids = vec![u32::MAX; tokens.len()];
+/// Ids of the tokens of `tokens` (one after another; `ends[i]` is where token i ends), adding
+/// unseen tokens to the vocabulary.
+fn intern_all(tokens: &str, ends: &[usize]) -> Vec<u32> {
+    let token = |i: usize| &tokens[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+    let mut ids = vec![u32::MAX; ends.len()];
     let mut missing = false;
     {
         let vocabulary = VOCABULARY.read().unwrap_or_else(|e| e.into_inner());
-        for (id, token) in ids.iter_mut().zip(tokens) {
-            match vocabulary.get(token.as_str()) {
+        for (i, id) in ids.iter_mut().enumerate() {
+            match vocabulary.get(token(i)) {
                 Some(&known) => *id = known,
                 None => missing = true,
             }
@@ -203,12 +205,12 @@ fn intern_all(tokens: &[String]) -> Vec<u32> {
     }
     if missing {
         let mut vocabulary = VOCABULARY.write().unwrap_or_else(|e| e.into_inner());
-        for (id, token) in ids.iter_mut().zip(tokens) {
+        for (i, id) in ids.iter_mut().enumerate() {
             if *id == u32::MAX {
                 // u32::MAX is reserved as the unigram tag of SU4 keys; 4 billion distinct
                 // tokens are out of reach, so the cap is only a guard against wrap-around.
                 let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX - 1);
-                *id = *vocabulary.entry(token.as_str().into()).or_insert(next);
+                *id = *vocabulary.entry(token(i).into()).or_insert(next);
             }
         }
     }
@@ -283,13 +285,17 @@ pub struct PreparedText {
 fn token_ids(text: &str, opts: &RougeOptions) -> (Vec<u32>, Vec<usize>) {
     let profile = opts.profile();
     let mut sentence_lengths = Vec::new();
-    let mut tokens = Vec::new();
+    // The tokens one after another in one buffer (no allocation per token).
+    let (mut tokens, mut ends) = (String::with_capacity(text.len()), Vec::new());
     for line in text.split('\n') {
-        let before = tokens.len();
-        for_each_rouge155_token(line, profile, |t| tokens.push(t.to_string()));
-        sentence_lengths.push(tokens.len() - before);
+        let before = ends.len();
+        for_each_rouge155_token(line, profile, |t| {
+            tokens.push_str(t);
+            ends.push(tokens.len());
+        });
+        sentence_lengths.push(ends.len() - before);
     }
-    (intern_all(&tokens), sentence_lengths)
+    (intern_all(&tokens, &ends), sentence_lengths)
 }
 
 fn unigram_counts(ids: &[u32]) -> Grams {
@@ -313,8 +319,8 @@ impl PreparedText {
     pub fn new(text: &str, opts: &RougeOptions) -> PreparedText {
         let (ids, sentence_lengths) = token_ids(text, opts);
         let mut prepared = PreparedText {
-            unigrams: Grams::with_capacity(ids.len()),
-            bigrams: Grams::with_capacity(ids.len()),
+            unigrams: unigram_counts(&ids),
+            bigrams: bigram_counts(&ids),
             su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
             ..PreparedText::default()
         };
@@ -325,8 +331,6 @@ impl PreparedText {
             }
             start += len;
         }
-        prepared.unigrams = unigram_counts(&ids);
-        prepared.bigrams = bigram_counts(&ids);
         // ROUGE-1.5.5 loops `for (i = 0; i < $#tokens; i++)`: the last token starts no unit.
         let n = ids.len();
         for i in 0..n.saturating_sub(1) {
@@ -723,7 +727,7 @@ mod tests {
     }
 
     fn id(token: &str) -> u32 {
-        intern_all(&[token.to_string()])[0]
+        intern_all(token, &[token.len()])[0]
     }
 
     #[test]

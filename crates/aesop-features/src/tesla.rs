@@ -241,12 +241,15 @@ pub struct Bag {
 }
 
 impl Bag {
-    /// A bag from (key, weight) occurrences.
-    fn from_occurrences(mut occurrences: Vec<(u64, f64)>) -> Bag {
-        occurrences.sort_unstable_by_key(|e| e.0);
-        let mut entries: Vec<(u64, f64)> = Vec::with_capacity(occurrences.len());
+    /// A bag of the n-gram occurrences `keys`, each weighing `weight(key)`. Only the keys are
+    /// sorted (a weight is a function of its key), and each key's weight is added once per
+    /// occurrence, so the sums are those of adding the occurrences one by one in key order.
+    fn from_keys(mut keys: Vec<u64>, weight: impl Fn(u64) -> f64) -> Bag {
+        keys.sort_unstable();
+        let mut entries: Vec<(u64, f64)> = Vec::with_capacity(keys.len());
         let mut total = 0.0;
-        for (key, w) in occurrences {
+        for key in keys {
+            let w = weight(key);
             total += w;
             match entries.last_mut() {
                 Some(last) if last.0 == key => last.1 += w,
@@ -280,24 +283,24 @@ impl Bag {
 
 /// The bag of unigrams of the word ids `ids`, each occurrence weighing `word_weight(id)`.
 pub fn unigram_bag(ids: &[u32], word_weight: impl Fn(u32) -> f64) -> Bag {
-    Bag::from_occurrences(
-        ids.iter()
-            .map(|&id| (pack(id, NO_WORD), word_weight(id)))
-            .collect(),
-    )
+    Bag::from_keys(ids.iter().map(|&id| pack(id, NO_WORD)).collect(), |key| {
+        word_weight(unpack(key).0)
+    })
 }
 
 /// The bag of skip bigrams of `ids`: pairs (tᵢ, tⱼ), i < j ≤ i + max_skip + 1, each weighing
 /// the mean of its two words' weights.
 pub fn skip_bigram_bag(ids: &[u32], max_skip: usize, word_weight: impl Fn(u32) -> f64) -> Bag {
-    let weights: Vec<f64> = ids.iter().map(|&id| word_weight(id)).collect();
-    let mut occurrences = Vec::with_capacity(ids.len() * (max_skip + 1));
+    let mut keys = Vec::with_capacity(ids.len() * (max_skip + 1));
     for (i, &first) in ids.iter().enumerate() {
-        for (j, &second) in ids.iter().enumerate().skip(i + 1).take(max_skip + 1) {
-            occurrences.push((pack(first, second), (weights[i] + weights[j]) / 2.0));
+        for &second in ids.iter().skip(i + 1).take(max_skip + 1) {
+            keys.push(pack(first, second));
         }
     }
-    Bag::from_occurrences(occurrences)
+    Bag::from_keys(keys, |key| {
+        let (first, second) = unpack(key);
+        (word_weight(first) + word_weight(second)) / 2.0
+    })
 }
 
 /// The matching optimum with exact similarity: Σ over shared n-grams of min(x^W, y^W)

@@ -8,7 +8,7 @@
 //! `ModelFile::feature_ranges`) and, in every model, scaled features to ±6
 //! ([`crate::dataset::Scaler::transform_row_clipped`]), and
 //! summaries detected here get no score at all: `null` (in JSON) with the reason, and a warning
-//! on output. The single call site is [`crate::scoring::score_topics`]; docs/ROBUSTNESS.md
+//! on output. The single call site is [`crate::scoring::Scorer::score`]; docs/ROBUSTNESS.md
 //! lists the cases.
 
 use serde::Serialize;
@@ -80,36 +80,51 @@ impl Tally {
     }
 }
 
-/// Classify a summary's text; `None` for ordinary text. Linear in the text's length.
+/// Classify a summary's text; `None` for ordinary text. One pass over its characters.
 pub fn detect(text: &str) -> Option<Degenerate> {
-    let mut chars = 0usize;
-    let mut non_space = 0usize;
-    let mut word_chars = 0usize;
-    let mut words = 0usize;
-    for token in text.split_whitespace() {
-        let len = token.chars().count();
-        chars += len;
-        non_space += len;
-        if len > MAX_WORD_CHARS {
-            continue;
-        }
-        let letters = token.chars().filter(|c| c.is_alphabetic()).count();
-        if letters >= 2 {
-            words += 1;
-        }
-        if letters >= 1 {
-            // Punctuation attached to a word ("budget.", "don't") counts with it.
-            word_chars += len;
+    /// Counts of the whitespace-separated tokens seen so far.
+    #[derive(Default)]
+    struct Counts {
+        non_space: usize,
+        word_chars: usize,
+        words: usize,
+    }
+    impl Counts {
+        /// A token of `len` characters, `letters` of them alphabetic.
+        fn token(&mut self, len: usize, letters: usize) {
+            self.non_space += len;
+            if len > MAX_WORD_CHARS {
+                return;
+            }
+            if letters >= 2 {
+                self.words += 1;
+            }
+            if letters >= 1 {
+                // Punctuation attached to a word ("budget.", "don't") counts with it.
+                self.word_chars += len;
+            }
         }
     }
-    chars += text.chars().filter(|c| c.is_whitespace()).count();
-    if non_space == 0 {
+    let mut counts = Counts::default();
+    let (mut chars, mut len, mut letters) = (0usize, 0usize, 0usize);
+    for c in text.chars() {
+        chars += 1;
+        if c.is_whitespace() {
+            counts.token(len, letters);
+            (len, letters) = (0, 0);
+        } else {
+            len += 1;
+            letters += usize::from(c.is_alphabetic());
+        }
+    }
+    counts.token(len, letters);
+    if counts.non_space == 0 {
         return Some(Degenerate::Empty);
     }
     if chars > MAX_SUMMARY_CHARS {
         return Some(Degenerate::TooLong);
     }
-    if words == 0 || (word_chars as f64) < MIN_WORD_SHARE * non_space as f64 {
+    if counts.words == 0 || (counts.word_chars as f64) < MIN_WORD_SHARE * counts.non_space as f64 {
         return Some(Degenerate::NonLinguistic);
     }
     None
@@ -140,5 +155,62 @@ mod tests {
         assert_eq!(detect("a"), Some(Degenerate::NonLinguistic));
         let long = "The council met. ".repeat(10_000);
         assert_eq!(detect(&long), Some(Degenerate::TooLong));
+    }
+
+    /// The rules as first written: tokens from `split_whitespace`, three passes.
+    fn detect_by_tokens(text: &str) -> Option<Degenerate> {
+        let (mut chars, mut non_space, mut word_chars, mut words) = (0, 0, 0, 0);
+        for token in text.split_whitespace() {
+            let len = token.chars().count();
+            chars += len;
+            non_space += len;
+            if len > MAX_WORD_CHARS {
+                continue;
+            }
+            let letters = token.chars().filter(|c| c.is_alphabetic()).count();
+            words += usize::from(letters >= 2);
+            if letters >= 1 {
+                word_chars += len;
+            }
+        }
+        chars += text.chars().filter(|c| c.is_whitespace()).count();
+        if non_space == 0 {
+            Some(Degenerate::Empty)
+        } else if chars > MAX_SUMMARY_CHARS {
+            Some(Degenerate::TooLong)
+        } else if words == 0 || (word_chars as f64) < MIN_WORD_SHARE * non_space as f64 {
+            Some(Degenerate::NonLinguistic)
+        } else {
+            None
+        }
+    }
+
+    #[test]
+    fn one_pass_classifies_as_the_token_split_does() {
+        let word = "x".repeat(MAX_WORD_CHARS + 1);
+        let texts = [
+            String::new(),
+            "  two  spaces\tand\ttabs\n".to_string(),
+            "no\u{a0}break\u{2003}em-space \u{3000}ideographic".to_string(),
+            format!("{word} ab"),
+            format!("ab {word}"),
+            format!("ab cd {word} {word}"),
+            "a b c d e f".to_string(),
+            "!!! ok ???".to_string(),
+            "ab !!! ??? ...".to_string(),
+            "ab !!!".to_string(),
+            "日本語の文 と 漢字".to_string(),
+            "ok ".repeat(MAX_SUMMARY_CHARS / 3),
+            "ok ".repeat(MAX_SUMMARY_CHARS / 3 + 1),
+            format!("{}é", "ok ".repeat(MAX_SUMMARY_CHARS / 3)),
+        ];
+        for text in &texts {
+            assert_eq!(
+                detect(text),
+                detect_by_tokens(text),
+                "{:?}",
+                &text[..text.len().min(40)]
+            );
+        }
     }
 }

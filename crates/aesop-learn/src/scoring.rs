@@ -406,7 +406,12 @@ impl<'m> Scorer<'m> {
         }
         // Degenerate summaries are not scored, so their features are not computed either (a
         // 10 MB one would cost minutes): their text is emptied for extraction.
-        let cleaned = without_degenerate_text(topics);
+        let degenerate: Vec<Option<Degenerate>> = topics
+            .iter()
+            .flat_map(|t| &t.summaries)
+            .map(|s| degenerate::detect(&s.text))
+            .collect();
+        let cleaned = without_degenerate_text(topics, &degenerate);
         let mut table = extract_features(
             cleaned.as_deref().unwrap_or(topics),
             &self.classes,
@@ -428,7 +433,7 @@ impl<'m> Scorer<'m> {
                 Vec::new()
             });
         }
-        Ok(mark_degenerate(topics, table, scores, raw))
+        mark_degenerate(degenerate, table, scores, raw)
     }
 }
 
@@ -452,49 +457,39 @@ impl Scorer<'_> {
     }
 }
 
-/// `topics` with the text of every degenerate summary emptied, or `None` when there is none.
-fn without_degenerate_text(topics: &[Topic]) -> Option<Vec<Topic>> {
-    let any = topics.iter().any(|t| {
-        t.summaries
-            .iter()
-            .any(|s| degenerate::detect(&s.text).is_some())
-    });
-    if !any {
+/// `topics` with the text of every degenerate summary emptied (`degenerate`: one entry per
+/// summary, topic by topic), or `None` when there is none.
+fn without_degenerate_text(
+    topics: &[Topic],
+    degenerate: &[Option<Degenerate>],
+) -> Option<Vec<Topic>> {
+    if degenerate.iter().all(Option::is_none) {
         return None;
     }
     let mut cleaned = topics.to_vec();
-    for summary in cleaned.iter_mut().flat_map(|t| t.summaries.iter_mut()) {
-        if degenerate::detect(&summary.text).is_some() {
+    let summaries = cleaned.iter_mut().flat_map(|t| t.summaries.iter_mut());
+    for (summary, kind) in summaries.zip(degenerate) {
+        if kind.is_some() {
             summary.text.clear();
         }
     }
     Some(cleaned)
 }
 
-/// Null the scores of degenerate summaries (the one call site of [`degenerate::detect`]).
+/// Null the scores of degenerate summaries. `degenerate` has one entry per summary, topic by
+/// topic, the order of the table's records.
 fn mark_degenerate(
-    topics: &[Topic],
+    degenerate: Vec<Option<Degenerate>>,
     table: FeatureTable,
     mut scores: Vec<Vec<f64>>,
     mut raw: Vec<Vec<f64>>,
-) -> Scored {
-    let texts: std::collections::HashMap<(&str, &str), &str> = topics
-        .iter()
-        .flat_map(|t| {
-            t.summaries
-                .iter()
-                .map(move |s| ((t.topic.as_str(), s.system.as_str()), s.text.as_str()))
-        })
-        .collect();
-    let degenerate: Vec<Option<Degenerate>> = table
-        .records
-        .iter()
-        .map(|r| {
-            texts
-                .get(&(r.topic.as_str(), r.system.as_str()))
-                .and_then(|text| degenerate::detect(text))
-        })
-        .collect();
+) -> Result<Scored> {
+    anyhow::ensure!(
+        degenerate.len() == table.records.len(),
+        "internal error: {} feature records for {} summaries",
+        table.records.len(),
+        degenerate.len()
+    );
     for model_scores in scores.iter_mut().chain(raw.iter_mut()) {
         for (score, kind) in model_scores.iter_mut().zip(&degenerate) {
             if kind.is_some() {
@@ -502,12 +497,12 @@ fn mark_degenerate(
             }
         }
     }
-    Scored {
+    Ok(Scored {
         table,
         scores,
         raw,
         degenerate,
-    }
+    })
 }
 
 #[cfg(test)]
