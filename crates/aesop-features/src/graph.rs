@@ -338,11 +338,16 @@ struct TopicGraphs {
     window: usize,
     /// N-gram ids when `rank` is too large to pack (see [`vertex_keys`]).
     vocabulary: NGramVocabulary,
-    /// Edge key → row of `counts`.
+    /// Edge key → row. Rows below `reference_rows` are the edges some reference has, with a
+    /// full row of `counts`; the others are edges of the input alone (most of a topic's edges:
+    /// its documents are far longer than its references), counted in `input_only`.
     rows: HashMap<u128, u32, FastState>,
+    reference_rows: usize,
     /// Row-major occurrence counts, `columns` per row: one column per reference, then the sum
     /// over the references, then the sum over the input documents (0 = edge absent).
     counts: Vec<u32>,
+    /// Occurrences in the input of each input-only edge (row `reference_rows + i`).
+    input_only: Vec<u32>,
     /// |G| of each column's graph.
     sizes: Vec<usize>,
     columns: usize,
@@ -373,51 +378,59 @@ impl TopicGraphs {
         let n_documents = topic.documents.len();
         let columns = n_references + 2;
         let (reference_sum_column, input_column) = (n_references, n_references + 1);
-        let texts: Vec<(usize, &str)> = topic
-            .references
-            .iter()
-            .enumerate()
-            .map(|(column, r)| (column, r.text.as_str()))
-            .chain(
-                topic
-                    .documents
-                    .iter()
-                    .map(|d| (input_column, d.text.as_str())),
-            )
-            .collect();
         // Sized once from the number of edge occurrences (an upper bound on distinct edges; about
         // two in three are distinct in news text), so the index is not rebuilt as it grows.
         // Capped, so a huge document does not reserve memory it may not need.
-        let occurrences: usize = texts.iter().map(|(_, t)| t.len() * window).sum();
-        let expected_edges = (occurrences * 2 / 3).min(MAX_RESERVED_EDGES);
+        let reference_occurrences: usize =
+            topic.references.iter().map(|r| r.text.len() * window).sum();
+        let input_occurrences: usize = topic.documents.iter().map(|d| d.text.len() * window).sum();
+        let expected_edges =
+            ((reference_occurrences + input_occurrences) * 2 / 3).min(MAX_RESERVED_EDGES);
+        let expected_reference_edges = (reference_occurrences * 2 / 3).min(MAX_RESERVED_EDGES);
         let mut rows: HashMap<u128, u32, FastState> =
             HashMap::with_capacity_and_hasher(expected_edges, FastState::default());
-        let mut counts: Vec<u32> = Vec::with_capacity(expected_edges * columns);
+        let mut counts: Vec<u32> = Vec::with_capacity(expected_reference_edges * columns);
         let mut vocabulary = NGramVocabulary::new();
-        for (column, text) in texts {
-            let vertices = vertex_keys(text, rank, |ngram| u64::from(vocabulary.intern(ngram)));
+        // The references first, so that every edge a reference has gets a full row.
+        for (column, reference) in topic.references.iter().enumerate() {
+            let vertices = vertex_keys(&reference.text, rank, |ngram| {
+                u64::from(vocabulary.intern(ngram))
+            });
             if window == 0 {
                 continue;
             }
-            let sum_column = if column == input_column {
-                input_column
-            } else {
-                reference_sum_column
-            };
             for_each_edge(&vertices, window, |key| {
                 let next = rows.len() as u32;
                 let row = *rows.entry(key).or_insert(next) as usize;
                 if row == next as usize {
                     counts.resize(counts.len() + columns, 0);
                 }
-                let start = row * columns;
-                if column != input_column {
-                    counts[start + column] += 1;
-                }
-                counts[start + sum_column] += 1;
+                counts[row * columns + column] += 1;
+                counts[row * columns + reference_sum_column] += 1;
             });
         }
-        let sizes = (0..columns)
+        let reference_rows = rows.len();
+        let mut input_only: Vec<u32> = Vec::new();
+        for document in &topic.documents {
+            let vertices = vertex_keys(&document.text, rank, |ngram| {
+                u64::from(vocabulary.intern(ngram))
+            });
+            if window == 0 {
+                continue;
+            }
+            for_each_edge(&vertices, window, |key| {
+                let next = rows.len() as u32;
+                let row = *rows.entry(key).or_insert(next) as usize;
+                if row < reference_rows {
+                    counts[row * columns + input_column] += 1;
+                } else if row == next as usize {
+                    input_only.push(1);
+                } else {
+                    input_only[row - reference_rows] += 1;
+                }
+            });
+        }
+        let mut sizes: Vec<usize> = (0..columns)
             .map(|c| {
                 counts
                     .chunks_exact(columns)
@@ -425,12 +438,15 @@ impl TopicGraphs {
                     .count()
             })
             .collect();
+        sizes[input_column] += input_only.len();
         TopicGraphs {
             rank,
             window,
             vocabulary,
             rows,
+            reference_rows,
             counts,
+            input_only,
             sizes,
             columns,
             n_references,
@@ -484,6 +500,13 @@ impl TopicGraphs {
         for &row in touched.iter() {
             let row = row as usize;
             let ws = std::mem::take(&mut counts[row]);
+            if row >= self.reference_rows {
+                // An edge of the input alone: no reference (nor their merge) has it.
+                let input = f64::from(self.input_only[row - self.reference_rows]);
+                ratio_sums[n_references + 1] +=
+                    value_ratio(f64::from(ws), input / self.n_documents as f64);
+                continue;
+            }
             let start = row * columns;
             let topic_counts = &self.counts[start..start + columns];
             let (per_reference, sums) = topic_counts.split_at(n_references);
