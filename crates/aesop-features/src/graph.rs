@@ -391,39 +391,32 @@ impl TopicGraphs {
             HashMap::with_capacity_and_hasher(expected_edges, FastState::default());
         let mut counts: Vec<u32> = Vec::with_capacity(expected_reference_edges * columns);
         let mut vocabulary = NGramVocabulary::new();
-        // The references first, so that every edge a reference has gets a full row.
-        for (column, reference) in topic.references.iter().enumerate() {
-            let vertices = vertex_keys(&reference.text, rank, |ngram| {
-                u64::from(vocabulary.intern(ngram))
-            });
-            if window == 0 {
-                continue;
-            }
+        // Each edge occurrence of `text` with the row of its key (a new key gets the next row).
+        let mut rows_of = |text: &str, on_row: &mut dyn FnMut(usize, bool)| {
+            let vertices = vertex_keys(text, rank, |ngram| u64::from(vocabulary.intern(ngram)));
             for_each_edge(&vertices, window, |key| {
                 let next = rows.len() as u32;
-                let row = *rows.entry(key).or_insert(next) as usize;
-                if row == next as usize {
+                let row = *rows.entry(key).or_insert(next);
+                on_row(row as usize, row == next);
+            });
+        };
+        // The references first, so that every edge a reference has gets a full row.
+        for (column, reference) in topic.references.iter().enumerate() {
+            rows_of(&reference.text, &mut |row, new| {
+                if new {
                     counts.resize(counts.len() + columns, 0);
                 }
                 counts[row * columns + column] += 1;
                 counts[row * columns + reference_sum_column] += 1;
             });
         }
-        let reference_rows = rows.len();
+        let reference_rows = counts.len() / columns;
         let mut input_only: Vec<u32> = Vec::new();
         for document in &topic.documents {
-            let vertices = vertex_keys(&document.text, rank, |ngram| {
-                u64::from(vocabulary.intern(ngram))
-            });
-            if window == 0 {
-                continue;
-            }
-            for_each_edge(&vertices, window, |key| {
-                let next = rows.len() as u32;
-                let row = *rows.entry(key).or_insert(next) as usize;
+            rows_of(&document.text, &mut |row, new| {
                 if row < reference_rows {
                     counts[row * columns + input_column] += 1;
-                } else if row == next as usize {
+                } else if new {
                     input_only.push(1);
                 } else {
                     input_only[row - reference_rows] += 1;
