@@ -338,15 +338,14 @@ struct TopicGraphs {
     window: usize,
     /// N-gram ids when `rank` is too large to pack (see [`vertex_keys`]).
     vocabulary: NGramVocabulary,
-    /// Edge key → row. Rows below `reference_rows` are the edges some reference has, with a
-    /// full row of `counts`; the others are edges of the input alone (most of a topic's edges:
-    /// its documents are far longer than its references), counted in `input_only`.
+    /// Edge key → row. The first rows, one per row of `counts`, are the edges some reference
+    /// has; the others are edges of the input alone (most of a topic's edges: its documents
+    /// are far longer than its references), counted in `input_only`.
     rows: HashMap<u128, u32, FastState>,
-    reference_rows: usize,
     /// Row-major occurrence counts, `columns` per row: one column per reference, then the sum
     /// over the references, then the sum over the input documents (0 = edge absent).
     counts: Vec<u32>,
-    /// Occurrences in the input of each input-only edge (row `reference_rows + i`).
+    /// Occurrences in the input of each input-only edge (row `counts.len() / columns + i`).
     input_only: Vec<u32>,
     /// |G| of each column's graph.
     sizes: Vec<usize>,
@@ -437,7 +436,6 @@ impl TopicGraphs {
             window,
             vocabulary,
             rows,
-            reference_rows,
             counts,
             input_only,
             sizes,
@@ -490,12 +488,13 @@ impl TopicGraphs {
         let (columns, n_references) = (self.columns, self.n_references);
         let mut ratio_sums = vec![0.0; columns];
         let unit_ratios = &*UNIT_RATIOS;
+        let reference_rows = self.counts.len() / columns;
         for &row in touched.iter() {
             let row = row as usize;
             let ws = std::mem::take(&mut counts[row]);
-            if row >= self.reference_rows {
+            if row >= reference_rows {
                 // An edge of the input alone: no reference (nor their merge) has it.
-                let input = f64::from(self.input_only[row - self.reference_rows]);
+                let input = f64::from(self.input_only[row - reference_rows]);
                 ratio_sums[n_references + 1] +=
                     value_ratio(f64::from(ws), input / self.n_documents as f64);
                 continue;
