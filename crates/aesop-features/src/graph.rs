@@ -339,8 +339,8 @@ struct TopicGraphs {
     /// N-gram ids when `rank` is too large to pack (see [`vertex_keys`]).
     vocabulary: NGramVocabulary,
     /// Edge key → row. The first rows, one per row of `counts`, are the edges some reference
-    /// has; the others are edges of the input alone (most of a topic's edges: its documents
-    /// are far longer than its references), counted in `input_only`.
+    /// has; the others are edges of the input alone (two in five on SummEval, whose topics
+    /// have 11 references; more where a topic has fewer), counted in `input_only`.
     rows: HashMap<u128, u32, FastState>,
     /// Row-major occurrence counts, `columns` per row: one column per reference, then the sum
     /// over the references, then the sum over the input documents (0 = edge absent).
