@@ -26,9 +26,9 @@ impl<V> Default for ReferenceRuns<V> {
 impl<V: Copy + Default> ReferenceRuns<V> {
     /// The index of (key, reference, value) triples; a key appears at most once per reference.
     /// Callers list the triples reference by reference, so grouping them by key in their own
-    /// order (a counting sort: one hash pass to count, one to place) leaves each run in
-    /// reference order without sorting the triples; a run that is not (triples given in
-    /// another order) is sorted.
+    /// order (a counting sort: one hash pass numbers and counts the keys, then each triple goes
+    /// to the next slot of its key's run) leaves each run in reference order without sorting
+    /// the triples; a run that is not (triples given in another order) is sorted.
     pub(crate) fn new(triples: Vec<(u64, u32, V)>) -> ReferenceRuns<V> {
         // One hash pass gives each key a dense index (`.0`) and counts its triples (`.1`).
         let mut ranges: HashMap<u64, (u32, u32), FxBuildHasher> =
