@@ -1,6 +1,7 @@
 //! Speed and accuracy of the embedded NLP models (run through scripts/bench/bench-nlp).
 //!
-//! Usage: bench_nlp EWT_DIR [REPEATS]. Single-threaded throughout.
+//! Usage: bench_nlp EWT_DIR [REPEATS]. Single-threaded, except that loading decodes the two
+//! models side by side, as aesop does.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -115,10 +115,20 @@ impl Pipeline {
             .map_err(|e| anyhow::anyhow!("loading the embedded NLP models: {e}"))
     }
 
+    /// Decodes the two models side by side: decoding is most of a one-off `score` or
+    /// `analyze` call's time, and the two share nothing.
     pub fn from_bytes(tagger: &[u8], parser: &[u8]) -> anyhow::Result<Pipeline> {
+        let (tagger, parser) = std::thread::scope(|scope| {
+            let tagger = scope.spawn(|| Tagger::from_bytes(tagger));
+            let parser = Parser::from_bytes(parser);
+            let tagger = tagger
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (tagger, parser)
+        });
         Ok(Pipeline {
-            tagger: Tagger::from_bytes(tagger).context("tagger model")?,
-            parser: Parser::from_bytes(parser).context("parser model")?,
+            tagger: tagger.context("tagger model")?,
+            parser: parser.context("parser model")?,
         })
     }
 

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use anyhow::{bail, ensure, Context};
 use flate2::{read::GzDecoder, write::GzEncoder, Compression};
 
-use super::perceptron::Model;
+use super::perceptron::{LevelRows, Model};
 use aesop_core::varint::VarintError;
 
 const MAGIC: &[u8; 8] = b"AESOPNLP";
@@ -78,6 +78,10 @@ impl Writer {
     }
 }
 
+/// The most a model file is trusted to expand when [`Reader::new`] sizes its buffer from the
+/// gzip trailer (the shipped models expand about 1.4×).
+const MAX_EXPANSION: usize = 16;
+
 /// Reads a model file produced by [`Writer`].
 pub struct Reader {
     buf: Vec<u8>,
@@ -90,7 +94,18 @@ impl Reader {
             !gzipped.is_empty(),
             "the {kind} model is empty: run scripts/build/train-nlp and rebuild"
         );
-        let mut buf = Vec::new();
+        // Sized from the gzip trailer (the uncompressed size, mod 2^32), so the tens of
+        // megabytes are not copied as the buffer grows; capped in case the trailer lies.
+        let trailer = gzipped.len().checked_sub(4).map(|at| {
+            let size = u32::from_le_bytes([
+                gzipped[at],
+                gzipped[at + 1],
+                gzipped[at + 2],
+                gzipped[at + 3],
+            ]);
+            (size as usize).min(gzipped.len().saturating_mul(MAX_EXPANSION))
+        });
+        let mut buf = Vec::with_capacity(trailer.unwrap_or(0));
         GzDecoder::new(gzipped)
             .read_to_end(&mut buf)
             .context("decompressing model")?;
@@ -163,30 +178,36 @@ impl Reader {
         ensure!(nclasses <= usize::from(u16::MAX), "bad class count");
         let scale = self.f32()?;
         let nfeatures = self.len()?;
-        let mut rows = Vec::with_capacity(nfeatures);
+        // Straight into the model's row buffers: the writer gives keys and classes in
+        // increasing order and no zero weight, and anything else is a damaged file.
+        let mut rows = LevelRows::with_capacity(nfeatures);
         let mut key = 0u64;
-        for _ in 0..nfeatures {
-            key += self.varint()?;
+        for row_number in 0..nfeatures {
+            let step = self.varint()?;
+            ensure!(
+                row_number == 0 || step > 0,
+                "feature keys out of order in model file"
+            );
+            key = key.saturating_add(step);
+            rows.begin(u32::try_from(key).context("feature key out of range")?);
             let len = self.len()?;
-            let mut row = Vec::with_capacity(len);
+            ensure!(len > 0, "empty weight row in model file");
             let mut class = 0u64;
-            for _ in 0..len {
-                class += self.varint()?;
+            for k in 0..len {
+                let step = self.varint()?;
+                ensure!(k == 0 || step > 0, "classes out of order in model file");
+                class = class.saturating_add(step);
                 ensure!(
                     class < nclasses as u64,
                     "class index out of range in model file"
                 );
                 let level =
                     i16::try_from(self.signed()?).context("weight out of range in model file")?;
-                row.push((class as u16, level));
+                ensure!(level != 0, "zero weight in model file");
+                rows.push_pair(class as u16, level);
             }
-            rows.push((u32::try_from(key).context("feature key out of range")?, row));
         }
-        ensure!(
-            scale.is_finite() && scale > 0.0,
-            "bad weight scale in model file"
-        );
-        Ok(Model::from_levels(nclasses, scale, rows))
+        Ok(Model::from_level_rows(nclasses, scale, &rows))
     }
 }
 
@@ -228,6 +249,61 @@ mod tests {
         assert!(Reader::new(&bytes, "other").is_err());
         assert!(Reader::new(&[], "test").is_err());
         assert!(Reader::new(&bytes[..bytes.len() / 2], "test").is_err());
+        Ok(())
+    }
+
+    /// A model written by hand: `rows` as (key step, [(class step, level)]).
+    fn hand_written(rows: &[(u64, &[(u64, i64)])]) -> anyhow::Result<Vec<u8>> {
+        let mut w = Writer::new("test");
+        w.varint(3); // classes
+        w.f32(0.5); // scale
+        w.varint(rows.len() as u64);
+        for (key_step, pairs) in rows {
+            w.varint(*key_step);
+            w.varint(pairs.len() as u64);
+            for &(class_step, level) in *pairs {
+                w.varint(class_step);
+                w.signed(level);
+            }
+        }
+        w.finish()
+    }
+
+    #[test]
+    fn rows_are_read_in_order_and_damaged_ones_refused() -> anyhow::Result<()> {
+        // Keys 0 and 7; classes 0, 2 and 1.
+        let good = hand_written(&[(0, &[(0, 4), (2, -2)]), (7, &[(1, 6)])])?;
+        let model = Reader::new(&good, "test")?.model()?;
+        let mut scores = [0.0; 3];
+        model.scores(&[0, 7], &mut scores);
+        assert_eq!(scores, [2.0, 3.0, -1.0]);
+        let refused = [
+            (
+                hand_written(&[(5, &[(0, 1)]), (0, &[(0, 1)])])?,
+                "keys out of order",
+            ),
+            (
+                hand_written(&[(5, &[(1, 1), (0, 1)])])?,
+                "classes out of order",
+            ),
+            (hand_written(&[(5, &[(0, 0)])])?, "zero weight"),
+            (hand_written(&[(5, &[])])?, "empty weight row"),
+            (hand_written(&[(5, &[(3, 1)])])?, "class index out of range"),
+        ];
+        for (bytes, why) in refused {
+            let err = Reader::new(&bytes, "test")?.model().err();
+            let message = err.map(|e| format!("{e:#}")).unwrap_or_default();
+            assert!(message.contains(why), "{why}: got {message:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_trailer_claiming_a_huge_size_is_an_error_not_an_allocation() -> anyhow::Result<()> {
+        let mut bytes = hand_written(&[(0, &[(0, 4)])])?;
+        let at = bytes.len() - 4;
+        bytes[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Reader::new(&bytes, "test").is_err());
         Ok(())
     }
 }

@@ -326,6 +326,59 @@ const QUANT_LEVELS: f32 = 32767.0;
 /// Default pruning: weights below this fraction of the largest are rounded to zero and dropped.
 pub const PRUNE_FRACTION: f32 = 1.0 / 4096.0;
 
+/// Rows of weight levels in three buffers instead of a vector per row: row `i` is feature
+/// `keys[i]` with the (class, level) pairs `pairs[ends[i - 1]..ends[i]]` (from 0 for the first).
+/// Reading the parser's 640,000 rows into a vector each made loading it slow.
+#[derive(Default)]
+pub struct LevelRows {
+    keys: Vec<u32>,
+    ends: Vec<usize>,
+    pairs: Vec<(u16, i16)>,
+}
+
+impl LevelRows {
+    pub fn with_capacity(rows: usize) -> LevelRows {
+        LevelRows {
+            keys: Vec::with_capacity(rows),
+            ends: Vec::with_capacity(rows),
+            pairs: Vec::new(),
+        }
+    }
+
+    /// Begins an empty row for [`LevelRows::push_pair`] to fill; keys must increase.
+    pub fn begin(&mut self, key: u32) {
+        debug_assert!(self.keys.last().is_none_or(|&last| last < key));
+        self.keys.push(key);
+        self.ends.push(self.pairs.len());
+    }
+
+    /// Appends a (class, level) pair to the last row begun; classes must increase within a
+    /// row and levels be non-zero.
+    pub fn push_pair(&mut self, class: u16, level: i16) {
+        debug_assert!(level != 0);
+        self.pairs.push((class, level));
+        if let Some(end) = self.ends.last_mut() {
+            *end = self.pairs.len();
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &[(u16, i16)])> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.keys
+            .iter()
+            .zip(starts.zip(&self.ends))
+            .map(|(&key, (start, &end))| (key, &self.pairs[start..end]))
+    }
+}
+
 impl Model {
     /// A model of weight levels (`scale` times each integer is the weight). Zero levels are
     /// dropped; a key or class given twice keeps its first weight.
@@ -336,30 +389,53 @@ impl Model {
     ) -> Model {
         rows.sort_by_key(|r| r.0);
         rows.dedup_by_key(|r| r.0);
-        let mut index = Vec::with_capacity(rows.len());
-        let mut entries = Vec::new();
-        let mut dense = Vec::new();
+        let mut flat = LevelRows::default();
         for (key, mut row) in rows {
             row.retain(|&(_, w)| w != 0);
             row.sort_by_key(|e| e.0);
             row.dedup_by_key(|e| e.0);
-            if row.is_empty() {
-                continue;
+            if !row.is_empty() {
+                flat.begin(key);
+                for (class, level) in row {
+                    flat.push_pair(class, level);
+                }
             }
-            let at = if nclasses >= 8
+        }
+        Model::from_level_rows(nclasses, scale, &flat)
+    }
+
+    /// A model of rows already in order: keys increasing, each row's classes increasing, no
+    /// zero level and no empty row ([`LevelRows`] checks this in debug builds). The model
+    /// reader builds these straight from the file, with no vector per row.
+    pub fn from_level_rows(nclasses: usize, scale: f32, rows: &LevelRows) -> Model {
+        let is_dense = |row: &[(u16, i16)]| {
+            nclasses >= 8
                 && row.len() * DENSE_SHARE >= nclasses
                 && row.iter().all(|&(c, _)| usize::from(c) < nclasses)
-            {
+        };
+        // Sized before they are filled: the parser's tables are tens of megabytes, and growing
+        // them row by row copied them over and over.
+        let dense_rows = rows.iter().filter(|(_, row)| is_dense(row)).count();
+        let sparse_pairs: usize = rows
+            .iter()
+            .filter(|(_, row)| !is_dense(row))
+            .map(|(_, row)| row.len() + 1)
+            .sum();
+        let mut index = Vec::with_capacity(rows.len());
+        let mut entries = Vec::with_capacity(sparse_pairs);
+        let mut dense = Vec::with_capacity(dense_rows * nclasses);
+        for (key, row) in rows.iter() {
+            let at = if is_dense(row) {
                 let at = dense.len();
                 dense.resize(at + nclasses, 0);
-                for &(c, w) in &row {
+                for &(c, w) in row {
                     dense[at + usize::from(c)] = w;
                 }
                 DENSE_ROW | (at / nclasses) as u32
             } else {
                 let at = entries.len() as u32;
                 entries.push((row.len() as u16, 0));
-                entries.extend(row);
+                entries.extend_from_slice(row);
                 at
             };
             index.push((key, at));
@@ -547,6 +623,42 @@ pub fn argmax_where(scores: &[f32], allowed: impl Fn(usize) -> bool) -> Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_rows_build_what_from_levels_builds() {
+        // Unsorted keys, a key twice (the first kept), unsorted classes, a zero level and a row
+        // of zeros: `from_levels` cleans them up, the rows in order give the same model.
+        let messy = vec![
+            (9, vec![(2, 5), (0, -1), (1, 0)]),
+            (3, vec![(1, 7)]),
+            (9, vec![(0, 100)]),
+            (4, vec![(0, 0)]),
+        ];
+        let mut clean = LevelRows::default();
+        for (key, pairs) in [(3, vec![(1, 7)]), (9, vec![(0, -1), (2, 5)])] {
+            clean.begin(key);
+            for (class, level) in pairs {
+                clean.push_pair(class, level);
+            }
+        }
+        assert_eq!(clean.len(), 2);
+        let rows: Vec<(u32, Vec<(u16, i16)>)> =
+            clean.iter().map(|(k, row)| (k, row.to_vec())).collect();
+        assert_eq!(rows, vec![(3, vec![(1, 7)]), (9, vec![(0, -1), (2, 5)])]);
+        // With three classes every row is sparse; with eight the row of key 9 (two classes,
+        // a quarter of them) is dense.
+        for nclasses in [3, 8] {
+            assert_eq!(
+                Model::from_levels(nclasses, 0.5, messy.clone()),
+                Model::from_level_rows(nclasses, 0.5, &clean)
+            );
+        }
+        assert_eq!(Model::from_level_rows(8, 0.5, &clean).dense.len(), 8);
+        let model = Model::from_level_rows(3, 0.5, &clean);
+        let mut scores = [0.0; 3];
+        model.scores(&[9, 3, 4], &mut scores);
+        assert_eq!(scores, [-0.5, 3.5, 2.5]);
+    }
 
     #[test]
     fn averaging_matches_hand_computation() {
