@@ -203,6 +203,9 @@ impl FeatureClass for Arcs {
     fn feature_names(&self) -> Vec<String> {
         FEATURES.iter().map(|f| format!("arcs.{f}")).collect()
     }
+    fn start_loading(&self) {
+        aesop_text::nlp::Pipeline::decode_in_background();
+    }
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         rows_or_missing(CLASS.name, ctx, rows(ctx))
     }

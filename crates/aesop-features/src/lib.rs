@@ -115,6 +115,10 @@ pub trait FeatureClass: Send + Sync {
     fn idle_options(&self, _topic: &Topic) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// Begins loading, on another thread, what the class needs at its first topic but did not
+    /// load when it was built (the parse-based classes: the tagger and parser), so that the
+    /// loading overlaps the building of the classes after it ([`registry::build_classes`]).
+    fn start_loading(&self) {}
     /// One row per summary of `ctx.topic`, in the topic's order.
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow>;
 }
@@ -222,6 +226,9 @@ impl<T: ParseFeatures> FeatureClass for T {
     }
     fn feature_names(&self) -> Vec<String> {
         self.names()
+    }
+    fn start_loading(&self) {
+        aesop_text::nlp::Pipeline::decode_in_background();
     }
     /// When the embedded NLP models cannot be loaded nothing parse-based can be computed: every
     /// row is missing, after a note on stderr naming the class and the topic.

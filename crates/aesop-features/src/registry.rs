@@ -203,7 +203,9 @@ pub fn build_classes(
                     .join(", ")
             );
         };
-        classes.push((spec.build)(opts)?);
+        let class = (spec.build)(opts)?;
+        class.start_loading();
+        classes.push(class);
     }
     Ok(classes)
 }

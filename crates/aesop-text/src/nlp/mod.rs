@@ -115,6 +115,17 @@ impl Pipeline {
             .map_err(|e| anyhow::anyhow!("loading the embedded NLP models: {e}"))
     }
 
+    /// Starts decoding the embedded models on another thread, unless they are decoded already,
+    /// so that the decoding overlaps whatever the caller loads next; [`Pipeline::embedded`]
+    /// then waits for it.
+    pub fn decode_in_background() {
+        if EMBEDDED.get().is_none() {
+            std::thread::spawn(|| {
+                let _ = Pipeline::embedded();
+            });
+        }
+    }
+
     /// Decodes the two models side by side: decoding is most of a one-off `score` or
     /// `analyze` call's time, and the two share nothing.
     pub fn from_bytes(tagger: &[u8], parser: &[u8]) -> anyhow::Result<Pipeline> {

@@ -180,7 +180,9 @@ impl Reader {
         let nfeatures = self.len()?;
         // Straight into the model's row buffers: the writer gives keys and classes in
         // increasing order and no zero weight, and anything else is a damaged file.
-        let mut rows = LevelRows::with_capacity(nfeatures);
+        // Every pair takes at least two bytes, which bounds how many the rest of the file holds.
+        let mut rows =
+            LevelRows::with_capacity(nfeatures, self.buf.len().saturating_sub(self.pos) / 2);
         let mut key = 0u64;
         for row_number in 0..nfeatures {
             let step = self.varint()?;

@@ -337,11 +337,12 @@ pub struct LevelRows {
 }
 
 impl LevelRows {
-    pub fn with_capacity(rows: usize) -> LevelRows {
+    /// Room for `rows` rows holding `pairs` (class, level) pairs in all.
+    pub fn with_capacity(rows: usize, pairs: usize) -> LevelRows {
         LevelRows {
             keys: Vec::with_capacity(rows),
             ends: Vec::with_capacity(rows),
-            pairs: Vec::new(),
+            pairs: Vec::with_capacity(pairs),
         }
     }
 
