@@ -10,6 +10,30 @@ use flate2::bufread::MultiGzDecoder;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+/// The most a gzip blob is trusted to expand when [`gunzip`] sizes its buffer from the trailer
+/// (the embedded models and tables expand 1.4-2.8×; gzip allows about 1,000×).
+const MAX_SIZED_EXPANSION: usize = 16;
+
+/// A gzip blob (one member: the models and tables embedded in the binary), decompressed into a
+/// buffer sized from its trailer, so that tens of megabytes are not copied as the buffer grows.
+/// The trailer's size is only a hint: a damaged one costs a regrown buffer or a capped
+/// reservation, and the decoder's own check still fails on it.
+pub fn gunzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let hint = bytes.len().checked_sub(4).map_or(0, |at| {
+        let size = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        (size as usize).min(bytes.len().saturating_mul(MAX_SIZED_EXPANSION))
+    });
+    let mut out = Vec::with_capacity(hint);
+    flate2::read::GzDecoder::new(bytes).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// [`gunzip`] for UTF-8 text; other bytes are an `InvalidData` error, as `read_to_string`'s.
+pub fn gunzip_text(bytes: &[u8]) -> std::io::Result<String> {
+    String::from_utf8(gunzip(bytes)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Whether `path` is `-`, which names standard input where a verb reads its input.
 pub fn names_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -82,6 +106,42 @@ impl<R: BufRead> Read for Gunzip<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(bytes).expect("in memory");
+        encoder.finish().expect("in memory")
+    }
+
+    #[test]
+    fn gunzip_sizes_its_buffer_from_the_trailer_and_checks_it() {
+        // Numbers from a simple generator: text that compresses about as the embedded tables do
+        // (a blob more than 16 times smaller than its text gets a capped reservation).
+        let mut state = 12345u64;
+        let text: String = (0..4000)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                format!("{} ", state >> 40)
+            })
+            .collect();
+        let packed = gzip(text.as_bytes());
+        let out = gunzip(&packed).expect("valid gzip");
+        assert_eq!(out, text.as_bytes());
+        assert_eq!(out.capacity(), text.len(), "sized once from the trailer");
+        assert_eq!(gunzip_text(&packed).expect("UTF-8"), text);
+        // A trailer claiming 4 GiB: a capped reservation, then the decoder's size check fails.
+        let mut lying = packed.clone();
+        let at = lying.len() - 4;
+        lying[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(gunzip(&lying).is_err());
+        // Not UTF-8: an error, as read_to_string gives.
+        let err = gunzip_text(&gzip(&[0xff, 0xfe])).expect_err("not UTF-8");
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert!(gunzip(b"").is_err() && gunzip(b"ab").is_err());
+    }
 
     #[test]
     fn a_compressed_name_has_its_plain_names_format() {

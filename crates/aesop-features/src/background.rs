@@ -15,12 +15,11 @@
 
 use super::distribution::WordMap;
 use aesop_text::simetrix_tokens;
-use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::{Arc, LazyLock};
 
 /// The shipped background data, gzip-compressed TSV.
@@ -156,9 +155,7 @@ impl Background {
 
     /// Parse gzip-compressed TSV.
     pub fn from_gzip(bytes: &[u8]) -> Result<Background, BackgroundError> {
-        let mut text = String::new();
-        GzDecoder::new(bytes).read_to_string(&mut text)?;
-        Background::parse_tsv(&text)
+        Background::parse_tsv(&aesop_core::input::gunzip_text(bytes)?)
     }
 
     /// The TSV text: header, then words sorted by byte order (deterministic output).

@@ -12,9 +12,7 @@
 //! <word>→<centibels>      one line per word, most frequent first; centibels = round(100 log10 f)
 //! ```
 
-use flate2::read::GzDecoder;
 use rustc_hash::FxHashMap;
-use std::io::Read;
 use std::sync::LazyLock;
 
 /// The shipped table, gzip-compressed TSV.
@@ -47,10 +45,8 @@ impl WordFrequencies {
     }
 
     fn from_gzip(bytes: &[u8]) -> Result<WordFrequencies, String> {
-        let mut text = String::new();
-        GzDecoder::new(bytes)
-            .read_to_string(&mut text)
-            .map_err(|e| format!("cannot decompress: {e}"))?;
+        let text =
+            aesop_core::input::gunzip_text(bytes).map_err(|e| format!("cannot decompress: {e}"))?;
         WordFrequencies::parse_tsv(&text)
     }
 

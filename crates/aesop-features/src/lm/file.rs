@@ -5,10 +5,9 @@
 use super::kneser_ney::{ContextCounts, LmCounts, MAX_IDS};
 use super::{format_error, LmError, ORDER, SPECIALS};
 use aesop_core::varint::{put as put_varint, VarintError};
-use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use std::io::{Read, Write};
+use std::io::Write;
 
 const MAGIC: &[u8; 8] = b"AESOPLM\n";
 const FORMAT_VERSION: u64 = 1;
@@ -159,9 +158,7 @@ impl LmCounts {
 
     /// Parse a gzip-compressed model file.
     pub fn from_gzip(bytes: &[u8]) -> Result<LmCounts, LmError> {
-        let mut raw = Vec::new();
-        GzDecoder::new(bytes).read_to_end(&mut raw)?;
-        LmCounts::from_bytes(&raw)
+        LmCounts::from_bytes(&aesop_core::input::gunzip(bytes)?)
     }
 }
 

@@ -3,10 +3,10 @@
 //! Perceptron weights are stored as integers times a per-model scale, feature keys as sorted
 //! deltas, so the files stay a few MB without an extra serialization dependency.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::{bail, ensure, Context};
-use flate2::{read::GzDecoder, write::GzEncoder, Compression};
+use flate2::{write::GzEncoder, Compression};
 
 use super::perceptron::{LevelRows, Model};
 use aesop_core::varint::VarintError;
@@ -78,10 +78,6 @@ impl Writer {
     }
 }
 
-/// The most a model file is trusted to expand when [`Reader::new`] sizes its buffer from the
-/// gzip trailer (the shipped models expand about 1.4×).
-const MAX_EXPANSION: usize = 16;
-
 /// Reads a model file produced by [`Writer`].
 pub struct Reader {
     buf: Vec<u8>,
@@ -94,21 +90,7 @@ impl Reader {
             !gzipped.is_empty(),
             "the {kind} model is empty: run scripts/build/train-nlp and rebuild"
         );
-        // Sized from the gzip trailer (the uncompressed size, mod 2^32), so the tens of
-        // megabytes are not copied as the buffer grows; capped in case the trailer lies.
-        let trailer = gzipped.len().checked_sub(4).map(|at| {
-            let size = u32::from_le_bytes([
-                gzipped[at],
-                gzipped[at + 1],
-                gzipped[at + 2],
-                gzipped[at + 3],
-            ]);
-            (size as usize).min(gzipped.len().saturating_mul(MAX_EXPANSION))
-        });
-        let mut buf = Vec::with_capacity(trailer.unwrap_or(0));
-        GzDecoder::new(gzipped)
-            .read_to_end(&mut buf)
-            .context("decompressing model")?;
+        let buf = aesop_core::input::gunzip(gzipped).context("decompressing model")?;
         ensure!(
             buf.len() > MAGIC.len() && &buf[..MAGIC.len()] == MAGIC,
             "not an aesop NLP model file"
