@@ -406,8 +406,9 @@ impl Model {
     }
 
     /// A model of rows already in order: keys increasing, each row's classes increasing, no
-    /// zero level and no empty row ([`LevelRows`] checks this in debug builds). The model
-    /// reader builds these straight from the file, with no vector per row.
+    /// zero level and no empty row. The model reader checks all four in the file it reads
+    /// straight into these rows, with no vector per row; [`LevelRows`] asserts the keys' order
+    /// and the non-zero levels in debug builds.
     pub fn from_level_rows(nclasses: usize, scale: f32, rows: &LevelRows) -> Model {
         let is_dense = |row: &[(u16, i16)]| {
             nclasses >= 8
@@ -416,12 +417,13 @@ impl Model {
         };
         // Sized before they are filled: the parser's tables are tens of megabytes, and growing
         // them row by row copied them over and over.
-        let dense_rows = rows.iter().filter(|(_, row)| is_dense(row)).count();
-        let sparse_pairs: usize = rows
-            .iter()
-            .filter(|(_, row)| !is_dense(row))
-            .map(|(_, row)| row.len() + 1)
-            .sum();
+        let (dense_rows, sparse_pairs) = rows.iter().fold((0, 0), |(dense, pairs), (_, row)| {
+            if is_dense(row) {
+                (dense + 1, pairs)
+            } else {
+                (dense, pairs + row.len() + 1)
+            }
+        });
         let mut index = Vec::with_capacity(rows.len());
         let mut entries = Vec::with_capacity(sparse_pairs);
         let mut dense = Vec::with_capacity(dense_rows * nclasses);
