@@ -69,6 +69,7 @@ use aesop_corpus::Topic;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The values one class gives one summary, in the order of [`FeatureClass::feature_names`].
@@ -150,7 +151,11 @@ pub struct TopicContext<'a> {
     /// references must not leave one out again.
     pub references_left_out: bool,
     cache: Mutex<Cache>,
+    _in_work: InWork,
 }
+
+/// Topics being worked on right now in this process: the live [`TopicContext`]s.
+static TOPICS_IN_WORK: AtomicUsize = AtomicUsize::new(0);
 
 impl<'a> TopicContext<'a> {
     pub fn new(topic: &'a Topic) -> TopicContext<'a> {
@@ -158,7 +163,16 @@ impl<'a> TopicContext<'a> {
             topic,
             references_left_out: false,
             cache: Mutex::new(HashMap::new()),
+            _in_work: InWork::start(),
         }
+    }
+
+    /// Whether this is the only topic being worked on in the process (one summary scored over
+    /// HTTP, one topic from the command line): then a class may spread the topic's summaries
+    /// over threads that would otherwise idle. While other topics are worked on the threads are
+    /// busy already, and splitting each topic as well costs more than it gains.
+    pub fn alone(&self) -> bool {
+        TOPICS_IN_WORK.load(Ordering::Relaxed) == 1
     }
 
     /// The context of a human summary scored against the other references of its topic
@@ -204,6 +218,24 @@ impl<'a> TopicContext<'a> {
             .iter()
             .map(|r| r.text.as_str())
             .collect()
+    }
+}
+
+/// A topic counted in [`TOPICS_IN_WORK`] from its context's making to its dropping. Apart from
+/// the context, which borrows the topic, so that it adds no drop-order constraint on that borrow.
+#[derive(Debug)]
+struct InWork;
+
+impl InWork {
+    fn start() -> InWork {
+        TOPICS_IN_WORK.fetch_add(1, Ordering::Relaxed);
+        InWork
+    }
+}
+
+impl Drop for InWork {
+    fn drop(&mut self) {
+        TOPICS_IN_WORK.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
