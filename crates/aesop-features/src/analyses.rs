@@ -48,10 +48,8 @@ pub fn topic_analyses(ctx: &TopicContext) -> anyhow::Result<Arc<TopicAnalyses>> 
     }))
 }
 
-/// The analyses of `texts`, in order; `spread` spreads them over the threads. A topic worked
-/// on alone ([`TopicContext::alone`]) spreads them, as the threads would otherwise idle; beside
-/// other topics it analyses them in order, as splitting each topic as well cost the service
-/// 8-10 % of its requests per second at full load (docs/SPEED.md, "one topic alone").
+/// The analyses of `texts`, in order; `spread` (a topic worked on alone:
+/// [`TopicContext::alone`]) spreads them over the threads.
 fn analyze_all(pipeline: &Pipeline, texts: &[&str], spread: bool) -> Vec<Analysis> {
     if spread {
         texts.par_iter().map(|t| pipeline.analyze(t)).collect()

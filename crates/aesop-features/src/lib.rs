@@ -167,10 +167,11 @@ impl<'a> TopicContext<'a> {
         }
     }
 
-    /// Whether this is the only topic being worked on in the process (one summary scored over
-    /// HTTP, one topic from the command line): then a class may spread the topic's summaries
-    /// over threads that would otherwise idle. While other topics are worked on the threads are
-    /// busy already, and splitting each topic as well costs more than it gains.
+    /// Whether this is the only topic being worked on in the process (one HTTP request, one
+    /// topic from the command line): then a class may spread the topic's summaries over threads
+    /// that would otherwise idle. While other topics are worked on the threads are busy already,
+    /// and splitting each topic as well cost the service 8-10 % of its requests per second at
+    /// full load (docs/SPEED.md, "one topic alone").
     pub fn alone(&self) -> bool {
         TOPICS_IN_WORK.load(Ordering::Relaxed) == 1
     }
@@ -223,7 +224,6 @@ impl<'a> TopicContext<'a> {
 
 /// A topic counted in [`TOPICS_IN_WORK`] from its context's making to its dropping. Apart from
 /// the context, which borrows the topic, so that it adds no drop-order constraint on that borrow.
-#[derive(Debug)]
 struct InWork;
 
 impl InWork {
