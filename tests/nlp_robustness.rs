@@ -91,3 +91,47 @@ fn a_plain_sentence_gets_a_sensible_parse() {
     assert_eq!(s.tokens[5].deprel, "obj");
     assert_eq!(s.tokens[5].head, 3);
 }
+
+#[test]
+fn spread_over_threads_the_analysis_is_the_same_in_the_same_order() {
+    // `aesop analyze` spreads a text's sentences (or a CoNLL-U file's) over the threads; the
+    // sentences come back in text order, each as the one-thread analysis gives it. Sentences of
+    // different lengths and blank stretches, so spread work finishes out of order.
+    let pieces = [
+        "The committee approved the new budget on Monday.",
+        "Why?",
+        "   \n\n  ",
+        "It said the plan , which had been debated for months , would cut costs by 5 % next year.",
+        "🎉🎉 ok!!!",
+        "Dogs bark.",
+    ];
+    let text: String = (0..60)
+        .map(|i| pieces[i % pieces.len()])
+        .collect::<Vec<_>>()
+        .join(" ");
+    let p = Pipeline::embedded().expect("models");
+    let in_order = p.analyze(&text);
+    assert!(
+        in_order.sentences.len() > 40,
+        "{} sentences",
+        in_order.sentences.len()
+    );
+    assert_eq!(p.analyze_parallel(&text), in_order);
+    assert_eq!(p.analyze_parallel(""), p.analyze(""));
+
+    let gold =
+        conllu::parse(&conllu::write(&analysis_to_conllu(&text, &in_order))).expect("CoNLL-U");
+    let (mut one, mut spread) = (gold.clone(), gold);
+    for s in one.iter_mut().chain(spread.iter_mut()) {
+        for w in &mut s.words {
+            w.upos = "_".into();
+            w.head = None;
+        }
+    }
+    p.annotate(&mut one);
+    p.annotate_parallel(&mut spread);
+    assert_eq!(conllu::write(&spread), conllu::write(&one));
+    assert!(one
+        .iter()
+        .all(|s| s.words.iter().all(|w| w.head.is_some() && w.upos != "_")));
+}

@@ -12,7 +12,9 @@ pub mod perceptron;
 pub mod tagger;
 pub mod tokenize;
 
+use rayon::prelude::*;
 use std::io::{Read, Write};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -143,36 +145,54 @@ impl Pipeline {
         })
     }
 
-    /// Tokenize, split, tag and parse raw text.
+    /// Tokenize, split, tag and parse raw text, on the calling thread.
     pub fn analyze(&self, text: &str) -> Analysis {
-        let mut sentences = Vec::new();
-        for span in tokenize::sentence_spans(text) {
-            let tokens = tokenize::tokenize_with_base(&text[span.clone()], span.start);
-            if tokens.is_empty() {
-                continue;
-            }
-            let forms: Vec<&str> = tokens.iter().map(|t| t.text(text)).collect();
-            let analysed = self.tag_and_parse(&forms);
-            let tokens = tokens
-                .iter()
-                .zip(analysed)
-                .map(|(t, (form_upos, xpos, head, deprel))| Token {
-                    form: t.text(text).to_string(),
-                    start: t.start,
-                    end: t.end,
-                    upos: form_upos,
-                    xpos,
-                    head,
-                    deprel,
-                })
-                .collect();
-            sentences.push(AnalyzedSentence {
-                start: span.start,
-                end: span.end,
-                tokens,
-            });
+        Analysis {
+            sentences: tokenize::sentence_spans(text)
+                .into_iter()
+                .filter_map(|span| self.analyze_sentence(text, span))
+                .collect(),
         }
-        Analysis { sentences }
+    }
+
+    /// As [`Pipeline::analyze`], the sentences spread over the rayon threads: for one long text
+    /// (`aesop analyze`). Where texts are already analysed side by side (the topics of a set),
+    /// [`Pipeline::analyze`] keeps each on its thread.
+    pub fn analyze_parallel(&self, text: &str) -> Analysis {
+        Analysis {
+            sentences: tokenize::sentence_spans(text)
+                .into_par_iter()
+                .filter_map(|span| self.analyze_sentence(text, span))
+                .collect(),
+        }
+    }
+
+    /// The sentence of `text` at `span`, tokenized, tagged and parsed; none without tokens.
+    fn analyze_sentence(&self, text: &str, span: Range<usize>) -> Option<AnalyzedSentence> {
+        let tokens = tokenize::tokenize_with_base(&text[span.clone()], span.start);
+        if tokens.is_empty() {
+            return None;
+        }
+        let forms: Vec<&str> = tokens.iter().map(|t| t.text(text)).collect();
+        let analysed = self.tag_and_parse(&forms);
+        let tokens = tokens
+            .iter()
+            .zip(analysed)
+            .map(|(t, (form_upos, xpos, head, deprel))| Token {
+                form: t.text(text).to_string(),
+                start: t.start,
+                end: t.end,
+                upos: form_upos,
+                xpos,
+                head,
+                deprel,
+            })
+            .collect();
+        Some(AnalyzedSentence {
+            start: span.start,
+            end: span.end,
+            tokens,
+        })
     }
 
     /// Tags only: (UPOS, XPOS) per word.
@@ -210,17 +230,27 @@ impl Pipeline {
     }
 
     /// Fill in UPOS, XPOS, HEAD and DEPREL of CoNLL-U sentences, keeping their words, comments,
-    /// multiword tokens and empty nodes.
+    /// multiword tokens and empty nodes; on the calling thread.
     pub fn annotate(&self, sentences: &mut [Sentence]) {
-        for s in sentences {
-            let words: Vec<&str> = s.words.iter().map(|w| w.form.as_str()).collect();
-            let analysed = self.tag_and_parse(&words);
-            for (w, (upos, xpos, head, deprel)) in s.words.iter_mut().zip(analysed) {
-                w.upos = upos;
-                w.xpos = xpos;
-                w.head = Some(head);
-                w.deprel = deprel;
-            }
+        sentences.iter_mut().for_each(|s| self.annotate_sentence(s));
+    }
+
+    /// As [`Pipeline::annotate`], the sentences spread over the rayon threads (`aesop analyze
+    /// --conllu`).
+    pub fn annotate_parallel(&self, sentences: &mut [Sentence]) {
+        sentences
+            .par_iter_mut()
+            .for_each(|s| self.annotate_sentence(s));
+    }
+
+    fn annotate_sentence(&self, sentence: &mut Sentence) {
+        let words: Vec<&str> = sentence.words.iter().map(|w| w.form.as_str()).collect();
+        let analysed = self.tag_and_parse(&words);
+        for (w, (upos, xpos, head, deprel)) in sentence.words.iter_mut().zip(analysed) {
+            w.upos = upos;
+            w.xpos = xpos;
+            w.head = Some(head);
+            w.deprel = deprel;
         }
     }
 }
@@ -341,7 +371,7 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
         })?;
         let mut sentences =
             conllu::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
-        pipeline.annotate(&mut sentences);
+        pipeline.annotate_parallel(&mut sentences);
         conllu::write(&sentences)
     } else {
         let bytes = match &args.input {
@@ -358,7 +388,10 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
         };
         // Invalid UTF-8 is replaced rather than rejected: analysis is best effort on any text.
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        conllu::write(&analysis_to_conllu(&text, &pipeline.analyze(&text)))
+        conllu::write(&analysis_to_conllu(
+            &text,
+            &pipeline.analyze_parallel(&text),
+        ))
     })
 }
 
