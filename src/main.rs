@@ -35,7 +35,30 @@ fn keep_freed_memory() {
 #[command(
     name = "aesop",
     version,
-    about = "Learn to predict how humans judge summaries"
+    about = "Learn to predict how humans judge summaries",
+    long_about = "Learn to predict how humans judge summaries.\n\n\
+aesop reads judgment sets (topics with their input documents, optional reference summaries, and \
+the summaries to judge with their human scores; `aesop import` makes them from the public sets), \
+computes feature classes for every summary, and trains predictors of pyramid, responsiveness and \
+readability scores from them. Built-in models for all three ship in the binary (`aesop models`); \
+`aesop score` applies them, or models you train, from the command line, and `aesop serve` over \
+HTTP. Every verb's --help has examples; the documentation is in the repository's docs/.",
+    after_long_help = "Exit status:\n  \
+0    success\n  \
+1    failure (the message names the file, and the line and field where one is at fault)\n  \
+2    usage: an unknown flag or value, or flags that do not go together, found before any input \
+is read\n  \
+130  interrupted (Ctrl-C, SIGTERM): no partial output file is left\n\n\
+Environment:\n  \
+AESOP_HOME                 where `aesop models fetch` installs the LMs (default: the platform \
+cache directory, ~/.cache/aesop on Linux)\n  \
+AESOP_NEURAL_CACHE         a directory keeping the LM classes' rows per topic, reused by later \
+runs\n  \
+AESOP_NEURAL_PRECISION     auto (default), f32, int8 or cuda: how the LM classes compute\n  \
+AESOP_NEURAL_BATCH_TOKENS  tokens per batched LM pass (default 1024)\n  \
+AESOP_PYTHON               the Python whose pip `aesop models fetch` runs (default python3)\n  \
+AESOP_LOG                  `aesop serve`'s log filter (default info)\n  \
+RAYON_NUM_THREADS          worker threads (default: one per core)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -190,6 +213,37 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         #[command(flatten)]
         progress: ProgressFlag,
     },
+    /// Write a shell completion script or the manual pages, from the same declarations as
+    /// `--help` (for packagers and shell set-up).
+    #[command(
+        after_help = "Examples:\n  aesop generate complete-bash > ~/.local/share/bash-completion/completions/aesop\n  \
+aesop generate complete-zsh -o ~/.zfunc/_aesop\n  \
+aesop generate complete-fish -o ~/.config/fish/completions/aesop.fish\n  \
+aesop generate man -o man/          (aesop.1 and a page per verb: man -l man/aesop-train.1)\n  \
+aesop generate man | man -l -       (the main page alone)"
+    )]
+    Generate {
+        /// What to write.
+        #[arg(value_enum, ignore_case = true)]
+        kind: GenerateKind,
+        /// A completion script's file (default, or `-`: standard output). For `man`, a directory
+        /// (created if missing) for aesop.1 and one page per verb, aesop-VERB.1; without it the
+        /// main page alone goes to standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// What `aesop generate` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum GenerateKind {
+    /// Manual pages (roff).
+    Man,
+    CompleteBash,
+    CompleteZsh,
+    CompleteFish,
+    CompletePowershell,
+    CompleteElvish,
 }
 
 /// `--progress`, one definition for every long-running verb (aesop_core::progress).
@@ -213,7 +267,7 @@ impl Command {
             | Command::Ablate { progress, .. }
             | Command::Evaluate { progress, .. }
             | Command::Features { progress, .. } => progress.progress,
-            Command::Models { .. } | Command::Serve(_) => false,
+            Command::Models { .. } | Command::Serve(_) | Command::Generate { .. } => false,
         }
     }
 }
@@ -613,6 +667,7 @@ fn dispatch(command: Command) -> Result<()> {
             }
             learn::cross_validate_command(&args, &options, &*interrupt_flag()?).map(|_| ())
         }
+        Command::Generate { kind, output } => generate(kind, output.as_deref()),
         Command::Features {
             set,
             classes,
@@ -664,8 +719,64 @@ fn dispatch(command: Command) -> Result<()> {
     }
 }
 
-/// An interruption after rows went to standard output: they cannot be taken back, so the
-/// message must not say "no output written".
+/// `aesop generate`: a completion script for `kind`'s shell, or the manual pages. Files are
+/// written as every verb's outputs are: all of them or none, never a partial page.
+fn generate(kind: GenerateKind, output: Option<&std::path::Path>) -> Result<()> {
+    use clap_complete::Shell;
+    let shell = match kind {
+        GenerateKind::Man => return generate_man(output),
+        GenerateKind::CompleteBash => Shell::Bash,
+        GenerateKind::CompleteZsh => Shell::Zsh,
+        GenerateKind::CompleteFish => Shell::Fish,
+        GenerateKind::CompletePowershell => Shell::PowerShell,
+        GenerateKind::CompleteElvish => Shell::Elvish,
+    };
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cli_command(), "aesop", &mut script);
+    match aesop::output::file_or_stdout(output) {
+        Some(path) => OutputFile::write_all_to(path, &[], &script),
+        None => aesop::output::print_stdout(&String::from_utf8_lossy(&script)),
+    }
+}
+
+/// The manual pages: aesop.1 on standard output, or with `dir` aesop.1 and aesop-VERB.1 for
+/// every verb there. The date is left out, so the pages of one build are the same whenever
+/// they are made.
+fn generate_man(dir: Option<&std::path::Path>) -> Result<()> {
+    let mut cli = cli_command().disable_help_subcommand(true);
+    cli.build();
+    let render = |command: &clap::Command| {
+        man_page(command)
+            .with_context(|| format!("rendering the man page of {}", command.get_name()))
+    };
+    let Some(dir) = aesop::output::file_or_stdout(dir) else {
+        let (_, roff) = render(&cli)?;
+        return aesop::output::print_stdout(&String::from_utf8_lossy(&roff));
+    };
+    if dir.exists() && !dir.is_dir() {
+        anyhow::bail!(
+            "{}: not a directory (`generate man -o` names the directory for the pages)",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    let pages = std::iter::once(&cli)
+        .chain(cli.get_subcommands().filter(|verb| !verb.is_hide_set()))
+        .map(render)
+        .collect::<Result<Vec<_>>>()?;
+    let paths: Vec<PathBuf> = pages.iter().map(|(name, _)| dir.join(name)).collect();
+    let named: Vec<(&str, &std::path::Path)> = paths.iter().map(|p| ("-o", p.as_path())).collect();
+    let mut files = OutputFile::create_all(&named, &[])?;
+    for (file, (_, roff)) in files.iter_mut().zip(&pages) {
+        file.write_all(roff)
+            .with_context(|| format!("writing {}", file.path().display()))?;
+    }
+    OutputFile::commit_all(files)?;
+    aesop_core::eprintln_quiet!("wrote {} man pages to {}", pages.len(), dir.display());
+    Ok(())
+}
+
 /// Whether `err` comes from writing to a pipe whose reader has closed it.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     // serde_json's and csv's errors keep the I/O error but do not give it as their source.
@@ -686,6 +797,80 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// One man page, `(file name, roff)`: clap_mangen's sections from the long help, then each block
+/// of the text after it that starts with a heading line (`Examples:`, `Exit status:`,
+/// `Environment:`) as a section of its own, its lines laid out as `--help` lays them out
+/// (clap_mangen would fill them all into one section named EXTRA).
+fn man_page(command: &clap::Command) -> std::io::Result<(String, Vec<u8>)> {
+    let page = clap_mangen::Man::new(command.clone())
+        .manual("aesop manual")
+        .source(format!("aesop {}", aesop::version::version()));
+    let mut roff = Vec::new();
+    page.render_title(&mut roff)?;
+    page.render_name_section(&mut roff)?;
+    page.render_synopsis_section(&mut roff)?;
+    page.render_description_section(&mut roff)?;
+    if command.get_arguments().any(|arg| !arg.is_hide_set()) {
+        page.render_options_section(&mut roff)?;
+    }
+    if command.has_subcommands() {
+        page.render_subcommands_section(&mut roff)?;
+    }
+    if let Some(after) = command
+        .get_after_long_help()
+        .or_else(|| command.get_after_help())
+    {
+        roff.extend_from_slice(after_help_sections(&after.to_string()).as_bytes());
+    }
+    if command.get_version().is_some() {
+        page.render_version_section(&mut roff)?;
+    }
+    Ok((page.get_filename(), roff))
+}
+
+/// The roff of a verb's after-help text (see [`man_page`]): a block whose first line is a short
+/// label ending in a colon becomes a section of that name; a block before any such heading goes
+/// under NOTES.
+fn after_help_sections(text: &str) -> String {
+    let mut roff = roff::Roff::new();
+    let mut in_section = false;
+    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let first = block.lines().next().unwrap_or_default();
+        let heading = first
+            .strip_suffix(':')
+            .filter(|label| label.split_whitespace().count() <= 3);
+        let body = match heading {
+            Some(label) => {
+                let name = label.to_uppercase();
+                let name = if name == "EXAMPLE" {
+                    "EXAMPLES".to_string()
+                } else {
+                    name
+                };
+                roff.control("SH", [name.as_str()]);
+                block.lines().skip(1).collect::<Vec<_>>()
+            }
+            None => {
+                if in_section {
+                    roff.control("PP", []);
+                } else {
+                    roff.control("SH", ["NOTES"]);
+                }
+                block.lines().collect()
+            }
+        };
+        in_section = true;
+        roff.control("nf", []);
+        for line in body {
+            roff.text([roff::roman(line)]);
+        }
+        roff.control("fi", []);
+    }
+    roff.to_roff()
+}
+
+/// An interruption after rows went to standard output: they cannot be taken back, so the
+/// message must not say "no output written".
 fn incomplete_on_stdout(err: anyhow::Error, to_stdout: bool) -> anyhow::Error {
     if to_stdout && err.is::<run::Interrupted>() {
         aesop::output::InterruptedIncomplete.into()

@@ -10,6 +10,7 @@ mod alignment_features;
 mod arcs_features;
 mod cli_bad_inputs;
 mod cli_features;
+mod cli_generate;
 mod cli_verbs;
 mod cohmetrix_features;
 mod consensus_features;
