@@ -202,7 +202,14 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         /// Judgment set (JSON Lines; `-` reads standard input, a name ending in .gz is read
         /// decompressed).
         set: PathBuf,
-        #[arg(long, value_delimiter = ',', help = aesop::features::registry::classes_help())]
+        // Checked as `train`'s --classes (`LearnArgs::classes`).
+        #[arg(
+            long,
+            value_delimiter = ',',
+            help = aesop::features::registry::classes_help(),
+            value_parser = clap::builder::PossibleValuesParser::new(aesop::features::registry::class_names()),
+            hide_possible_values = true
+        )]
         classes: Vec<String>,
         /// Output file: .csv or .jsonl, either gzip-compressed when named .gz (default, or `-`:
         /// CSV on standard output).

@@ -72,6 +72,11 @@ pub fn class_spec(name: &str) -> Option<&'static ClassSpec> {
     CLASSES.iter().copied().find(|c| c.name == name)
 }
 
+/// Every class of this build, in output order (the values `--classes` accepts).
+pub fn class_names() -> Vec<&'static str> {
+    CLASSES.iter().map(|c| c.name).collect()
+}
+
 /// The classes computed when none are named, in output order.
 pub fn default_class_names() -> Vec<&'static str> {
     CLASSES

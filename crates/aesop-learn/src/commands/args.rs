@@ -25,7 +25,18 @@ pub struct LearnArgs {
     pub transfer: TransferArgs,
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = LearnerKind::RankSvm))]
     pub learner: LearnerKind,
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', help = aesop_features::registry::classes_help()))]
+    // The names are checked as clap parses them (a usage error, exit 2) and offered by the
+    // shell completion scripts; `classes_help` lists them, so clap's own list is hidden.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_delimiter = ',',
+            help = aesop_features::registry::classes_help(),
+            value_parser = clap::builder::PossibleValuesParser::new(aesop_features::registry::class_names()),
+            hide_possible_values = true
+        )
+    )]
     pub classes: Vec<String>,
     #[cfg_attr(feature = "cli", arg(long, help = aesop_features::registry::no_references_help()))]
     pub no_references: bool,
