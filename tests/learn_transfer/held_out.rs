@@ -685,3 +685,114 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
         assert!(!dir.path().join("never.out").exists());
     }
 }
+
+/// Protocol 2 scores each held-out set as the model `train` saves would score it: the held-out
+/// set's summaries, longer than any the other sets hold, have their features clamped into the
+/// training sets' ranges (model format 5) before the model sees them. Until 2026-12-02
+/// `cross-validate` predicted from the unclamped features, so its held-out figures were not
+/// those of the saved model.
+#[test]
+fn held_out_predictions_are_those_of_the_saved_model() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    write_set(&a, 5, 1.0);
+    write_set(&b, 4, 2.0);
+    // Summaries of 20-60 words, where the training sets' run from 3 to 13.
+    let long = dir.path().join("long.jsonl");
+    let words = "the council approved the new budget for schools and roads after a long debate";
+    let mut set = Vec::new();
+    for t in 0..4 {
+        let mut topic = Topic::new(format!("long-t{t}"));
+        topic.documents.push(Document::new(
+            "d",
+            format!("{words}. {words} in topic {t}."),
+        ));
+        topic.references.push(Reference::new("r", words));
+        for s in 0..5 {
+            let text: Vec<&str> = words.split(' ').cycle().take(20 + 10 * s + t).collect();
+            let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
+            summary.scores.insert("quality".into(), (s + t % 2) as f64);
+            topic.summaries.push(summary);
+        }
+        set.push(topic);
+    }
+    let file = std::fs::File::create(&long).expect("create set");
+    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
+
+    let learn = [
+        "--classes",
+        "surface",
+        "--c",
+        "0.01",
+        "--learner",
+        "rank-svm",
+    ];
+    let oof = dir.path().join("oof.jsonl");
+    let mut cmd = common::aesop();
+    cmd.arg("cross-validate");
+    for p in [&a, &b, &long] {
+        cmd.arg("--set").arg(format!("{}:quality", p.display()));
+    }
+    cmd.args(learn)
+        .args(["--leave-one-set-out", "--bootstrap", "0", "-o"])
+        .arg(&oof)
+        .assert()
+        .success();
+    let model = dir.path().join("m.aesop");
+    common::aesop()
+        .arg("train")
+        .arg("--set")
+        .arg(format!("{}:quality", a.display()))
+        .arg("--set")
+        .arg(format!("{}:quality", b.display()))
+        .args(learn)
+        .arg("-o")
+        .arg(&model)
+        .assert()
+        .success();
+    let scored = dir.path().join("scored.jsonl");
+    common::aesop()
+        .arg("score")
+        .arg(&long)
+        .arg("--model")
+        .arg(&model)
+        .arg("-o")
+        .arg(&scored)
+        .assert()
+        .success();
+
+    let raw_of = |path: &Path, set: Option<&str>| -> Vec<(String, String, f64)> {
+        let mut rows: Vec<(String, String, f64)> = std::fs::read_to_string(path)
+            .expect("predictions")
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("line"))
+            .filter(|v| set.is_none_or(|s| v["set"] == s))
+            .map(|v| {
+                let text = |k: &str| v[k].as_str().expect("string").to_string();
+                (
+                    text("topic"),
+                    text("system"),
+                    v["raw"].as_f64().expect("raw"),
+                )
+            })
+            .collect();
+        rows.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+        rows
+    };
+    let held_out = raw_of(&oof, Some("long.jsonl"));
+    let saved = raw_of(&scored, None);
+    assert_eq!(held_out.len(), 20);
+    assert_eq!(held_out.len(), saved.len());
+    for (h, s) in held_out.iter().zip(&saved) {
+        assert_eq!((&h.0, &h.1), (&s.0, &s.1));
+        assert!(
+            (h.2 - s.2).abs() <= 1e-9 * (1.0 + s.2.abs()),
+            "{} {}: held out {} but the saved model scores {}",
+            h.0,
+            h.1,
+            h.2,
+            s.2
+        );
+    }
+}

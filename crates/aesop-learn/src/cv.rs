@@ -2,6 +2,7 @@
 //! topic-fold search that picks hyper-parameters.
 
 use super::learners::{fit_with_prior, Hyper, LearnerKind};
+use super::model_file::predict_held_out;
 use super::{train, Dataset, Rng};
 use aesop_eval::kendall_tau_b;
 use anyhow::{bail, Context, Result};
@@ -84,7 +85,8 @@ impl Protocol1 {
 }
 
 /// Out-of-fold predictions of protocol 1 for every row of `data`. Each cell's model is trained
-/// from scratch (scaler, inner hyper-parameter search, fit) on its training rows only.
+/// from scratch (scaler, inner hyper-parameter search, fit) on its training rows only, and
+/// predicts as a saved model would ([`predict_held_out`]).
 pub fn cross_validate(
     data: &Dataset,
     learner: LearnerKind,
@@ -93,9 +95,10 @@ pub fn cross_validate(
     seed: u64,
 ) -> Result<Vec<f64>> {
     out_of_fold(layout, |train_idx, test_idx| {
-        let model = train(&data.subset(train_idx), learner, hyper, seed)?;
+        let training = data.subset(train_idx);
+        let model = train(&training, learner, hyper, seed)?;
         let test_rows: Vec<Vec<f64>> = test_idx.iter().map(|&i| data.rows[i].clone()).collect();
-        model.predict(&test_rows)
+        predict_held_out(&model, &training.rows, &test_rows)
     })
 }
 

@@ -205,6 +205,39 @@ pub struct FeatureRange {
     pub max: f64,
 }
 
+impl FeatureRange {
+    /// `v` clamped into the range; a missing value (NaN) stays missing.
+    pub fn clamp(&self, v: f64) -> f64 {
+        if v.is_nan() {
+            v
+        } else {
+            v.clamp(self.min, self.max)
+        }
+    }
+}
+
+/// Predictions of `model` for held-out `rows` as the model file `train` writes would make them:
+/// each feature first clamped into its range over `training_rows` (format 5). Protocols 1 and 2
+/// predict through this, so their figures are those of the model a user saves and scores with.
+pub fn predict_held_out(
+    model: &Trained,
+    training_rows: &[Vec<f64>],
+    rows: &[Vec<f64>],
+) -> Result<Vec<f64>> {
+    let columns = training_rows.first().map_or(0, Vec::len);
+    let ranges = feature_ranges(training_rows, columns);
+    let clamped: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .enumerate()
+                .map(|(k, &v)| ranges.get(k).map_or(v, |range| range.clamp(v)))
+                .collect()
+        })
+        .collect();
+    model.predict(&clamped)
+}
+
 /// The [`FeatureRange`] of every column of `rows` (`columns` of them).
 pub fn feature_ranges(rows: &[Vec<f64>], columns: usize) -> Vec<FeatureRange> {
     let mut ranges = vec![
@@ -555,14 +588,14 @@ impl ModelFile {
                     .enumerate()
                     .map(|(k, &c)| {
                         let v = r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN);
-                        // Into the training range (format 5); NaN stays missing.
+                        // Into the training range (format 5).
                         match self
                             .feature_ranges
                             .as_deref()
                             .and_then(|ranges| ranges.get(k))
                         {
-                            Some(range) if !v.is_nan() => v.clamp(range.min, range.max),
-                            _ => v,
+                            Some(range) => range.clamp(v),
+                            None => v,
                         }
                     })
                     .collect()

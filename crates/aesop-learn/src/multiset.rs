@@ -5,6 +5,7 @@
 
 use super::cv::{out_of_fold, summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
+use super::model_file::predict_held_out;
 use super::transfer::{
     mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
     SetData, SetRecord, SetSpec,
@@ -319,7 +320,7 @@ pub fn cross_validate_pooled(
             .iter()
             .map(|&i| pooled.data.rows[i].clone())
             .collect();
-        let raw = model.predict(&rows)?;
+        let raw = predict_held_out(&model, &train.data.rows, &rows)?;
         for (&i, &r) in test_idx.iter().zip(&raw) {
             calibrated[i] = calibration.apply(r);
         }
@@ -421,7 +422,7 @@ pub fn held_out_predictions(
             sets[h].spec
         )
     })?;
-    let raw = model.predict(&sets[h].data.rows)?;
+    let raw = predict_held_out(&model, &pooled.data.rows, &sets[h].data.rows)?;
     let calibrated = raw.iter().map(|&r| calibration.apply(r)).collect();
     Ok((raw, calibrated))
 }

@@ -20,6 +20,7 @@ pub use super::learners::{base_predictions, BaseModel};
 use super::cv::{out_of_fold, Protocol1};
 use super::learners::trained::transpose;
 use super::learners::{self, Fitted, Hyper, LearnerKind};
+use super::model_file::predict_held_out;
 use super::transfer::Calibration;
 use super::{train, Dataset, Trained};
 use aesop_corpus::Topic;
@@ -478,7 +479,7 @@ pub fn cross_validate_stacked(
             .iter()
             .map(|&i| data.data.rows[i].clone())
             .collect();
-        let predictions = model.predict(&rows)?;
+        let predictions = predict_held_out(&model, &train.data.rows, &rows)?;
         for (&i, &p) in test_idx.iter().zip(&predictions) {
             calibrated[i] = calibration.apply(p);
         }
