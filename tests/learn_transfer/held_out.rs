@@ -698,27 +698,9 @@ fn held_out_predictions_are_those_of_the_saved_model() {
     let b = dir.path().join("b.jsonl");
     write_set(&a, 5, 1.0);
     write_set(&b, 4, 2.0);
-    // Summaries of 20-60 words, where the training sets' run from 3 to 13.
+    // Summaries of 20-63 words, where the training sets' run from 3 to 13.
     let long = dir.path().join("long.jsonl");
-    let words = "the council approved the new budget for schools and roads after a long debate";
-    let mut set = Vec::new();
-    for t in 0..4 {
-        let mut topic = Topic::new(format!("long-t{t}"));
-        topic.documents.push(Document::new(
-            "d",
-            format!("{words}. {words} in topic {t}."),
-        ));
-        topic.references.push(Reference::new("r", words));
-        for s in 0..5 {
-            let text: Vec<&str> = words.split(' ').cycle().take(20 + 10 * s + t).collect();
-            let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
-            summary.scores.insert("quality".into(), (s + t % 2) as f64);
-            topic.summaries.push(summary);
-        }
-        set.push(topic);
-    }
-    let file = std::fs::File::create(&long).expect("create set");
-    jsonl::write_set(std::io::BufWriter::new(file), &set).expect("write set");
+    write_set_with(&long, 4, |s, t| (20 + 10 * s + t, (s + t % 2) as f64));
 
     let learn = [
         "--classes",

@@ -27,6 +27,18 @@ mod sets;
 /// Topic ids start with the file's stem (`a-t0`), so two sets never hold the same summaries
 /// (sets that do are refused by `cross-validate` and `ablate`).
 pub(crate) fn write_set(path: &Path, topics: usize, scale: f64) {
+    write_set_with(path, topics, |s, t| {
+        (3 + 2 * s + t % 2, scale * (s as f64 + 1.0) + t as f64 * 0.1)
+    });
+}
+
+/// As [`write_set`], with the word count and `quality` of system `s`'s summary in topic `t`
+/// given by `summary(s, t)` (past its 14 words the sentence starts again).
+pub(crate) fn write_set_with(
+    path: &Path,
+    topics: usize,
+    summary: impl Fn(usize, usize) -> (usize, f64),
+) {
     let words = "the council approved the new budget for schools and roads after a long debate";
     let stem = path
         .file_stem()
@@ -40,12 +52,11 @@ pub(crate) fn write_set(path: &Path, topics: usize, scale: f64) {
         ));
         topic.references.push(Reference::new("r", words));
         for s in 0..5 {
-            let text: Vec<&str> = words.split(' ').take(3 + 2 * s + t % 2).collect();
-            let mut summary = Summary::new(format!("sys{s}"), text.join(" "));
-            summary
-                .scores
-                .insert("quality".into(), scale * (s as f64 + 1.0) + t as f64 * 0.1);
-            topic.summaries.push(summary);
+            let (length, quality) = summary(s, t);
+            let text: Vec<&str> = words.split(' ').cycle().take(length).collect();
+            let mut written = Summary::new(format!("sys{s}"), text.join(" "));
+            written.scores.insert("quality".into(), quality);
+            topic.summaries.push(written);
         }
         set.push(topic);
     }
