@@ -175,11 +175,13 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         progress: ProgressFlag,
     },
     /// Judge predictions or a single feature against human scores: correlations at summary,
-    /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison.
+    /// system and global level, pairwise accuracy, bootstrap intervals, paired comparison; or
+    /// rank many features at once (--features).
     #[command(
         after_help = "Examples:\n  aesop evaluate pred.jsonl --human summeval.jsonl --target relevance --plot systems.svg\n  \
 aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target relevance \\\n    \
---compare features.csv --compare-feature rouge.r2_f"
+--compare features.csv --compare-feature rouge.r2_f\n  \
+aesop evaluate features.csv --features '*' --human summeval.jsonl --target relevance --csv ranked.csv"
     )]
     Evaluate {
         #[command(flatten)]
@@ -584,6 +586,9 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Analyze { args, .. } => aesop::nlp::analyze_command(args),
+        Command::Evaluate { args, .. } if !args.features.is_empty() => {
+            aesop::eval::features_table_command(&args, &*interrupt_flag()?)
+        }
         Command::Evaluate { args, .. } => {
             // A built-in model's predictions on its own training set: say the figures are
             // in-sample (docs/ROBUSTNESS.md).

@@ -47,7 +47,7 @@ fn repeated(set: &Path, dir: &Path, copies: usize) -> PathBuf {
 /// Runs aesop with `args`, sends SIGINT once a standard-error line contains `marker`, and
 /// returns (exit code, standard error); `None` when the run ended before the signal could be
 /// sent (too little work: the caller retries with more).
-fn interrupted_run(args: &[String], marker: &str) -> Option<(Option<i32>, String)> {
+pub(crate) fn interrupted_run(args: &[String], marker: &str) -> Option<(Option<i32>, String)> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_aesop"))
         .args(args)
         .stdin(Stdio::null())

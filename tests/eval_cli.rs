@@ -15,6 +15,7 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         human,
         target: target.to_string(),
         feature: None,
+        features: Vec::new(),
         model: None,
         predicted: None,
         set: None,
@@ -28,6 +29,7 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         length_tolerance: 0.1,
         json: None,
         plot: None,
+        csv: None,
     }
 }
 

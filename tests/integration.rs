@@ -24,6 +24,7 @@ mod degenerate;
 mod discourse_features;
 mod entity_features;
 mod eval_cli;
+mod eval_features_table;
 mod eval_statistics;
 mod fuzz_inputs;
 mod graph_features;

@@ -49,6 +49,20 @@ pub fn spinner(message: &str) -> ProgressBar {
     bar
 }
 
+/// A bar counting `len` units of work (`{what} [====>   ] 3/10 {unit} 0:01 (eta 0:02)`), drawn
+/// where [`draw_target`] draws.
+pub fn counted(len: u64, what: &str, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), draw_target());
+    let template =
+        format!("{{spinner}} {what} [{{bar:30}}] {{pos}}/{{len}} {unit} {{elapsed}} (eta {{eta}})");
+    bar.set_style(
+        ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
 /// A status line for runners whose own bar is a terminal-only spinner (the stream runner of
 /// `features` and `score`): it draws its message (`{what}: {msg} [{elapsed}]`), as plain lines,
 /// only when `--progress` asked for progress and standard error is not a terminal, so the two

@@ -14,7 +14,9 @@ pub mod svg;
 pub mod wilcoxon;
 
 pub use correlation::{kendall_tau_b, pearson, spearman};
-pub use report::{evaluate_command, evaluate_command_with_warnings, EvaluateArgs};
+pub use report::{
+    evaluate_command, evaluate_command_with_warnings, features_table_command, EvaluateArgs,
+};
 
 /// How every human-readable report prints a statistic: `decimals` digits, or `—` where it is
 /// undefined (NaN: a constant ranking, a single system, too few rows). JSON reports give `null`.

@@ -20,10 +20,15 @@ use std::path::{Path, PathBuf};
 
 mod read;
 mod render;
+mod table;
 
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use read::{read_human, read_metric, word_count, HumanScore};
 pub use render::{render_text, scatter_svg};
+pub use table::{
+    build_feature_table, features_table_command, render_table_csv, render_table_text, FeatureRow,
+    FeatureTable,
+};
 
 /// Arguments of `aesop evaluate`.
 #[derive(Debug, Clone)]
@@ -44,6 +49,21 @@ pub struct EvaluateArgs {
     /// best single feature, unless the file has a column of that name.
     #[cfg_attr(feature = "cli", arg(long, allow_hyphen_values = true))]
     pub feature: Option<String>,
+    /// Judge many columns of a features file at once, each as --feature alone would, and rank
+    /// them by summary-level Kendall tau: comma-separated names, or prefixes ending in `*`
+    /// (`'*'`: every column). Each is read the way round that agrees with the annotators
+    /// (`-COLUMN`: negated); columns that cover too few summaries or topics are listed apart.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_delimiter = ',',
+            value_name = "PATTERN",
+            allow_hyphen_values = true,
+            conflicts_with_all = ["feature", "model", "predicted", "set", "compare", "compare_feature", "compare_model", "plot"]
+        )
+    )]
+    pub features: Vec<String>,
     /// Evaluate only the predictions of this model (their `model` field): needed when a file
     /// holds two models' predictions for the target on the same summaries, as `aesop score
     /// --model A --model B` writes.
@@ -96,6 +116,9 @@ pub struct EvaluateArgs {
     /// Write a scatter plot of system means (metric against human) as SVG.
     #[cfg_attr(feature = "cli", arg(long))]
     pub plot: Option<PathBuf>,
+    /// With --features: write the table as CSV, every statistic with its interval bounds.
+    #[cfg_attr(feature = "cli", arg(long, requires = "features"))]
+    pub csv: Option<PathBuf>,
 }
 
 /// Scores of one metric read from a file.
@@ -246,7 +269,7 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
     let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
     inputs.extend(args.compare.as_deref());
     // Both outputs are created (and checked) before the evaluation runs, and committed together.
-    let mut outputs = OutputFile::create_all(&named_outputs(&args), &inputs)?;
+    let outputs = OutputFile::create_all(&named_outputs(&args), &inputs)?;
     let spinner = aesop_core::progress::spinner(&format!(
         "evaluating {} ({} bootstrap samples)",
         args.predictions.display(),
@@ -267,20 +290,27 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
     if args.plot.is_some() {
         contents.push(scatter_svg(&report));
     }
-    for (output, content) in outputs.iter_mut().zip(&contents) {
-        output.write_all(content.as_bytes())?;
-    }
-    OutputFile::commit_all(outputs)?;
-    // After the files: a reader of standard output that stops early loses none of them.
-    aesop_core::output::print_stdout(&render_text(&report))
+    commit_then_print(outputs, &contents, &render_text(&report))
 }
 
-/// The files `evaluate` writes, each with its flag.
+/// The files `evaluate` writes, each with its flag, in the order their contents are made
+/// (`--plot` belongs to one column's report, `--csv` to `--features`: never both).
 fn named_outputs(args: &EvaluateArgs) -> Vec<(&'static str, &Path)> {
     let mut named = Vec::new();
     named.extend(args.json.as_deref().map(|p| ("--json", p)));
     named.extend(args.plot.as_deref().map(|p| ("--plot", p)));
+    named.extend(args.csv.as_deref().map(|p| ("--csv", p)));
     named
+}
+
+/// Write each of `contents` to its output, commit them all, then print `text`: after the files,
+/// so a reader of standard output that stops early loses none of them.
+fn commit_then_print(mut outputs: Vec<OutputFile>, contents: &[String], text: &str) -> Result<()> {
+    for (output, content) in outputs.iter_mut().zip(contents) {
+        output.write_all(content.as_bytes())?;
+    }
+    OutputFile::commit_all(outputs)?;
+    aesop_core::output::print_stdout(text)
 }
 
 /// Read, align and evaluate: the report `evaluate_command` prints.
@@ -289,6 +319,10 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         bail!("--alpha must be between 0 and 1, got {}", args.alpha);
     }
     crate::levels::check_length_tolerance(args.length_tolerance)?;
+    // clap's `requires` yields to a conflict: `--feature X --csv F` reaches here.
+    if args.csv.is_some() {
+        bail!("--csv writes the table of --features: give --features PATTERNS (or --json for one column's report)");
+    }
     if args.compare_feature.is_some() && args.compare.is_none() {
         bail!("--compare-feature names a column of the --compare file: give --compare FILE too");
     }
@@ -371,16 +405,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if let Some(path) = &args.compare {
         inputs.push(("compare", path));
     }
-    let inputs = inputs
-        .into_iter()
-        .map(|(role, path)| {
-            Ok(InputFile {
-                role,
-                path: path.display().to_string(),
-                content_hash: aesop_core::hash::content_hash(path)?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let inputs = input_files(&inputs)?;
     let summary_coverage = SummaryCoverage::of(&data);
     Ok(EvaluationReport {
         metric: metric.label.clone(),
@@ -403,6 +428,20 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         comparison,
         warnings: summary_coverage.warning().into_iter().collect(),
     })
+}
+
+/// Each (role, path) read, with its content hash.
+fn input_files(inputs: &[(&'static str, &PathBuf)]) -> Result<Vec<InputFile>> {
+    inputs
+        .iter()
+        .map(|&(role, path)| {
+            Ok(InputFile {
+                role,
+                path: path.display().to_string(),
+                content_hash: aesop_core::hash::content_hash(path)?,
+            })
+        })
+        .collect()
 }
 
 /// Compare two metrics on the rows all three sources share.

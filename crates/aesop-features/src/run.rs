@@ -4,7 +4,7 @@
 use super::{FeatureClass, FeatureRow, TopicContext};
 use aesop_corpus::Topic;
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,18 +191,7 @@ pub fn extract_features(
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let bar = if show_progress {
         // Through the shared draw target, so `--progress` also draws off a terminal.
-        let bar = ProgressBar::with_draw_target(
-            Some(topics.len() as u64),
-            aesop_core::progress::draw_target(),
-        );
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} features [{bar:30}] {pos}/{len} topics {elapsed} (eta {eta})",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        bar
+        aesop_core::progress::counted(topics.len() as u64, "features", "topics")
     } else {
         ProgressBar::hidden()
     };

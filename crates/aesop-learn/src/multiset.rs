@@ -14,7 +14,7 @@ use super::{train_anchored, Dataset, Trained};
 use aesop_core::hash::{content_hash, fnv1a64};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
-use aesop_eval::levels::{per_topic_tau, Aligned, LengthAlone, ScoreRow};
+use aesop_eval::levels::{covers_the_set, per_topic_tau, Aligned, LengthAlone, ScoreRow};
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions};
 use anyhow::{bail, Context, Result};
@@ -381,7 +381,7 @@ pub struct HeldOut {
     /// The feature of the model's classes with the best summary-level τ on this set, chosen
     /// in hindsight (its sign too: a feature that falls as the humans' score rises counts
     /// negated, e.g. JS divergence), among the features with a value for at least
-    /// [`BEST_FEATURE_MIN_COVERAGE`] of the set's summaries.
+    /// [`aesop_eval::levels::METRIC_MIN_COVERAGE`] of the set's summaries.
     pub best_feature: String,
     pub best_feature_stats: HeldOutStats,
     /// Model minus best feature, summary-level τ.
@@ -567,19 +567,9 @@ pub fn mean_over_sets(values: impl IntoIterator<Item = f64>) -> Stat {
     }
 }
 
-/// The share of a set's summaries a feature must give a value for, and of the topics whose
-/// summaries the humans rank that it must rank, to compete as the set's best single feature.
-/// Left out of the statistics, a missing value cannot count against a feature, nor can a topic
-/// where the feature ties every summary, so in hindsight a feature that ranks a few summaries
-/// wins: an entity-grid transition that only Newsroom's few multi-sentence summaries have
-/// reached τ 1.000 there, and a connective feature defined in 3 of DialSummEval's 100 topics
-/// .400. A feature that cannot rank the summaries of one topic in twenty is not a metric for
-/// that set.
-pub const BEST_FEATURE_MIN_COVERAGE: f64 = 0.95;
-
 /// The column of `raw_rows` with the best summary-level τ against `data.targets`, its sign
 /// chosen in hindsight, among the columns with a value for at least
-/// [`BEST_FEATURE_MIN_COVERAGE`] of the rows that rank the summaries of at least that share
+/// [`aesop_eval::levels::METRIC_MIN_COVERAGE`] of the rows that rank the summaries of at least that share
 /// of the topics the humans rank. Missing values stay missing (NaN) and are left out of its
 /// statistics, as `evaluate --feature` leaves them out. Returns its name (prefixed `-` when
 /// negated) and its oriented values.
@@ -597,11 +587,6 @@ pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Ve
         let present: Vec<usize> = (0..values.len())
             .filter(|&i| values[i].is_finite())
             .collect();
-        if present.is_empty()
-            || (present.len() as f64) < BEST_FEATURE_MIN_COVERAGE * values.len() as f64
-        {
-            continue;
-        }
         let taus: Vec<f64> = per_topic_tau(
             &present.iter().map(|&i| values[i]).collect::<Vec<_>>(),
             &present.iter().map(|&i| data.targets[i]).collect::<Vec<_>>(),
@@ -613,9 +598,7 @@ pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Ve
         .into_iter()
         .filter(|t| t.is_finite())
         .collect();
-        if taus.is_empty()
-            || (taus.len() as f64) < BEST_FEATURE_MIN_COVERAGE * ranked_by_humans as f64
-        {
+        if !covers_the_set(present.len(), values.len(), taus.len(), ranked_by_humans) {
             continue;
         }
         // Its summary-level τ (`summary_level_tau` of the present rows).
@@ -670,7 +653,7 @@ mod tests {
     use aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE;
 
     /// Six topics of four summaries (t2-t6 alike); feature `a` lacks a value for t1/s3 (one
-    /// row in 24, within [`BEST_FEATURE_MIN_COVERAGE`]), feature `b` is complete but ranks worse.
+    /// row in 24, within [`aesop_eval::levels::METRIC_MIN_COVERAGE`]), feature `b` is complete but ranks worse.
     fn data_with_a_missing_value() -> (Dataset, Vec<Vec<f64>>) {
         let (mut a, mut b) = (vec![0.1, 0.3, f64::NAN, 0.4], vec![0.4, 0.1, 0.3, 0.2]);
         let mut topics = vec!["t1".to_string(); 4];

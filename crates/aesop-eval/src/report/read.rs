@@ -147,16 +147,36 @@ pub(super) fn read_metric_for(
 }
 
 fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
+    one_column(read_features_csv_columns(path, &[column])?)
+}
+
+/// The one column a single-column read asked for.
+fn one_column(mut columns: Vec<MetricScores>) -> Result<MetricScores> {
+    columns
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("no column read"))
+}
+
+/// The columns `columns` of a features CSV in one pass over its records: each as `--feature`
+/// reads it (`-COLUMN` negated, where no column has that name), labelled with the name asked.
+fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
     let mut reader = csv::Reader::from_reader(aesop_core::input::open(path)?);
     let headers = reader
         .headers()
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
         .clone();
     let find = |name: &str| headers.iter().position(|h| h == name);
-    let (name_in_file, negate) =
-        resolve_column(column, |name| find(name).is_some()).unwrap_or((column, false));
+    let resolved: Vec<(&str, bool)> = columns
+        .iter()
+        .map(|&column| {
+            resolve_column(column, |name| find(name).is_some()).unwrap_or((column, false))
+        })
+        .collect();
     // A column given twice would be read from its first place without a word.
-    for name in ["topic", "system", name_in_file] {
+    let checked = ["topic", "system"]
+        .into_iter()
+        .chain(resolved.iter().map(|&(name, _)| name));
+    for name in checked {
         let places: Vec<usize> = (0..headers.len())
             .filter(|&i| &headers[i] == name)
             .collect();
@@ -179,52 +199,67 @@ fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
             path.display()
         );
     };
-    let Some(value_col) = find(name_in_file) else {
-        bail!(
-            "{}:1: no column '{column}' (columns: {})",
-            path.display(),
-            column_list(headers.iter())
-        );
-    };
-    let mut scores = MetricScores {
-        label: format!("{} [{column}]", path.display()),
-        rows: Vec::new(),
-        lines: Vec::new(),
-        missing: 0,
-    };
+    let mut value_cols = Vec::with_capacity(columns.len());
+    for (&column, &(name_in_file, _)) in columns.iter().zip(&resolved) {
+        let Some(value_col) = find(name_in_file) else {
+            bail!(
+                "{}:1: no column '{column}' (columns: {})",
+                path.display(),
+                column_list(headers.iter())
+            );
+        };
+        value_cols.push(value_col);
+    }
+    let mut all_scores = empty_scores(path, columns);
     for record in reader.records() {
         let record = record.with_context(|| format!("{}: invalid CSV", path.display()))?;
         let line = record.position().map(|p| p.line()).unwrap_or(0);
         let field = |i: usize| record.get(i).unwrap_or("");
-        let cell = field(value_col).trim();
-        if cell.is_empty() {
-            scores.missing += 1;
-            continue;
+        for (k, scores) in all_scores.iter_mut().enumerate() {
+            let (column, negate) = (columns[k], resolved[k].1);
+            let cell = field(value_cols[k]).trim();
+            if cell.is_empty() {
+                scores.missing += 1;
+                continue;
+            }
+            let value: f64 = cell.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "{}:{line}: {column}: expected a number, found {cell:?}",
+                    path.display()
+                )
+            })?;
+            if value.is_infinite() {
+                bail!(
+                    "{}:{line}: {column}: infinite value (leave the cell empty or write NaN for a missing one)",
+                    path.display()
+                );
+            }
+            if value.is_nan() {
+                scores.missing += 1;
+                continue;
+            }
+            scores.rows.push((
+                field(topic_col).to_string(),
+                field(system_col).to_string(),
+                if negate { -value } else { value },
+            ));
+            scores.lines.push(line as usize);
         }
-        let value: f64 = cell.parse().map_err(|_| {
-            anyhow::anyhow!(
-                "{}:{line}: {column}: expected a number, found {cell:?}",
-                path.display()
-            )
-        })?;
-        if value.is_infinite() {
-            bail!(
-                "{}:{line}: {column}: infinite value (leave the cell empty or write NaN for a missing one)",
-                path.display()
-            );
-        }
-        if value.is_nan() {
-            scores.missing += 1;
-            continue;
-        }
-        scores.rows.push((
-            field(topic_col).to_string(),
-            field(system_col).to_string(),
-            if negate { -value } else { value },
-        ));
-        scores.lines.push(line as usize);
     }
-    Ok(scores)
+    Ok(all_scores)
+}
+
+/// No scores yet for each of `columns` of the file at `path`, labelled `path [column]`.
+fn empty_scores(path: &Path, columns: &[&str]) -> Vec<MetricScores> {
+    columns
+        .iter()
+        .map(|column| MetricScores {
+            label: format!("{} [{column}]", path.display()),
+            rows: Vec::new(),
+            lines: Vec::new(),
+            missing: 0,
+        })
+        .collect()
 }
 
 /// The column that `--feature NAME` reads, and whether its values are negated: NAME itself, or,
@@ -344,40 +379,94 @@ fn number_field(
 }
 
 fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
+    one_column(read_features_jsonl_columns(path, &[column])?)
+}
+
+/// [`read_features_csv_columns`] for a features file in JSON Lines: the columns are the fields
+/// of its first line.
+fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
     let objects = json_objects(path)?;
-    let (name_in_file, negate) = objects
-        .first()
-        .and_then(|(_, first)| resolve_column(column, |name| first.contains_key(name)))
-        .unwrap_or((column, false));
-    if let Some((line, first)) = objects.first() {
-        if !first.contains_key(name_in_file) {
-            bail!(
-                "{}:{line}: no field '{column}' (fields: {})",
-                path.display(),
-                column_list(first.keys().map(String::as_str))
-            );
+    let mut resolved = Vec::with_capacity(columns.len());
+    for &column in columns {
+        let (name_in_file, negate) = objects
+            .first()
+            .and_then(|(_, first)| resolve_column(column, |name| first.contains_key(name)))
+            .unwrap_or((column, false));
+        if let Some((line, first)) = objects.first() {
+            if !first.contains_key(name_in_file) {
+                bail!(
+                    "{}:{line}: no field '{column}' (fields: {})",
+                    path.display(),
+                    column_list(first.keys().map(String::as_str))
+                );
+            }
         }
+        resolved.push((name_in_file, negate));
     }
-    let mut scores = MetricScores {
-        label: format!("{} [{column}]", path.display()),
-        rows: Vec::new(),
-        lines: Vec::new(),
-        missing: 0,
-    };
+    let mut all_scores = empty_scores(path, columns);
     for (line, object) in &objects {
         let topic = string_field(path, *line, object, "topic")?;
         let system = string_field(path, *line, object, "system")?;
-        match number_field(path, *line, object, name_in_file)? {
-            Some(v) => {
-                scores
-                    .rows
-                    .push((topic, system, if negate { -v } else { v }));
-                scores.lines.push(*line);
+        for (scores, &(name_in_file, negate)) in all_scores.iter_mut().zip(&resolved) {
+            match number_field(path, *line, object, name_in_file)? {
+                Some(v) => {
+                    scores
+                        .rows
+                        .push((topic.clone(), system.clone(), if negate { -v } else { v }));
+                    scores.lines.push(*line);
+                }
+                None => scores.missing += 1,
             }
-            None => scores.missing += 1,
         }
     }
-    Ok(scores)
+    Ok(all_scores)
+}
+
+/// The feature columns of a features file (CSV header or the fields of the first JSON line),
+/// in file order, less `topic` and `system`.
+pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
+    let names: Vec<String> = if is_csv(path) {
+        let mut reader = csv::Reader::from_reader(aesop_core::input::open(path)?);
+        reader
+            .headers()
+            .with_context(|| format!("{}:1: cannot read the header", path.display()))?
+            .iter()
+            .map(str::to_string)
+            .collect()
+    } else {
+        // Only the first line: the reader of the columns reads (and checks) them all.
+        let file = aesop_core::input::open(path)?;
+        let mut names = Vec::new();
+        for (i, line) in file.lines().enumerate() {
+            let line =
+                line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
+            let line = line.trim_start_matches('\u{feff}');
+            if line.trim().is_empty() {
+                continue;
+            }
+            match jsonl::parse_json(line) {
+                Ok(Value::Object(map)) => names = map.keys().cloned().collect(),
+                Ok(_) => bail!("{}:{}: expected a JSON object", path.display(), i + 1),
+                Err(message) => bail!("{}:{}: {message}", path.display(), i + 1),
+            }
+            break;
+        }
+        names
+    };
+    Ok(names
+        .into_iter()
+        .filter(|n| n != "topic" && n != "system")
+        .collect())
+}
+
+/// The columns `columns` (names in the file) of a features file, CSV or JSON Lines, read in
+/// one pass.
+pub(super) fn read_feature_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
+    if is_csv(path) {
+        read_features_csv_columns(path, columns)
+    } else {
+        read_features_jsonl_columns(path, columns)
+    }
 }
 
 /// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
@@ -554,7 +643,7 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
     Ok(scores)
 }
 
-fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
+pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<&str> = names.collect();
     if names.len() > 20 {
         format!("{}, … ({} in all)", names[..20].join(", "), names.len())

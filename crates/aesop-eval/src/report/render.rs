@@ -24,6 +24,19 @@ fn with_interval(e: &Estimate) -> String {
     )
 }
 
+/// What the intervals of a report are: `95% percentile-bootstrap intervals: 1000 samples
+/// resampling topics and systems, seed 1`.
+pub(super) fn bootstrap_line(samples: usize, resample: Resample, seed: u64) -> String {
+    format!(
+        "95% percentile-bootstrap intervals: {samples} samples resampling {}, seed {seed}",
+        match resample {
+            Resample::Systems => "systems",
+            Resample::Topics => "topics",
+            Resample::Both => "topics and systems",
+        }
+    )
+}
+
 /// The human-readable report.
 pub fn render_text(report: &EvaluationReport) -> String {
     let mut out = String::new();
@@ -44,14 +57,8 @@ pub fn render_text(report: &EvaluationReport) -> String {
     }
     let _ = writeln!(
         out,
-        "95% percentile-bootstrap intervals: {} samples resampling {}, seed {}",
-        report.bootstrap_samples,
-        match report.resample {
-            Resample::Systems => "systems",
-            Resample::Topics => "topics",
-            Resample::Both => "topics and systems",
-        },
-        report.seed
+        "{}",
+        bootstrap_line(report.bootstrap_samples, report.resample, report.seed)
     );
     let _ = writeln!(out);
     let by_name = |name: &str| report.estimates.iter().find(|e| e.name == name);

@@ -1,0 +1,451 @@
+//! `aesop evaluate --features`: many columns of a features file judged against the human scores
+//! at once, each by the statistics `evaluate --feature` gives it alone (the same alignment,
+//! levels and bootstrap, so a row equals that column's own report), ranked by summary-level
+//! Kendall τ. A researcher's first question about a set ("which of these 500 features agree
+//! with the annotators?") was a loop over `evaluate` or a script of its own.
+//!
+//! Each column is read the way round that agrees with the annotators at the summary level, as
+//! `cross-validate` names its best single feature (`-content.js`: JS divergence negated), so
+//! every figure reads "higher is better" and the first ranked row is that feature. The sign is
+//! chosen in hindsight, on the data being judged. Columns that give a value for too few
+//! summaries, or rank too few topics ([`crate::levels::METRIC_MIN_COVERAGE`]), are listed apart,
+//! unranked: a feature defined in three topics can reach τ 1.000 there.
+
+use super::read::{feature_columns, holds_predictions, read_feature_columns};
+use super::render::bootstrap_line;
+use super::{
+    align, commit_then_print, input_files, named_outputs, AlignCounts, EvaluateArgs, HumanScore,
+    InputFile,
+};
+use crate::bootstrap::{bootstrap_intervals, Estimate, Resample};
+use crate::levels::{
+    covers_the_set, evaluate, Aligned, LevelStats, ScoreRow, SummaryCoverage, METRIC_MIN_COVERAGE,
+    STATISTIC_NAMES,
+};
+use aesop_core::output::OutputFile;
+use anyhow::{bail, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Everything `evaluate --features` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeatureTable {
+    pub features_file: String,
+    pub human: String,
+    /// The files read, with their content hashes (as `evaluate`'s report).
+    pub inputs: Vec<InputFile>,
+    pub target: String,
+    /// The `--features` patterns, as given.
+    pub patterns: Vec<String>,
+    pub bootstrap_samples: usize,
+    pub resample: Resample,
+    pub seed: u64,
+    /// Summaries with a human score for the target.
+    pub human_rows: usize,
+    /// Topics whose summaries the annotators do not all score alike.
+    pub topics_ranked_by_humans: usize,
+    /// The share of both a column must cover to be ranked.
+    pub min_coverage: f64,
+    /// Ranked columns first (best summary-level τ first, file order among equals), then the
+    /// columns that do not cover the set.
+    pub rows: Vec<FeatureRow>,
+}
+
+/// One column's evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeatureRow {
+    /// 1 for the best; `None` for a column that does not cover the set.
+    pub rank: Option<usize>,
+    /// As `evaluate --feature` reads it: the column, or `-COLUMN` where it is negated.
+    pub feature: String,
+    pub column: String,
+    pub negated: bool,
+    pub covers_the_set: bool,
+    pub counts: AlignCounts,
+    pub summary_coverage: SummaryCoverage,
+    pub statistics: LevelStats,
+    pub estimates: Vec<Estimate>,
+}
+
+/// The columns of `available` that `patterns` choose, in file order: a pattern is a column name
+/// or a prefix ending in `*` (`*` alone: every column). A pattern that matches nothing is an
+/// error naming the file.
+pub fn chosen_columns(
+    path: &Path,
+    available: &[String],
+    patterns: &[String],
+) -> Result<Vec<String>> {
+    let matches = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    };
+    for pattern in patterns {
+        if available.iter().any(|name| matches(pattern, name)) {
+            continue;
+        }
+        let negated = pattern
+            .strip_prefix('-')
+            .filter(|base| available.iter().any(|name| matches(base, name)));
+        if let Some(base) = negated {
+            bail!(
+                "--features {pattern}: give {base}: with --features every column is read the way \
+                 round that agrees with the annotators, and named -COLUMN where that is negated"
+            );
+        }
+        bail!(
+            "--features {pattern}: no column of {} matches (a name, or a prefix ending in *; \
+             columns: {})",
+            path.display(),
+            super::read::column_list(available.iter().map(String::as_str))
+        );
+    }
+    Ok(available
+        .iter()
+        .filter(|name| patterns.iter().any(|p| matches(p, name)))
+        .cloned()
+        .collect())
+}
+
+/// Run `aesop evaluate --features`: stops between columns once `cancel` is set, writing
+/// nothing.
+pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<()> {
+    let named = named_outputs(args);
+    aesop_core::output::check_distinct_outputs(&named)?;
+    let outputs = OutputFile::create_all(&named, &[&args.predictions, &args.human])?;
+    let table = build_feature_table(args, cancel)?;
+    let mut contents = Vec::new();
+    if args.json.is_some() {
+        contents.push(serde_json::to_string_pretty(&table)? + "\n");
+    }
+    if args.csv.is_some() {
+        contents.push(render_table_csv(&table)?);
+    }
+    commit_then_print(outputs, &contents, &render_table_text(&table))
+}
+
+/// Read the chosen columns and the human scores, and evaluate every column.
+pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<FeatureTable> {
+    crate::levels::check_length_tolerance(args.length_tolerance)?;
+    for input in [&args.predictions, &args.human] {
+        aesop_core::hash::check_hashable(input)?;
+    }
+    if holds_predictions(&args.predictions) {
+        bail!(
+            "{}: a predictions file (its lines have `score`); --features reads the columns of a \
+             features file (`aesop features`): evaluate predictions without it",
+            args.predictions.display()
+        );
+    }
+    let human = super::read_human(&args.human, &args.target)?;
+    let available = feature_columns(&args.predictions)?;
+    let columns = chosen_columns(&args.predictions, &available, &args.features)?;
+    let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let scores = read_feature_columns(&args.predictions, &column_refs)?;
+    let topics_ranked_by_humans = topics_ranked_by(&human)?;
+
+    let bar = aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns");
+    let evaluated: Vec<Result<FeatureRow>> = scores
+        .par_iter()
+        .zip(&columns)
+        .map(|(metric, column)| {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(aesop_core::output::Interrupted.into());
+            }
+            let row = evaluate_column(metric, column, &human, args, topics_ranked_by_humans);
+            bar.inc(1);
+            row
+        })
+        .collect();
+    bar.finish_and_clear();
+    if cancel.load(Ordering::Relaxed) {
+        return Err(aesop_core::output::Interrupted.into());
+    }
+    let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
+    rank_rows(&mut rows);
+    let inputs = input_files(&[("predictions", &args.predictions), ("human", &args.human)])?;
+    Ok(FeatureTable {
+        features_file: args.predictions.display().to_string(),
+        human: format!("{} [{}]", args.human.display(), args.target),
+        inputs,
+        target: args.target.clone(),
+        patterns: args.features.clone(),
+        bootstrap_samples: args.bootstrap,
+        resample: args.resample,
+        seed: args.seed,
+        human_rows: human.len(),
+        topics_ranked_by_humans,
+        min_coverage: METRIC_MIN_COVERAGE,
+        rows,
+    })
+}
+
+/// Topics with at least two summaries the annotators do not all score alike: what a metric
+/// could be judged on, whatever its values (so every column is held to the same count).
+fn topics_ranked_by(human: &[HumanScore]) -> Result<usize> {
+    let rows: Vec<ScoreRow> = human
+        .iter()
+        .map(|h| ScoreRow {
+            topic: h.topic.clone(),
+            system: h.system.clone(),
+            metric: h.score,
+            human: h.score,
+            words: None,
+        })
+        .collect();
+    Ok(SummaryCoverage::of(&Aligned::new(&rows)?).ranked_by_humans)
+}
+
+/// One column judged as `evaluate --feature` judges it, read negated where its summary-level τ
+/// is below zero.
+fn evaluate_column(
+    metric: &super::MetricScores,
+    column: &str,
+    human: &[HumanScore],
+    args: &EvaluateArgs,
+    topics_ranked_by_humans: usize,
+) -> Result<FeatureRow> {
+    if metric.rows.is_empty() {
+        // Every value missing: listed, unranked, with no statistic.
+        let empty = Aligned::new(&[])?;
+        return Ok(FeatureRow {
+            rank: None,
+            feature: column.to_string(),
+            column: column.to_string(),
+            negated: false,
+            covers_the_set: false,
+            counts: AlignCounts {
+                metric_rows: 0,
+                human_rows: human.len(),
+                matched: 0,
+                metric_only: 0,
+                human_only: human.len(),
+                metric_missing: metric.missing,
+            },
+            summary_coverage: SummaryCoverage::of(&empty),
+            statistics: evaluate(&empty),
+            estimates: Vec::new(),
+        });
+    }
+    let (mut rows, counts) = align(metric, human, &args.human)?;
+    let mut data = Aligned::new(&rows)?;
+    data.length_tolerance = args.length_tolerance;
+    let negated = evaluate(&data).summary.kendall < 0.0;
+    if negated {
+        for row in &mut rows {
+            row.metric = -row.metric;
+        }
+        data = Aligned::new(&rows)?;
+        data.length_tolerance = args.length_tolerance;
+    }
+    let statistics = evaluate(&data);
+    let summary_coverage = SummaryCoverage::of(&data);
+    let covers = covers_the_set(
+        counts.matched,
+        human.len(),
+        summary_coverage.ranked_by_metric(),
+        topics_ranked_by_humans,
+    );
+    // A column that does not cover the set is no metric for it: its point figures are listed,
+    // its intervals not drawn (they would take as long as a ranked column's).
+    let samples = if covers { args.bootstrap } else { 0 };
+    let estimates = bootstrap_intervals(&data, samples, args.resample, args.seed, 0.95);
+    Ok(FeatureRow {
+        rank: None,
+        feature: if negated {
+            format!("-{column}")
+        } else {
+            column.to_string()
+        },
+        column: column.to_string(),
+        negated,
+        covers_the_set: covers,
+        counts,
+        summary_coverage,
+        statistics,
+        estimates,
+    })
+}
+
+/// Ranked rows first, by summary-level τ (file order among equals, as `cross-validate` takes
+/// the first best feature), then the others by the same order, undefined τ last.
+fn rank_rows(rows: &mut [FeatureRow]) {
+    let tau = |row: &FeatureRow| row.statistics.summary.kendall;
+    rows.sort_by(|a, b| {
+        b.covers_the_set
+            .cmp(&a.covers_the_set)
+            .then_with(|| tau(a).is_nan().cmp(&tau(b).is_nan()))
+            .then_with(|| tau(b).total_cmp(&tau(a)))
+    });
+    for (i, row) in rows.iter_mut().filter(|r| r.covers_the_set).enumerate() {
+        row.rank = Some(i + 1);
+    }
+}
+
+fn fmt3(x: f64) -> String {
+    crate::or_dash(x, 3)
+}
+
+/// The estimate `name` of a row, as `0.304 [0.270, 0.338]` (the value alone where no sample
+/// was drawn).
+fn with_interval(row: &FeatureRow, name: &str) -> String {
+    match row.estimates.iter().find(|e| e.name == name) {
+        Some(e) if e.interval.samples > 0 => format!(
+            "{} [{}, {}]",
+            fmt3(e.value),
+            fmt3(e.interval.lower),
+            fmt3(e.interval.upper)
+        ),
+        Some(e) => fmt3(e.value),
+        None => fmt3(f64::NAN),
+    }
+}
+
+/// The human-readable table.
+pub fn render_table_text(table: &FeatureTable) -> String {
+    let mut out = String::new();
+    let ranked = table.rows.iter().filter(|r| r.covers_the_set).count();
+    let _ = writeln!(
+        out,
+        "features: {} ({} columns chosen by {})",
+        table.features_file,
+        table.rows.len(),
+        table.patterns.join(",")
+    );
+    let _ = writeln!(
+        out,
+        "human:    {} ({} summaries; {} topics the annotators rank)",
+        table.human, table.human_rows, table.topics_ranked_by_humans
+    );
+    let _ = writeln!(
+        out,
+        "each column read the way round that agrees with the annotators at summary level \
+         (-COLUMN: negated), chosen in hindsight on these rows"
+    );
+    if table.bootstrap_samples > 0 {
+        let _ = writeln!(
+            out,
+            "{}",
+            bootstrap_line(table.bootstrap_samples, table.resample, table.seed)
+        );
+    }
+    let _ = writeln!(out);
+    let width = table
+        .rows
+        .iter()
+        .map(|r| r.feature.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let interval_width = if table.bootstrap_samples > 0 { 22 } else { 6 };
+    let header = |out: &mut String| {
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>5}  {:>6}  {:<interval_width$}  {:<interval_width$}  {:>7}  {:>9}  {:>7}",
+            "rank", "feature", "rows", "topics", "summary tau", "system tau", "sys acc", "input acc", "matched"
+        );
+    };
+    let line = |out: &mut String, row: &FeatureRow| {
+        let s = &row.statistics;
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>5}  {:>6}  {:<interval_width$}  {:<interval_width$}  {:>7}  {:>9}  {:>7}",
+            row.rank.map_or("-".to_string(), |r| r.to_string()),
+            row.feature,
+            row.counts.matched,
+            row.summary_coverage.ranked_by_metric(),
+            with_interval(row, "summary.kendall"),
+            with_interval(row, "system.kendall"),
+            fmt3(s.system_pairwise.accuracy),
+            fmt3(s.input_pairwise.accuracy),
+            fmt3(s.input_length_matched.accuracy),
+        );
+    };
+    header(&mut out);
+    for row in table.rows.iter().filter(|r| r.covers_the_set) {
+        line(&mut out, row);
+    }
+    if ranked < table.rows.len() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "not ranked: {} columns give a value for fewer than {:.0}% of the {} summaries or rank \
+             fewer than {:.0}% of the {} topics (their figures are over the rest alone; no \
+             intervals):",
+            table.rows.len() - ranked,
+            100.0 * table.min_coverage,
+            table.human_rows,
+            100.0 * table.min_coverage,
+            table.topics_ranked_by_humans
+        );
+        for row in table.rows.iter().filter(|r| !r.covers_the_set) {
+            line(&mut out, row);
+        }
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "rows: summaries with a value and a human score; topics: those the column ranks; sys acc, \
+         input acc: system- and input-level pairwise accuracy; matched: input-level accuracy at \
+         matched length (the full report of one column: --feature COLUMN)"
+    );
+    out
+}
+
+/// The table as CSV: one line per column, every statistic with its interval bounds.
+pub fn render_table_csv(table: &FeatureTable) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = [
+        "rank",
+        "feature",
+        "column",
+        "negated",
+        "covers_the_set",
+        "rows",
+        "topics_ranked",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for name in STATISTIC_NAMES {
+        header.extend([
+            name.to_string(),
+            format!("{name}.lower"),
+            format!("{name}.upper"),
+        ]);
+    }
+    writer.write_record(&header)?;
+    let number = |x: f64| {
+        if x.is_nan() {
+            String::new()
+        } else {
+            x.to_string()
+        }
+    };
+    for row in &table.rows {
+        let mut record = vec![
+            row.rank.map_or(String::new(), |r| r.to_string()),
+            row.feature.clone(),
+            row.column.clone(),
+            row.negated.to_string(),
+            row.covers_the_set.to_string(),
+            row.counts.matched.to_string(),
+            row.summary_coverage.ranked_by_metric().to_string(),
+        ];
+        let values = row.statistics.values();
+        for (name, value) in STATISTIC_NAMES.iter().zip(values) {
+            let interval = row
+                .estimates
+                .iter()
+                .find(|e| e.name == *name)
+                .filter(|e| e.interval.samples > 0)
+                .map(|e| (e.interval.lower, e.interval.upper))
+                .unwrap_or((f64::NAN, f64::NAN));
+            record.extend([number(value), number(interval.0), number(interval.1)]);
+        }
+        writer.write_record(&record)?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}

@@ -1,0 +1,458 @@
+//! `aesop evaluate --features`: many columns ranked at once, each row equal to that column's own
+//! `evaluate --feature` report, oriented and ranked as `cross-validate` picks its best single
+//! feature, sparse columns set apart, and errors that name the file and the pattern.
+
+use crate::common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The shipped SummEval sample imported into `dir`, and its features (`content`, `rouge`,
+/// `surface`) as CSV.
+fn sample_with_features(dir: &Path) -> (PathBuf, PathBuf) {
+    let set = crate::cli_verbs::imported_sample(dir, "sample.jsonl");
+    let features = dir.join("features.csv");
+    write_features(&set, "content,rouge,surface", &features);
+    (set, features)
+}
+
+/// `aesop features SET --classes CLASSES -o OUT`.
+fn write_features(set: &Path, classes: &str, out: &Path) {
+    let run = common::aesop()
+        .arg("features")
+        .arg(set)
+        .args(["--classes", classes, "-o"])
+        .arg(out)
+        .output()
+        .expect("features");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// `aesop evaluate FEATURES --human SET --target TARGET EXTRA… --json OUT`: its JSON report and
+/// standard output.
+fn evaluate_json(
+    features: &Path,
+    (set, target): (&Path, &str),
+    extra: &[&str],
+    json: &Path,
+) -> (Value, String) {
+    let out = common::aesop()
+        .arg("evaluate")
+        .arg(features)
+        .arg("--human")
+        .arg(set)
+        .args(["--target", target])
+        .args(extra)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .expect("evaluate");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        common::read_json(json),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The failure of `aesop evaluate ARGS…`: exit code and standard error.
+fn evaluate_error<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (Option<i32>, String) {
+    let out = common::aesop()
+        .arg("evaluate")
+        .args(args)
+        .output()
+        .expect("evaluate");
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Every row carries the statistics and intervals `evaluate --feature` gives its column alone
+/// (a negated column under its `-COLUMN` name); ranked rows come first, by summary-level τ,
+/// numbered from 1; a negated row's column falls as the annotators' scores rise.
+#[test]
+fn every_row_is_its_columns_own_report_ranked_by_summary_tau() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (set, features) = sample_with_features(dir.path());
+    let (table, stdout) = evaluate_json(
+        &features,
+        (&set, "relevance"),
+        &[
+            "--features",
+            "content.*,rouge.r1_recall,surface.summary_tokens",
+            "--bootstrap",
+            "200",
+            "--seed",
+            "7",
+        ],
+        &dir.path().join("table.json"),
+    );
+    let rows = table["rows"].as_array().expect("rows");
+    let header = std::fs::read_to_string(&features).expect("features");
+    let content_columns = header
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .filter(|c| c.starts_with("content."))
+        .count();
+    assert_eq!(rows.len(), content_columns + 2, "{table}");
+    assert_eq!(table["bootstrap_samples"], 200);
+    assert_eq!(table["topics_ranked_by_humans"], 10);
+    let tau = |row: &Value| row["statistics"]["summary"]["kendall"].as_f64();
+    let ranked: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["covers_the_set"] == true)
+        .collect();
+    assert!(ranked.len() >= 3, "{table}");
+    for (i, row) in ranked.iter().enumerate() {
+        assert_eq!(row["rank"], i + 1, "{row}");
+        assert!(tau(row).expect("tau") >= 0.0, "{row}");
+        if i > 0 {
+            assert!(tau(ranked[i - 1]) >= tau(row), "not in order: {table}");
+        }
+    }
+    assert!(
+        rows.iter().any(|r| r["negated"] == true),
+        "no column falls as relevance rises: {table}"
+    );
+    // The text table lists the ranked rows in the same order.
+    let first = ranked[0]["feature"].as_str().expect("feature");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("1  ") && l.contains(first)),
+        "{stdout}"
+    );
+    for row in rows {
+        let feature = row["feature"].as_str().expect("feature");
+        let column = row["column"].as_str().expect("column");
+        let negated = row["negated"].as_bool().expect("negated");
+        assert_eq!(
+            feature,
+            if negated {
+                format!("-{column}")
+            } else {
+                column.to_string()
+            }
+        );
+        let (single, _) = evaluate_json(
+            &features,
+            (&set, "relevance"),
+            &["--feature", feature, "--bootstrap", "200", "--seed", "7"],
+            &dir.path().join("single.json"),
+        );
+        assert_eq!(row["statistics"], single["statistics"], "{feature}");
+        assert_eq!(row["counts"], single["counts"], "{feature}");
+        if row["covers_the_set"] == true {
+            assert_eq!(row["estimates"], single["estimates"], "{feature}");
+        }
+        if negated {
+            let (plain, _) = evaluate_json(
+                &features,
+                (&set, "relevance"),
+                &["--feature", column, "--bootstrap", "0"],
+                &dir.path().join("plain.json"),
+            );
+            let plain_tau = plain["statistics"]["summary"]["kendall"].as_f64();
+            assert!(plain_tau.expect("tau") < 0.0, "{column}");
+        }
+    }
+}
+
+/// The first ranked row is the best single feature `cross-validate --leave-one-set-out` names
+/// for a held-out set, from the same classes on the same rows.
+#[test]
+fn the_first_row_is_cross_validates_best_single_feature() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    // Two sets of five topics each from the sample.
+    let text = std::fs::read_to_string(&sample).expect("sample");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 10);
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&a, lines[..5].join("\n") + "\n").expect("write a");
+    std::fs::write(&b, lines[5..].join("\n") + "\n").expect("write b");
+    let report = dir.path().join("loso.json");
+    let out = common::aesop()
+        .arg("cross-validate")
+        .arg("--set")
+        .arg(format!("{}:relevance", a.display()))
+        .arg("--set")
+        .arg(format!("{}:relevance", b.display()))
+        .args([
+            "--classes",
+            "content,rouge",
+            "--leave-one-set-out",
+            "--bootstrap",
+            "0",
+        ])
+        .arg("-o")
+        .arg(dir.path().join("oof.jsonl"))
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .expect("cross-validate");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = common::read_json(&report);
+    let held = report["leave_one_set_out"]
+        .as_array()
+        .expect("held-out sets");
+    assert_eq!(held.len(), 2);
+    for (h, set) in held.iter().zip([&a, &b]) {
+        let features = dir.path().join("held.csv");
+        write_features(set, "content,rouge", &features);
+        let (table, _) = evaluate_json(
+            &features,
+            (set, "relevance"),
+            &["--features", "*", "--bootstrap", "0"],
+            &dir.path().join("table.json"),
+        );
+        let first = &table["rows"][0];
+        assert_eq!(first["rank"], 1, "{table}");
+        assert_eq!(first["feature"], h["best_feature"], "{h}\n{table}");
+        let tau = first["statistics"]["summary"]["kendall"]
+            .as_f64()
+            .expect("tau");
+        let best = h["best_feature_stats"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("best tau");
+        assert!((tau - best).abs() < 1e-12, "{tau} vs {best}");
+    }
+}
+
+/// A column with values for few summaries is listed after the ranked ones, unranked and without
+/// intervals, however high its τ over the summaries it has; the CSV holds one line per column
+/// with the JSON's figures.
+#[test]
+fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = common::fixture("eval/set.jsonl");
+    // Three topics of four summaries; `sparse` agrees perfectly with pyramid, but only in T1.
+    let human: Vec<(String, String, f64)> = std::fs::read_to_string(&set)
+        .expect("set")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .flat_map(|l| {
+            let topic: Value = serde_json::from_str(l).expect("topic");
+            let id = topic["topic"].as_str().expect("id").to_string();
+            topic["summaries"]
+                .as_array()
+                .expect("summaries")
+                .iter()
+                .map(|s| {
+                    (
+                        id.clone(),
+                        s["system"].as_str().expect("system").to_string(),
+                        s["scores"]["pyramid"].as_f64().expect("pyramid"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut csv = String::from("topic,system,sparse,noisy,reversed\n");
+    for (i, (topic, system, score)) in human.iter().enumerate() {
+        let sparse = if topic == "T1" {
+            score.to_string()
+        } else {
+            String::new()
+        };
+        let noisy = ((i * 7) % 5) as f64;
+        csv.push_str(&format!("{topic},{system},{sparse},{noisy},{}\n", -score));
+    }
+    let features = dir.path().join("f.csv");
+    std::fs::write(&features, csv).expect("write");
+    let out_csv = dir.path().join("table.csv");
+    let (table, stdout) = evaluate_json(
+        &features,
+        (&set, "pyramid"),
+        &[
+            "--features",
+            "*",
+            "--bootstrap",
+            "50",
+            "--csv",
+            path(&out_csv),
+        ],
+        &dir.path().join("table.json"),
+    );
+    let rows = table["rows"].as_array().expect("rows");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["feature"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["-reversed", "noisy", "sparse"], "{table}");
+    assert_eq!(rows[0]["rank"], 1);
+    assert_eq!(rows[0]["statistics"]["summary"]["kendall"], 1.0);
+    let sparse = &rows[2];
+    assert_eq!(sparse["rank"], Value::Null);
+    assert_eq!(sparse["covers_the_set"], false);
+    assert_eq!(sparse["statistics"]["summary"]["kendall"], 1.0, "{sparse}");
+    assert!(sparse["estimates"]
+        .as_array()
+        .expect("estimates")
+        .iter()
+        .all(|e| e["interval"]["samples"] == 0));
+    assert!(stdout.contains("not ranked: 1 columns"), "{stdout}");
+    let mut reader = csv::Reader::from_path(&out_csv).expect("csv");
+    let headers = reader.headers().expect("header").clone();
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+    assert_eq!(records.len(), 3);
+    let at = |record: &csv::StringRecord, name: &str| {
+        let i = headers.iter().position(|h| h == name).expect(name);
+        record[i].to_string()
+    };
+    for (record, row) in records.iter().zip(rows) {
+        assert_eq!(
+            at(record, "feature"),
+            row["feature"].as_str().expect("feature")
+        );
+        let tau: f64 = at(record, "summary.kendall").parse().expect("tau");
+        assert_eq!(
+            tau,
+            row["statistics"]["summary"]["kendall"]
+                .as_f64()
+                .expect("tau")
+        );
+    }
+    assert_eq!(at(&records[0], "rank"), "1");
+    assert!(!at(&records[0], "summary.kendall.lower").is_empty());
+    assert_eq!(at(&records[2], "rank"), "");
+    assert_eq!(at(&records[2], "summary.kendall.lower"), "");
+}
+
+/// A pattern that matches no column names the file and the pattern; a negated name says to
+/// give the column; a predictions file is refused; `--features` with a flag of the
+/// single-column report, or `--csv` without it, is a usage error; nothing is written.
+#[test]
+fn bad_patterns_and_flag_combinations_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let features = common::fixture("eval/features.csv");
+    let set = common::fixture("eval/set.jsonl");
+    let json = dir.path().join("t.json");
+    let base = [
+        path(&features),
+        "--human",
+        path(&set),
+        "--target",
+        "pyramid",
+        "--json",
+        path(&json),
+    ];
+    let with = |extra: &[&'static str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let (code, e) = evaluate_error(&with(&["--features", "rouge.r1_f,content.*"]));
+    assert_eq!(code, Some(1));
+    assert!(
+        e.contains("--features content.*")
+            && e.contains("features.csv")
+            && e.contains("rouge.r2_f"),
+        "{e}"
+    );
+    let (_, e) = evaluate_error(&with(&["--features", "-rouge.r1_f"]));
+    assert!(e.contains("give rouge.r1_f"), "{e}");
+    let (_, e) = evaluate_error(&[
+        path(&common::fixture("eval/predictions.jsonl")),
+        "--features",
+        "*",
+        "--human",
+        path(&set),
+        "--target",
+        "pyramid",
+    ]);
+    assert!(e.contains("predictions file"), "{e}");
+    for extra in [
+        &["--features", "*", "--feature", "rouge.r1_f"][..],
+        &["--features", "*", "--plot", "x.svg"],
+        &["--features", "*", "--compare", "x.csv"],
+        &["--csv", "x.csv"],
+    ] {
+        let (code, e) = evaluate_error(&with(extra));
+        assert_eq!(code, Some(2), "{extra:?}: {e}");
+    }
+    let (_, e) = evaluate_error(&with(&["--feature", "rouge.r1_f", "--csv", "x.csv"]));
+    assert!(e.contains("--csv writes the table of --features"), "{e}");
+    assert!(!json.exists());
+}
+
+/// Ctrl-C while the columns are evaluated: exit 130, "interrupted", and no `--json` or `--csv`
+/// file (nor a temporary one) left behind.
+#[test]
+fn sigint_stops_between_columns_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let base = dir.path().join("base.csv");
+    write_features(&set, "surface", &base);
+    // Many columns (each a copy of the first feature column) for a run of some seconds.
+    let text = std::fs::read_to_string(&base).expect("features");
+    let mut wide = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        wide.push_str(&cells[..2].join(","));
+        for k in 0..400 {
+            wide.push(',');
+            if i == 0 {
+                wide.push_str(&format!("f{k}"));
+            } else {
+                wide.push_str(cells[2]);
+            }
+        }
+        wide.push('\n');
+    }
+    let features = dir.path().join("wide.csv");
+    std::fs::write(&features, wide).expect("write");
+    let (json, csv) = (dir.path().join("t.json"), dir.path().join("t.csv"));
+    let args: Vec<String> = [
+        "evaluate",
+        path(&features),
+        "--features",
+        "*",
+        "--human",
+        path(&set),
+        "--target",
+        "relevance",
+        "--bootstrap",
+        "5000",
+        "--json",
+        path(&json),
+        "--csv",
+        path(&csv),
+        "--progress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, stderr) = crate::cli_verbs::interrupted_run(&args, "evaluate [")
+        .expect("the run ended before the signal: it needs more columns");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["base.csv", "sample.jsonl", "wide.csv"]);
+}
