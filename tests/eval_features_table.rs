@@ -284,6 +284,20 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
     }
     let features = dir.path().join("f.csv");
     std::fs::write(&features, csv).expect("write");
+    // The same columns as JSON Lines (the missing values null).
+    let mut jsonl = String::new();
+    for (topic, system, score) in &human {
+        let sparse = if topic == "T1" {
+            serde_json::json!(score)
+        } else {
+            Value::Null
+        };
+        let line = serde_json::json!({"topic": topic, "system": system, "sparse": sparse,
+            "reversed": -score});
+        jsonl.push_str(&format!("{line}\n"));
+    }
+    let features_jsonl = dir.path().join("f.jsonl");
+    std::fs::write(&features_jsonl, jsonl).expect("write");
     let out_csv = dir.path().join("table.csv");
     let (table, stdout) = evaluate_json(
         &features,
@@ -315,7 +329,7 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
         .expect("estimates")
         .iter()
         .all(|e| e["interval"]["samples"] == 0));
-    assert!(stdout.contains("not ranked: 1 columns"), "{stdout}");
+    assert!(stdout.contains("not ranked, 1 column:"), "{stdout}");
     let mut reader = csv::Reader::from_path(&out_csv).expect("csv");
     let headers = reader.headers().expect("header").clone();
     let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
@@ -341,6 +355,25 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
     assert!(!at(&records[0], "summary.kendall.lower").is_empty());
     assert_eq!(at(&records[2], "rank"), "");
     assert_eq!(at(&records[2], "summary.kendall.lower"), "");
+    let (from_jsonl, _) = evaluate_json(
+        &features_jsonl,
+        (&set, "pyramid"),
+        &["--features", "sparse,reversed", "--bootstrap", "50"],
+        &dir.path().join("jsonl.json"),
+    );
+    let jsonl_rows = from_jsonl["rows"].as_array().expect("rows");
+    assert_eq!(jsonl_rows.len(), 2);
+    for (a, b) in jsonl_rows.iter().zip([&rows[0], &rows[2]]) {
+        for field in [
+            "feature",
+            "covers_the_set",
+            "counts",
+            "statistics",
+            "estimates",
+        ] {
+            assert_eq!(a[field], b[field], "{field}");
+        }
+    }
 }
 
 /// A pattern that matches no column names the file and the pattern; a negated name says to

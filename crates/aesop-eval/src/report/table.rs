@@ -371,10 +371,12 @@ pub fn render_table_text(table: &FeatureTable) -> String {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "not ranked: {} columns give a value for fewer than {:.0}% of the {} summaries or rank \
-             fewer than {:.0}% of the {} topics (their figures are over the rest alone; no \
-             intervals):",
-            table.rows.len() - ranked,
+            "not ranked, {}: a value for fewer than {:.0}% of the {} summaries, or a ranking of \
+             fewer than {:.0}% of the {} topics (figures over the rest alone; no intervals):",
+            match table.rows.len() - ranked {
+                1 => "1 column".to_string(),
+                n => format!("{n} columns"),
+            },
             100.0 * table.min_coverage,
             table.human_rows,
             100.0 * table.min_coverage,
