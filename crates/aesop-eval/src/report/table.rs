@@ -339,7 +339,7 @@ pub fn render_table_text(table: &FeatureTable) -> String {
         .max()
         .unwrap_or(7)
         .max(7);
-    let interval_width = if table.bootstrap_samples > 0 { 22 } else { 6 };
+    let interval_width = if table.bootstrap_samples > 0 { 22 } else { 11 };
     let header = |out: &mut String| {
         let _ = writeln!(
             out,
