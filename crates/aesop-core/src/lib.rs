@@ -1,12 +1,13 @@
 //! Utilities every layer of aesop shares: how inputs are opened ([`input`]), safe output files
-//! ([`output`]), content hashes of inputs ([`hash`]), whether to draw progress ([`progress`]), the seeded random
-//! generator ([`rng`]), the varint coding of the compact binary files ([`varint`]), which aesop
-//! wrote a file ([`version`]), and the
-//! messages on standard error ([`eprintln_quiet!`]).
+//! ([`output`]), the syntax of feature patterns ([`patterns`]), content hashes of inputs
+//! ([`hash`]), whether to draw progress ([`progress`]), the seeded random generator ([`rng`]),
+//! the varint coding of the compact binary files ([`varint`]), which aesop wrote a file
+//! ([`version`]), and the messages on standard error ([`eprintln_quiet!`]).
 
 pub mod hash;
 pub mod input;
 pub mod output;
+pub mod patterns;
 pub mod progress;
 pub mod rng;
 pub mod varint;

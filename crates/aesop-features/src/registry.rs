@@ -349,10 +349,7 @@ pub fn select_features(names: Vec<String>, patterns: &[String]) -> Result<Vec<St
     if patterns.is_empty() {
         return Ok(names);
     }
-    let matches = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => name == pattern,
-    };
+    let matches = aesop_core::patterns::matches;
     for pattern in patterns {
         if !names.iter().any(|n| matches(pattern, n)) {
             bail!(

@@ -78,10 +78,7 @@ pub fn chosen_columns(
     available: &[String],
     patterns: &[String],
 ) -> Result<Vec<String>> {
-    let matches = |pattern: &str, name: &str| match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => name == pattern,
-    };
+    let matches = aesop_core::patterns::matches;
     for pattern in patterns {
         if available.iter().any(|name| matches(pattern, name)) {
             continue;
