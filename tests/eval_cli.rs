@@ -16,6 +16,7 @@ fn args(predictions: PathBuf, human: PathBuf, target: &str) -> EvaluateArgs {
         target: target.to_string(),
         feature: None,
         features: Vec::new(),
+        also: Vec::new(),
         model: None,
         predicted: None,
         set: None,

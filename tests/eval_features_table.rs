@@ -85,6 +85,28 @@ fn path(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
+/// The arguments of `aesop evaluate` on the fixture features and set (`pyramid`), writing
+/// `--json JSON`, then `extra`.
+fn on_the_fixture(json: &Path, extra: &[&str]) -> Vec<String> {
+    let (features, set) = (
+        common::fixture("eval/features.csv"),
+        common::fixture("eval/set.jsonl"),
+    );
+    [
+        path(&features),
+        "--human",
+        path(&set),
+        "--target",
+        "pyramid",
+        "--json",
+        path(json),
+    ]
+    .into_iter()
+    .chain(extra.iter().copied())
+    .map(str::to_string)
+    .collect()
+}
+
 /// Every row carries the statistics and intervals `evaluate --feature` gives its column alone
 /// (a negated column under its `-COLUMN` name); ranked rows come first, by summary-level τ,
 /// numbered from 1; a negated row's column falls as the annotators' scores rise.
@@ -251,27 +273,7 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = common::fixture("eval/set.jsonl");
     // Three topics of four summaries; `sparse` agrees perfectly with pyramid, but only in T1.
-    let human: Vec<(String, String, f64)> = std::fs::read_to_string(&set)
-        .expect("set")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .flat_map(|l| {
-            let topic: Value = serde_json::from_str(l).expect("topic");
-            let id = topic["topic"].as_str().expect("id").to_string();
-            topic["summaries"]
-                .as_array()
-                .expect("summaries")
-                .iter()
-                .map(|s| {
-                    (
-                        id.clone(),
-                        s["system"].as_str().expect("system").to_string(),
-                        s["scores"]["pyramid"].as_f64().expect("pyramid"),
-                    )
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let human = fixture_scores();
     let mut csv = String::from("topic,system,sparse,noisy,reversed\n");
     for (i, (topic, system, score)) in human.iter().enumerate() {
         let sparse = if topic == "T1" {
@@ -382,21 +384,9 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
 #[test]
 fn bad_patterns_and_flag_combinations_are_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let features = common::fixture("eval/features.csv");
     let set = common::fixture("eval/set.jsonl");
     let json = dir.path().join("t.json");
-    let base = [
-        path(&features),
-        "--human",
-        path(&set),
-        "--target",
-        "pyramid",
-        "--json",
-        path(&json),
-    ];
-    let with = |extra: &[&'static str]| -> Vec<String> {
-        base.iter().chain(extra).map(|s| s.to_string()).collect()
-    };
+    let with = |extra: &[&str]| on_the_fixture(&json, extra);
     let (code, e) = evaluate_error(&with(&["--features", "rouge.r1_f,content.*"]));
     assert_eq!(code, Some(1));
     assert!(
@@ -488,4 +478,241 @@ fn sigint_stops_between_columns_and_writes_nothing() {
         .collect();
     left.sort();
     assert_eq!(left, ["base.csv", "sample.jsonl", "wide.csv"]);
+}
+
+/// (topic, system, pyramid) of every summary of the fixture set `eval/set.jsonl`.
+fn fixture_scores() -> Vec<(String, String, f64)> {
+    std::fs::read_to_string(common::fixture("eval/set.jsonl"))
+        .expect("set")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .flat_map(|l| {
+            let topic: Value = serde_json::from_str(l).expect("topic");
+            let id = topic["topic"].as_str().expect("id").to_string();
+            topic["summaries"]
+                .as_array()
+                .expect("summaries")
+                .iter()
+                .map(|s| {
+                    (
+                        id.clone(),
+                        s["system"].as_str().expect("system").to_string(),
+                        s["scores"]["pyramid"].as_f64().expect("pyramid"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A column's value from (row index, the summary's pyramid score); `None`: an empty cell.
+type ColumnValue<'a> = &'a dyn Fn(usize, f64) -> Option<f64>;
+
+/// A features CSV over the fixture's summaries, one column per (name, value).
+fn write_columns(path: &Path, columns: &[(&str, ColumnValue)]) {
+    let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
+    let mut csv = format!("topic,system,{}\n", names.join(","));
+    for (i, (topic, system, score)) in fixture_scores().iter().enumerate() {
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|(_, f)| f(i, *score).map_or(String::new(), |v| v.to_string()))
+            .collect();
+        csv.push_str(&format!("{topic},{system},{}\n", cells.join(",")));
+    }
+    std::fs::write(path, csv).expect("write features");
+}
+
+/// With `--also`, each set's table is the one `--features` gives it alone, and across the sets:
+/// each column in every file that covers every set is read one way round on all of them (the way
+/// its mean τ agrees), ranked by that mean with its worst set beside; for each set, the column
+/// the other set ranks first, oriented by it, is scored there against the best in hindsight.
+#[test]
+fn several_sets_each_judged_alone_then_across_and_without_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (set_a, set_b) = (
+        dir.path().join("alpha.jsonl"),
+        dir.path().join("beta.jsonl"),
+    );
+    std::fs::copy(common::fixture("eval/set.jsonl"), &set_a).expect("copy");
+    std::fs::copy(common::fixture("eval/set.jsonl"), &set_b).expect("copy");
+    let noisy = |i: usize, _: f64| Some(((i * 7) % 5) as f64);
+    let other_noise = |i: usize, _: f64| Some(((i * 3) % 4) as f64);
+    // x: reversed on alpha, noise on beta; y: noise on alpha, the human score on beta;
+    // z: the score on both; sparse: values in one topic only; only_a / only_b: one file each.
+    let (fa, fb) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    let sparse = |i: usize, s: f64| (i < 4).then_some(s);
+    write_columns(
+        &fa,
+        &[
+            ("x", &|_, s| Some(-s)),
+            ("y", &noisy),
+            ("z", &|_, s| Some(s)),
+            ("sparse", &sparse),
+            ("only_a", &|_, s| Some(s)),
+        ],
+    );
+    write_columns(
+        &fb,
+        &[
+            ("only_b", &|_, s| Some(s)),
+            ("z", &|_, s| Some(s)),
+            ("y", &|_, s| Some(s)),
+            ("x", &other_noise),
+            ("sparse", &sparse),
+        ],
+    );
+    let out_csv = dir.path().join("t.csv");
+    let also = format!("{}={}:pyramid", fb.display(), set_b.display());
+    let (report, stdout) = evaluate_json(
+        &fa,
+        (&set_a, "pyramid"),
+        &[
+            "--features",
+            "*",
+            "--bootstrap",
+            "30",
+            "--also",
+            &also,
+            "--csv",
+            path(&out_csv),
+        ],
+        &dir.path().join("t.json"),
+    );
+    let sets = report["sets"].as_array().expect("sets");
+    assert_eq!(sets.len(), 2);
+    assert_eq!(sets[0]["set"], "alpha");
+    assert_eq!(sets[1]["set"], "beta");
+    // Each set's table equals its own run.
+    for (table, (features, set)) in sets.iter().zip([(&fa, &set_a), (&fb, &set_b)]) {
+        let (alone, _) = evaluate_json(
+            features,
+            (set, "pyramid"),
+            &["--features", "*", "--bootstrap", "30"],
+            &dir.path().join("alone.json"),
+        );
+        assert_eq!(table["rows"], alone["rows"], "{}", table["set"]);
+    }
+    // Raw (unoriented) summary τ of each column on each set, from the sets' own tables.
+    let raw = |set: usize, column: &str| -> f64 {
+        let row = sets[set]["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| r["column"] == column)
+            .unwrap_or_else(|| panic!("{column}"));
+        let tau = row["statistics"]["summary"]["kendall"]
+            .as_f64()
+            .expect("tau");
+        if row["negated"] == true {
+            -tau
+        } else {
+            tau
+        }
+    };
+    assert_eq!(raw(0, "x"), -1.0);
+    assert_eq!(raw(1, "y"), 1.0);
+    let (x_b, y_a) = (raw(1, "x"), raw(0, "y"));
+    assert!(x_b.abs() < 1.0 && y_a.abs() < 1.0, "{x_b} {y_a}");
+    // x rises with beta's scores: read negated, as alpha says, it disagrees there, which a
+    // choice oriented on the held-out set would hide.
+    assert!(x_b > 0.0, "{x_b}");
+
+    let across = &report["across"];
+    assert_eq!(across["sets"], serde_json::json!(["alpha", "beta"]));
+    assert_eq!(
+        across["not_in_every_file"],
+        serde_json::json!(["only_a", "only_b"])
+    );
+    assert_eq!(
+        across["not_covering_every_set"],
+        serde_json::json!(["sparse"])
+    );
+    let rows = across["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 3, "{across}");
+    for (i, row) in rows.iter().enumerate() {
+        let column = row["column"].as_str().expect("column");
+        let raws = [raw(0, column), raw(1, column)];
+        let negated = (raws[0] + raws[1]) / 2.0 < 0.0;
+        assert_eq!(row["negated"], negated, "{row}");
+        let sign = if negated { -1.0 } else { 1.0 };
+        let taus: Vec<f64> = raws.iter().map(|t| sign * t).collect();
+        assert_eq!(row["summary_kendall"], serde_json::json!(taus), "{row}");
+        assert_eq!(row["mean"].as_f64(), Some((taus[0] + taus[1]) / 2.0));
+        assert_eq!(row["worst"].as_f64(), Some(taus[0].min(taus[1])));
+        assert_eq!(row["rank"], i + 1);
+        if i > 0 {
+            assert!(rows[i - 1]["mean"].as_f64() >= row["mean"].as_f64());
+        }
+    }
+    assert_eq!(rows[0]["feature"], "z");
+    // Without alpha, beta chooses y over z (both τ 1 there; y comes first in alpha's file),
+    // scored on alpha as it reads; alpha's best in hindsight is -x (τ 1 read negated).
+    let chosen = across["chosen_without_the_set"].as_array().expect("chosen");
+    assert_eq!(chosen[0]["set"], "alpha");
+    assert_eq!(chosen[0]["chosen"], "y");
+    assert_eq!(chosen[0]["mean_on_the_others"].as_f64(), Some(1.0));
+    assert_eq!(chosen[0]["summary_kendall"].as_f64(), Some(y_a));
+    assert_eq!(chosen[0]["best_in_hindsight"], "-x");
+    assert_eq!(chosen[0]["best_in_hindsight_kendall"].as_f64(), Some(1.0));
+    // Without beta, alpha chooses -x (τ 1 there, read negated): scored on beta as -x.
+    assert_eq!(chosen[1]["set"], "beta");
+    assert_eq!(chosen[1]["chosen"], "-x");
+    assert_eq!(chosen[1]["mean_on_the_others"].as_f64(), Some(1.0));
+    assert_eq!(chosen[1]["summary_kendall"].as_f64(), Some(-x_b));
+    assert_eq!(chosen[1]["best_in_hindsight"], "y");
+    assert_eq!(chosen[1]["best_in_hindsight_kendall"].as_f64(), Some(1.0));
+    assert!(stdout.contains("across 2 sets"), "{stdout}");
+    assert!(stdout.contains("chosen without the set"), "{stdout}");
+    // The CSV: every set's columns, each line naming its set.
+    let mut reader = csv::Reader::from_path(&out_csv).expect("csv");
+    let set_names: Vec<String> = reader
+        .records()
+        .map(|r| r.expect("record")[0].to_string())
+        .collect();
+    assert_eq!(set_names.iter().filter(|s| *s == "alpha").count(), 5);
+    assert_eq!(set_names.iter().filter(|s| *s == "beta").count(), 5);
+}
+
+/// `--also` names its set: without `--features`, or malformed, it is a usage error; the same set
+/// and column twice, or a pattern that matches nothing in its file, fails naming the file, and
+/// nothing is written.
+#[test]
+fn also_sets_that_cannot_be_judged_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = common::fixture("eval/set.jsonl");
+    let other = dir.path().join("other.csv");
+    write_columns(&other, &[("z", &|_, s| Some(s))]);
+    let json = dir.path().join("t.json");
+    let with = |extra: &[&str]| on_the_fixture(&json, extra);
+    let spec = format!("{}={}:pyramid", other.display(), set.display());
+    let (code, _) = evaluate_error(&with(&["--also", &spec]));
+    assert_eq!(code, Some(2));
+    for bad in ["other.csv", "other.csv=set.jsonl", "=set.jsonl:pyramid"] {
+        let (code, e) = evaluate_error(&with(&["--features", "*", "--also", bad]));
+        assert_eq!(code, Some(2), "{bad}: {e}");
+        assert!(e.contains("FEATURES=SET:COLUMN"), "{bad}: {e}");
+    }
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&set, &copy).expect("copy");
+    let on_copy = format!("{}={}:pyramid", other.display(), copy.display());
+    let (code, e) = evaluate_error(&with(&["--features", "z", "--also", &on_copy]));
+    assert_eq!(code, Some(1));
+    // The positional file has no column z: the error names it.
+    assert!(
+        e.contains("--features z") && e.contains("features.csv"),
+        "{e}"
+    );
+    let (_, e) = evaluate_error(&with(&["--features", "rouge.*", "--also", &on_copy]));
+    assert!(
+        e.contains("--features rouge.*") && e.contains("other.csv"),
+        "{e}"
+    );
+    let (_, e) = evaluate_error(&with(&[
+        "--features",
+        "*",
+        "--also",
+        &format!("{}={}:pyramid", other.display(), set.display()),
+    ]));
+    assert!(e.contains("given twice"), "{e}");
+    assert!(!json.exists());
 }

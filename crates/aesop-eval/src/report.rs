@@ -18,16 +18,21 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+mod across;
 mod read;
 mod render;
 mod table;
 
+pub use across::{
+    across_sets, parse_features_on_set, render_across_text, set_names, AcrossRow, AcrossSets,
+    FeaturesOnSet, HeldOutChoice,
+};
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use read::{read_human, read_metric, word_count, HumanScore};
 pub use render::{render_text, scatter_svg};
 pub use table::{
-    build_feature_table, features_table_command, render_table_csv, render_table_text, FeatureRow,
-    FeatureTable,
+    build_feature_table, build_feature_tables, features_table_command, render_table_csv,
+    render_table_text, FeatureRow, FeatureTable, FeatureTables,
 };
 
 /// Arguments of `aesop evaluate`.
@@ -64,6 +69,21 @@ pub struct EvaluateArgs {
         )
     )]
     pub features: Vec<String>,
+    /// With --features: judge the same columns on another set too, FEATURES=SET:COLUMN (its
+    /// features file, its judgment set and the score to judge against; repeat for more sets).
+    /// After each set's table come the columns that cover every set, read one way round on all
+    /// and ranked by their mean summary-level tau, and for each set the column the other sets
+    /// choose (the best single feature under leave-one-set-out).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "FEATURES=SET:COLUMN",
+            requires = "features",
+            value_parser = across::parse_features_on_set
+        )
+    )]
+    pub also: Vec<FeaturesOnSet>,
     /// Evaluate only the predictions of this model (their `model` field): needed when a file
     /// holds two models' predictions for the target on the same summaries, as `aesop score
     /// --model A --model B` writes.

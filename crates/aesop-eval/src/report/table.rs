@@ -11,6 +11,7 @@
 //! summaries, or rank too few topics ([`crate::levels::METRIC_MIN_COVERAGE`]), are listed apart,
 //! unranked: a feature defined in three topics can reach τ 1.000 there.
 
+use super::across::{across_sets, render_across_text, set_names, AcrossSets, FeaturesOnSet};
 use super::read::{feature_columns, holds_predictions, read_feature_columns};
 use super::render::bootstrap_line;
 use super::{
@@ -33,6 +34,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Everything `evaluate --features` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct FeatureTable {
+    /// The set's name in the tables across sets (the judgment set's file name without
+    /// `.jsonl`; see [`super::across::set_names`]).
+    pub set: String,
     pub features_file: String,
     pub human: String,
     /// The files read, with their content hashes (as `evaluate`'s report).
@@ -52,6 +56,17 @@ pub struct FeatureTable {
     /// Ranked columns first (best summary-level τ first, file order among equals), then the
     /// columns that do not cover the set.
     pub rows: Vec<FeatureRow>,
+    /// The chosen columns in file order (`rows` are ranked).
+    #[serde(skip)]
+    pub(super) columns: Vec<String>,
+}
+
+/// `evaluate --features` on several sets (`--also`): each set's table, then the columns across
+/// them.
+#[derive(Debug, Clone, Serialize)]
+pub struct FeatureTables {
+    pub sets: Vec<FeatureTable>,
+    pub across: AcrossSets,
 }
 
 /// One column's evaluation.
@@ -107,40 +122,112 @@ pub fn chosen_columns(
 }
 
 /// Run `aesop evaluate --features`: stops between columns once `cancel` is set, writing
-/// nothing.
+/// nothing. With `--also`, every set's table and the table across them.
 pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<()> {
     let named = named_outputs(args);
     aesop_core::output::check_distinct_outputs(&named)?;
-    let outputs = OutputFile::create_all(&named, &[&args.predictions, &args.human])?;
-    let table = build_feature_table(args, cancel)?;
+    let sets = sets_of(args);
+    let inputs: Vec<&Path> = sets
+        .iter()
+        .flat_map(|s| [s.features.as_path(), s.human.as_path()])
+        .collect();
+    let outputs = OutputFile::create_all(&named, &inputs)?;
+    let (tables, across) = build_feature_tables(args, cancel)?;
     let mut contents = Vec::new();
     if args.json.is_some() {
-        contents.push(serde_json::to_string_pretty(&table)? + "\n");
+        let json = match across {
+            None => serde_json::to_string_pretty(&tables[0])?,
+            Some(ref across) => serde_json::to_string_pretty(&FeatureTables {
+                sets: tables.clone(),
+                across: across.clone(),
+            })?,
+        };
+        contents.push(json + "\n");
     }
     if args.csv.is_some() {
-        contents.push(render_table_csv(&table)?);
+        contents.push(render_table_csv(&tables)?);
     }
-    commit_then_print(outputs, &contents, &render_table_text(&table))
+    let mut text = tables
+        .iter()
+        .map(render_table_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Some(across) = &across {
+        text.push('\n');
+        text.push_str(&render_across_text(across));
+    }
+    commit_then_print(outputs, &contents, &text)
 }
 
-/// Read the chosen columns and the human scores, and evaluate every column.
+/// The sets `--features` judges: the positional features file on --human's --target, then
+/// each `--also`.
+fn sets_of(args: &EvaluateArgs) -> Vec<FeaturesOnSet> {
+    std::iter::once(FeaturesOnSet {
+        features: args.predictions.clone(),
+        human: args.human.clone(),
+        target: args.target.clone(),
+    })
+    .chain(args.also.iter().cloned())
+    .collect()
+}
+
+/// Every set's table (the positional set's first) and, with `--also`, the columns across them.
+pub fn build_feature_tables(
+    args: &EvaluateArgs,
+    cancel: &AtomicBool,
+) -> Result<(Vec<FeatureTable>, Option<AcrossSets>)> {
+    let sets = sets_of(args);
+    let names = set_names(&sets)?;
+    // Every file is checked, and every pattern matched, before the first set is evaluated.
+    for set in &sets {
+        check_set(set, &args.features)?;
+    }
+    let mut tables = Vec::new();
+    for (set, name) in sets.iter().zip(&names) {
+        tables.push(build_set_table(set, name, args, cancel)?);
+    }
+    let across = (tables.len() > 1).then(|| across_sets(&tables, &names));
+    Ok((tables, across))
+}
+
+/// Read the chosen columns and the human scores of the positional set, and evaluate every
+/// column.
 pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<FeatureTable> {
-    crate::levels::check_length_tolerance(args.length_tolerance)?;
-    for input in [&args.predictions, &args.human] {
+    let set = &sets_of(args)[0];
+    check_set(set, &args.features)?;
+    build_set_table(set, &set_names(std::slice::from_ref(set))?[0], args, cancel)
+}
+
+/// What can be refused before any evaluation: a file that cannot be hashed, a predictions file,
+/// a pattern that matches no column.
+fn check_set(set: &FeaturesOnSet, patterns: &[String]) -> Result<()> {
+    for input in [&set.features, &set.human] {
         aesop_core::hash::check_hashable(input)?;
     }
-    if holds_predictions(&args.predictions) {
+    if holds_predictions(&set.features) {
         bail!(
             "{}: a predictions file (its lines have `score`); --features reads the columns of a \
              features file (`aesop features`): evaluate predictions without it",
-            args.predictions.display()
+            set.features.display()
         );
     }
-    let human = super::read_human(&args.human, &args.target)?;
-    let available = feature_columns(&args.predictions)?;
-    let columns = chosen_columns(&args.predictions, &available, &args.features)?;
+    chosen_columns(&set.features, &feature_columns(&set.features)?, patterns)?;
+    Ok(())
+}
+
+/// One set's table.
+fn build_set_table(
+    set: &FeaturesOnSet,
+    name: &str,
+    args: &EvaluateArgs,
+    cancel: &AtomicBool,
+) -> Result<FeatureTable> {
+    crate::levels::check_length_tolerance(args.length_tolerance)?;
+    let human = super::read_human(&set.human, &set.target)?;
+    let available = feature_columns(&set.features)?;
+    let columns = chosen_columns(&set.features, &available, &args.features)?;
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
-    let scores = read_feature_columns(&args.predictions, &column_refs)?;
+    let scores = read_feature_columns(&set.features, &column_refs)?;
     let topics_ranked_by_humans = topics_ranked_by(&human)?;
 
     let bar = aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns");
@@ -151,7 +238,7 @@ pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<F
             if cancel.load(Ordering::Relaxed) {
                 return Err(aesop_core::output::Interrupted.into());
             }
-            let row = evaluate_column(metric, column, &human, args, topics_ranked_by_humans);
+            let row = evaluate_column(metric, column, &human, set, args, topics_ranked_by_humans);
             bar.inc(1);
             row
         })
@@ -162,12 +249,13 @@ pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<F
     }
     let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
     rank_rows(&mut rows);
-    let inputs = input_files(&[("predictions", &args.predictions), ("human", &args.human)])?;
+    let inputs = input_files(&[("predictions", &set.features), ("human", &set.human)])?;
     Ok(FeatureTable {
-        features_file: args.predictions.display().to_string(),
-        human: format!("{} [{}]", args.human.display(), args.target),
+        set: name.to_string(),
+        features_file: set.features.display().to_string(),
+        human: format!("{} [{}]", set.human.display(), set.target),
         inputs,
-        target: args.target.clone(),
+        target: set.target.clone(),
         patterns: args.features.clone(),
         bootstrap_samples: args.bootstrap,
         resample: args.resample,
@@ -176,6 +264,7 @@ pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<F
         topics_ranked_by_humans,
         min_coverage: METRIC_MIN_COVERAGE,
         rows,
+        columns,
     })
 }
 
@@ -201,6 +290,7 @@ fn evaluate_column(
     metric: &super::MetricScores,
     column: &str,
     human: &[HumanScore],
+    set: &FeaturesOnSet,
     args: &EvaluateArgs,
     topics_ranked_by_humans: usize,
 ) -> Result<FeatureRow> {
@@ -226,7 +316,7 @@ fn evaluate_column(
             estimates: Vec::new(),
         });
     }
-    let (mut rows, counts) = align(metric, human, &args.human)?;
+    let (mut rows, counts) = align(metric, human, &set.human)?;
     let mut data = Aligned::new(&rows)?;
     data.length_tolerance = args.length_tolerance;
     let negated = evaluate(&data).summary.kendall < 0.0;
@@ -393,10 +483,12 @@ pub fn render_table_text(table: &FeatureTable) -> String {
     out
 }
 
-/// The table as CSV: one line per column, every statistic with its interval bounds.
-pub fn render_table_csv(table: &FeatureTable) -> Result<String> {
+/// The tables as CSV: one line per column of each set (named in `set`), every statistic with
+/// its interval bounds.
+pub fn render_table_csv(tables: &[FeatureTable]) -> Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
+        "set",
         "rank",
         "feature",
         "column",
@@ -423,8 +515,12 @@ pub fn render_table_csv(table: &FeatureTable) -> Result<String> {
             x.to_string()
         }
     };
-    for row in &table.rows {
+    for (table, row) in tables
+        .iter()
+        .flat_map(|t| t.rows.iter().map(move |r| (t, r)))
+    {
         let mut record = vec![
+            table.set.clone(),
             row.rank.map_or(String::new(), |r| r.to_string()),
             row.feature.clone(),
             row.column.clone(),
