@@ -201,9 +201,10 @@ fn every_row_is_its_columns_own_report_ranked_by_summary_tau() {
 }
 
 /// The first ranked row is the best single feature `cross-validate --leave-one-set-out` names
-/// for a held-out set, from the same classes on the same rows.
+/// for a held-out set, from the same classes on the same rows; and with `--also`, the column
+/// the other sets choose is the feature it reports as chosen without the held-out set.
 #[test]
-fn the_first_row_is_cross_validates_best_single_feature() {
+fn the_first_row_and_the_choice_without_a_set_are_cross_validates() {
     let dir = tempfile::tempdir().expect("tempdir");
     let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
     // Two sets of five topics each from the sample.
@@ -243,11 +244,11 @@ fn the_first_row_is_cross_validates_best_single_feature() {
         .as_array()
         .expect("held-out sets");
     assert_eq!(held.len(), 2);
-    for (h, set) in held.iter().zip([&a, &b]) {
-        let features = dir.path().join("held.csv");
-        write_features(set, "content,rouge", &features);
+    let (fa, fb) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    for (h, (set, features)) in held.iter().zip([(&a, &fa), (&b, &fb)]) {
+        write_features(set, "content,rouge", features);
         let (table, _) = evaluate_json(
-            &features,
+            features,
             (set, "relevance"),
             &["--features", "*", "--bootstrap", "0"],
             &dir.path().join("table.json"),
@@ -262,6 +263,36 @@ fn the_first_row_is_cross_validates_best_single_feature() {
             .as_f64()
             .expect("best tau");
         assert!((tau - best).abs() < 1e-12, "{tau} vs {best}");
+    }
+    // The feature protocol 2 chooses for each held-out set is the one `evaluate --also` names
+    // the column the other sets choose, with the same τ there.
+    let (across, _) = evaluate_json(
+        &fa,
+        (&a, "relevance"),
+        &[
+            "--features",
+            "*",
+            "--bootstrap",
+            "0",
+            "--also",
+            &format!("{}={}:relevance", fb.display(), b.display()),
+        ],
+        &dir.path().join("across.json"),
+    );
+    let chosen = across["across"]["chosen_without_the_set"]
+        .as_array()
+        .expect("chosen");
+    for (h, c) in held.iter().zip(chosen) {
+        let from_cv = &h["chosen_without_the_set"];
+        assert_eq!(from_cv["feature"], c["chosen"], "{h}\n{c}");
+        let tau = from_cv["stats"]["summary_kendall"]["value"]
+            .as_f64()
+            .expect("tau");
+        let expected = c["summary_kendall"].as_f64().expect("tau");
+        assert!((tau - expected).abs() < 1e-12, "{tau} vs {expected}");
+        let mean = from_cv["mean_on_training_sets"].as_f64().expect("mean");
+        let expected = c["mean_on_the_others"].as_f64().expect("mean");
+        assert!((mean - expected).abs() < 1e-12, "{mean} vs {expected}");
     }
 }
 

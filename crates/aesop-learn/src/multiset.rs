@@ -13,7 +13,7 @@ use super::transfer::{
 use super::{train_anchored, Dataset, Trained};
 use aesop_core::hash::{content_hash, fnv1a64};
 use aesop_corpus::{jsonl, Topic};
-use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
+use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, PairedComparison, Resample};
 use aesop_eval::levels::{covers_the_set, per_topic_tau, Aligned, LengthAlone, ScoreRow};
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions};
@@ -391,12 +391,33 @@ pub struct HeldOut {
     pub bootstrap_model_wins: f64,
     /// Paired permutation test (two-sided) on summary τ.
     pub permutation_p: f64,
+    /// The single feature a user could choose for this set without its scores: the one the
+    /// other sets rank first by their mean summary-level τ (read the way round they agree
+    /// with), among the features that cover every set; the protocol-2 counterpart of
+    /// `best_feature`, and what `aesop evaluate --features --also` names for the same sets.
+    pub chosen_without_the_set: ChosenFeature,
     /// Mean absolute error of the calibrated predictions against the set's column.
     pub calibrated_mae: f64,
     /// What summary length alone (more words higher) orders on this set, on every pair and on
     /// the pairs of matched length: the part of a summary τ that length can explain.
     pub length_alone: LengthAlone,
     pub seconds: f64,
+}
+
+/// A single feature chosen on the training sets and scored on the held-out one, against the
+/// model on the rows where it has a value.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChosenFeature {
+    /// As `best_feature` names it (`-NAME` where negated); `none` where no feature covers every
+    /// set.
+    pub feature: String,
+    /// Its mean summary-level τ over the training sets.
+    pub mean_on_training_sets: f64,
+    pub stats: HeldOutStats,
+    /// Model minus this feature, summary-level τ, and the paired tests (as for `best_feature`).
+    pub summary_difference: f64,
+    pub bootstrap_model_wins: f64,
+    pub permutation_p: f64,
 }
 
 /// Leave-one-set-out settings.
@@ -439,6 +460,11 @@ pub fn leave_one_set_out(
         bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
     }
     let sets = set_data(loaded);
+    // Each feature's summary-level τ on each set, computed once.
+    let feature_taus: Vec<Vec<Option<f64>>> = loaded
+        .iter()
+        .map(|l| feature_summary_taus(&l.set.data, &l.raw_rows))
+        .collect();
     let mut results = Vec::new();
     let mut predictions = Vec::new();
     for (h, held) in loaded.iter().enumerate() {
@@ -452,21 +478,50 @@ pub fn leave_one_set_out(
         let seed = settings.recipe.seed;
         let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
         // As `evaluate --compare`: the paired test on the rows where both have a value.
-        let model_where_feature: Vec<f64> = raw
-            .iter()
-            .zip(&feature_values)
-            .map(|(&m, f)| if f.is_finite() { m } else { f64::NAN })
-            .collect();
-        let comparison = compare_metrics(
-            &aligned(data, &model_where_feature, tolerance)?,
-            &feature_aligned,
-            settings.bootstrap,
-            seed,
-        )?;
-        let summary = comparison
-            .iter()
-            .find(|c| c.name == "summary.kendall")
-            .cloned();
+        let paired = |values: &[f64]| -> Result<Option<PairedComparison>> {
+            let model_where_feature: Vec<f64> = raw
+                .iter()
+                .zip(values)
+                .map(|(&m, f)| if f.is_finite() { m } else { f64::NAN })
+                .collect();
+            let comparison = compare_metrics(
+                &aligned(data, &model_where_feature, tolerance)?,
+                &aligned(data, values, tolerance)?,
+                settings.bootstrap,
+                seed,
+            )?;
+            Ok(comparison.into_iter().find(|c| c.name == "summary.kendall"))
+        };
+        let summary = paired(&feature_values)?;
+        let chosen = feature_chosen_without(&feature_taus, h, &held.set.data.names);
+        let chosen_without_the_set = match chosen {
+            None => ChosenFeature {
+                feature: "none".to_string(),
+                mean_on_training_sets: f64::NAN,
+                stats: stats(&aligned(data, &[], tolerance)?),
+                summary_difference: f64::NAN,
+                bootstrap_model_wins: f64::NAN,
+                permutation_p: f64::NAN,
+            },
+            Some((column, negated, mean)) => {
+                let sign = if negated { -1.0 } else { 1.0 };
+                let values: Vec<f64> = held.raw_rows.iter().map(|r| sign * r[column]).collect();
+                let test = paired(&values)?;
+                let name = &held.set.data.names[column];
+                ChosenFeature {
+                    feature: if negated {
+                        format!("-{name}")
+                    } else {
+                        name.clone()
+                    },
+                    mean_on_training_sets: mean,
+                    stats: stats(&aligned(data, &values, tolerance)?),
+                    summary_difference: test.as_ref().map_or(f64::NAN, |c| c.difference),
+                    bootstrap_model_wins: test.as_ref().map_or(f64::NAN, |c| c.bootstrap_a_wins),
+                    permutation_p: test.as_ref().map_or(f64::NAN, |c| c.permutation_p),
+                }
+            }
+        };
         results.push(HeldOut {
             set: held.record.name.clone(),
             column: held.record.column.clone(),
@@ -483,6 +538,7 @@ pub fn leave_one_set_out(
             summary_difference: summary.as_ref().map_or(f64::NAN, |c| c.difference),
             bootstrap_model_wins: summary.as_ref().map_or(f64::NAN, |c| c.bootstrap_a_wins),
             permutation_p: summary.as_ref().map_or(f64::NAN, |c| c.permutation_p),
+            chosen_without_the_set,
             // Only meaningful when the held-out column is on the calibrated scale and some
             // training set taught that scale.
             calibrated_mae: if held.record.column == settings.recipe.target
@@ -568,58 +624,103 @@ pub fn mean_over_sets(values: impl IntoIterator<Item = f64>) -> Stat {
 }
 
 /// The column of `raw_rows` with the best summary-level τ against `data.targets`, its sign
-/// chosen in hindsight, among the columns with a value for at least
-/// [`aesop_eval::levels::METRIC_MIN_COVERAGE`] of the rows that rank the summaries of at least that share
-/// of the topics the humans rank. Missing values stay missing (NaN) and are left out of its
-/// statistics, as `evaluate --feature` leaves them out. Returns its name (prefixed `-` when
-/// negated) and its oriented values.
+/// chosen in hindsight, among the columns that cover the set ([`feature_summary_taus`]).
+/// Missing values stay missing (NaN) and are left out of its statistics, as `evaluate
+/// --feature` leaves them out. Returns its name (prefixed `-` when negated) and its oriented
+/// values.
 pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Vec<f64>) {
+    let mut best: Option<(usize, f64)> = None;
+    for (c, tau) in feature_summary_taus(data, raw_rows).into_iter().enumerate() {
+        let Some(tau) = tau else { continue };
+        if best.is_none_or(|(_, b)| tau.abs() > b.abs()) {
+            best = Some((c, tau));
+        }
+    }
+    let Some((c, tau)) = best else {
+        return ("none".to_string(), vec![0.0; data.len()]);
+    };
+    let name = &data.names[c];
+    let sign = if tau < 0.0 { -1.0 } else { 1.0 };
+    (
+        if tau < 0.0 {
+            format!("-{name}")
+        } else {
+            name.clone()
+        },
+        raw_rows
+            .iter()
+            .map(|r| {
+                if r[c].is_finite() {
+                    sign * r[c]
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Each column's summary-level τ against `data.targets` as the column reads (not oriented),
+/// or `None` where the column does not cover the set: a value for fewer than
+/// [`aesop_eval::levels::METRIC_MIN_COVERAGE`] of the rows, or a ranking of the summaries of
+/// fewer than that share of the topics the humans rank (`covers_the_set`). Missing values
+/// (NaN) are left out.
+pub fn feature_summary_taus(data: &Dataset, raw_rows: &[Vec<f64>]) -> Vec<Option<f64>> {
     let ranked_by_humans = per_topic_tau(&data.targets, &data.targets, &data.topics)
         .iter()
         .filter(|t| t.is_finite())
         .count();
-    let mut best: Option<(f64, String, Vec<f64>)> = None;
-    for (c, name) in data.names.iter().enumerate() {
-        let values: Vec<f64> = raw_rows
+    (0..data.names.len())
+        .map(|c| {
+            let present: Vec<usize> = (0..raw_rows.len())
+                .filter(|&i| raw_rows[i][c].is_finite())
+                .collect();
+            let taus: Vec<f64> = per_topic_tau(
+                &present.iter().map(|&i| raw_rows[i][c]).collect::<Vec<_>>(),
+                &present.iter().map(|&i| data.targets[i]).collect::<Vec<_>>(),
+                &present
+                    .iter()
+                    .map(|&i| data.topics[i].clone())
+                    .collect::<Vec<_>>(),
+            )
+            .into_iter()
+            .filter(|t| t.is_finite())
+            .collect();
+            // Its summary-level τ (`summary_level_tau` of the present rows).
+            covers_the_set(present.len(), raw_rows.len(), taus.len(), ranked_by_humans)
+                .then(|| taus.iter().sum::<f64>() / taus.len() as f64)
+        })
+        .collect()
+}
+
+/// The feature the sets other than `held` choose: among the columns that cover every set
+/// (`taus[set][column]`), the one with the largest mean summary-level τ over the other sets in
+/// absolute value, read negated where that mean is below zero (the first column among equals).
+/// Returns (column, negated, mean over the other sets read that way round).
+pub fn feature_chosen_without(
+    taus: &[Vec<Option<f64>>],
+    held: usize,
+    names: &[String],
+) -> Option<(usize, bool, f64)> {
+    let mut chosen: Option<(usize, bool, f64)> = None;
+    for c in 0..names.len() {
+        let per_set: Option<Vec<f64>> = taus.iter().map(|t| t.get(c).copied().flatten()).collect();
+        let Some(per_set) = per_set else { continue };
+        let others: Vec<f64> = per_set
             .iter()
-            .map(|r| if r[c].is_finite() { r[c] } else { f64::NAN })
+            .enumerate()
+            .filter(|&(s, _)| s != held)
+            .map(|(_, t)| *t)
             .collect();
-        let present: Vec<usize> = (0..values.len())
-            .filter(|&i| values[i].is_finite())
-            .collect();
-        let taus: Vec<f64> = per_topic_tau(
-            &present.iter().map(|&i| values[i]).collect::<Vec<_>>(),
-            &present.iter().map(|&i| data.targets[i]).collect::<Vec<_>>(),
-            &present
-                .iter()
-                .map(|&i| data.topics[i].clone())
-                .collect::<Vec<_>>(),
-        )
-        .into_iter()
-        .filter(|t| t.is_finite())
-        .collect();
-        if !covers_the_set(present.len(), values.len(), taus.len(), ranked_by_humans) {
+        if others.is_empty() {
             continue;
         }
-        // Its summary-level τ (`summary_level_tau` of the present rows).
-        let tau = taus.iter().sum::<f64>() / taus.len() as f64;
-        let (tau, label, values) = if tau < 0.0 {
-            (
-                -tau,
-                format!("-{name}"),
-                values.iter().map(|v| -v).collect(),
-            )
-        } else {
-            (tau, name.clone(), values)
-        };
-        if best.as_ref().is_none_or(|(b, _, _)| tau > *b) {
-            best = Some((tau, label, values));
+        let mean = others.iter().sum::<f64>() / others.len() as f64;
+        if chosen.is_none_or(|(_, _, m)| mean.abs() > m) {
+            chosen = Some((c, mean < 0.0, mean.abs()));
         }
     }
-    match best {
-        Some((_, name, values)) => (name, values),
-        None => ("none".to_string(), vec![0.0; data.len()]),
-    }
+    chosen
 }
 
 /// Summary- and system-level τ of raw predictions on pooled data, per set.
@@ -703,6 +804,35 @@ mod tests {
         };
         assert_eq!(best_with_column(flat), "c.a");
         assert_eq!(best_with_column(|i, d| d.targets[i]), "c.extra");
+    }
+
+    /// Chosen on the other sets: the largest mean τ there in absolute value, read negated where
+    /// that mean is below zero; a feature that does not cover some set is never chosen.
+    #[test]
+    fn the_feature_chosen_without_a_set_is_oriented_by_the_other_sets() {
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.to_string()).collect();
+        let taus = vec![
+            vec![Some(0.5), Some(-0.8), None],
+            vec![Some(0.4), Some(-0.2), Some(0.9)],
+            vec![Some(-0.1), Some(0.6), Some(0.9)],
+        ];
+        let chosen = |held| {
+            let (column, negated, mean) =
+                feature_chosen_without(&taus, held, &names).expect("a choice");
+            (
+                names[column].as_str(),
+                negated,
+                (mean * 1000.0).round() / 1000.0,
+            )
+        };
+        // Without set 0: a (.4 − .1) / 2 = .15, b (−.2 + .6) / 2 = .2; c lacks set 0.
+        assert_eq!(chosen(0), ("b", false, 0.2));
+        // Without set 1: a (.5 − .1) / 2 = .2, b (−.8 + .6) / 2 = −.1.
+        assert_eq!(chosen(1), ("a", false, 0.2));
+        // Without set 2: a .45, b −.5: b read negated.
+        assert_eq!(chosen(2), ("b", true, 0.5));
+        let sparse = vec![vec![Some(0.5), None], vec![None, Some(0.5)]];
+        assert_eq!(feature_chosen_without(&sparse, 0, &names[..2]), None);
     }
 
     #[test]

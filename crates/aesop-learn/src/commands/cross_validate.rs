@@ -545,8 +545,8 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
 fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     let mut out = format!(
         "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s; matched length: word counts within {}%\n\
-         | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | matched-length acc. | best single feature (hindsight) | its summary τ | its matched-length acc. | Δ summary τ | bootstrap wins | permutation p | calibrated MAE | length alone: all / matched |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | matched-length acc. | best single feature (hindsight) | its summary τ | its matched-length acc. | Δ summary τ | bootstrap wins | permutation p | calibrated MAE | length alone: all / matched | feature chosen on the other sets | its summary τ | Δ summary τ | permutation p |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         report.seed,
         report.learner,
         report.target,
@@ -559,7 +559,7 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     );
     for h in held_out {
         out.push_str(&format!(
-            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} |\n",
+            "| {}:{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} |\n",
             h.set,
             h.column,
             h.rows,
@@ -577,12 +577,27 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
             or_dash(h.calibrated_mae, 3),
             or_dash(h.length_alone.all.accuracy, 3),
             or_dash(h.length_alone.matched.accuracy, 3),
+            h.chosen_without_the_set.feature,
+            h.chosen_without_the_set.stats.summary_kendall,
+            or_dash_signed(h.chosen_without_the_set.summary_difference, 3),
+            or_dash(h.chosen_without_the_set.permutation_p, 3),
         ));
     }
+    let mean_of = |tau: fn(&multiset::HeldOut) -> f64| {
+        or_dash(multiset::mean_over_sets(held_out.iter().map(tau)).value, 3)
+    };
     out.push_str(&format!(
-        "| mean over held-out sets | | {} | {} | | | | | | | | | | | |\n",
+        "| mean over held-out sets | | {} | {} | | | | | {} | | | | | | | | {} | | |\n",
         or_dash(report.summary_kendall_tau, 3),
         or_dash(report.system_kendall_tau, 3),
+        mean_of(|h| h.best_feature_stats.summary_kendall.value),
+        mean_of(|h| h.chosen_without_the_set.stats.summary_kendall.value),
     ));
+    out.push_str(
+        "\nbest single feature (hindsight): chosen, and its sign, on the held-out set itself; \
+         feature chosen on the other sets: the one they rank first by mean summary τ, read their \
+         way round, among the features that cover every set (what a user can choose for a new \
+         corpus)\n",
+    );
     out
 }
