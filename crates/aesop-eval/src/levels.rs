@@ -262,6 +262,38 @@ pub fn covers_the_set(
         && ranked_topics as f64 >= METRIC_MIN_COVERAGE * ranked_by_humans as f64
 }
 
+/// The single column that judgments on some sets pick: among the columns that cover every set
+/// (`taus[set][column]`: the column's summary-level τ as it reads, `None` where it does not
+/// cover that set), the one whose mean τ over the sets `judged_on` is largest in absolute
+/// value (the first column among equals), read negated where that mean is below zero. Returns
+/// (column, negated, the mean read that way round). Judged on the set it is then scored on, it
+/// is the best single feature in hindsight; judged on every other set, the one protocol 2
+/// (leave one set out) chooses.
+pub fn best_single_column(
+    taus: &[Vec<Option<f64>>],
+    judged_on: &[usize],
+) -> Option<(usize, bool, f64)> {
+    if judged_on.is_empty() {
+        return None;
+    }
+    let columns = taus.iter().map(Vec::len).min().unwrap_or(0);
+    let mut best: Option<(usize, bool, f64)> = None;
+    for c in 0..columns {
+        if taus.iter().any(|set| set[c].is_none()) {
+            continue;
+        }
+        let mean = judged_on
+            .iter()
+            .map(|&s| taus[s][c].unwrap_or(f64::NAN))
+            .sum::<f64>()
+            / judged_on.len() as f64;
+        if best.is_none_or(|(_, _, b)| mean.abs() > b) {
+            best = Some((c, mean < 0.0, mean.abs()));
+        }
+    }
+    best
+}
+
 /// Values within 1e-12 (relative) of their neighbour in sorted order take the smallest value of
 /// their group: rounding noise of a sum (1e-16 relative) no longer orders means that are equal,
 /// and every other value is left exactly as it was (so Pearson's r does not move).
@@ -688,6 +720,42 @@ pub fn system_level_tau(metric: &[f64], human: &[f64], systems: &[String]) -> f6
     merge_near_ties(&mut p);
     merge_near_ties(&mut t);
     kendall_tau_b(&p, &t)
+}
+
+#[cfg(test)]
+mod best_single_column_tests {
+    use super::best_single_column;
+
+    /// Judged on some sets: the largest mean τ there in absolute value, read negated where that
+    /// mean is below zero; a column that does not cover some set is never picked.
+    #[test]
+    fn the_column_is_picked_and_oriented_by_the_sets_it_is_judged_on() {
+        let taus = vec![
+            vec![Some(0.5), Some(-0.8), None],
+            vec![Some(0.4), Some(-0.2), Some(0.9)],
+            vec![Some(-0.1), Some(0.6), Some(0.9)],
+        ];
+        let pick = |judged_on: &[usize]| {
+            let (column, negated, mean) = best_single_column(&taus, judged_on).expect("a pick");
+            (column, negated, (mean * 1000.0).round() / 1000.0)
+        };
+        // Without set 0: a (.4 − .1) / 2 = .15, b (−.2 + .6) / 2 = .2; c lacks set 0.
+        assert_eq!(pick(&[1, 2]), (1, false, 0.2));
+        // Without set 1: a (.5 − .1) / 2 = .2, b (−.8 + .6) / 2 = −.1.
+        assert_eq!(pick(&[0, 2]), (0, false, 0.2));
+        // Without set 2: a .45, b −.5: b read negated.
+        assert_eq!(pick(&[0, 1]), (1, true, 0.5));
+        // On set 0 alone (hindsight): b, negated.
+        assert_eq!(pick(&[0]), (1, true, 0.8));
+        // Equal means: the first column.
+        assert_eq!(
+            best_single_column(&[vec![Some(0.3), Some(-0.3)]], &[0]),
+            Some((0, false, 0.3))
+        );
+        let sparse = vec![vec![Some(0.5), None], vec![None, Some(0.5)]];
+        assert_eq!(best_single_column(&sparse, &[1]), None);
+        assert_eq!(best_single_column(&taus, &[]), None);
+    }
 }
 
 #[cfg(test)]

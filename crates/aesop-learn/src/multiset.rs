@@ -14,7 +14,9 @@ use super::{train_anchored, Dataset, Trained};
 use aesop_core::hash::{content_hash, fnv1a64};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, PairedComparison, Resample};
-use aesop_eval::levels::{covers_the_set, per_topic_tau, Aligned, LengthAlone, ScoreRow};
+use aesop_eval::levels::{
+    best_single_column, covers_the_set, per_topic_tau, Aligned, LengthAlone, ScoreRow,
+};
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions};
 use anyhow::{bail, Context, Result};
@@ -473,7 +475,8 @@ pub fn leave_one_set_out(
         let data = &held.set.data;
         let tolerance = settings.length_tolerance;
         let model_aligned = aligned(data, &raw, tolerance)?;
-        let (best_feature, feature_values) = best_single_feature(data, &held.raw_rows);
+        let (best_feature, feature_values) =
+            best_of_one_set(data, &held.raw_rows, &feature_taus[h]);
         let feature_aligned = aligned(data, &feature_values, tolerance)?;
         let seed = settings.recipe.seed;
         let stats = |a: &Aligned| held_out_stats(a, settings.bootstrap, seed);
@@ -493,7 +496,8 @@ pub fn leave_one_set_out(
             Ok(comparison.into_iter().find(|c| c.name == "summary.kendall"))
         };
         let summary = paired(&feature_values)?;
-        let chosen = feature_chosen_without(&feature_taus, h, &held.set.data.names);
+        let training_sets: Vec<usize> = (0..loaded.len()).filter(|&s| s != h).collect();
+        let chosen = best_single_column(&feature_taus, &training_sets);
         let chosen_without_the_set = match chosen {
             None => ChosenFeature {
                 feature: "none".to_string(),
@@ -504,16 +508,10 @@ pub fn leave_one_set_out(
                 permutation_p: f64::NAN,
             },
             Some((column, negated, mean)) => {
-                let sign = if negated { -1.0 } else { 1.0 };
-                let values: Vec<f64> = held.raw_rows.iter().map(|r| sign * r[column]).collect();
+                let (feature, values) = oriented_feature(data, &held.raw_rows, column, negated);
                 let test = paired(&values)?;
-                let name = &held.set.data.names[column];
                 ChosenFeature {
-                    feature: if negated {
-                        format!("-{name}")
-                    } else {
-                        name.clone()
-                    },
+                    feature,
                     mean_on_training_sets: mean,
                     stats: stats(&aligned(data, &values, tolerance)?),
                     summary_difference: test.as_ref().map_or(f64::NAN, |c| c.difference),
@@ -629,20 +627,33 @@ pub fn mean_over_sets(values: impl IntoIterator<Item = f64>) -> Stat {
 /// --feature` leaves them out. Returns its name (prefixed `-` when negated) and its oriented
 /// values.
 pub fn best_single_feature(data: &Dataset, raw_rows: &[Vec<f64>]) -> (String, Vec<f64>) {
-    let mut best: Option<(usize, f64)> = None;
-    for (c, tau) in feature_summary_taus(data, raw_rows).into_iter().enumerate() {
-        let Some(tau) = tau else { continue };
-        if best.is_none_or(|(_, b)| tau.abs() > b.abs()) {
-            best = Some((c, tau));
-        }
+    best_of_one_set(data, raw_rows, &feature_summary_taus(data, raw_rows))
+}
+
+/// [`best_single_feature`] from the set's [`feature_summary_taus`], computed already.
+fn best_of_one_set(
+    data: &Dataset,
+    raw_rows: &[Vec<f64>],
+    taus: &[Option<f64>],
+) -> (String, Vec<f64>) {
+    match best_single_column(&[taus.to_vec()], &[0]) {
+        Some((c, negated, _)) => oriented_feature(data, raw_rows, c, negated),
+        None => ("none".to_string(), vec![0.0; data.len()]),
     }
-    let Some((c, tau)) = best else {
-        return ("none".to_string(), vec![0.0; data.len()]);
-    };
+}
+
+/// Column `c` of `raw_rows`, negated where `negated` (missing values stay NaN), and its name
+/// (`-NAME` where negated).
+fn oriented_feature(
+    data: &Dataset,
+    raw_rows: &[Vec<f64>],
+    c: usize,
+    negated: bool,
+) -> (String, Vec<f64>) {
     let name = &data.names[c];
-    let sign = if tau < 0.0 { -1.0 } else { 1.0 };
+    let sign = if negated { -1.0 } else { 1.0 };
     (
-        if tau < 0.0 {
+        if negated {
             format!("-{name}")
         } else {
             name.clone()
@@ -691,36 +702,6 @@ pub fn feature_summary_taus(data: &Dataset, raw_rows: &[Vec<f64>]) -> Vec<Option
                 .then(|| taus.iter().sum::<f64>() / taus.len() as f64)
         })
         .collect()
-}
-
-/// The feature the sets other than `held` choose: among the columns that cover every set
-/// (`taus[set][column]`), the one with the largest mean summary-level τ over the other sets in
-/// absolute value, read negated where that mean is below zero (the first column among equals).
-/// Returns (column, negated, mean over the other sets read that way round).
-pub fn feature_chosen_without(
-    taus: &[Vec<Option<f64>>],
-    held: usize,
-    names: &[String],
-) -> Option<(usize, bool, f64)> {
-    let mut chosen: Option<(usize, bool, f64)> = None;
-    for c in 0..names.len() {
-        let per_set: Option<Vec<f64>> = taus.iter().map(|t| t.get(c).copied().flatten()).collect();
-        let Some(per_set) = per_set else { continue };
-        let others: Vec<f64> = per_set
-            .iter()
-            .enumerate()
-            .filter(|&(s, _)| s != held)
-            .map(|(_, t)| *t)
-            .collect();
-        if others.is_empty() {
-            continue;
-        }
-        let mean = others.iter().sum::<f64>() / others.len() as f64;
-        if chosen.is_none_or(|(_, _, m)| mean.abs() > m) {
-            chosen = Some((c, mean < 0.0, mean.abs()));
-        }
-    }
-    chosen
 }
 
 /// Summary- and system-level τ of raw predictions on pooled data, per set.
@@ -804,35 +785,6 @@ mod tests {
         };
         assert_eq!(best_with_column(flat), "c.a");
         assert_eq!(best_with_column(|i, d| d.targets[i]), "c.extra");
-    }
-
-    /// Chosen on the other sets: the largest mean τ there in absolute value, read negated where
-    /// that mean is below zero; a feature that does not cover some set is never chosen.
-    #[test]
-    fn the_feature_chosen_without_a_set_is_oriented_by_the_other_sets() {
-        let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.to_string()).collect();
-        let taus = vec![
-            vec![Some(0.5), Some(-0.8), None],
-            vec![Some(0.4), Some(-0.2), Some(0.9)],
-            vec![Some(-0.1), Some(0.6), Some(0.9)],
-        ];
-        let chosen = |held| {
-            let (column, negated, mean) =
-                feature_chosen_without(&taus, held, &names).expect("a choice");
-            (
-                names[column].as_str(),
-                negated,
-                (mean * 1000.0).round() / 1000.0,
-            )
-        };
-        // Without set 0: a (.4 − .1) / 2 = .15, b (−.2 + .6) / 2 = .2; c lacks set 0.
-        assert_eq!(chosen(0), ("b", false, 0.2));
-        // Without set 1: a (.5 − .1) / 2 = .2, b (−.8 + .6) / 2 = −.1.
-        assert_eq!(chosen(1), ("a", false, 0.2));
-        // Without set 2: a .45, b −.5: b read negated.
-        assert_eq!(chosen(2), ("b", true, 0.5));
-        let sparse = vec![vec![Some(0.5), None], vec![None, Some(0.5)]];
-        assert_eq!(feature_chosen_without(&sparse, 0, &names[..2]), None);
     }
 
     #[test]

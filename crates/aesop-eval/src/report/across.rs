@@ -15,6 +15,7 @@
 //!   can be fairly compared with.
 
 use super::table::FeatureTable;
+use crate::levels::best_single_column;
 use anyhow::{bail, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -268,44 +269,32 @@ pub fn across_sets(tables: &[FeatureTable], names: &[String]) -> AcrossSets {
 }
 
 /// The column the sets other than `held` rank first by their mean τ (oriented by that mean),
-/// scored on `held`, and the best column on `held` in hindsight.
+/// scored on `held`, and the best column on `held` in hindsight: both picked by
+/// [`best_single_column`], as `cross-validate --leave-one-set-out` picks them.
 fn held_out_choice(candidates: &[(&str, Vec<f64>)], held: usize, name: &str) -> HeldOutChoice {
-    let mut chosen: Option<(&str, bool, f64)> = None;
-    let mut best: Option<(&str, bool, f64)> = None;
-    for (column, raw) in candidates {
-        let others = mean(
-            raw.iter()
-                .enumerate()
-                .filter(|&(i, _)| i != held)
-                .map(|(_, t)| *t),
-        );
-        // First in file order among equals: only a strictly better column replaces one.
-        if chosen.is_none_or(|(_, _, m)| others.abs() > m) {
-            chosen = Some((column, others < 0.0, others.abs()));
-        }
-        let here = raw[held];
-        if best.is_none_or(|(_, _, t)| here.abs() > t) {
-            best = Some((column, here < 0.0, here.abs()));
-        }
-    }
-    let chosen_tau = chosen.map_or(f64::NAN, |(column, negated, _)| {
-        let raw = candidates
-            .iter()
-            .find(|(c, _)| *c == column)
-            .map_or(f64::NAN, |(_, raw)| raw[held]);
-        if negated {
-            -raw
-        } else {
-            raw
-        }
-    });
+    let sets = candidates.first().map_or(0, |(_, raw)| raw.len());
+    // taus[set][candidate]: every candidate covers every set.
+    let taus: Vec<Vec<Option<f64>>> = (0..sets)
+        .map(|s| candidates.iter().map(|(_, raw)| Some(raw[s])).collect())
+        .collect();
+    let others: Vec<usize> = (0..sets).filter(|&s| s != held).collect();
+    let chosen = best_single_column(&taus, &others);
+    let best = best_single_column(&taus, &[held]);
+    let name_of = |(c, negated, _): (usize, bool, f64)| oriented_name(candidates[c].0, negated);
     HeldOutChoice {
         set: name.to_string(),
-        chosen: chosen.map(|(c, negated, _)| oriented_name(c, negated)),
-        mean_on_the_others: chosen.map_or(f64::NAN, |(_, _, m)| m),
-        summary_kendall: chosen_tau,
-        best_in_hindsight: best.map(|(c, negated, _)| oriented_name(c, negated)),
-        best_in_hindsight_kendall: best.map_or(f64::NAN, |(_, _, t)| t),
+        chosen: chosen.map(name_of),
+        mean_on_the_others: chosen.map_or(f64::NAN, |(_, _, mean)| mean),
+        summary_kendall: chosen.map_or(f64::NAN, |(c, negated, _)| {
+            let raw = candidates[c].1[held];
+            if negated {
+                -raw
+            } else {
+                raw
+            }
+        }),
+        best_in_hindsight: best.map(name_of),
+        best_in_hindsight_kendall: best.map_or(f64::NAN, |(_, _, tau)| tau),
     }
 }
 
