@@ -163,6 +163,31 @@ for h in held:
           f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
           f"| {stat(h['best_feature_stats']['summary_kendall'])} | {fmt(h['summary_difference'], sign=True)} "
           f"| {fmt(h['bootstrap_model_wins'], 2)} | {fmt(h['permutation_p'])} |")
+# Reports from aesop since 2026-12-02 also carry the feature a user could have chosen without the
+# held-out set (`chosen_without_the_set`): the fair single-feature comparator of protocol 2.
+if all("chosen_without_the_set" in h for h in held):
+    print("\nAgainst the single feature a user could choose for a new corpus: the one the other sets rank first "
+          "by mean summary τ, read their way round, among the features with a value on every set (its sign "
+          "and its choice made without the held-out set; same intervals and paired test):\n")
+    print("| held-out set | model | feature chosen on the other sets | their mean τ | its summary τ here | Δ | wins "
+          "| p |\n|---|---|---|---|---|---|---|---|")
+    for h in held:
+        chosen = h["chosen_without_the_set"]
+        if chosen is None:
+            print(f"| {h['set']} `{h['column']}` | {stat(h['model']['summary_kendall'])} | none covers every set "
+                  "| — | — | — | — | — |")
+            continue
+        print(f"| {h['set']} `{h['column']}` | {stat(h['model']['summary_kendall'])} | `{chosen['feature']}` "
+              f"| {fmt(chosen['mean_on_training_sets'])} | {stat(chosen['stats']['summary_kendall'])} "
+              f"| {fmt(chosen['summary_difference'], sign=True)} | {fmt(chosen['bootstrap_model_wins'], 2)} "
+              f"| {fmt(chosen['permutation_p'])} |")
+    chosen_mean = mean(h["chosen_without_the_set"]["stats"]["summary_kendall"]["value"]
+                       if h["chosen_without_the_set"] else None for h in held)
+    beaten = sum(1 for h in held if h["chosen_without_the_set"]
+                 and h["chosen_without_the_set"]["summary_difference"] > 0)
+    print(f"| mean over held-out sets | {fmt(means)} | | | {fmt(chosen_mean)} | "
+          f"{fmt(None if chosen_mean is None else means - chosen_mean, sign=True)} | | |")
+    print(f"\nThe model beats the feature chosen without the set on {beaten} of {len(held)} held-out sets.")
 # Reports from aesop since stop 61 carry the accuracy at matched length; older ones do not.
 if all("input_length_matched_accuracy" in h["model"] for h in held):
     print("\nAt matched length (input-level pairwise accuracy over the pairs of summaries within 10% of each "
