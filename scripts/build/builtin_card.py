@@ -93,9 +93,22 @@ held = loso["leave_one_set_out"]
 means = mean(h["model"]["summary_kendall"]["value"] for h in held)
 refs = "no references (reference-free features only)" if reference_free else "the human references"
 
+# Reports from aesop since 2026-12-02 also carry the feature a user could have chosen without the
+# held-out set (`chosen_without_the_set`): the fair single-feature comparator of protocol 2.
+has_chosen = all("chosen_without_the_set" in h for h in held)
+if has_chosen:
+    chosen_mean = mean(h["chosen_without_the_set"]["stats"]["summary_kendall"]["value"]
+                       if h["chosen_without_the_set"] else None for h in held)
+    beaten = sum(1 for h in held if h["chosen_without_the_set"]
+                 and h["chosen_without_the_set"]["summary_difference"] > 0)
+    against = (f", against {fmt(chosen_mean)} for the single feature chosen without each held-out set "
+               f"(the model wins {beaten} of {len(held)})")
+else:
+    against = ""
+
 print(f"# Built-in model `{name}`\n")
 print(f"Predicts `{target}` ({PURPOSE[target]}) using {refs}; rank-svm trained on {len(sets)} judgment sets; "
-      f"leave-one-set-out summary τ {fmt(means)} (mean over held-out sets).\n")
+      f"leave-one-set-out summary τ {fmt(means)} (mean over held-out sets){against}.\n")
 print("## Data\n")
 for s, col in sets:
     print(f"- {SETS.get(s, s)}: column `{col}`.")
@@ -163,9 +176,7 @@ for h in held:
           f"| {stat(h['model']['system_pairwise_accuracy'])} | `{h['best_feature']}` "
           f"| {stat(h['best_feature_stats']['summary_kendall'])} | {fmt(h['summary_difference'], sign=True)} "
           f"| {fmt(h['bootstrap_model_wins'], 2)} | {fmt(h['permutation_p'])} |")
-# Reports from aesop since 2026-12-02 also carry the feature a user could have chosen without the
-# held-out set (`chosen_without_the_set`): the fair single-feature comparator of protocol 2.
-if all("chosen_without_the_set" in h for h in held):
+if has_chosen:
     print("\nAgainst the single feature a user could choose for a new corpus: the one the other sets rank first "
           "by mean summary τ, read their way round, among the features with a value on every set (its sign "
           "and its choice made without the held-out set; same intervals and paired test):\n")
@@ -181,10 +192,6 @@ if all("chosen_without_the_set" in h for h in held):
               f"| {fmt(chosen['mean_on_training_sets'])} | {stat(chosen['stats']['summary_kendall'])} "
               f"| {fmt(chosen['summary_difference'], sign=True)} | {fmt(chosen['bootstrap_model_wins'], 2)} "
               f"| {fmt(chosen['permutation_p'])} |")
-    chosen_mean = mean(h["chosen_without_the_set"]["stats"]["summary_kendall"]["value"]
-                       if h["chosen_without_the_set"] else None for h in held)
-    beaten = sum(1 for h in held if h["chosen_without_the_set"]
-                 and h["chosen_without_the_set"]["summary_difference"] > 0)
     print(f"| mean over held-out sets | {fmt(means)} | | | {fmt(chosen_mean)} | "
           f"{fmt(None if chosen_mean is None else means - chosen_mean, sign=True)} | | |")
     print(f"\nThe model beats the feature chosen without the set on {beaten} of {len(held)} held-out sets.")
