@@ -158,7 +158,14 @@ fn assert_interrupt_leaves_nothing(verb: &str, output: &str, marker: &str, extra
 }
 
 #[test]
-fn sigint_in_cross_validate_and_ablate_exits_130_without_output() {
+fn sigint_in_train_cross_validate_and_ablate_exits_130_without_output() {
+    // train: signalled while features are extracted; no model file is written.
+    assert_interrupt_leaves_nothing(
+        "train",
+        "model.aesop",
+        "features [",
+        &["--target", "relevance", "--classes", "surface,content"],
+    );
     // cross-validate: signalled while features are extracted (the progress bar's lines).
     assert_interrupt_leaves_nothing(
         "cross-validate",

@@ -103,6 +103,12 @@ where
         }
         current = next?;
     }
+    // An interrupt that lands while the last window's topics are all in flight lets them
+    // finish; the run must still end as interrupted, or the verb would write its output and
+    // exit 0 after the user asked it to stop.
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Interrupted.into());
+    }
     finished.finish();
     // Every topic was worked on and sunk, so the progress counts are the run's.
     Ok(StreamStats {
@@ -309,5 +315,32 @@ mod tests {
         )
         .expect_err("interrupted");
         assert!(err.downcast_ref::<Interrupted>().is_some());
+    }
+
+    #[test]
+    fn an_interrupt_during_the_last_window_still_interrupts() {
+        // One window holds every topic, and the flag is set once every topic has passed its
+        // own check (here: as the last one is sunk), as when Ctrl-C lands while the last
+        // topics are in flight: no later check inside the loop sees it.
+        let input = (0..4).map(|i| topic(i, 1));
+        let cancel = AtomicBool::new(false);
+        let mut sunk = 0;
+        let err = for_each_topic(
+            input,
+            Window::default(),
+            None,
+            &cancel,
+            |_| Ok(()),
+            |t, ()| {
+                sunk += 1;
+                if t.topic == "t3" {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                Ok(())
+            },
+        )
+        .expect_err("interrupted");
+        assert!(err.downcast_ref::<Interrupted>().is_some(), "{err}");
+        assert_eq!(sunk, 4);
     }
 }

@@ -181,7 +181,8 @@ pub struct FeatureRecord {
 }
 
 /// Extract `classes` for every summary of `topics`, in parallel over topics.
-/// `cancel` is polled between topics; when it is set the run stops with an error.
+/// `cancel` is polled between topics and once more at the end; when it is set the run stops
+/// with [`Interrupted`].
 pub fn extract_features(
     topics: &[Topic],
     classes: &[Box<dyn FeatureClass>],
@@ -208,6 +209,11 @@ pub fn extract_features(
         })
         .collect();
     bar.finish_and_clear();
+    // Ctrl-C while the last topics were in flight: they finished, but the run still ends as
+    // interrupted, so the verb writes nothing and exits 130 (as `for_each_topic` does).
+    if cancel.load(Ordering::Relaxed) {
+        return Err(Interrupted.into());
+    }
 
     let mut records = Vec::new();
     let mut skipped = Skipped::none_for(classes);
@@ -472,4 +478,44 @@ where
         skipped,
         idle_options,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aesop_corpus::Summary;
+
+    /// A class that raises the cancel flag while it works, as Ctrl-C landing mid-topic does.
+    struct RaisesTheFlag(&'static AtomicBool);
+
+    impl FeatureClass for RaisesTheFlag {
+        fn spec(&self) -> &'static crate::ClassSpec {
+            crate::class_spec("surface").expect("surface is a class")
+        }
+        fn feature_names(&self) -> Vec<String> {
+            vec!["surface.one".to_string()]
+        }
+        fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
+            self.0.store(true, Ordering::Relaxed);
+            ctx.topic
+                .summaries
+                .iter()
+                .map(|_| Some(vec![1.0]))
+                .collect()
+        }
+    }
+
+    #[test]
+    fn an_interrupt_while_the_last_topics_are_worked_on_still_interrupts() {
+        static CANCEL: AtomicBool = AtomicBool::new(false);
+        // One topic: its own check passed before the flag was raised, and no topic is left to
+        // see it, so only the check at the end can.
+        let mut topic = Topic::new("t1");
+        topic.summaries.push(Summary::new("s1", "A summary."));
+        let classes: Vec<Box<dyn FeatureClass>> = vec![Box::new(RaisesTheFlag(&CANCEL))];
+        let Err(err) = extract_features(&[topic], &classes, false, &CANCEL) else {
+            panic!("the run was not interrupted");
+        };
+        assert!(err.downcast_ref::<Interrupted>().is_some(), "{err}");
+    }
 }
