@@ -558,6 +558,10 @@ fn dispatch(command: Command) -> Result<()> {
                     }
                     jsonl::write_topic(&mut *file, topic)?;
                 }
+                // Ctrl-C during the last topic's write: still nothing is committed.
+                if cancel.load(Ordering::SeqCst) {
+                    return Err(run::Interrupted.into());
+                }
                 Ok(())
             };
             let topics = import::import(&format, &path).and_then(|topics| {
