@@ -553,15 +553,11 @@ fn dispatch(command: Command) -> Result<()> {
             let spinner = aesop::progress::spinner(&format!("importing {}", path.display()));
             let write_topics = |topics: &[Topic], file: &mut dyn Write| -> Result<()> {
                 for topic in topics {
-                    if cancel.load(Ordering::SeqCst) {
-                        return Err(run::Interrupted.into());
-                    }
+                    run::Interrupted::check(&cancel)?;
                     jsonl::write_topic(&mut *file, topic)?;
                 }
                 // Ctrl-C during the last topic's write: still nothing is committed.
-                if cancel.load(Ordering::SeqCst) {
-                    return Err(run::Interrupted.into());
-                }
+                run::Interrupted::check(&cancel)?;
                 Ok(())
             };
             let topics = import::import(&format, &path).and_then(|topics| {

@@ -23,6 +23,19 @@ use tempfile::NamedTempFile;
 #[error("interrupted; no output written")]
 pub struct Interrupted;
 
+impl Interrupted {
+    /// `Err(Interrupted)` once the user has asked the run to stop (`cancel` set by Ctrl-C or a
+    /// service time limit), `Ok(())` before. Every place that polls the flag goes through here,
+    /// so the check reads, and fails, the same way in every verb.
+    pub fn check(cancel: &std::sync::atomic::AtomicBool) -> Result<()> {
+        if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+            Err(Interrupted.into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// The run was stopped by the user after part of its output had gone to standard output (or a
 /// pipe), which cannot be taken back: [`Interrupted`]'s "no output written" would be false.
 #[derive(Debug, thiserror::Error)]
@@ -457,6 +470,15 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interrupt_check_fails_only_once_the_flag_is_set() {
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        assert!(Interrupted::check(&cancel).is_ok());
+        cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+        let err = Interrupted::check(&cancel).unwrap_err();
+        assert!(err.is::<Interrupted>(), "{err}");
+    }
 
     #[test]
     fn drop_without_commit_leaves_nothing() {

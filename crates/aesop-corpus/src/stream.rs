@@ -78,9 +78,7 @@ where
     let mut topics = topics;
     let mut current = read_window(&mut topics, window)?;
     while !current.is_empty() {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Interrupted.into());
-        }
+        Interrupted::check(cancel)?;
         // Read the next window while this one is worked on.
         let (next, results) = rayon::join(
             || read_window(&mut topics, window),
@@ -88,9 +86,7 @@ where
                 current
                     .par_iter()
                     .map(|topic| {
-                        if cancel.load(Ordering::Relaxed) {
-                            return Err(Interrupted.into());
-                        }
+                        Interrupted::check(cancel)?;
                         let result = work(topic);
                         finished.topic_done(topic);
                         result
@@ -106,9 +102,7 @@ where
     // An interrupt that lands while the last window's topics are all in flight lets them
     // finish; the run must still end as interrupted, or the verb would write its output and
     // exit 0 after the user asked it to stop.
-    if cancel.load(Ordering::Relaxed) {
-        return Err(Interrupted.into());
-    }
+    Interrupted::check(cancel)?;
     finished.finish();
     // Every topic was worked on and sunk, so the progress counts are the run's.
     Ok(StreamStats {

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 pub use aesop_core::output::Interrupted;
 
@@ -200,9 +200,7 @@ pub fn extract_features(
     let per_topic: Vec<Result<(Vec<FeatureRecord>, Vec<Missing>)>> = topics
         .par_iter()
         .map(|topic| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(Interrupted.into());
-            }
+            Interrupted::check(cancel)?;
             let out = extract_topic(topic, classes);
             bar.inc(1);
             Ok(out)
@@ -211,9 +209,7 @@ pub fn extract_features(
     bar.finish_and_clear();
     // Ctrl-C while the last topics were in flight: they finished, but the run still ends as
     // interrupted, so the verb writes nothing and exits 130 (as `for_each_topic` does).
-    if cancel.load(Ordering::Relaxed) {
-        return Err(Interrupted.into());
-    }
+    Interrupted::check(cancel)?;
 
     let mut records = Vec::new();
     let mut skipped = Skipped::none_for(classes);
@@ -484,6 +480,7 @@ where
 mod tests {
     use super::*;
     use aesop_corpus::Summary;
+    use std::sync::atomic::Ordering;
 
     /// A class that raises the cancel flag while it works, as Ctrl-C landing mid-topic does.
     struct RaisesTheFlag(&'static AtomicBool);

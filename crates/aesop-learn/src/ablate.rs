@@ -46,7 +46,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// `aesop ablate SET --target T [--learner L] [--classes …] [--no-references] -o OUT.md`
 #[derive(Debug, Clone)]
@@ -323,9 +323,7 @@ pub fn ablate_command(
         .map(|l| l.record.content_hash.clone())
         .collect();
     // Interrupted during the last model: still nothing is written.
-    if cancel.load(Ordering::Relaxed) {
-        return Err(aesop_core::output::Interrupted.into());
-    }
+    aesop_core::output::Interrupted::check(cancel)?;
 
     let markdown = render_markdown(&report);
     let mut contents = vec![markdown.clone()];
@@ -494,9 +492,7 @@ pub fn ablate_pooled(
     } in plans
     {
         // Ctrl-C: exit 130 with no output, as every other verb (aesop_core::output).
-        if cancel.load(Ordering::Relaxed) {
-            return Err(aesop_core::output::Interrupted.into());
-        }
+        aesop_core::output::Interrupted::check(cancel)?;
         aesop_core::eprintln_quiet!("ablate: {model} ({} features)", columns.len());
         let subset = pooled.with_data(select_columns(data, &columns)?);
         let predictions = out_of_fold(&layout, |train_idx, test_idx| {
@@ -638,9 +634,7 @@ pub fn ablate_held_out_sets(
             })
             .collect::<Result<Vec<SetData>>>()?;
         for (h, label) in labels.iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(aesop_core::output::Interrupted.into());
-            }
+            aesop_core::output::Interrupted::check(cancel)?;
             aesop_core::eprintln_quiet!(
                 "ablate: {} ({} features), {label} held out",
                 plan.model,

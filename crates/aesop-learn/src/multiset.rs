@@ -313,9 +313,7 @@ pub fn cross_validate_pooled(
     let mut calibrated = vec![f64::NAN; pooled.data.len()];
     let raw = out_of_fold(layout, |train_idx, test_idx| {
         // Ctrl-C stops between folds (exit 130), not after the last one.
-        if cancel.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(aesop_features::run::Interrupted.into());
-        }
+        aesop_features::run::Interrupted::check(cancel)?;
         let train = pooled.subset(train_idx);
         let (model, calibration) = train_calibrated(&train, recipe)?;
         let rows: Vec<Vec<f64>> = test_idx

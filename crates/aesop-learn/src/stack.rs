@@ -28,7 +28,7 @@ use aesop_features::feature_plan_dropping;
 use aesop_features::run::{FeatureTable, Interrupted};
 use aesop_features::FeatureOptions;
 use anyhow::{anyhow, bail, Context, Result};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Default inner folds (topic × system) for the out-of-fold base predictions.
 pub const DEFAULT_INNER_TOPIC_FOLDS: usize = 3;
@@ -387,9 +387,7 @@ pub fn out_of_fold_base_predictions(
         .enumerate()
         .map(|(b, base)| {
             out_of_fold(layout, |train_idx, test_idx| {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(Interrupted.into());
-                }
+                Interrupted::check(cancel)?;
                 let model = fit_base(base, data, b, train_idx, seed)?;
                 let rows: Vec<Vec<f64>> = test_idx
                     .iter()
@@ -462,9 +460,7 @@ pub fn cross_validate_stacked(
     let started = std::time::Instant::now();
     let mut calibrated = vec![f64::NAN; data.len()];
     let raw = out_of_fold(layout, |train_idx, test_idx| {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Interrupted.into());
-        }
+        Interrupted::check(cancel)?;
         let train = data.subset(train_idx);
         let model = train_stacked(bases, &train, settings, cancel)?;
         // Mapped to the target's scale as `train` maps a stacked model: fitted on the cell's

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Everything `evaluate --features` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -235,18 +235,14 @@ fn build_set_table(
         .par_iter()
         .zip(&columns)
         .map(|(metric, column)| {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(aesop_core::output::Interrupted.into());
-            }
+            aesop_core::output::Interrupted::check(cancel)?;
             let row = evaluate_column(metric, column, &human, set, args, topics_ranked_by_humans);
             bar.inc(1);
             row
         })
         .collect();
     bar.finish_and_clear();
-    if cancel.load(Ordering::Relaxed) {
-        return Err(aesop_core::output::Interrupted.into());
-    }
+    aesop_core::output::Interrupted::check(cancel)?;
     let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
     rank_rows(&mut rows);
     let inputs = input_files(&[("predictions", &set.features), ("human", &set.human)])?;

@@ -380,9 +380,7 @@ fn write_out_of_fold(
     raw: &[f64],
     calibrated: &[f64],
 ) -> Result<()> {
-    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
-        return Err(aesop_features::run::Interrupted.into());
-    }
+    aesop_features::run::Interrupted::check(cancel)?;
     for ((&(set, topic, system), &raw), &score) in rows.iter().zip(raw).zip(calibrated) {
         let line = OutOfFoldLine {
             set,

@@ -168,9 +168,7 @@ pub fn train_command(
     }
     // Ctrl-C during the fit: nothing is written and the run exits 130, as `cross-validate`
     // and `ablate` do (the fit itself is not cut short).
-    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
-        return Err(aesop_features::run::Interrupted.into());
-    }
+    aesop_features::run::Interrupted::check(cancel)?;
     // The report is an input too: `--report r.json -o r.json` replaced it with the model.
     let mut inputs = learn.input_paths();
     inputs.extend(args.report.clone());
