@@ -19,6 +19,22 @@ fn set_data(name: &str, column: &str, topics: &[&str], targets: &[f64]) -> SetDa
 }
 
 #[test]
+fn a_file_named_with_a_colon_and_no_column_is_said_to_lack_its_column() {
+    // Split at its last ':', `a:b.jsonl` read as the set `a` and the column `b.jsonl`, and the
+    // run failed with "a: cannot open".
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("a:b.jsonl");
+    std::fs::write(&file, "").expect("write");
+    let text = file.to_str().expect("utf-8 path");
+    let err = parse_set_spec(text).expect_err("no column");
+    assert!(err.contains("names no column"), "{err}");
+    assert_eq!(
+        parse_set_spec(&format!("{text}:relevance")),
+        Ok(SetSpec::new(&file, "relevance"))
+    );
+}
+
+#[test]
 fn set_flags_parse_and_a_missing_column_names_file_and_column() {
     assert_eq!(
         parse_set_spec("data/summeval.jsonl:relevance"),
