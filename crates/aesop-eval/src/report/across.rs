@@ -37,6 +37,13 @@ pub fn parse_features_on_set(text: &str) -> std::result::Result<FeaturesOnSet, S
     let Some((features, set)) = text.split_once('=') else {
         return Err(format!("'{text}': expected FEATURES=SET:COLUMN, {example}"));
     };
+    // As `--set`: a set file whose name holds ':' given without a column is named as such,
+    // not split into a set that does not exist and a "column" that is the rest of its name.
+    if std::path::Path::new(set).is_file() {
+        return Err(format!(
+            "'{text}': the set '{set}' is a file but names no column (expected FEATURES=SET:COLUMN, {example})"
+        ));
+    }
     let Some((human, target)) = set.rsplit_once(':') else {
         return Err(format!(
             "'{text}': no column after the set (expected FEATURES=SET:COLUMN, {example})"
@@ -431,6 +438,20 @@ mod tests {
             let error = parse_features_on_set(bad).expect_err(bad);
             assert!(error.contains("FEATURES=SET:COLUMN"), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn a_set_file_named_with_a_colon_and_no_column_is_said_to_lack_its_column() {
+        let set =
+            std::env::temp_dir().join(format!("aesop-across-{}-a:b.jsonl", std::process::id()));
+        std::fs::write(&set, "").unwrap();
+        let set_text = set.to_str().unwrap().to_string();
+        let without = parse_features_on_set(&format!("f.csv={set_text}"));
+        let with = parse_features_on_set(&format!("f.csv={set_text}:pyramid"));
+        std::fs::remove_file(&set).unwrap();
+        let error = without.expect_err("no column");
+        assert!(error.contains("names no column"), "{error}");
+        assert_eq!(with, Ok(spec("f.csv", &set_text, "pyramid")));
     }
 
     #[test]
