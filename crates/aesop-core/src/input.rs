@@ -5,7 +5,7 @@
 //! `.gz` name compressed, so what one verb writes the next reads back. A compressed file's
 //! format is its plain name's ([`plain_name`]): `features.csv.gz` is a CSV.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use flate2::bufread::MultiGzDecoder;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -79,6 +79,10 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    // A directory opens on Unix and fails only at the first read, as "d:1: read error".
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        bail!("{}: is a directory, not a file", path.display());
+    }
     Ok(if is_gzip_name(path) {
         Box::new(BufReader::new(Gunzip(MultiGzDecoder::new(BufReader::new(
             file,
@@ -141,6 +145,17 @@ mod tests {
         let err = gunzip_text(&gzip(&[0xff, 0xfe])).expect_err("not UTF-8");
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
         assert!(gunzip(b"").is_err() && gunzip(b"ab").is_err());
+    }
+
+    #[test]
+    fn a_directory_is_refused_at_open_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = open(dir.path()).err().expect("a directory is not an input");
+        assert!(
+            err.to_string().ends_with(": is a directory, not a file"),
+            "{err}"
+        );
+        assert!(err.to_string().contains(&dir.path().display().to_string()));
     }
 
     #[test]
