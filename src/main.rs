@@ -670,6 +670,7 @@ fn dispatch(command: Command) -> Result<()> {
                 args.leave_one_set_out,
                 args.topic_folds,
                 args.system_folds,
+                &args.learn,
             )
             .and_then(|()| args.learn.check_no_op_flags())
             .and_then(|()| aesop::eval::levels::check_length_tolerance(args.length_tolerance));

@@ -556,16 +556,19 @@ fn ablation_leaves_one_set_out() {
     assert!(chart.contains("mean over the held-out sets"));
     assert_eq!(chart.matches("<rect").count(), 1 + 5);
 
-    // One set is not enough.
-    command_over_sets("ablate", &sets[..1])
-        .args(common)
-        .arg("--leave-one-set-out")
-        .arg("-o")
-        .arg(dir.path().join("never.md"))
-        .assert()
-        .failure()
-        .stderr(predicates::str::contains("at least two sets"));
-    assert!(!dir.path().join("never.md").exists());
+    // One set is not enough: a usage error (exit 2) before any set is read, from both verbs
+    // (cross-validate said it with exit 1 after reading the set, until stop 74).
+    for verb in ["ablate", "cross-validate"] {
+        command_over_sets(verb, &sets[..1])
+            .args(common)
+            .arg("--leave-one-set-out")
+            .arg("-o")
+            .arg(dir.path().join("never.md"))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("at least two sets"));
+        assert!(!dir.path().join("never.md").exists());
+    }
 }
 
 /// `statistics.summary.kendall` of `aesop evaluate --json` for one feature of `features` against

@@ -221,9 +221,6 @@ pub fn plan(args: &AblateArgs, options: &FeatureOptions) -> Result<AblationPlan>
     let learn = &args.learn;
     check_usage(args)?;
     let specs = learn.set_specs()?;
-    if args.leave_one_set_out && specs.len() < 2 {
-        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
-    }
     // The plan `train` and `cross-validate` make from the same flags (check_usage refused
     // --stack), so the ablated classes are those the full model has: with --features, only
     // the classes that keep a column.
@@ -356,6 +353,7 @@ pub fn check_usage(args: &AblateArgs) -> Result<()> {
         args.leave_one_set_out,
         args.topic_folds,
         args.system_folds,
+        &args.learn,
     )?;
     aesop_eval::levels::check_length_tolerance(args.length_tolerance)?;
     args.learn.check_no_op_flags()

@@ -212,7 +212,12 @@ pub fn cross_validate_command(
         return finish_cv_report(outputs, report);
     }
 
-    check_folds_apply(args.leave_one_set_out, args.topic_folds, args.system_folds)?;
+    check_folds_apply(
+        args.leave_one_set_out,
+        args.topic_folds,
+        args.system_folds,
+        learn,
+    )?;
     let specs = learn.set_specs()?;
     let loaded = load_sets(
         &specs,

@@ -31,13 +31,17 @@ use anyhow::{bail, Result};
 use std::sync::atomic::AtomicBool;
 
 /// Protocol 2 has no folds: each held-out set is the test set, so fold flags given beside
-/// `--leave-one-set-out` would be ignored (`cross-validate` and `ablate`; a usage error in the
-/// binary, said before any set is read).
+/// `--leave-one-set-out` would be ignored, and it needs two sets to hold one out (`cross-validate`
+/// and `ablate`; a usage error in the binary, said before any set is read).
 pub fn check_folds_apply(
     leave_one_set_out: bool,
     topic_folds: usize,
     system_folds: usize,
+    learn: &LearnArgs,
 ) -> Result<()> {
+    if leave_one_set_out && learn.set_specs().map_or(0, |specs| specs.len()) < 2 {
+        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
+    }
     if leave_one_set_out
         && (topic_folds != DEFAULT_TOPIC_FOLDS || system_folds != DEFAULT_SYSTEM_FOLDS)
     {
