@@ -696,6 +696,14 @@ fn compared_discriminative_power_uses_the_shared_rows_for_both() {
         comparison["discriminative_power_a"],
         comparison["discriminative_power"]
     );
+    // Said as a warning: A's figures in the comparison are on 80 of its 160 rows.
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w.as_str().is_some_and(|w| {
+            w.contains("the comparison uses the 80 rows both metrics score, of the 160 above")
+        })),
+        "{warnings:?}"
+    );
     // Over all ten topics A's own table differs (more topics, more significant pairs).
     assert_ne!(
         report["discriminative_power"],
@@ -749,6 +757,13 @@ fn topics_the_metric_ties_are_reported() {
         warnings.iter().any(|w| w
             .as_str()
             .is_some_and(|w| w.contains("in 1 of the 3 topics the annotators rank"))),
+        "{warnings:?}"
+    );
+    // Both columns score every row: no word on the comparison's rows.
+    assert!(
+        !warnings.iter().any(|w| w
+            .as_str()
+            .is_some_and(|w| w.contains("the comparison uses"))),
         "{warnings:?}"
     );
     let text =

@@ -427,6 +427,17 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     }
     let inputs = input_files(&inputs)?;
     let summary_coverage = SummaryCoverage::of(&data);
+    let mut warnings: Vec<String> = summary_coverage.warning().into_iter().collect();
+    // The comparison is made on the rows both metrics score; when that is fewer than the
+    // tables above cover, its figures for A differ from theirs, which reads as an error.
+    if let Some(cmp) = comparison.as_ref().filter(|c| c.shared_rows < rows.len()) {
+        warnings.push(format!(
+            "the comparison uses the {} rows both metrics score, of the {} above: its figures \
+             for A are computed on those rows only",
+            cmp.shared_rows,
+            rows.len()
+        ));
+    }
     Ok(EvaluationReport {
         metric: metric.label.clone(),
         human: format!("{} [{}]", args.human.display(), args.target),
@@ -446,7 +457,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
         misordered_system_pairs,
         discriminative_power: discriminative_power(&data, args.alpha),
         comparison,
-        warnings: summary_coverage.warning().into_iter().collect(),
+        warnings,
     })
 }
 
