@@ -17,6 +17,27 @@ use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
+/// Split `SET:COLUMN` (a judgment set and one of its score columns, as `--set` and `evaluate
+/// --features --also` take it) at the last `:`, so that the set's path may hold colons. The
+/// error says what is wrong without the expected form, which each flag adds in its own words.
+pub fn split_set_and_column(text: &str) -> std::result::Result<(&str, &str), String> {
+    // A file whose name holds a ':' given without a column would split into a path that does
+    // not exist and a "column" that is the rest of its name; say what is missing instead.
+    if Path::new(text).is_file() {
+        return Err(format!("the set '{text}' is a file but names no column"));
+    }
+    let Some((path, column)) = text.rsplit_once(':') else {
+        return Err("no column after the set".to_string());
+    };
+    if path.is_empty() {
+        return Err("the set's path is empty".to_string());
+    }
+    if column.is_empty() || column.contains(['/', '\\']) {
+        return Err("no column after the last ':'".to_string());
+    }
+    Ok((path, column))
+}
+
 /// A problem with one field of one topic, e.g. `summaries[3].scores.relevance: expected a number`.
 /// `field` is empty when the problem concerns the whole line.
 #[derive(Debug, Clone, PartialEq, Eq)]

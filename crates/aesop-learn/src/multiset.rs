@@ -451,13 +451,18 @@ pub fn held_out_predictions(
 /// Per held-out set, (raw, calibrated) for each of its rows.
 pub type HeldOutPredictions = Vec<Vec<(f64, f64)>>;
 
+/// Protocol 2 with fewer than two sets: nothing to hold out (said by the CLI's flag check, and by
+/// [`leave_one_set_out`] to library callers).
+pub(crate) const NEEDS_TWO_SETS: &str =
+    "--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)";
+
 /// Protocol 2 over `loaded`: for each set, train on the others and score it.
 pub fn leave_one_set_out(
     loaded: &[LoadedSet],
     settings: &LosoSettings,
 ) -> Result<(Vec<HeldOut>, HeldOutPredictions)> {
     if loaded.len() < 2 {
-        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
+        bail!(NEEDS_TWO_SETS);
     }
     let sets = set_data(loaded);
     // Each feature's summary-level τ on each set, computed once.

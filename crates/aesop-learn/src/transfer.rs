@@ -12,7 +12,7 @@ use aesop_features::run::FeatureTable;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One judgment set and the column to learn from it: `PATH:COLUMN` on the command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,26 +47,9 @@ impl std::fmt::Display for SetSpec {
 
 /// Parse `PATH:COLUMN` (split at the last `:`, so paths may hold colons).
 pub fn parse_set_spec(text: &str) -> std::result::Result<SetSpec, String> {
-    // A file whose name holds a ':' and no column after it would split into a path that does
-    // not exist and a "column" that is the rest of the name; say what is missing instead.
-    if Path::new(text).is_file() {
-        return Err(format!(
-            "'{text}' is a file but names no column to learn (expected PATH:COLUMN, e.g. '{text}:relevance')"
-        ));
-    }
-    let Some((path, column)) = text.rsplit_once(':') else {
-        return Err(format!(
-            "'{text}': expected PATH:COLUMN, e.g. summeval.jsonl:relevance"
-        ));
-    };
-    if path.is_empty() {
-        return Err(format!("'{text}': the set's path is empty"));
-    }
-    if column.is_empty() || column.contains(['/', '\\']) {
-        return Err(format!(
-            "'{text}': no column after the last ':' (expected PATH:COLUMN)"
-        ));
-    }
+    let (path, column) = aesop_corpus::jsonl::split_set_and_column(text).map_err(|problem| {
+        format!("'{text}': {problem} (expected PATH:COLUMN, e.g. summeval.jsonl:relevance)")
+    })?;
     Ok(SetSpec::new(path, column))
 }
 

@@ -37,33 +37,14 @@ pub fn parse_features_on_set(text: &str) -> std::result::Result<FeaturesOnSet, S
     let Some((features, set)) = text.split_once('=') else {
         return Err(format!("'{text}': expected FEATURES=SET:COLUMN, {example}"));
     };
-    // As `--set`: a set file whose name holds ':' given without a column is named as such,
-    // not split into a set that does not exist and a "column" that is the rest of its name.
-    if std::path::Path::new(set).is_file() {
-        return Err(format!(
-            "'{text}': the set '{set}' is a file but names no column (expected FEATURES=SET:COLUMN, {example})"
-        ));
-    }
-    let Some((human, target)) = set.rsplit_once(':') else {
-        return Err(format!(
-            "'{text}': no column after the set (expected FEATURES=SET:COLUMN, {example})"
-        ));
-    };
     if features.is_empty() {
         return Err(format!(
             "'{text}': the features file is empty (expected FEATURES=SET:COLUMN)"
         ));
     }
-    if human.is_empty() {
-        return Err(format!(
-            "'{text}': the set's path is empty (expected FEATURES=SET:COLUMN)"
-        ));
-    }
-    if target.is_empty() || target.contains(['/', '\\']) {
-        return Err(format!(
-            "'{text}': no column after the last ':' (expected FEATURES=SET:COLUMN, {example})"
-        ));
-    }
+    let (human, target) = aesop_corpus::jsonl::split_set_and_column(set).map_err(|problem| {
+        format!("'{text}': {problem} (expected FEATURES=SET:COLUMN, {example})")
+    })?;
     Ok(FeaturesOnSet {
         features: features.into(),
         human: human.into(),

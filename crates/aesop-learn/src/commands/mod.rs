@@ -40,7 +40,7 @@ pub fn check_folds_apply(
     learn: &LearnArgs,
 ) -> Result<()> {
     if leave_one_set_out && learn.set_specs().map_or(0, |specs| specs.len()) < 2 {
-        bail!("--leave-one-set-out needs at least two sets (give --set PATH:COLUMN for each)");
+        bail!(multiset::NEEDS_TWO_SETS);
     }
     if leave_one_set_out
         && (topic_folds != DEFAULT_TOPIC_FOLDS || system_folds != DEFAULT_SYSTEM_FOLDS)
