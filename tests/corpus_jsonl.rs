@@ -287,16 +287,13 @@ fn topic_from_value_gives_the_field_path_for_http_errors() {
 
 #[test]
 fn a_gzipped_set_reads_as_the_plain_file_and_bad_gzip_names_file_and_line() {
-    use flate2::write::GzEncoder;
     let second = GOOD.replace("t1", "t2");
     let plain = format!("{GOOD}\n{second}\n");
     let dir = tempfile::tempdir().expect("temp dir");
     // Two gzip members (as `cat a.gz b.gz` makes): both are read.
     let mut bytes = Vec::new();
     for line in [format!("{GOOD}\n"), format!("{second}\n")] {
-        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
-        encoder.write_all(line.as_bytes()).expect("compress");
-        bytes.extend(encoder.finish().expect("compress"));
+        bytes.extend(crate::common::gzip(line.as_bytes()));
     }
     let gz = dir.path().join("set.jsonl.gz");
     std::fs::write(&gz, &bytes).expect("write");

@@ -132,3 +132,41 @@ fn analyze_names_the_line_of_invalid_utf8() {
         .code(1)
         .stderr(predicates::str::contains("bad.conllu:2: not valid UTF-8"));
 }
+
+/// `analyze` reads its text and its `--conllu` file through `aesop_core::input`, as every verb
+/// does: a `.gz` name is read decompressed. It read the compressed bytes as text (analysing
+/// gzip's header as words, exit 0) and refused a compressed CoNLL-U file as invalid UTF-8.
+#[test]
+fn analyze_reads_compressed_text_and_conllu_as_the_plain_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write_both = |name: &str, text: &str| {
+        let plain = dir.path().join(name);
+        std::fs::write(&plain, text).expect("write");
+        let compressed = dir.path().join(format!("{name}.gz"));
+        std::fs::write(&compressed, crate::common::gzip(text.as_bytes())).expect("write");
+        (plain, compressed)
+    };
+    let analyze = |args: &[&std::path::Path]| {
+        let out = crate::common::aesop()
+            .arg("analyze")
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let (text, text_gz) = write_both("a.txt", "The cat sat on the mat. It slept.\n");
+    let plain = analyze(&[&text]);
+    assert!(plain.contains("# text = The cat sat on the mat.") && plain.contains("\tslept\t"));
+    assert_eq!(analyze(&[&text_gz]), plain);
+
+    let (conllu, conllu_gz) = write_both("s.conllu", SAMPLE);
+    let flag = std::path::Path::new("--conllu");
+    let plain = analyze(&[flag, &conllu]);
+    assert!(plain.contains("\tknow\t"), "{plain}");
+    assert_eq!(analyze(&[flag, &conllu_gz]), plain);
+}

@@ -467,9 +467,7 @@ fn outputs_named_gz_are_written_compressed_and_every_verb_reads_them_back() {
     );
     // The sources of an import and the plain-text files of `score`, compressed by anyone.
     let compress = |from: &Path, to: &str| {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        std::io::Write::write_all(&mut encoder, &std::fs::read(from).unwrap()).unwrap();
-        std::fs::write(path(to), encoder.finish().unwrap()).unwrap();
+        std::fs::write(path(to), common::gzip(&std::fs::read(from).unwrap())).unwrap();
         path(to)
     };
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");

@@ -84,6 +84,14 @@ pub fn topic_with_summaries(texts: &[&str]) -> aesop::corpus::Topic {
     topic
 }
 
+/// `bytes` gzip-compressed (one member), as `gzip` would write them: a compressed input made by
+/// another tool, for the verbs that read a `.gz` name decompressed.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut encoder, bytes).expect("compress");
+    encoder.finish().expect("compress")
+}
+
 /// The bytes of a gzip file, decompressed; fails unless the file starts with gzip's magic
 /// (what aesop writes for an output named `.gz`).
 pub fn gunzip(path: &Path) -> Vec<u8> {

@@ -215,9 +215,7 @@ fn sets_holding_the_same_summaries_are_refused_where_they_would_inflate_figures(
     std::fs::copy(&a, &copy).expect("copy");
     // A gzipped copy is the same set: content hashes are of the text the verbs read.
     let gzipped = dir.path().join("gzipped.jsonl.gz");
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    std::io::Write::write_all(&mut encoder, &std::fs::read(&a).expect("read")).expect("gzip");
-    std::fs::write(&gzipped, encoder.finish().expect("gzip")).expect("write");
+    std::fs::write(&gzipped, common::gzip(&std::fs::read(&a).expect("read"))).expect("write");
     // The first two topics of `a` (10 summaries), with another column's scale.
     let part = dir.path().join("part.jsonl");
     let text = std::fs::read_to_string(&a).expect("read");

@@ -359,7 +359,8 @@ pub fn analyze_command(args: AnalyzeArgs) -> anyhow::Result<()> {
 fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
     let pipeline = Pipeline::embedded()?;
     Ok(if let Some(path) = &args.conllu {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        // Through aesop_core::input, as every verb reads: a `.gz` file decompressed.
+        let bytes = aesop_core::input::read_bytes(path)?;
         let text = String::from_utf8(bytes).map_err(|e| {
             // The line, as every other reader names it.
             let at = e.utf8_error().valid_up_to();
@@ -375,9 +376,7 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
         conllu::write(&sentences)
     } else {
         let bytes = match &args.input {
-            Some(p) if p.as_os_str() != "-" => {
-                std::fs::read(p).with_context(|| format!("reading {}", p.display()))?
-            }
+            Some(p) if !aesop_core::input::names_stdin(p) => aesop_core::input::read_bytes(p)?,
             _ => {
                 let mut bytes = Vec::new();
                 std::io::stdin()
