@@ -792,3 +792,78 @@ fn a_pooled_ablation_weighs_the_sets_as_cross_validate_does() {
         "equal set weights change the full model: {taus:?}"
     );
 }
+
+/// Fold counts protocol 1 cannot use (fewer than 2 topic folds or 1 system fold, outer or a
+/// stacked model's inner split) are usage errors (exit 2) found from the flags alone: the set
+/// named here does not exist, so a check made after reading it would say "cannot open" instead.
+/// They exited 1 once the set was read and its features computed, until stop 75.
+#[test]
+fn fold_counts_protocol_1_cannot_use_are_usage_errors_before_any_set_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.jsonl");
+    let output = dir.path().join("never.md");
+    let stack = [
+        "--stack",
+        "a=relevance:surface:0.001",
+        "--stack",
+        "b=coherence:surface:0.001",
+    ];
+    let cases: [(&str, Vec<&str>, &str); 6] = [
+        (
+            "cross-validate",
+            vec!["--classes", "surface", "--topic-folds", "1"],
+            "got 1 and 4",
+        ),
+        (
+            "cross-validate",
+            vec!["--classes", "surface", "--system-folds", "0"],
+            "got 5 and 0",
+        ),
+        (
+            "ablate",
+            vec!["--classes", "surface,rouge", "--topic-folds", "0"],
+            "got 0 and 4",
+        ),
+        (
+            "ablate",
+            vec!["--classes", "surface,rouge", "--system-folds", "0"],
+            "got 5 and 0",
+        ),
+        (
+            "train",
+            [&stack[..], &["--stack-topic-folds", "1"]].concat(),
+            "got 1 and 2",
+        ),
+        (
+            "cross-validate",
+            [&stack[..], &["--stack-system-folds", "0"]].concat(),
+            "got 3 and 0",
+        ),
+    ];
+    for (verb, flags, counts) in cases {
+        let assert = crate::common::aesop()
+            .arg(verb)
+            .arg(&missing)
+            .args(["--target", "relevance"])
+            .args(&flags)
+            .arg("-o")
+            .arg(&output)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("at least 2 topic folds and 1 system fold") && stderr.contains(counts),
+            "{verb} {flags:?}: {stderr}"
+        );
+        let flag = if flags.iter().any(|f| f.starts_with("--stack-")) {
+            "--stack-topic-folds, --stack-system-folds"
+        } else {
+            "--topic-folds, --system-folds"
+        };
+        assert!(stderr.contains(flag), "{verb} {flags:?}: {stderr}");
+        assert!(
+            !stderr.contains("cannot open") && !output.exists(),
+            "{stderr}"
+        );
+    }
+}

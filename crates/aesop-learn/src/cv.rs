@@ -35,6 +35,16 @@ pub struct Protocol1 {
     pub row_system_fold: Vec<usize>,
 }
 
+/// Protocol 1 needs `kt` ≥ 2 topic folds (one to test, one to train on) and `ks` ≥ 1 system
+/// fold. The CLI checks the flags with this before any set is read, so a bad count is a usage
+/// error rather than a failure after the features are computed.
+pub fn check_fold_counts(kt: usize, ks: usize) -> Result<()> {
+    if kt < 2 || ks < 1 {
+        bail!("protocol 1 needs at least 2 topic folds and 1 system fold (got {kt} and {ks})");
+    }
+    Ok(())
+}
+
 impl Protocol1 {
     /// Topics shuffled into `kt` folds and systems into `ks` folds, seeded (the system shuffle
     /// uses a derived seed so the two are not the same permutation). More folds than topics
@@ -47,9 +57,7 @@ impl Protocol1 {
         ks: usize,
         seed: u64,
     ) -> Result<Protocol1> {
-        if kt < 2 || ks < 1 {
-            bail!("protocol 1 needs at least 2 topic folds and 1 system fold (got {kt} and {ks})");
-        }
+        check_fold_counts(kt, ks)?;
         let distinct = |v: &[String]| v.iter().collect::<std::collections::HashSet<_>>().len();
         let (kt, ks) = (kt.min(distinct(topics)), ks.min(distinct(systems).max(1)));
         if kt < 2 {

@@ -359,6 +359,15 @@ pub fn fit_base(
     })
 }
 
+/// What the inner fold layout's error says it is about.
+const INNER_FOLDS: &str =
+    "inner folds of the stacked model (--stack-topic-folds, --stack-system-folds)";
+
+/// The inner split's fold counts, checked from the flags alone (before any set is read).
+pub fn check_inner_folds(topic_folds: usize, system_folds: usize) -> Result<()> {
+    crate::cv::check_fold_counts(topic_folds, system_folds).context(INNER_FOLDS)
+}
+
 /// The inner fold layout over `data`'s rows used for the out-of-fold base predictions (its seed
 /// is derived from `settings.seed`, so it differs from an outer layout with the same seed).
 pub fn inner_layout(data: &StackData, settings: &StackSettings) -> Result<Protocol1> {
@@ -369,7 +378,7 @@ pub fn inner_layout(data: &StackData, settings: &StackSettings) -> Result<Protoc
         settings.inner_system_folds,
         settings.seed.wrapping_add(0x5354_4143),
     )
-    .context("inner folds of the stacked model (--stack-topic-folds, --stack-system-folds)")
+    .context(INNER_FOLDS)
 }
 
 /// Out-of-fold predictions of every base for every row of `data` under `layout`

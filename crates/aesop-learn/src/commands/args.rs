@@ -294,6 +294,7 @@ impl LearnArgs {
         if !self.features.is_empty() {
             bail!("--features cannot be combined with --stack: each base model uses all features of its classes");
         }
+        stack::check_inner_folds(self.stack.stack_topic_folds, self.stack.stack_system_folds)?;
         let plan = stack::plan(&self.stack.bases, self.no_references, options)?;
         self.check_options_apply(options, &plan.classes, &plan.feature_names)?;
         Ok(LearnPlan {

@@ -27,7 +27,7 @@ use super::multiset;
 use aesop_corpus::Topic;
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureOptions};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::sync::atomic::AtomicBool;
 
 /// Protocol 2 has no folds: each held-out set is the test set, so fold flags given beside
@@ -47,6 +47,8 @@ pub fn check_folds_apply(
     {
         bail!("--topic-folds and --system-folds are protocol 1's; --leave-one-set-out holds out whole sets");
     }
+    crate::cv::check_fold_counts(topic_folds, system_folds)
+        .context("--topic-folds, --system-folds")?;
     Ok(())
 }
 
