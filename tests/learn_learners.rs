@@ -536,7 +536,8 @@ fn features_are_clamped_into_their_training_range() {
 
 /// At a large C the ranking SVM's solver stops at its epoch cap far from the optimum (the model
 /// ordered its own training pairs below chance at C 1e8): said once, as LIBLINEAR does; the
-/// default C converges without a word. Six SummEval topics, as the audit that found it.
+/// default C converges without a word. Six SummEval topics, as the audit that found it. C is in
+/// scientific notation (`1e8`; a C of 1e300 was written out as 301 digits until stop 75).
 #[test]
 fn a_ranking_svm_stopped_at_its_epoch_cap_is_said() {
     let Some(path) = common::data_or_skip(
@@ -560,7 +561,11 @@ fn a_ranking_svm_stopped_at_its_epoch_cap_is_said() {
     };
     let stderr = train("1e8");
     assert_eq!(
-        stderr.matches("the ranking SVM stopped at its cap of 1000 passes before converging (C = 100000000)").count(),
+        stderr
+            .matches(
+                "the ranking SVM stopped at its cap of 1000 passes before converging (C = 1e8)"
+            )
+            .count(),
         1,
         "{stderr}"
     );

@@ -59,7 +59,7 @@ fn warn_not_converged(c: f64) {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         aesop_core::eprintln_quiet!(
-            "warning: the ranking SVM stopped at its cap of {RANK_SVM_MAX_EPOCHS} passes before converging (C = {c}); its weights are not the optimum: a smaller --c converges"
+            "warning: the ranking SVM stopped at its cap of {RANK_SVM_MAX_EPOCHS} passes before converging (C = {c:e}); its weights are not the optimum: a smaller --c converges"
         );
     }
 }
