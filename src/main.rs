@@ -586,10 +586,13 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Analyze { args, .. } => aesop::nlp::analyze_command(args),
-        Command::Evaluate { args, .. } if !args.features.is_empty() => {
-            aesop::eval::features_table_command(&args, &*interrupt_flag()?)
-        }
         Command::Evaluate { args, .. } => {
+            if let Err(e) = aesop::eval::report::check_usage(&args) {
+                usage_error("evaluate", &format!("{e:#}"));
+            }
+            if !args.features.is_empty() {
+                return aesop::eval::features_table_command(&args, &*interrupt_flag()?);
+            }
             // A built-in model's predictions on its own training set: say the figures are
             // in-sample (docs/ROBUSTNESS.md).
             let mut warnings = Vec::new();

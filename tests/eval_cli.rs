@@ -894,3 +894,66 @@ fn a_metric_is_judged_at_matched_length() {
     let message = error_of(a);
     assert!(message.contains("--length-tolerance"), "{message}");
 }
+
+/// `evaluate`'s flag checks that clap cannot make (`--alpha`, `--length-tolerance`, `--csv`
+/// without `--features`, `--compare-feature` / `--compare-model` without `--compare`) are usage
+/// errors (exit 2) found before any file is read: the files named here do not exist, so a later
+/// check would fail on them first. They exited 1 until stop 75. `--alpha`, which only the
+/// discriminative-power table of a one-metric report uses, is refused beside `--features`,
+/// which ignored it (any value, `--alpha 5` too, ran).
+#[test]
+fn flags_that_cannot_work_are_usage_errors_before_any_file_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing.csv");
+    let human = dir.path().join("missing.jsonl");
+    for (flags, message) in [
+        (
+            &["--alpha", "0"][..],
+            "--alpha must be between 0 and 1, got 0",
+        ),
+        (
+            &["--alpha", "nan"],
+            "--alpha must be between 0 and 1, got NaN",
+        ),
+        (
+            &["--length-tolerance", "2"],
+            "--length-tolerance must be between 0 and 1",
+        ),
+        (
+            &["--features", "*", "--length-tolerance", "-1"],
+            "--length-tolerance must be",
+        ),
+        (
+            &["--feature", "rouge.r1_f", "--csv", "t.csv"],
+            "--csv writes the table of --features",
+        ),
+        (
+            &["--compare-feature", "rouge.r1_f"],
+            "--compare-feature names a column of the --compare file",
+        ),
+        (
+            &["--compare-model", "A"],
+            "--compare-model names a model of the --compare file",
+        ),
+        (
+            &["--features", "*", "--alpha", "0.1"],
+            "cannot be used with '--alpha <ALPHA>'",
+        ),
+    ] {
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&missing)
+            .arg("--human")
+            .arg(&human)
+            .args(["--target", "pyramid"])
+            .args(flags)
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("cannot open"), "{flags:?}: {stderr}");
+    }
+    assert!(!dir.path().join("t.csv").exists());
+}

@@ -65,7 +65,7 @@ pub struct EvaluateArgs {
             value_delimiter = ',',
             value_name = "PATTERN",
             allow_hyphen_values = true,
-            conflicts_with_all = ["feature", "model", "predicted", "set", "compare", "compare_feature", "compare_model", "plot"]
+            conflicts_with_all = ["feature", "model", "predicted", "set", "compare", "compare_feature", "compare_model", "plot", "alpha"]
         )
     )]
     pub features: Vec<String>,
@@ -333,12 +333,17 @@ fn commit_then_print(mut outputs: Vec<OutputFile>, contents: &[String], text: &s
     aesop_core::output::print_stdout(text)
 }
 
-/// Read, align and evaluate: the report `evaluate_command` prints.
-pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
+/// The checks of `evaluate`'s flags that clap's declarations cannot make, from the flags alone:
+/// the CLI runs them before any file is read and gives a failure as a usage error (exit 2), as
+/// the learning verbs do; both reports run them again for library callers.
+pub fn check_usage(args: &EvaluateArgs) -> Result<()> {
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
         bail!("--alpha must be between 0 and 1, got {}", args.alpha);
     }
     crate::levels::check_length_tolerance(args.length_tolerance)?;
+    if !args.features.is_empty() {
+        return Ok(());
+    }
     // clap's `requires` yields to a conflict: `--feature X --csv F` reaches here.
     if args.csv.is_some() {
         bail!("--csv writes the table of --features: give --features PATTERNS (or --json for one column's report)");
@@ -349,6 +354,12 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     if args.compare_model.is_some() && args.compare.is_none() {
         bail!("--compare-model names a model of the --compare file: give --compare FILE too");
     }
+    Ok(())
+}
+
+/// Read, align and evaluate: the report `evaluate_command` prints.
+pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
+    check_usage(args)?;
     aesop_core::output::check_distinct_outputs(&named_outputs(args))?;
     // The report records every input's content hash: standard input is refused before any read.
     for input in [&args.predictions, &args.human]

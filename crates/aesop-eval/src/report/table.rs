@@ -124,6 +124,7 @@ pub fn chosen_columns(
 /// Run `aesop evaluate --features`: stops between columns once `cancel` is set, writing
 /// nothing. With `--also`, every set's table and the table across them.
 pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<()> {
+    super::check_usage(args)?;
     let named = named_outputs(args);
     aesop_core::output::check_distinct_outputs(&named)?;
     let sets = sets_of(args);
@@ -222,7 +223,7 @@ fn build_set_table(
     args: &EvaluateArgs,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
-    crate::levels::check_length_tolerance(args.length_tolerance)?;
+    super::check_usage(args)?;
     let human = super::read_human(&set.human, &set.target)?;
     let available = feature_columns(&set.features)?;
     let columns = chosen_columns(&set.features, &available, &args.features)?;
