@@ -56,13 +56,18 @@ struct ServeProcess {
 
 #[cfg(unix)]
 impl ServeProcess {
-    fn start(args: &[String]) -> ServeProcess {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
+    /// `aesop serve --addr 127.0.0.1:0 ARGS…`, its log (standard error) piped to us.
+    fn spawn(args: &[String]) -> std::process::Child {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("aesop"))
             .args(["serve", "--addr", "127.0.0.1:0"])
             .args(args)
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .expect("aesop serve");
+            .expect("aesop serve")
+    }
+
+    fn start(args: &[String]) -> ServeProcess {
+        let mut child = ServeProcess::spawn(args);
         let stderr = child.stderr.take().expect("stderr");
         let (lines_tx, lines) = std::sync::mpsc::channel::<Value>();
         std::thread::spawn(move || {
@@ -192,4 +197,80 @@ fn signals_sent_as_soon_as_listening_is_logged_are_handled() {
     serve.signal("-TERM");
     let status = serve.wait();
     assert!(status.success(), "{status:?}");
+}
+
+/// Audit stop 75: with its standard error closed (the log reader gone: `aesop serve 2>&1 | head
+/// -1`), every log line failed to write, and tracing-subscriber reported that with `eprintln!` on
+/// the same closed stream, which panics in the task that logged. A failed first load then never
+/// stopped the service (its task panicked before the stop: the process ran on); the shutdown's
+/// own lines made the exit a panic (101); a request that logs lost its answer. Now lines that
+/// cannot be written are dropped: the service answers, stops on SIGTERM with exit 0, and a
+/// failed load exits 1.
+#[cfg(unix)]
+#[test]
+fn a_closed_log_stream_neither_stops_nor_hangs_the_service() {
+    /// The process, killed when the test fails before it exits.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    /// `aesop serve ARGS…` with its log read up to "listening on", then the log pipe closed.
+    fn serve_then_close_the_log(args: &[String]) -> (Killed, SocketAddr) {
+        let mut child = ServeProcess::spawn(args);
+        let mut log = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        log.read_line(&mut line).expect("first log line");
+        let listening: Value = serde_json::from_str(&line).expect("a JSON log line");
+        let addr = listening["addr"]
+            .as_str()
+            .expect("addr")
+            .parse()
+            .expect("address");
+        drop(log);
+        (Killed(child), addr)
+    }
+    /// The exit status, or `None` when the process still runs after `bound` (then killed).
+    fn exit_within(Killed(child): &mut Killed, bound: Duration) -> Option<i32> {
+        let started = Instant::now();
+        while started.elapsed() < bound {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return Some(status.code().unwrap_or(-1));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    let (mut child, addr) = serve_then_close_the_log(&[]);
+    // Ready, and scoring (whose request is logged), though no line reaches a reader.
+    let request = json!({"topics": [sample_topics()[1].clone()], "models": ["readability-noref"]});
+    let started = Instant::now();
+    let reply = loop {
+        let reply = post(addr, "/v1/score", &request);
+        if reply.status != 503 || started.elapsed() > Duration::from_secs(60) {
+            break reply;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        reply.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&reply.body)
+    );
+    assert_eq!(service_scores(&reply).len(), 2);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert_eq!(exit_within(&mut child, Duration::from_secs(60)), Some(0));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = format!("m={}", dir.path().join("missing.aesop").display());
+    let (mut child, _) = serve_then_close_the_log(&["--model".into(), missing]);
+    assert_eq!(exit_within(&mut child, Duration::from_secs(60)), Some(1));
 }

@@ -41,12 +41,16 @@ fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("AESOP_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // A second initialization (e.g. several servers in one process) keeps the first.
+    // A line that cannot be written (standard error closed: the log reader has gone) is dropped:
+    // by default tracing-subscriber reports it with `eprintln!`, which panics on the same closed
+    // stream, in whichever task logged (a request's, the model load's, the shutdown's).
     let _ = tracing_subscriber::fmt()
         .json()
         .flatten_event(true)
         .with_current_span(false)
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .log_internal_errors(false)
         .try_init();
 }
 
