@@ -192,6 +192,13 @@ fn train_stores_only_a_report_of_the_model_it_trains() {
         stdout(&card)
     );
 
+    // The same report saved by an editor that writes a byte-order mark is the same report.
+    let bom = dir.path().join("bom.json");
+    let text = std::fs::read_to_string(&report).expect("report");
+    std::fs::write(&bom, format!("\u{feff}{text}")).expect("write");
+    let out = train(&bom, "relevance", "surface");
+    assert!(out.status.success(), "{}", stderr(&out));
+
     let refused = |json: &str, target: &str, classes: &str, expected: &str| {
         let path = dir.path().join("bad.json");
         std::fs::write(&path, json).expect("write");

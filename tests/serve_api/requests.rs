@@ -346,6 +346,14 @@ fn a_token_is_required_when_configured() {
     assert_eq!(get(addr, "/healthz").status, 200);
     assert_eq!(get(addr, "/readyz").status, 200);
 
+    // A token file saved with a byte-order mark (as Windows editors write) holds the same token:
+    // the mark was kept as part of it, so no client's token matched.
+    std::fs::write(&token_file, "\u{feff}s3cret-token-0123456\r\n").expect("token");
+    assert_eq!(
+        args.token().expect("token").as_deref(),
+        Some("s3cret-token-0123456")
+    );
+
     // Beyond loopback a token is mandatory.
     let open = ServeArgs::new("0.0.0.0:0".parse().expect("address"));
     let error = spawn(&open).err().expect("refused without a token");

@@ -34,6 +34,19 @@ pub fn gunzip_text(bytes: &[u8]) -> std::io::Result<String> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
+/// `text` without a leading UTF-8 byte-order mark, which Windows editors write at the start of a
+/// file and RFC 8259 lets a JSON parser ignore. Every reader of text skips it the same way:
+/// judgment sets, importers, predictions and features files, `train --report`, CoNLL-U, the
+/// service's request bodies and its token file.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// [`without_bom`] for bytes not yet decoded.
+pub fn without_bom_bytes(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// Whether `path` is `-`, which names standard input where a verb reads its input.
 pub fn names_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -116,6 +129,19 @@ mod tests {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(bytes).expect("in memory");
         encoder.finish().expect("in memory")
+    }
+
+    #[test]
+    fn only_a_leading_byte_order_mark_is_skipped() {
+        assert_eq!(without_bom("\u{feff}{\"a\": 1}"), "{\"a\": 1}");
+        assert_eq!(
+            without_bom("{\"a\": \"\u{feff}\"}"),
+            "{\"a\": \"\u{feff}\"}"
+        );
+        assert_eq!(without_bom("\u{feff}\u{feff}x"), "\u{feff}x");
+        assert_eq!(without_bom(""), "");
+        assert_eq!(without_bom_bytes(b"\xEF\xBB\xBFx"), b"x");
+        assert_eq!(without_bom_bytes(b"\xEF\xBBx"), b"\xEF\xBBx");
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl<R: BufRead> SetReader<R> {
             bytes = rest;
         }
         if line_number == 1 {
-            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            bytes = aesop_core::input::without_bom_bytes(bytes);
         }
         let here = format!("{}:{}", self.label, line_number);
         let text = match std::str::from_utf8(bytes) {

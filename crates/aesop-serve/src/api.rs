@@ -60,6 +60,7 @@ const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
 /// names the field at fault.
 pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest, ApiError> {
     let text = std::str::from_utf8(body).map_err(|e| invalid_utf8(body, e))?;
+    let text = aesop_core::input::without_bom(text);
     // Lenient as a judgment-set line is: Python's json.dumps writes a missing score as bare NaN.
     let value: Value = aesop_corpus::jsonl::parse_lenient(text).map_err(|e| {
         let e = match e {
@@ -398,6 +399,19 @@ mod tests {
         assert!(request.topics[0].summaries[0].scores.is_empty());
         assert_eq!(request.models, None);
         assert!(!request.features);
+    }
+
+    /// A body that starts with a byte-order mark (a request file saved by a Windows editor, sent
+    /// with `curl --data-binary @request.json`) reads as without it, as judgment sets do; it was
+    /// "malformed JSON at line 1 column 1".
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let body = format!("\u{feff}{{\"topics\": [{TOPIC}]}}");
+        let request = parse_score_request(body.as_bytes(), &Limits::default()).expect("valid");
+        assert_eq!(request.topics.len(), 1);
+        // Only a leading one: inside the JSON it is a character like any other.
+        let inside = format!("{{\"topics\": \u{feff}[{TOPIC}]}}");
+        assert_eq!(error(inside.as_bytes()).code, "malformed_json");
     }
 
     #[test]

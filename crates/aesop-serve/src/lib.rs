@@ -215,7 +215,7 @@ impl ServeArgs {
         };
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading --token-file {}", path.display()))?;
-        let token = text.trim();
+        let token = aesop_core::input::without_bom(&text).trim();
         if token.is_empty() {
             bail!("--token-file {} is empty", path.display());
         }

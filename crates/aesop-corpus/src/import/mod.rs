@@ -305,9 +305,8 @@ fn foreign_format(format: &str, path: &Path) -> Option<&'static str> {
 /// reads its files through this or [`read_text`].
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = aesop_core::input::read_bytes(path)?;
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
+    let bom = bytes.len() - aesop_core::input::without_bom_bytes(&bytes).len();
+    bytes.drain(..bom);
     Ok(bytes)
 }
 

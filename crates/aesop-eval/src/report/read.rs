@@ -297,7 +297,7 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
         .map_while(std::result::Result::ok)
         .find(|l| !l.trim().is_empty());
     first.is_some_and(|line| {
-        matches!(jsonl::parse_json(line.trim_start_matches('\u{feff}')),
+        matches!(jsonl::parse_json(aesop_core::input::without_bom(&line)),
                      Ok(Value::Object(map)) if map.contains_key("score"))
     })
 }
@@ -310,8 +310,8 @@ fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value
         let line_number = i + 1;
         let line =
             line.with_context(|| format!("{}:{line_number}: cannot read", path.display()))?;
-        let line = match line.strip_prefix('\u{feff}') {
-            Some(rest) if line_number == 1 => rest.to_string(),
+        let line = match line_number {
+            1 => aesop_core::input::without_bom(&line).to_string(),
             _ => line,
         };
         if line.trim().is_empty() {
@@ -440,7 +440,10 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
         for (i, line) in file.lines().enumerate() {
             let line =
                 line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
-            let line = line.trim_start_matches('\u{feff}');
+            let line = match i {
+                0 => aesop_core::input::without_bom(&line),
+                _ => &line,
+            };
             if line.trim().is_empty() {
                 continue;
             }

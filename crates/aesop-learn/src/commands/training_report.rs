@@ -26,7 +26,8 @@ pub(super) fn read_training_report(
     let bytes =
         aesop_core::input::read_bytes(path).with_context(|| format!("reading report {shown}"))?;
     let text = String::from_utf8(bytes).with_context(|| format!("{shown}: not UTF-8"))?;
-    let value: Value = serde_json::from_str(&text).with_context(|| format!("{shown}: not JSON"))?;
+    let value: Value = serde_json::from_str(aesop_core::input::without_bom(&text))
+        .with_context(|| format!("{shown}: not JSON"))?;
     let Some(report) = value.as_object() else {
         bail!(
             "{shown}: not a report: a JSON object as `cross-validate --report` writes is expected, \

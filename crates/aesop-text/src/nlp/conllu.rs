@@ -86,7 +86,7 @@ fn check_ranges(sentence: &Sentence, line: usize) -> Result<(), ParseError> {
 /// format's 10 tab-separated columns (a line of 9 or 11 was read with columns made up or
 /// dropped), and a multiword token's range lies within its sentence.
 pub fn parse(text: &str) -> Result<Vec<Sentence>, ParseError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = aesop_core::input::without_bom(text);
     let mut sentences = Vec::new();
     let mut current = Sentence::default();
     // The first line of the current sentence, named when its multiword ranges are wrong.
