@@ -124,7 +124,6 @@ pub fn chosen_columns(
 /// Run `aesop evaluate --features`: stops between columns once `cancel` is set, writing
 /// nothing. With `--also`, every set's table and the table across them.
 pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<()> {
-    super::check_usage(args)?;
     let named = named_outputs(args);
     aesop_core::output::check_distinct_outputs(&named)?;
     let sets = sets_of(args);
@@ -177,6 +176,7 @@ pub fn build_feature_tables(
     args: &EvaluateArgs,
     cancel: &AtomicBool,
 ) -> Result<(Vec<FeatureTable>, Option<AcrossSets>)> {
+    super::check_usage(args)?;
     let sets = sets_of(args);
     let names = set_names(&sets)?;
     // Every file is checked, and every pattern matched, before the first set is evaluated.
@@ -194,6 +194,7 @@ pub fn build_feature_tables(
 /// Read the chosen columns and the human scores of the positional set, and evaluate every
 /// column.
 pub fn build_feature_table(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<FeatureTable> {
+    super::check_usage(args)?;
     let set = &sets_of(args)[0];
     check_set(set, &args.features)?;
     build_set_table(set, &set_names(std::slice::from_ref(set))?[0], args, cancel)
@@ -223,7 +224,6 @@ fn build_set_table(
     args: &EvaluateArgs,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
-    super::check_usage(args)?;
     let human = super::read_human(&set.human, &set.target)?;
     let available = feature_columns(&set.features)?;
     let columns = chosen_columns(&set.features, &available, &args.features)?;
