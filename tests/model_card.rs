@@ -351,7 +351,7 @@ fn a_stacked_model_is_calibrated_and_clamped_like_any_other() {
     // The text card names each base's classes (audit stop 53: only their feature count).
     let text = card_text(&model);
     assert!(
-        text.contains("- `form`: predicts `coherence` with rank-svm, ")
+        text.contains("- `form`: predicts `coherence` with rank-svm (c 1e-4), ")
             && text.contains("features of surface"),
         "{text}"
     );
@@ -412,4 +412,59 @@ fn a_model_that_ranks_nothing_is_named_at_training() {
         "{stderr}"
     );
     assert!(!train(&["--c", "0.01"]).contains("warning"));
+}
+
+/// `train`'s message and the card count features in English and print hyper-parameters in the
+/// card's words (`c 0.01`, `max_depth none`), not as Rust's debug output (`RankSvm { c: 0.01 }`).
+#[test]
+fn train_and_the_card_print_counts_and_hyper_parameters_in_words() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let one = dir.path().join("one.aesop");
+    let stderr = common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "rouge",
+            "--features",
+            "rouge.r1_recall",
+            "--c",
+            "0.01",
+        ],
+        &one,
+    );
+    assert!(stderr.contains("(1 feature, c 0.01); wrote"), "{stderr}");
+    assert!(!stderr.contains("RankSvm"), "{stderr}");
+    let card = card_text(&one);
+    assert!(
+        card.contains("with rank-svm (c 0.01), 1 feature of 1 class;"),
+        "{card}"
+    );
+
+    let forest = dir.path().join("forest.aesop");
+    let stderr = common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "rouge",
+            "--learner",
+            "forest",
+            "--trees",
+            "3",
+        ],
+        &forest,
+    );
+    assert!(
+        stderr.contains("features, max_depth none, min_leaf 5, trees 3); wrote"),
+        "{stderr}"
+    );
+    assert!(
+        card_text(&forest).contains("with forest (max_depth none, min_leaf 5, trees 3),"),
+        "{}",
+        card_text(&forest)
+    );
 }

@@ -83,7 +83,7 @@ def read(path):
 loso = json.loads(read(f"{work}/{name}.loso.json"))
 seconds = read(f"{work}/{name}.loso.seconds").strip()
 log = read(f"{work}/{name}.train.log")
-m = re.search(r"trained (\S+) on (\d+) rows \((\d+) features, (.*)\); wrote", log)
+m = re.search(r"trained (\S+) on (\d+) rows \((\d+) features?, (.*)\); wrote", log)
 if not m:
     sys.exit(f"builtin_card.py: {work}/{name}.train.log has no line 'trained … on N rows (F features, …); wrote'; "
              "`aesop train`'s message changed: update the pattern in scripts/build/builtin_card.py")

@@ -243,7 +243,7 @@ fn fold_flags_are_checked_and_reported_as_used() {
         (&10.into(), &4.into())
     );
     // The report records what reproduces it: hyper-parameters, columns, options.
-    assert_eq!(json["hyper"], "RankSvm { c: 0.01 }");
+    assert_eq!(json["hyper"], "c 0.01");
     assert_eq!(
         json["feature_names"].as_array().map(Vec::len),
         json["features"].as_u64().map(|n| n as usize)

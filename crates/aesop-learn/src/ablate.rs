@@ -491,7 +491,7 @@ pub fn ablate_pooled(
     {
         // Ctrl-C: exit 130 with no output, as every other verb (aesop_core::output).
         aesop_core::output::Interrupted::check(cancel)?;
-        aesop_core::eprintln_quiet!("ablate: {model} ({} features)", columns.len());
+        aesop_core::eprintln_quiet!("ablate: {model} ({})", crate::feature_count(columns.len()));
         let subset = pooled.with_data(select_columns(data, &columns)?);
         let predictions = out_of_fold(&layout, |train_idx, test_idx| {
             let fitted = train_anchored(
@@ -634,9 +634,9 @@ pub fn ablate_held_out_sets(
         for (h, label) in labels.iter().enumerate() {
             aesop_core::output::Interrupted::check(cancel)?;
             aesop_core::eprintln_quiet!(
-                "ablate: {} ({} features), {label} held out",
+                "ablate: {} ({}), {label} held out",
                 plan.model,
-                plan.columns.len()
+                crate::feature_count(plan.columns.len())
             );
             let (raw, _) = held_out_predictions(&subsets, h, recipe)
                 .with_context(|| format!("{} with {label} held out", plan.model))?;

@@ -137,6 +137,29 @@ fn hyper_facts(hyper: &Hyper) -> Value {
     }
 }
 
+/// A learner's hyper-parameters as the card and `train` print them (`c 1e-4`;
+/// `max_depth none, min_leaf 5, trees 100`), empty for a learner without any (OLS).
+pub fn hyper_text(hyper: &Hyper) -> String {
+    hyper_facts_text(&hyper_facts(hyper))
+}
+
+/// [`hyper_text`] of the facts JSON (a card read from a file holds only that). A null is a
+/// limit not set (`max_depth none`).
+fn hyper_facts_text(facts: &Value) -> String {
+    facts
+        .as_object()
+        .map(|h| {
+            h.iter()
+                .map(|(k, v)| match v {
+                    Value::Null => format!("{k} none"),
+                    v => format!("{k} {}", number(v)),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
 /// The number of the model's columns each class gives, as `{"rouge": 12, …}`.
 fn class_columns(model: &ModelFile) -> Map<String, Value> {
     model
@@ -251,22 +274,14 @@ fn number(value: &Value) -> String {
 pub fn render(facts: &Value) -> String {
     let mut out = String::new();
     let str_of = |key: &str| facts[key].as_str().unwrap_or("").to_string();
-    let hyper = facts["hyper"]
-        .as_object()
-        .map(|h| {
-            h.iter()
-                .map(|(k, v)| format!("{k} {}", number(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
+    let hyper = hyper_facts_text(&facts["hyper"]);
     let features = facts["features"].as_array().map_or(0, Vec::len);
     let classes = facts["classes"].as_array().cloned().unwrap_or_default();
     let columns = &facts["columns_per_class"];
     let _ = writeln!(out, "# Model file `{}`\n", str_of("file"));
     let _ = writeln!(
         out,
-        "Predicts `{}` with {}{}, {features} features of {} class{}; {}.",
+        "Predicts `{}` with {}{}, {features} feature{} of {} class{}; {}.",
         str_of("target"),
         str_of("learner"),
         if hyper.is_empty() {
@@ -274,6 +289,7 @@ pub fn render(facts: &Value) -> String {
         } else {
             format!(" ({hyper})")
         },
+        if features == 1 { "" } else { "s" },
         classes.len(),
         if classes.len() == 1 { "" } else { "es" },
         if facts["reference_free"].as_bool() == Some(true) {
@@ -457,11 +473,20 @@ pub fn render(facts: &Value) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- `{}`: predicts `{}` with {}, {} features of {}",
+                "- `{}`: predicts `{}` with {}{}, {} feature{} of {}",
                 b["name"].as_str().unwrap_or(""),
                 b["target"].as_str().unwrap_or(""),
                 b["learner"].as_str().unwrap_or(""),
+                match hyper_facts_text(&b["hyper"]) {
+                    text if text.is_empty() => text,
+                    text => format!(" ({text})"),
+                },
                 number(&b["features"]),
+                if b["features"].as_u64() == Some(1) {
+                    ""
+                } else {
+                    "s"
+                },
                 if classes.is_empty() {
                     "every class".to_string()
                 } else {

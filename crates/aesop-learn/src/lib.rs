@@ -147,3 +147,8 @@ pub fn anchor_prior(
     prior[j] = agreement.signum() / sd;
     Ok(prior)
 }
+
+/// `1 feature`, `12 features`: the count every message of the learning verbs prints.
+pub(crate) fn feature_count(n: usize) -> String {
+    format!("{n} feature{}", if n == 1 { "" } else { "s" })
+}

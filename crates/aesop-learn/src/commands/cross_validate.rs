@@ -440,7 +440,8 @@ fn cv_report(
         features: names.len(),
         feature_names: names.to_vec(),
         hyper: match hyper {
-            Some(hyper) => format!("{hyper:?}"),
+            Some(hyper) => crate::card::hyper_text(&hyper),
+            None if learn.learner.learner().flags().is_empty() => "none".into(),
             None => "chosen by inner cross-validation".into(),
         },
         anchor: learn.hyper.anchor.clone(),
@@ -471,7 +472,7 @@ fn cv_report(
 
 fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
     let mut text = format!(
-        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topic{}, {} system{}, {} features{}{})\n  \
+        "protocol 1 ({}×{} folds, seed {}): {}{} on {} ({} rows, {} topic{}, {} system{}, {}{}{})\n  \
          summary-level Kendall τ-b {}\n  system-level Kendall τ-b  {}\n  calibrated MAE {}",
         report.topic_folds,
         report.system_folds,
@@ -488,7 +489,7 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
         if report.topics == 1 { "" } else { "s" },
         report.systems,
         if report.systems == 1 { "" } else { "s" },
-        report.features,
+        crate::feature_count(report.features),
         if report.reference_free { ", reference-free" } else { "" },
         if report.normalize == "none" {
             String::new()
@@ -547,13 +548,13 @@ fn finish_cv_report(outputs: CvOutputs, report: CvReport) -> Result<CvReport> {
 /// The protocol-2 table printed by `cross-validate --leave-one-set-out`.
 fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
     let mut out = format!(
-        "protocol 2 (leave one set out, seed {}): {} on {} ({} features{}, normalize {}{}), {:.1} s; matched length: word counts within {}%\n\
+        "protocol 2 (leave one set out, seed {}): {} on {} ({}{}, normalize {}{}), {:.1} s; matched length: word counts within {}%\n\
          | held-out set | rows | summary τ | system τ | system Pearson r | system pairwise acc. | matched-length acc. | best single feature (hindsight) | its summary τ | its matched-length acc. | Δ summary τ | bootstrap wins | permutation p | calibrated MAE | length alone: all / matched | feature chosen on the other sets | its summary τ | Δ summary τ | permutation p |\n\
          |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         report.seed,
         report.learner,
         report.target,
-        report.features,
+        crate::feature_count(report.features),
         if report.reference_free { ", reference-free" } else { "" },
         report.normalize,
         if report.equal_set_weights { ", equal set weights" } else { "" },

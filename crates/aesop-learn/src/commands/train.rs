@@ -176,12 +176,12 @@ pub fn train_command(
     file.save_checked(&args.output, &inputs)?;
     for base in file.model.stack_bases().unwrap_or_default() {
         aesop_core::eprintln_quiet!(
-            "base model {}: {} on {} ({} features, {:?})",
+            "base model {}: {} on {} ({}{})",
             base.name,
             base.model.learner.name(),
             base.target,
-            base.feature_names.len(),
-            base.model.hyper
+            crate::feature_count(base.feature_names.len()),
+            hyper_suffix(&base.model.hyper)
         );
     }
     let anchor = learn
@@ -191,12 +191,21 @@ pub fn train_command(
         .map(|a| format!(", anchored on {a}"))
         .unwrap_or_default();
     aesop_core::eprintln_quiet!(
-        "trained {}{} on {rows} rows ({} features, {:?}{anchor}); wrote {}",
+        "trained {}{} on {rows} rows ({}{}{anchor}); wrote {}",
         learn.learner.name(),
         if stack.is_some() { " (stacked)" } else { "" },
-        file.feature_names.len(),
-        file.model.hyper,
+        crate::feature_count(file.feature_names.len()),
+        hyper_suffix(&file.model.hyper),
         args.output.display()
     );
     Ok(file)
+}
+
+/// `, c 1e-4` as `train` prints a model's hyper-parameters (the card's words), or nothing for
+/// a learner without any.
+fn hyper_suffix(hyper: &crate::learners::Hyper) -> String {
+    match crate::card::hyper_text(hyper) {
+        text if text.is_empty() => text,
+        text => format!(", {text}"),
+    }
 }
