@@ -575,8 +575,9 @@ fn dispatch(command: Command) -> Result<()> {
             let topics = topics?;
             let summaries: usize = topics.iter().map(|t| t.summaries.len()).sum();
             aesop_core::eprintln_quiet!(
-                "wrote {} topics, {summaries} summaries to {}",
-                topics.len(),
+                "wrote {}, {} to {}",
+                aesop_core::counted(topics.len(), "topic", "topics"),
+                aesop_core::counted(summaries, "summary", "summaries"),
                 if output.as_os_str() == "-" {
                     "standard output".to_string()
                 } else {

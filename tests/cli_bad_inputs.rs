@@ -533,7 +533,7 @@ fn empty_plain_text_documents_and_references_are_refused_naming_the_file() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("summaries not scored") && stderr.contains(&empty.display().to_string()),
+        stderr.contains("1 summary not scored") && stderr.contains(&empty.display().to_string()),
         "{stderr}"
     );
 }
@@ -602,7 +602,9 @@ fn the_features_note_says_what_a_topic_lacks() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("class content has no values for 1 summaries in 1 topic(s) (e.g. t2): no input documents"),
+        stderr.contains(
+            "class content has no values for 1 summary in 1 topic (e.g. t2): no input documents"
+        ),
         "{stderr}"
     );
     assert!(!stderr.contains("no references"), "{stderr}");

@@ -142,7 +142,7 @@ fn all_classes_csv() {
     // The empty summary is kept, with length 0.
     assert_eq!(rows[2][length].parse::<f64>().expect("length"), 0.0);
     assert!(
-        stderr.contains("class rouge has no values for 2 summaries in 1 topic(s)"),
+        stderr.contains("class rouge has no values for 2 summaries in 1 topic"),
         "{stderr}"
     );
     // `graph` keeps its reference-free `graph.input_*` values there; its empty reference-based
@@ -150,7 +150,7 @@ fn all_classes_csv() {
     let memog = column(&header, "graph.memog");
     assert_eq!(rows[3][memog], "");
     assert!(
-        stderr.contains("class graph has no reference-based values for 2 summaries in 1 topic(s) (e.g. t2): no references to compare with"),
+        stderr.contains("class graph has no reference-based values for 2 summaries in 1 topic (e.g. t2): no references to compare with"),
         "{stderr}"
     );
 }

@@ -202,7 +202,7 @@ fn a_class_without_values_is_named_on_score_with_what_the_topics_lack() {
     assert!(out.status.success(), "{stderr}");
     assert!(
         stderr.contains(
-            "warning: class content has no values for 3 summaries in 1 topic(s) (e.g. topic-1): no input documents; the models using it scored those summaries as if its features were at their training average"
+            "warning: class content has no values for 3 summaries in 1 topic (e.g. topic-1): no input documents; the models using it scored those summaries as if its features were at their training average"
         ),
         "{stderr}"
     );
@@ -242,13 +242,13 @@ fn graph_without_references_is_named_only_for_models_that_read_its_reference_fea
     for class in ["rouge", "tesla"] {
         assert!(
             stderr.contains(&format!(
-                "warning: class {class} has no values for 1 summaries"
+                "warning: class {class} has no values for 1 summary"
             )),
             "{stderr}"
         );
     }
     assert!(
-        stderr.contains("warning: class graph has no reference-based values for 1 summaries in 1 topic(s) (e.g. topic-0): no other reference for a human summary"),
+        stderr.contains("warning: class graph has no reference-based values for 1 summary in 1 topic (e.g. topic-0): no other reference for a human summary"),
         "{stderr}"
     );
     // The reference-free model reads `graph.input_*` alone: nothing of it is missing.

@@ -190,8 +190,8 @@ def test_the_cli_warnings_are_aesop_warnings(tmp_path):
     with pytest.warns(aesop.AesopWarning) as caught:
         aesop.Scorer().score_sets([topic])
     messages = [str(w.message) for w in caught]
-    assert "1 summaries not scored (score None): empty summary (e.g. t/s0)" in messages
-    assert any(m.startswith("1 summaries not scored (score None): no language") for m in messages)
+    assert "1 summary not scored (score None): empty summary (e.g. t/s0)" in messages
+    assert any(m.startswith("1 summary not scored (score None): no language") for m in messages)
     assert all(w.filename == __file__ for w in caught), "points at the caller's line"
     with pytest.warns(aesop.AesopWarning, match=r"\(e\.g\. summaries\[0\]\)"):
         aesop.Scorer(models=["pyramid-noref"]).score(["", "A cat."], ["The cat sat."])

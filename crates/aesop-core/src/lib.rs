@@ -13,6 +13,13 @@ pub mod rng;
 pub mod varint;
 pub mod version;
 
+/// `n` and the noun in the number it takes: `counted(1, "summary", "summaries")` is
+/// `1 summary`, `counted(3, …)` `3 summaries`. Every count in a message goes through it, so no
+/// message says "1 summaries" or "topic(s)".
+pub fn counted(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// `eprintln!` that never panics. `std`'s panics when standard error is gone (`aesop score x
 /// 2>&1 | head -1` closes it once `head` has its line), which turned a finished run into exit
 /// 101. A message that cannot be written is dropped instead, as ripgrep does: the run's outcome
@@ -32,4 +39,16 @@ macro_rules! eprint_quiet {
         use ::std::io::Write as _;
         let _ = ::std::write!(::std::io::stderr().lock(), $($arg)*);
     }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn a_count_takes_the_noun_in_its_number() {
+        assert_eq!(counted(0, "summary", "summaries"), "0 summaries");
+        assert_eq!(counted(1, "summary", "summaries"), "1 summary");
+        assert_eq!(counted(2, "topic", "topics"), "2 topics");
+    }
 }

@@ -78,7 +78,7 @@ pub struct Skipped {
 
 impl Skipped {
     /// What `aesop features` notes about this class (and the Python package warns):
-    /// `class rouge has no values for 16 summaries in 1 topic(s) (e.g. t1): no references to compare with`;
+    /// `class rouge has no values for 16 summaries in 1 topic (e.g. t1): no references to compare with`;
     /// `class graph has no reference-based values for …` when only those are missing.
     pub fn note(&self) -> String {
         let which = if self.reference_features_only == self.summaries {
@@ -89,10 +89,10 @@ impl Skipped {
             "values"
         };
         format!(
-            "class {} has no {which} for {} summaries in {} topic(s) (e.g. {}): {}",
+            "class {} has no {which} for {} in {} (e.g. {}): {}",
             self.class,
-            self.summaries,
-            self.topics.len(),
+            aesop_core::counted(self.summaries, "summary", "summaries"),
+            aesop_core::counted(self.topics.len(), "topic", "topics"),
             self.topics.first().map_or("", String::as_str),
             self.reasons.join("; ")
         )

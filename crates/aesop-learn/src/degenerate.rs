@@ -74,7 +74,10 @@ impl Tally {
         self.0
             .iter()
             .map(|(kind, n, example)| {
-                format!("{n} summaries not scored (score {unscored}): {kind} (e.g. {example})")
+                format!(
+                    "{} not scored (score {unscored}): {kind} (e.g. {example})",
+                    aesop_core::counted(*n, "summary", "summaries")
+                )
             })
             .collect()
     }

@@ -150,5 +150,5 @@ pub fn anchor_prior(
 
 /// `1 feature`, `12 features`: the count every message of the learning verbs prints.
 pub(crate) fn feature_count(n: usize) -> String {
-    format!("{n} feature{}", if n == 1 { "" } else { "s" })
+    aesop_core::counted(n, "feature", "features")
 }

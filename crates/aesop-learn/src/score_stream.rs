@@ -527,15 +527,10 @@ pub fn score_streaming(
         format!("{rate:.0}")
     };
     aesop_core::eprintln_quiet!(
-        "wrote {} predictions for {} summaries ({} {}, {rate} summaries/s) to {sink_name}",
-        report.predictions,
-        report.stats.summaries,
-        report.stats.topics,
-        if report.stats.topics == 1 {
-            "topic"
-        } else {
-            "topics"
-        },
+        "wrote {} for {} ({}, {rate} summaries/s) to {sink_name}",
+        aesop_core::counted(report.predictions, "prediction", "predictions"),
+        aesop_core::counted(report.stats.summaries, "summary", "summaries"),
+        aesop_core::counted(report.stats.topics, "topic", "topics"),
     );
     Ok(report)
 }
