@@ -643,6 +643,11 @@ fn dispatch(command: Command) -> Result<()> {
             aesop::serve::run(args)
         }
         Command::Score { args, .. } => {
+            // An unknown built-in or two models of one name: usage errors, before any file is
+            // read (a model file that is missing or bad stays a failure, exit 1).
+            if let Err(e) = aesop::learn::scoring::NamedModel::check_specs(&args.model) {
+                usage_error("score", &format!("{e:#}"));
+            }
             let to_stdout = args.output.is_none();
             aesop::learn::score_stream::score_streaming(&args, &*interrupt_flag()?, |_, _| ())
                 .map(|_| ())

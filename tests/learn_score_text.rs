@@ -195,11 +195,31 @@ fn score_names_a_model_given_as_name_equals_path() {
         .output()
         .expect("score");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    // A usage error (exit 2), found from the flags before any file is read.
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("two models are named 'm'") && stderr.contains("NAME=PATH"),
         "{stderr}"
     );
+    // So is an unknown built-in, even beside a set that does not exist; a model file that does
+    // not exist stays a failure (exit 1), as a missing set is.
+    let out = common::aesop()
+        .args(["score", "no-such-set.jsonl", "--model", "builtin:nope"])
+        .output()
+        .expect("score");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no built-in model 'nope'"), "{stderr}");
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(dir.path().join("absent.aesop"))
+        .output()
+        .expect("score");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("absent.aesop"), "{stderr}");
     common::aesop()
         .arg("score")
         .arg(&set)

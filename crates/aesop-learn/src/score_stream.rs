@@ -229,22 +229,11 @@ impl ModelGroups {
         if family.is_some() {
             bail!("--neural picks the default built-ins; it cannot be combined with --model (name the neural built-ins, e.g. --model builtin:readability-lm, instead)");
         }
+        NamedModel::check_specs(specs)?;
         let models = specs
             .iter()
             .map(|spec| NamedModel::from_spec(spec))
             .collect::<Result<Vec<_>>>()?;
-        // Predictions name their model; two models of one name could not be told apart (two
-        // CSV columns `a`, JSON lines with the same `"model"`).
-        for (i, model) in models.iter().enumerate() {
-            if let Some(first) = models[..i].iter().find(|m| m.name == model.name) {
-                bail!(
-                    "two models are named '{}' ({} and {}); name them apart as NAME=PATH (the CLI's --model NAME=PATH, Python's models=[\"NAME=PATH\"])",
-                    model.name,
-                    first.source,
-                    model.source
-                );
-            }
-        }
         Ok(ModelGroups {
             groups: vec![models],
             defaults: None,

@@ -60,6 +60,42 @@ impl NamedModel {
         })
     }
 
+    /// The name a `--model` spec's predictions will carry, found without reading the model
+    /// file (the name [`NamedModel::from_spec`] gives it): a built-in's name, `NAME` of
+    /// `NAME=PATH`, or the file's stem. An unknown built-in or a malformed spec is an error.
+    pub fn name_of_spec(spec: &str) -> Result<String> {
+        match spec.strip_prefix("builtin:") {
+            Some(name) => Ok(builtin::find(name)?.name.to_string()),
+            None => {
+                let (name, path) = split_model_spec(spec).map_err(|e| anyhow::anyhow!(e))?;
+                Ok(name.unwrap_or_else(|| {
+                    model_name_of(&path).unwrap_or_else(|| path.display().to_string())
+                }))
+            }
+        }
+    }
+
+    /// The `--model` specs checked before any file is read: each names a known built-in or
+    /// is a well-formed `PATH` / `NAME=PATH`, and no two give their predictions one name (two
+    /// CSV columns `a`, JSON lines with the same `"model"` could not be told apart). `score`
+    /// reports a failure as a usage error (exit 2).
+    pub fn check_specs(specs: &[String]) -> Result<()> {
+        let names = specs
+            .iter()
+            .map(|spec| Self::name_of_spec(spec))
+            .collect::<Result<Vec<_>>>()?;
+        for (i, name) in names.iter().enumerate() {
+            if let Some(first) = names[..i].iter().position(|n| n == name) {
+                bail!(
+                    "two models are named '{name}' ({} and {}); name them apart as NAME=PATH (the CLI's --model NAME=PATH, Python's models=[\"NAME=PATH\"])",
+                    specs[first],
+                    specs[i]
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// `builtin:NAME`, a model file `PATH`, or `NAME=PATH` (see [`split_model_spec`]).
     pub fn from_spec(spec: &str) -> Result<NamedModel> {
         match spec.strip_prefix("builtin:") {
