@@ -45,8 +45,14 @@ pub fn render_text(report: &EvaluationReport) -> String {
     let _ = writeln!(out, "human:  {}", report.human);
     let _ = writeln!(
         out,
-        "rows: {} matched ({} metric, {} human; {} metric-only, {} human-only); {} topics, {} systems",
-        c.matched, c.metric_rows, c.human_rows, c.metric_only, c.human_only, report.topics, report.systems
+        "rows: {} matched ({} metric, {} human; {} metric-only, {} human-only); {}, {}",
+        c.matched,
+        c.metric_rows,
+        c.human_rows,
+        c.metric_only,
+        c.human_only,
+        aesop_core::counted(report.topics, "topic", "topics"),
+        aesop_core::counted(report.systems, "system", "systems")
     );
     if c.metric_missing > 0 {
         let _ = writeln!(

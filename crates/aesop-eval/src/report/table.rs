@@ -393,15 +393,17 @@ pub fn render_table_text(table: &FeatureTable) -> String {
     let ranked = table.rows.iter().filter(|r| r.covers_the_set).count();
     let _ = writeln!(
         out,
-        "features: {} ({} columns chosen by {})",
+        "features: {} ({} chosen by {})",
         table.features_file,
-        table.rows.len(),
+        aesop_core::counted(table.rows.len(), "column", "columns"),
         table.patterns.join(",")
     );
     let _ = writeln!(
         out,
-        "human:    {} ({} summaries; {} topics the annotators rank)",
-        table.human, table.human_rows, table.topics_ranked_by_humans
+        "human:    {} ({}; {} the annotators rank)",
+        table.human,
+        aesop_core::counted(table.human_rows, "summary", "summaries"),
+        aesop_core::counted(table.topics_ranked_by_humans, "topic", "topics")
     );
     let _ = writeln!(
         out,

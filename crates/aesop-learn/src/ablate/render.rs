@@ -94,11 +94,11 @@ pub fn render_markdown(report: &AblationReport) -> String {
     );
     let _ = writeln!(
         out,
-        "Set {} ({} rows, {} topics, {} systems{}). Protocol 1: {}×{} folds, seed {}; {}.\n",
+        "Set {} ({} rows, {}, {}{}). Protocol 1: {}×{} folds, seed {}; {}.\n",
         report.set,
         report.rows,
-        report.topics,
-        report.systems,
+        aesop_core::counted(report.topics, "topic", "topics"),
+        aesop_core::counted(report.systems, "system", "systems"),
         if report.reference_free {
             ", reference-free"
         } else {
