@@ -2,7 +2,7 @@
 //! ([`output`]), the syntax of feature patterns ([`patterns`]), content hashes of inputs
 //! ([`hash`]), whether to draw progress ([`progress`]), the seeded random generator ([`rng`]),
 //! the varint coding of the compact binary files ([`varint`]), which aesop wrote a file
-//! ([`version`]), and the messages on standard error ([`eprintln_quiet!`]).
+//! ([`version`]), and the messages on standard error ([`eprintln_quiet!`], [`counted`]).
 
 pub mod hash;
 pub mod input;
