@@ -201,7 +201,7 @@ fn realsumm_needs_both_score_files_and_says_when_topics_hold_fewer_systems() {
         .assert()
         .success()
         .stderr(predicates::str::contains(
-            "1 topic(s) hold fewer systems than the 2 of the others (e.g. 1: 1)",
+            "1 topic holds fewer systems than the 2 of the others (e.g. 1: 1)",
         ));
 }
 

@@ -216,7 +216,7 @@ fn import_tac_says_what_it_leaves_out() {
     )
     .expect("remove a document");
     import(&lost).success().stderr(predicates::str::contains(
-        "1 documents the topics file lists are in no file of the tree, in 1 topic(s) (e.g. D0801-A: AFP_ENG_20050119.0019)",
+        "1 document the topics file lists is in no file of the tree, in 1 topic (e.g. D0801-A: AFP_ENG_20050119.0019); that topic is imported without it",
     ));
 }
 
@@ -288,14 +288,14 @@ fn import_tac_says_which_summary_files_and_statements_it_leaves_out() {
     run_import("tac", &tree, &output)
         .success()
         .stderr(predicates::str::contains(
-            "warning: 1 file(s) in ROUGE/peers or ROUGE/models are not named as NIST summaries",
+            "warning: 1 file in ROUGE/peers or ROUGE/models is not named as NIST summaries",
         ))
         .stderr(predicates::str::contains("D0801-A.M.100.A)"))
         .stderr(predicates::str::contains(
-            "note: 1 editor backup or hidden file(s) in ROUGE/peers or ROUGE/models were not read",
+            "note: 1 editor backup or hidden file in ROUGE/peers or ROUGE/models was not read",
         ))
         .stderr(predicates::str::contains(
-            "2 of 4 topic(s) have no statement in the topics file (e.g. D0802-A)",
+            "2 of 4 topics have no statement in the topics file (e.g. D0802-A) and are imported without their query",
         ))
         .stderr(predicates::str::contains("wrote 4 topics, 20 summaries"));
     let topics = aesop::corpus::jsonl::read_set(&output).expect("read");

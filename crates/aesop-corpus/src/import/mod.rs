@@ -241,8 +241,12 @@ impl BlankTexts {
     fn warn(&self) {
         if let Some(first) = &self.first {
             aesop_core::eprintln_quiet!(
-                "warning: {first}: blank text left out ({} blank source or reference text(s) in all): a judgment set holds no blank document or reference; a topic without its source gets no content features, and a blank human summary stays a summary but is no reference",
-                self.count
+                "warning: {first}: blank text left out ({} in all): a judgment set holds no blank document or reference; a topic without its source gets no content features, and a blank human summary stays a summary but is no reference",
+                aesop_core::counted(
+                    self.count,
+                    "blank source or reference text",
+                    "blank source or reference texts"
+                )
             );
         }
     }

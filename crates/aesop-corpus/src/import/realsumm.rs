@@ -117,9 +117,12 @@ fn warn_uneven_systems(dir: &Path, topics: &BTreeMap<u64, Topic>) {
         .collect();
     if let Some(first) = short.first() {
         aesop_core::eprintln_quiet!(
-            "warning: {}: {} topic(s) hold fewer systems than the {most} of the others (e.g. {}: {}); a doc_id missing from one of the score files does this",
+            "warning: {}: {} fewer systems than the {most} of the others (e.g. {}: {}); a doc_id missing from one of the score files does this",
             dir.display(),
-            short.len(),
+            match short.len() {
+                1 => "1 topic holds".to_string(),
+                n => format!("{n} topics hold"),
+            },
             first.topic,
             first.summaries.len()
         );

@@ -107,9 +107,12 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
         .collect();
     if let Some(first) = without.first() {
         aesop_core::eprintln_quiet!(
-            "warning: {}: {} topic(s) have no documents (e.g. {first}): no cluster folder of the tree holds them (a folder that is a link, or documents inside an archive in the tree, are not read); their content features will be missing",
+            "warning: {}: {} no documents (e.g. {first}): no cluster folder of the tree holds them (a folder that is a link, or documents inside an archive in the tree, are not read); their content features will be missing",
             root.display(),
-            without.len()
+            match without.len() {
+                1 => "1 topic has".to_string(),
+                n => format!("{n} topics have"),
+            }
         );
     }
     Ok(topics)

@@ -332,16 +332,23 @@ fn read_summaries(files: &[SourceFile]) -> Result<BTreeMap<String, SummaryFiles>
     }
     if let Some(first) = misnamed.first() {
         aesop_core::eprintln_quiet!(
-            "warning: {} file(s) in ROUGE/peers or ROUGE/models are not named as NIST summaries \
+            "warning: {} in ROUGE/peers or ROUGE/models {} not named as NIST summaries \
              (five dot-separated fields, TOPIC-SET.M.100.SELECTOR.SUMMARIZER, the summarizer a \
-             number or letters) and were not read (e.g. {first})",
-            misnamed.len()
+             number or letters) and {} not read (e.g. {first})",
+            aesop_core::counted(misnamed.len(), "file", "files"),
+            if misnamed.len() == 1 { "is" } else { "are" },
+            if misnamed.len() == 1 { "was" } else { "were" }
         );
     }
     if let Some(first) = leftovers.first() {
         aesop_core::eprintln_quiet!(
-            "note: {} editor backup or hidden file(s) in ROUGE/peers or ROUGE/models were not read (e.g. {first})",
-            leftovers.len()
+            "note: {} in ROUGE/peers or ROUGE/models {} not read (e.g. {first})",
+            aesop_core::counted(
+                leftovers.len(),
+                "editor backup or hidden file",
+                "editor backup or hidden files"
+            ),
+            if leftovers.len() == 1 { "was" } else { "were" }
         );
     }
     Ok(by_topic)
@@ -421,9 +428,13 @@ impl ScoreTable {
             )
         };
         aesop_core::eprintln_quiet!(
-            "{level}: {}: the scores of {} (topic, summarizer) pair(s) match no summary file and are left out (e.g. summarizer {summarizer} on {topic}, {example}){hint}",
+            "{level}: {}: the scores of {} match no summary file and are left out (e.g. summarizer {summarizer} on {topic}, {example}){hint}",
             root.display(),
-            keys.len()
+            aesop_core::counted(
+                keys.len(),
+                "(topic, summarizer) pair",
+                "(topic, summarizer) pairs"
+            )
         );
     }
 }
@@ -439,10 +450,18 @@ fn warn_missing_documents(root: &Path, missing: &[(String, Vec<String>)]) {
     };
     let total: usize = topics.iter().map(|(_, ids)| ids.len()).sum();
     aesop_core::eprintln_quiet!(
-        "warning: {}: {total} documents the topics file lists are in no file of the tree, in {} topic(s) (e.g. {topic}: {}); those topics are imported without them",
+        "warning: {}: {} the topics file lists {} in no file of the tree, in {} (e.g. {topic}: {}); {} imported without {}",
         root.display(),
-        topics.len(),
-        ids.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        aesop_core::counted(total, "document", "documents"),
+        if total == 1 { "is" } else { "are" },
+        aesop_core::counted(topics.len(), "topic", "topics"),
+        ids.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+        if topics.len() == 1 {
+            "that topic is"
+        } else {
+            "those topics are"
+        },
+        if total == 1 { "it" } else { "them" }
     );
 }
 
@@ -583,9 +602,13 @@ fn read_topic_statements(files: &[SourceFile]) -> Result<Statements> {
             .saturating_sub(text.to_ascii_lowercase().matches("</topic").count());
         if unclosed > 0 {
             aesop_core::eprintln_quiet!(
-                "warning: {}: {unclosed} <topic> element(s) have no end tag, so the file may be cut short: topics after its last complete one have no statement, and the last may lack part of its own ({} topic(s) read)",
+                "warning: {}: {} no end tag, so the file may be cut short: topics after its last complete one have no statement, and the last may lack part of its own ({} read)",
                 file.display,
-                topics.len()
+                match unclosed {
+                    1 => "1 <topic> element has".to_string(),
+                    n => format!("{n} <topic> elements have"),
+                },
+                aesop_core::counted(topics.len(), "topic", "topics")
             );
         }
         for (id, statement) in topics {
@@ -614,16 +637,23 @@ impl Statements {
         };
         if !self.found_file {
             aesop_core::eprintln_quiet!(
-                "note: {}: no topics file (a name holding `topics`, e.g. UpdateSumm08_test_topics.xml.txt) in the tree: the {} topic(s) are imported without their query (title and narrative)",
+                "note: {}: no topics file (a name holding `topics`, e.g. UpdateSumm08_test_topics.xml.txt) in the tree: {} imported without {} query (title and narrative)",
                 root.display(),
-                unstated.len()
+                match unstated.len() {
+                    1 => "the 1 topic is".to_string(),
+                    n => format!("the {n} topics are"),
+                },
+                if unstated.len() == 1 { "its" } else { "their" }
             );
         } else {
             aesop_core::eprintln_quiet!(
-                "warning: {}: {} of {} topic(s) have no statement in the topics file (e.g. {first}) and are imported without their query; a topics file cut short, or another year's, does this",
+                "warning: {}: {} of {} {} no statement in the topics file (e.g. {first}) and {} imported without {} query; a topics file cut short, or another year's, does this",
                 root.display(),
                 unstated.len(),
-                topics.len()
+                aesop_core::counted(topics.len(), "topic", "topics"),
+                if unstated.len() == 1 { "has" } else { "have" },
+                if unstated.len() == 1 { "is" } else { "are" },
+                if unstated.len() == 1 { "its" } else { "their" }
             );
         }
     }

@@ -174,9 +174,9 @@ pub fn import(root: &Path) -> Result<Vec<Topic>> {
     warn_missing_documents(root, &missing_documents);
     if let Some(first) = only_ids.first() {
         aesop_core::eprintln_quiet!(
-            "note: {}: no document file for {} topic(s) (e.g. {first}); they keep the ids the topics file lists as `document_ids` (TAC 2011 ships no documents; a documents folder that is a link, or documents inside an archive in the tree, are not read)",
+            "note: {}: no document file for {} (e.g. {first}); they keep the ids the topics file lists as `document_ids` (TAC 2011 ships no documents; a documents folder that is a link, or documents inside an archive in the tree, are not read)",
             root.display(),
-            only_ids.len()
+            aesop_core::counted(only_ids.len(), "topic", "topics")
         );
     }
     Ok(topics)
