@@ -638,7 +638,7 @@ fn an_anchored_ablation_keeps_the_anchor_in_every_model() {
     let markdown = std::fs::read_to_string(&md).expect("markdown");
     assert!(
         markdown.contains("anchored on `surface.coverage`")
-            && markdown.contains("Hyper-parameters: `RankSvm { c: 0.1 }` for every model. Seed 1."),
+            && markdown.contains("Hyper-parameters: `c 0.1` for every model. Seed 1."),
         "{markdown}"
     );
     let (_, records) = read_csv(&csv_path);

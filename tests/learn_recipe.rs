@@ -204,7 +204,10 @@ fn ablate_takes_the_recipe_of_an_anchored_builtin() {
     let markdown = std::fs::read_to_string(&md).expect("markdown");
     assert!(
         markdown.contains(&format!("anchored on `{anchor}`"))
-            && markdown.contains(&format!("`{:?}` for every model", builtin.model.hyper)),
+            && markdown.contains(&format!(
+                "`{}` for every model",
+                aesop::learn::card::hyper_text(&builtin.model.hyper)
+            )),
         "{markdown}"
     );
     // The full model, the anchor alone, then each of the recipe's classes alone and left out,

@@ -32,11 +32,22 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
     }
 }
 
+/// Whether the learner named `name` has no hyper-parameters to choose (OLS).
+fn has_no_hyper_parameters(name: &str) -> bool {
+    crate::learners::LearnerKind::ALL
+        .iter()
+        .any(|k| k.name() == name && k.learner().flags().is_empty())
+}
+
 /// The paragraph that records every model's hyper-parameters and, for an anchored ranker, that
 /// its anchor is in every model.
 fn learner_note(report: &AblationReport) -> String {
     let hyper = match &report.hyper {
-        Some(hyper) => format!("`{hyper:?}` for every model"),
+        Some(hyper) => match crate::card::hyper_text(hyper) {
+            text if text.is_empty() => "none (the learner has none)".into(),
+            text => format!("`{text}` for every model"),
+        },
+        None if has_no_hyper_parameters(&report.learner) => "none (the learner has none)".into(),
         None => "chosen by inner cross-validation on each model's training rows".into(),
     };
     let mut note = format!("Hyper-parameters: {hyper}. Seed {}", report.seed);
