@@ -36,7 +36,7 @@ fn fmt_versus(v: &Option<VersusFull>) -> [String; 3] {
 fn has_no_hyper_parameters(name: &str) -> bool {
     crate::learners::LearnerKind::ALL
         .iter()
-        .any(|k| k.name() == name && k.learner().flags().is_empty())
+        .any(|k| k.name() == name && !k.has_hyper_parameters())
 }
 
 /// The paragraph that records every model's hyper-parameters and, for an anchored ranker, that

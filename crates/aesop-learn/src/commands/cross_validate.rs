@@ -441,7 +441,7 @@ fn cv_report(
         feature_names: names.to_vec(),
         hyper: match hyper {
             Some(hyper) => crate::card::hyper_text(&hyper),
-            None if learn.learner.learner().flags().is_empty() => "none".into(),
+            None if !learn.learner.has_hyper_parameters() => "none".into(),
             None => "chosen by inner cross-validation".into(),
         },
         anchor: learn.hyper.anchor.clone(),

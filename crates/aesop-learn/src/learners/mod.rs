@@ -75,6 +75,11 @@ impl LearnerKind {
         self.learner().grid()
     }
 
+    /// Whether the learner has hyper-parameters to fix or choose (OLS has none).
+    pub fn has_hyper_parameters(self) -> bool {
+        !self.learner().flags().is_empty()
+    }
+
     /// The learner of this kind: the registry of learners.
     pub fn learner(self) -> &'static dyn Learner {
         match self {
