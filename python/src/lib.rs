@@ -394,11 +394,19 @@ fn builtin_models() -> Vec<String> {
         .collect()
 }
 
+/// Where the LM classes run ("the GPU (cuda, f32)", "the CPU, int8 (avx2 kernel)"), as `aesop
+/// models` says it; a ValueError says why they cannot (`AESOP_NEURAL_PRECISION`).
+#[pyfunction]
+fn lm_runs_on() -> PyResult<String> {
+    aesop::neural::model::where_lms_run().map_err(|e| PyValueError::new_err(format!("{e:#}")))
+}
+
 #[pymodule]
 fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scorer>()?;
     m.add_function(wrap_pyfunction!(features_json, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_models, m)?)?;
+    m.add_function(wrap_pyfunction!(lm_runs_on, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -311,6 +311,13 @@ pub struct Llama {
     batch_tokens: usize,
 }
 
+impl Drop for Llama {
+    /// A `Scorer` of the Python package, and with it its model, may be dropped on any thread.
+    fn drop(&mut self) {
+        make_current_for_drop(self.output_norm.device());
+    }
+}
+
 /// Token embeddings: f32 rows (llama), or rows dequantized on lookup (Gemma 3, whose 262,144 ×
 /// 640 table would take 671 MB as f32 and takes 178 MB as the file stores it, 8-bit). Boxed:
 /// with the `cuda` feature a `QTensor` takes at least 232 bytes, a `Tensor` 8.
@@ -346,6 +353,28 @@ impl Drop for GpuTurn<'_> {
     }
 }
 
+/// Make `device`'s CUDA context current on this thread before GPU tensors are dropped here;
+/// nothing on the CPU.
+///
+/// Why: cudarc frees a buffer on the thread that drops it without making its context current
+/// first. On a thread where no context is current the free fails, the failure is stored in the
+/// context, and the next GPU call of any thread reports it as its own error: one topic of a run
+/// lost its features to `CUDA_ERROR_INVALID_CONTEXT` where a topic's processed prompts were
+/// dropped on the Python package's worker thread, which had run no GPU work (an H200,
+/// 2026-12-04; docs/PYTHON.md, "On an NVIDIA GPU"). The CLI's threads had all run GPU work.
+fn make_current_for_drop(device: &Device) {
+    #[cfg(feature = "cuda")]
+    if let Device::Cuda(gpu) = device {
+        use candle_core::cuda_backend::cudarc::driver::result::ctx;
+        let context = gpu.cuda_stream().context().cu_ctx();
+        // SAFETY: the context is alive (`device` holds it), and making a live context current
+        // on the calling thread is what every cudarc call does before its work.
+        let _ = unsafe { ctx::set_current(context) };
+    }
+    #[cfg(not(feature = "cuda"))]
+    let _ = device;
+}
+
 /// Keys and values of a processed prompt, per layer (kv_heads, len, head_dim), and the
 /// log-probabilities of the token after it.
 pub struct Prefix {
@@ -353,6 +382,15 @@ pub struct Prefix {
     v: Vec<Tensor>,
     pub len: usize,
     next_logprobs: Vec<f32>,
+}
+
+impl Drop for Prefix {
+    /// A topic's prefixes are dropped with the topic, on whichever thread ends it.
+    fn drop(&mut self) {
+        if let Some(k) = self.k.first() {
+            make_current_for_drop(k.device());
+        }
+    }
 }
 
 /// Keys and values of every layer, as a [`Prefix`] holds them.

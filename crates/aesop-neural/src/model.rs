@@ -172,19 +172,29 @@ pub fn status_lines() -> String {
         };
         out.push_str(&format!("  {:<12} {line}\n", spec.name));
     }
-    let runs = match Precision::from_env() {
-        Ok(Precision::Cuda) => "on the GPU (cuda, f32)".to_string(),
-        Ok(Precision::Int8) => format!(
-            "on the CPU, int8 ({} kernel)",
-            crate::int8::Int8Matrix::kernel_name()
-        ),
-        Ok(Precision::F32) => "on the CPU, f32".to_string(),
+    let runs = match where_lms_run() {
+        Ok(place) => format!("on {place}"),
         Err(e) => format!("nowhere: {e:#}"),
     };
     out.push_str(&format!(
         "They run {runs}; {PRECISION_VAR} (auto, f32, int8 or cuda) chooses.\n"
     ));
     out
+}
+
+/// Where the LM classes run in this process, as `aesop models` says it ("the GPU (cuda, f32)",
+/// "the CPU, int8 (avx512-vnni kernel)"), or why they cannot run (an unknown
+/// `AESOP_NEURAL_PRECISION`, `cuda` without a GPU). Python's `aesop.lm_runs_on()` returns it, so
+/// a user can tell whether a GPU build found its GPU.
+pub fn where_lms_run() -> Result<String> {
+    Ok(match Precision::from_env()? {
+        Precision::Cuda => "the GPU (cuda, f32)".to_string(),
+        Precision::Int8 => format!(
+            "the CPU, int8 ({} kernel)",
+            crate::int8::Int8Matrix::kernel_name()
+        ),
+        Precision::F32 => "the CPU, f32".to_string(),
+    })
 }
 
 fn sha256_file(path: &Path) -> Result<String> {

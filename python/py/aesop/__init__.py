@@ -25,7 +25,8 @@ _os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
 from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
-__all__ = ["Scorer", "AesopWarning", "Topic", "features", "builtin_models", "__version__"]
+__all__ = ["Scorer", "AesopWarning", "Topic", "features", "builtin_models", "lm_runs_on",
+           "__version__"]
 
 # One judgment-set topic (docs/JUDGMENT_SETS.md), as the type stubs name it.
 Topic = _typing.Dict[str, _typing.Any]
@@ -51,6 +52,19 @@ def builtin_models():
     True
     """
     return _aesop.builtin_models()
+
+
+def lm_runs_on():
+    """Where the neural LM classes run in this process, as ``aesop models`` says it: ``"the GPU
+    (cuda, f32)"`` in the GPU wheel when it finds an NVIDIA GPU, else ``"the CPU, int8 (avx2
+    kernel)"`` or ``"the CPU, f32"``. ``AESOP_NEURAL_PRECISION`` (``auto``, ``f32``, ``int8``,
+    ``cuda``), read when the LM is loaded, chooses; a ValueError says why none applies (``cuda``
+    without a GPU, an unknown value).
+
+    >>> aesop.lm_runs_on().startswith(("the CPU", "the GPU"))
+    True
+    """
+    return _aesop.lm_runs_on()
 
 
 def _plain_scalar(value):

@@ -7,6 +7,9 @@ Topic = Dict[str, Any]
 
 def builtin_models() -> List[str]: ...
 
+def lm_runs_on() -> str:
+    """Where the LM classes run: "the GPU (cuda, f32)", "the CPU, int8 (avx2 kernel)", "the CPU, f32"."""
+
 class AesopWarning(UserWarning):
     """The CLI's warnings and notes: unscored summaries, batch-dependent models, classes left without values."""
 
