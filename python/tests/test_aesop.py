@@ -249,6 +249,19 @@ def test_score_lists_every_model_and_needs_a_document():
         scorer.score(["A cat."], ["The cat sat.", "  "])
 
 
+def test_version_is_the_clis_and_the_wheels():
+    # Three places say it (Cargo.toml, python/Cargo.toml, python/pyproject.toml); a release that
+    # bumps one must bump all.
+    binary = _need(BIN, "the aesop binary")
+    cli = subprocess.run([str(binary), "--version"], check=True, capture_output=True, text=True).stdout
+    assert cli.split()[:2] == ["aesop", aesop.__version__]
+    from importlib import metadata
+    try:
+        assert metadata.version("aesop") == aesop.__version__
+    except metadata.PackageNotFoundError:
+        pass  # imported from a source tree (PYTHONPATH), not installed
+
+
 def test_lm_runs_on_says_where_aesop_models_says(monkeypatch):
     binary = _need(BIN, "the aesop binary")
     for precision in ("", "f32"):
