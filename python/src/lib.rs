@@ -398,7 +398,7 @@ fn builtin_models() -> Vec<String> {
 /// models` says it; a ValueError says why they cannot (`AESOP_NEURAL_PRECISION`).
 #[pyfunction]
 fn lm_runs_on() -> PyResult<String> {
-    aesop::neural::model::where_lms_run().map_err(|e| PyValueError::new_err(format!("{e:#}")))
+    aesop::neural::model::where_lms_run().map_err(value_error)
 }
 
 #[pymodule]
