@@ -240,6 +240,7 @@ fn cuda_without_the_feature_is_a_clear_error() {
         Err(e) => format!("{e:#}"),
     };
     assert!(e.contains("built with the `cuda` cargo feature"), "{e}");
+    assert!(e.contains("for Python, the GPU wheel"), "{e}");
 }
 
 #[test]

@@ -271,6 +271,13 @@ def test_lm_runs_on_says_where_aesop_models_says(monkeypatch):
         line = next(l for l in listing.splitlines() if l.startswith("They run on "))
         assert aesop.lm_runs_on() == line[len("They run on "):line.index("; ")]
     assert aesop.lm_runs_on() == "the CPU, f32"
+    # `cuda` is the GPU where the GPU wheel finds one; else an error pointing to that wheel (the
+    # default wheel) or naming CUDA's complaint (the GPU wheel without a GPU).
+    monkeypatch.setenv("AESOP_NEURAL_PRECISION", "cuda")
+    try:
+        assert aesop.lm_runs_on() == "the GPU (cuda, f32)"
+    except ValueError as e:
+        assert "for Python, the GPU wheel" in str(e) or "no usable CUDA GPU" in str(e), e
     monkeypatch.setenv("AESOP_NEURAL_PRECISION", "fast")
     with pytest.raises(ValueError, match="AESOP_NEURAL_PRECISION is 'fast': expected auto, f32"):
         aesop.lm_runs_on()

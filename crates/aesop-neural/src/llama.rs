@@ -194,7 +194,8 @@ fn open_first_gpu() -> Result<Device> {
     if !candle_core::utils::cuda_is_available() {
         bail!(
             "{PRECISION_VAR}=cuda needs an aesop built with the `cuda` cargo feature and the CUDA \
-             toolkit (docs/NEURAL.md, \"GPU\"); this one was built without it"
+             toolkit (docs/NEURAL.md, \"GPU\"; for Python, the GPU wheel: docs/PYTHON.md, \"On an \
+             NVIDIA GPU\"); this one was built without it"
         );
     }
     // The first line only: candle appends a backtrace where RUST_BACKTRACE is set.
