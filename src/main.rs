@@ -131,17 +131,20 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
     },
     /// List the built-in models with their cards; with NAME, print that model's full card, and
     /// with a model file's path the card read from the file (a model `aesop train` wrote).
-    /// `aesop models fetch smollm2` downloads the neural LM (once; see docs/NEURAL.md).
+    /// `aesop models fetch smollm2` downloads the neural LM (once; see docs/NEURAL.md), and
+    /// `aesop models smollm2` says where it comes from and whether it is installed.
     #[command(
-        after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref\n  aesop models relevance.aesop --json\n  aesop models fetch smollm2"
+        after_help = "Examples:\n  aesop models\n  aesop models pyramid-noref\n  aesop models relevance.aesop --json\n  aesop models fetch smollm2\n  aesop models smollm2 --json"
     )]
     Models {
-        /// A built-in model's name, a model file's path, or `fetch`.
+        /// A built-in model's name, a model file's path, a downloadable LM's name (smollm2,
+        /// gemma3-270m), or `fetch`.
         name: Option<String>,
         /// With `fetch`: the downloadable model to install (smollm2, gemma3-270m).
         what: Option<String>,
         /// Print as JSON: the list (name, target, reference_free, version, summary), a built-in's
-        /// card, or a model file's facts (every weight, the stored report).
+        /// card, a model file's facts (every weight, the stored report), or a downloadable LM's
+        /// (package, size, sha256, licence, path, installed, runs_on).
         #[arg(long)]
         json: bool,
     },
@@ -453,16 +456,12 @@ fn model_to_fetch(what: Option<&str>) -> &'static aesop::neural::model::ModelSpe
                 known.join(", ")
             ),
         ),
-        Some(what) => MODELS
-            .iter()
-            .copied()
-            .find(|m| m.name == what)
-            .unwrap_or_else(|| {
-                usage_error(
-                    "models",
-                    &format!("unknown LM {what:?}; known: {}", known.join(", ")),
-                )
-            }),
+        Some(what) => aesop::neural::model::find(what).unwrap_or_else(|| {
+            usage_error(
+                "models",
+                &format!("unknown LM {what:?}; known: {}", known.join(", ")),
+            )
+        }),
     }
 }
 
@@ -665,6 +664,9 @@ fn dispatch(command: Command) -> Result<()> {
                          second one"
                     ),
                 );
+            }
+            if let Some(spec) = name.as_deref().and_then(aesop::neural::model::find) {
+                return aesop::output::print_stdout(&aesop::neural::model::describe(spec, json)?);
             }
             let mut text = aesop::learn::builtin::describe(name.as_deref(), json)?;
             if name.is_none() && !json {

