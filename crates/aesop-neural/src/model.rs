@@ -180,6 +180,7 @@ pub fn find(name: &str) -> Option<&'static ModelSpec> {
 pub fn describe(spec: &ModelSpec, json: bool) -> Result<String> {
     let runs = where_lms_run();
     if json {
+        let state = installed(spec);
         let mut v = serde_json::json!({
             "name": spec.name,
             "package": spec.package,
@@ -190,14 +191,14 @@ pub fn describe(spec: &ModelSpec, json: bool) -> Result<String> {
             "sha256": spec.sha256,
             "licence": spec.licence,
             "path": model_path(spec).display().to_string(),
-            "installed": match installed(spec) {
+            "installed": match state {
                 Installed::RightSize => "present",
                 Installed::Absent => "absent",
                 Installed::Directory => "directory",
                 Installed::WrongSize(_) => "wrong_size",
             },
         });
-        if let Installed::WrongSize(size) = installed(spec) {
+        if let Installed::WrongSize(size) = state {
             v["installed_size"] = size.into();
         }
         match runs {
