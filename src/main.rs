@@ -738,6 +738,9 @@ fn dispatch(command: Command) -> Result<()> {
             for note in streamed.idle_options.notes() {
                 aesop_core::eprintln_quiet!("note: {note}");
             }
+            for warning in streamed.languages.warnings() {
+                aesop_core::eprintln_quiet!("warning: {warning}");
+            }
             Ok(())
         }
     }

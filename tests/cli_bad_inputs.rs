@@ -706,3 +706,171 @@ fn blank_texts_are_left_out_and_blank_ids_refused_at_their_source_line() {
         assert!(message.contains(expected), "{format}: {message}");
     }
 }
+
+/// Text that is not English gets a warning from every verb that reads it (once per part of a
+/// topic: documents, references, summaries), and the work is still done; English text, the
+/// shipped sample included, gets none (docs/ROBUSTNESS.md, "Text that is not English").
+#[test]
+fn text_that_is_not_english_is_warned_about_by_every_verb_that_reads_it() {
+    const FRENCH: &str = "Le conseil municipal a adopté lundi un nouveau budget qui augmente les \
+        dépenses pour les écoles et les parcs. Les critiques affirment que les coûts des \
+        transports ont été ignorés par la majorité, et l'opposition promet des amendements.";
+    const ENGLISH: &str = "The city council approved a new budget on Monday that raises \
+        spending on schools and parks. Critics said that transport costs were ignored by the \
+        majority, and the opposition promised amendments.";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| dir.path().join(name);
+    // Two French topics whose summaries are English, and one English topic.
+    let topic = |id: &str, document: &str| {
+        serde_json::json!({
+            "topic": id,
+            "documents": [{"id": "d1", "text": document}],
+            "summaries": [
+                {"system": "a", "text": ENGLISH, "scores": {"relevance": 4}},
+                {"system": "b", "text": &ENGLISH[..120], "scores": {"relevance": 2}},
+                {"system": "c", "text": &ENGLISH[40..], "scores": {"relevance": 3}},
+            ],
+        })
+        .to_string()
+    };
+    let set = path("set.jsonl");
+    std::fs::write(
+        &set,
+        [
+            topic("fr1", FRENCH),
+            topic("fr2", FRENCH),
+            topic("en", ENGLISH),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .expect("set");
+    let documents_warning = "the documents of 2 topics do not read as English (e.g. topic 'fr1': ";
+    let run = |args: &[&str]| {
+        let out = common::aesop()
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        stderr
+    };
+    for args in [
+        &["score", "set.jsonl", "-o", "scores.jsonl"][..],
+        &[
+            "features",
+            "set.jsonl",
+            "--classes",
+            "content",
+            "-o",
+            "features.csv",
+        ],
+        &[
+            "train",
+            "set.jsonl",
+            "--target",
+            "relevance",
+            "--classes",
+            "content",
+            "-o",
+            "m.aesop",
+        ],
+    ] {
+        let stderr = run(args);
+        assert!(stderr.contains(documents_warning), "{args:?}: {stderr}");
+        // The summaries are English, so only the documents are named.
+        assert_eq!(
+            stderr.matches("do not read as English").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+    }
+    // The work was done: every summary scored, every feature row written.
+    let scores = std::fs::read_to_string(path("scores.jsonl")).expect("scores");
+    assert_eq!(scores.lines().count(), 9 * 3, "{scores}");
+    assert!(!scores.contains("null"), "{scores}");
+    assert_eq!(
+        std::fs::read_to_string(path("features.csv"))
+            .expect("features")
+            .lines()
+            .count(),
+        1 + 9
+    );
+    // Plain text names its files; French summaries are named too.
+    let score_plain = |article: &str, summary: &str| {
+        std::fs::write(path("article.txt"), article).expect("article");
+        std::fs::write(path("summary.txt"), summary).expect("summary");
+        run(&[
+            "score",
+            "--documents",
+            "article.txt",
+            "--summary",
+            "summary.txt",
+            "-o",
+            "plain.jsonl",
+        ])
+    };
+    let stderr = score_plain(FRENCH, &FRENCH[..160]);
+    assert!(
+        stderr.contains("the documents of article.txt do not read as English (")
+            && stderr.contains("the summaries of summary.txt do not read as English ("),
+        "{stderr}"
+    );
+    // English text: no such warning.
+    let stderr = score_plain(ENGLISH, &ENGLISH[..120]);
+    assert!(!stderr.contains("English"), "{stderr}");
+}
+
+/// No English text of the public sets is taken for another language: each document, reference
+/// and summary alone, and each topic's parts pooled (the figures in
+/// `aesop_features::language`'s documentation).
+#[test]
+fn no_text_of_the_public_sets_is_taken_for_another_language() {
+    use aesop::corpus::{Summary, Topic};
+    use aesop::features::language::non_english_parts;
+    let mut sets = vec![(
+        "summeval-sample",
+        import(
+            "summeval",
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl"),
+        )
+        .expect("the shipped sample"),
+    )];
+    for (format, relative) in [
+        ("summeval", "summeval/summeval.jsonl"),
+        ("newsroom", "newsroom/newsroom.jsonl"),
+        ("dialsummeval", "dialsummeval/human_judgment.jsonl"),
+        ("summeval-op", "summeval-op/summeval-op.jsonl"),
+        ("realsumm", "realsumm"),
+    ] {
+        let Some(path) = common::data_or_skip(
+            "no_text_of_the_public_sets_is_taken_for_another_language",
+            relative,
+        ) else {
+            continue;
+        };
+        sets.push((format, import(format, &path).expect("import")));
+    }
+    for (name, topics) in &sets {
+        let mut texts = 0;
+        for topic in topics {
+            let parts = non_english_parts(topic);
+            assert!(parts.is_empty(), "{name}, topic {}: {parts:?}", topic.topic);
+            let alone = topic
+                .documents
+                .iter()
+                .map(|d| &d.text)
+                .chain(topic.references.iter().map(|r| &r.text))
+                .chain(topic.summaries.iter().map(|s| &s.text));
+            for text in alone {
+                let mut one = Topic::new("one");
+                one.summaries.push(Summary::new("s", text.clone()));
+                let parts = non_english_parts(&one);
+                assert!(parts.is_empty(), "{name}: {parts:?} for {text:?}");
+                texts += 1;
+            }
+        }
+        assert!(texts > 0, "{name}");
+    }
+}

@@ -284,6 +284,7 @@ impl Scorer {
             });
             let (predictions, skipped) = self.groups.predict(&topics, cancel)?;
             warnings.extend(skipped_warnings(&skipped));
+            warnings.extend(aesop::features::language::warnings(&topics));
             Ok((predictions, warnings))
         })?;
         let rows = predictions
@@ -326,6 +327,10 @@ impl Scorer {
             format!("summaries[{i}]")
         });
         warnings.extend(skipped_warnings(&skipped));
+        // The topic is this call's texts, not a topic named `input`.
+        let mut languages = aesop::features::language::Tally::default();
+        languages.add_named(&topic, |_| "this call".to_string());
+        warnings.extend(languages.warnings());
         // Per summary, per model: regroup per model (every model listed, with no summaries too).
         let mut out: Vec<ModelScores> = self
             .groups
@@ -359,13 +364,14 @@ fn features_json(
     Vec<Vec<Option<f64>>>,
     Vec<String>,
 )> {
-    let table = interruptible(py, |cancel| {
+    let (table, languages) = interruptible(py, |cancel| {
         let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
         let topics = parse_topics(&topics)?;
         let classes = classes.unwrap_or_default();
         aesop::features::check_options_apply(&options, &classes, None)?;
         let built = build_classes(&classes, &options)?;
-        extract_features(&topics, &built, false, cancel)
+        let table = extract_features(&topics, &built, false, cancel)?;
+        Ok((table, aesop::features::language::warnings(&topics)))
     })?;
     let mut topic_col = Vec::with_capacity(table.records.len());
     let mut system_col = Vec::with_capacity(table.records.len());
@@ -381,6 +387,7 @@ fn features_json(
         .iter()
         .map(|s| format!("{}; those values are None", s.note()))
         .chain(table.idle_options.notes())
+        .chain(languages)
         .collect();
     Ok((table.names, topic_col, system_col, rows, notes))
 }

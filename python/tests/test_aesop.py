@@ -205,6 +205,18 @@ def test_the_cli_warnings_are_aesop_warnings(tmp_path):
     no_documents = dict(_tiny_topic(["The cat sat on the mat.", "A cat sat."]), documents=[])
     with pytest.warns(aesop.AesopWarning, match="class content has no values for 2 summaries.*no input documents"):
         aesop.Scorer().score_sets([no_documents])
+    # Documents in French: the CLI's warning that the text is not English; scores still given.
+    french = dict(_tiny_topic(["The council passed a budget."]), documents=[{"id": "d1", "text":
+        "Le conseil municipal a adopté lundi un nouveau budget qui augmente les dépenses pour "
+        "les écoles et les parcs. Les critiques affirment que les coûts des transports ont été "
+        "ignorés."}])
+    not_english = r"the documents of topic 't' do not read as English \(\d+% of their words"
+    with pytest.warns(aesop.AesopWarning, match=not_english):
+        assert all(p["score"] is not None for p in aesop.Scorer().score_sets([french]))
+    with pytest.warns(aesop.AesopWarning, match="the documents of this call do not read as English"):
+        aesop.Scorer(models=["pyramid-noref"]).score(["A budget."], [french["documents"][0]["text"]])
+    with pytest.warns(aesop.AesopWarning, match=not_english):
+        aesop.features([french], classes="surface")
     # A model whose scores depend on the batch (it uses consensus): warned when loaded.
     texts = ["The cat sat on the mat.", "A cat sat.", "The mat was warm.", "It was a warm day."]
     lines = [json.dumps(_tiny_topic(texts, scores={"relevance": 1.0})) for _ in range(3)]

@@ -255,6 +255,30 @@ fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
         "{warnings:?}"
     );
 
+    // Documents in French: `aesop score`'s warning that the text is not English, with scores.
+    let french = json!({"topics": [{
+        "topic": "fr1",
+        "documents": [{"id": "d1", "text": "Le conseil municipal a adopté lundi un nouveau budget \
+            qui augmente les dépenses pour les écoles et les parcs. Les critiques affirment que \
+            les coûts des transports ont été ignorés par la majorité."}],
+        "summaries": [{"system": "s1", "text": "The council passed a budget."}]
+    }], "models": ["pyramid-noref"]});
+    let reply = post(addr, "/v1/score", &french);
+    assert_eq!(reply.status, 200);
+    let answer = reply.json();
+    assert!(
+        answer["results"][0]["scores"]["pyramid-noref"].is_number(),
+        "{answer}"
+    );
+    let warnings = answer["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.len() == 1
+            && warnings[0].as_str().is_some_and(
+                |w| w.starts_with("the documents of topic 'fr1' do not read as English")
+            ),
+        "{warnings:?}"
+    );
+
     // No warnings: no `warnings` field.
     let reply = post(addr, "/v1/score", &json!({"topics": sample_topics()}));
     assert_eq!(reply.status, 200);

@@ -18,6 +18,7 @@ pub mod discourse;
 pub mod distribution;
 pub mod entity;
 pub mod graph;
+pub mod language;
 pub mod lm;
 pub mod named_options;
 pub mod neural;

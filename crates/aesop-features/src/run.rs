@@ -428,6 +428,8 @@ pub struct StreamedFeatures {
     pub stats: aesop_corpus::stream::StreamStats,
     pub skipped: Vec<Skipped>,
     pub idle_options: IdleOptions,
+    /// Topics whose text does not read as English.
+    pub languages: crate::language::Tally,
 }
 
 /// `aesop features` at scale: extract `classes` topic by topic from a stream of topics (a
@@ -450,6 +452,7 @@ where
     let mut writer = TableWriter::new(format, &names, out)?;
     let mut skipped = Skipped::none_for(classes);
     let mut idle_options = IdleOptions::default();
+    let mut languages = crate::language::Tally::default();
     let stats = aesop_corpus::stream::for_each_topic(
         topics,
         aesop_corpus::stream::Window::default(),
@@ -461,6 +464,7 @@ where
                 writer.write(r)?;
             }
             idle_options.add(topic, classes);
+            languages.add(topic);
             for ((slot, class), missing) in skipped.iter_mut().zip(classes).zip(class_missing) {
                 slot.add(class.as_ref(), topic, missing);
             }
@@ -473,6 +477,7 @@ where
         stats,
         skipped,
         idle_options,
+        languages,
     })
 }
 

@@ -45,7 +45,8 @@ use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 use std::collections::{HashMap, HashSet};
 
 /// The shipped function-word list (CC BY-SA 4.0; see features/ATTRIBUTION-function-words.md).
-const SHIPPED_FUNCTION_WORDS: &str = include_str!("../../../features/function_words_ud_en.tsv");
+pub(crate) const SHIPPED_FUNCTION_WORDS: &str =
+    include_str!("../../../features/function_words_ud_en.tsv");
 
 /// Options of the `tesla` class.
 #[derive(Debug, Clone)]

@@ -109,6 +109,20 @@ impl WordFrequencies {
     }
 }
 
+/// From this Zipf frequency (log10 of a word's uses per billion words) a word counts as common
+/// English: once per million words, about the 25,000 most frequent words.
+pub const COMMON_ZIPF: f64 = 3.0;
+
+impl WordFrequencies {
+    /// Whether `word` (as [`Self::log_prob`] reads it) is a common English word: at
+    /// [`COMMON_ZIPF`] or above. A word without a letter is not.
+    pub fn is_common(&self, word: &str) -> bool {
+        let common_log_prob = (COMMON_ZIPF - 9.0) * std::f64::consts::LN_10;
+        word.chars().any(char::is_alphabetic)
+            && self.log_prob(word).is_some_and(|lp| lp >= common_log_prob)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +168,16 @@ mod tests {
         let e = WordFrequencies::parse_tsv("#aesop-wordfreq\t1\nthe\tx\n").unwrap_err();
         assert!(e.contains("line 2"), "{e}");
         assert!(WordFrequencies::parse_tsv("#aesop-wordfreq\t1\n").is_err());
+    }
+
+    #[test]
+    fn common_words_are_those_used_once_per_million_words_or_more() {
+        let f = WordFrequencies::parse_tsv(
+            "#aesop-wordfreq\t1\nthe\t-100\ncat\t-600\nzebra\t-650\n0000\t-300\n",
+        )
+        .unwrap();
+        // Zipf 8 and 3 (the limit) are common, 2.5 not; a number is no word.
+        assert!(f.is_common("The,") && f.is_common("cat"));
+        assert!(!f.is_common("zebra") && !f.is_common("2019") && !f.is_common("黑猫"));
     }
 }

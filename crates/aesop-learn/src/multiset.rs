@@ -74,6 +74,7 @@ pub fn load_sets(
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
         check_features_present(&spec.path.display().to_string(), &topics, &raw, &built)?;
         warn_idle_options(&spec.path, &table);
+        warn_not_english(&spec.path, &topics);
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?
@@ -104,6 +105,14 @@ pub fn load_sets(
 pub fn warn_idle_options(path: &std::path::Path, table: &FeatureTable) {
     for note in table.idle_options.notes() {
         aesop_core::eprintln_quiet!("warning: {}: {note}", path.display());
+    }
+}
+
+/// Warn about the parts of the set at `path` that do not read as English (its documents,
+/// references or summaries; `aesop_features::language`): a model learns little from them.
+pub fn warn_not_english(path: &std::path::Path, topics: &[Topic]) {
+    for warning in aesop_features::language::warnings(topics) {
+        aesop_core::eprintln_quiet!("warning: {}: {warning}", path.display());
     }
 }
 

@@ -416,6 +416,8 @@ pub fn score_streaming(
     let mut predictions = 0;
     // Degenerate summaries seen, for one warning per kind.
     let mut degenerate = super::degenerate::Tally::default();
+    // Topics whose text does not read as English, for one warning per part of a topic.
+    let mut languages = aesop_features::language::Tally::default();
     // Classes without values for some summaries: the models scored those from their other
     // features (a model whose features all went missing gives every such summary one score).
     let mut skipped = Vec::new();
@@ -448,6 +450,22 @@ pub fn score_streaming(
         },
         |topic, scores| {
             aesop_features::run::Skipped::merge(&mut skipped, scores.skipped);
+            if args.set.is_some() {
+                languages.add(topic);
+            } else {
+                // Plain-text input: name the files.
+                languages.add_named(topic, |part| {
+                    let paths = match part {
+                        aesop_features::language::Part::Documents => &args.documents,
+                        aesop_features::language::Part::References => &args.reference,
+                        aesop_features::language::Part::Summaries => &args.summary,
+                    };
+                    paths
+                        .first()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| format!("topic '{}'", topic.topic))
+                });
+            }
             let models = &groups.groups[scores.group];
             for (((summary, row), raw), kind) in topic
                 .summaries
@@ -505,6 +523,9 @@ pub fn score_streaming(
     }
     for class in &skipped {
         aesop_core::eprintln_quiet!("warning: {}", skipped_warning(class));
+    }
+    for warning in languages.warnings() {
+        aesop_core::eprintln_quiet!("warning: {warning}");
     }
     aesop_core::eprint_quiet!("{}", system_table(&report, 40));
     // Two significant digits at least: the LM scores under one summary a second on a CPU,

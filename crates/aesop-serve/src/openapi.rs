@@ -152,7 +152,7 @@ pub fn document() -> Value {
                         }},
                         "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}},
                         "warnings": {"type": "array", "items": text,
-                                     "description": "aesop score's warnings about the request: batch-dependent models, feature classes without values for some summaries."}
+                                     "description": "aesop score's warnings about the request: batch-dependent models, feature classes without values for some summaries, text that does not read as English."}
                     }
                 },
                 "ModelCard": model_card,

@@ -162,6 +162,7 @@ pub fn score_request(
         Skipped::merge(&mut skipped, run_skipped);
     }
     warnings.extend(skipped.iter().map(skipped_warning));
+    warnings.extend(aesop_features::language::warnings(&request.topics));
     Ok(ScoreResponse {
         results: results.into_iter().flatten().collect(),
         models: used,

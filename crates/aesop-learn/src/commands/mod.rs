@@ -81,6 +81,7 @@ fn extract(
     let built = build_classes(classes, options)?;
     let table = extract_features(topics, &built, aesop_core::progress::enabled(), cancel)?;
     multiset::warn_idle_options(path, &table);
+    multiset::warn_not_english(path, topics);
     Ok(table)
 }
 
