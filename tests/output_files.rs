@@ -1,6 +1,7 @@
 //! Safe output files end to end (crates/aesop-core/src/output.rs): an output that is the input (by any path) is
 //! refused and the input survives; symbolic links are written through; read-only and non-regular
-//! files are never replaced; a write error leaves no partial file and names the file.
+//! files are never replaced, but devices and pipes are written in place; a write error leaves no
+//! partial file and names the file.
 
 use crate::common;
 
@@ -159,6 +160,74 @@ fn read_only_and_non_regular_outputs_are_refused() {
         stderr(&out)
     );
     assert!(sub.is_dir());
+}
+
+/// A character device or a pipe (`-o /dev/null`, a FIFO, bash's `-o >(…)`) is written in place by
+/// every verb, as `score` always did: `features -o /dev/null` (to fill the LM cache, or to time a
+/// run) was refused as "not a regular file". The pipe's reader gets what a regular file gets.
+#[test]
+fn devices_and_pipes_are_written_in_place_by_every_verb() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = write_set(dir.path());
+    let verbs: Vec<Vec<String>> = vec![
+        vec!["features".into(), "--classes".into(), "surface".into()],
+        vec![
+            "score".into(),
+            "--model".into(),
+            "builtin:readability-noref".into(),
+        ],
+        vec![
+            "train".into(),
+            "--target".into(),
+            "relevance".into(),
+            "--classes".into(),
+            "surface".into(),
+        ],
+    ];
+    let run = |verb: &[String], output: &Path| {
+        let out = common::aesop()
+            .arg(&verb[0])
+            .arg(&set)
+            .args(&verb[1..])
+            .arg("-o")
+            .arg(output)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{verb:?} -o {output:?}: {}",
+            stderr(&out)
+        );
+    };
+    for verb in &verbs {
+        run(verb, Path::new("/dev/null"));
+        let regular = dir.path().join(format!("{}.out", verb[0]));
+        run(verb, &regular);
+        let fifo = dir.path().join(format!("{}.fifo", verb[0]));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        run(verb, &fifo);
+        let through_pipe = reader.join().unwrap();
+        if verb[0] == "train" {
+            // A model file records when it was made: compare its size only.
+            assert_eq!(
+                through_pipe.len(),
+                std::fs::metadata(&regular).unwrap().len() as usize
+            );
+        } else {
+            assert_eq!(through_pipe, std::fs::read(&regular).unwrap(), "{verb:?}");
+        }
+        // The pipe is still a pipe: nothing was renamed onto it.
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    }
 }
 
 /// A file-size limit (`ulimit -f`, with SIGXFSZ ignored) makes writes fail with EFBIG, as a full

@@ -8,6 +8,10 @@
 //! (flush, fsync, atomic rename) puts it in place. Dropping it uncommitted removes the temporary
 //! file: there is never a partial output. A destination whose name ends in `.gz` is written
 //! gzip-compressed, as [`crate::input::open`] reads such a name back.
+//!
+//! A character device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO, bash's `-o >(gzip >
+//! f.gz)`) has nothing to rename onto: it is written in place, as standard output is. Any other
+//! file that is not a regular file (a directory, a block device, a socket) is refused.
 
 use anyhow::{bail, Context, Result};
 use flate2::write::GzEncoder;
@@ -100,11 +104,13 @@ pub struct OutputFile {
     temp: Option<Sink>,
 }
 
-/// The temporary file being written: as it is, or through a gzip encoder (a `.gz` name).
+/// The temporary file being written: as it is, or through a gzip encoder (a `.gz` name); or a
+/// character device or pipe written in place.
 enum Sink {
     Plain(BufWriter<NamedTempFile>),
     // Boxed: the encoder's state would make every output as large.
     Gzip(Box<GzEncoder<BufWriter<NamedTempFile>>>),
+    Stream(BufWriter<std::fs::File>),
 }
 
 impl Sink {
@@ -121,14 +127,16 @@ impl Sink {
         match self {
             Sink::Plain(file) => file,
             Sink::Gzip(encoder) => &mut **encoder,
+            Sink::Stream(file) => file,
         }
     }
 
-    /// The temporary file (under the encoder, if any).
-    fn file(&self) -> &NamedTempFile {
+    /// The temporary file (under the encoder, if any); `None` for a stream written in place.
+    fn temp(&self) -> Option<&NamedTempFile> {
         match self {
-            Sink::Plain(file) => file.get_ref(),
-            Sink::Gzip(encoder) => encoder.get_ref().get_ref(),
+            Sink::Plain(file) => Some(file.get_ref()),
+            Sink::Gzip(encoder) => Some(encoder.get_ref().get_ref()),
+            Sink::Stream(_) => None,
         }
     }
 
@@ -140,28 +148,46 @@ impl Sink {
                 encoder.try_finish()?;
                 encoder.get_mut().flush()
             }
+            Sink::Stream(file) => file.flush(),
         }
     }
 
-    /// The temporary file, once [`Sink::flush_all`] has written everything.
-    fn into_file(self) -> std::io::Result<NamedTempFile> {
+    /// The temporary file, once [`Sink::flush_all`] has written everything; `None` for a
+    /// stream.
+    fn into_file(self) -> std::io::Result<Option<NamedTempFile>> {
         let file = match self {
             Sink::Plain(file) => file,
             Sink::Gzip(encoder) => encoder.finish()?,
+            Sink::Stream(_) => return Ok(None),
         };
-        file.into_inner().map_err(|e| e.into_error())
+        file.into_inner().map(Some).map_err(|e| e.into_error())
     }
 }
 
 impl OutputFile {
     /// Checks `path` (refused: the same file as any of `inputs`, also via another path, a hard
     /// link or a symbolic link — device and inode are compared; an existing file that is not a
-    /// regular file; a read-only file), resolves symbolic links (the output is written through
-    /// them), and opens a temporary file in the destination's directory. A `path` ending in
-    /// `.gz` is written gzip-compressed.
+    /// regular file, a character device or a pipe; a read-only file), resolves symbolic links
+    /// (the output is written through them), and opens a temporary file in the destination's
+    /// directory. A `path` ending in `.gz` is written gzip-compressed. A character device or a
+    /// pipe is opened and written in place (see the module documentation).
     pub fn create(path: &Path, inputs: &[&Path]) -> Result<OutputFile> {
         if names_stdout(path) {
             bail!("`-` (standard output) cannot take this output; name a file");
+        }
+        // Checked through the kernel's view of the links: `/dev/stdout` links to
+        // `/proc/self/fd/1`, which links to `pipe:[…]`, no path at all.
+        if std::fs::metadata(path).is_ok_and(|meta| is_stream(&meta)) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("{}: cannot open", path.display()))?;
+            return Ok(OutputFile {
+                shown: path.to_path_buf(),
+                dest: path.to_path_buf(),
+                keep_permissions: None,
+                temp: Some(Sink::Stream(BufWriter::new(file))),
+            });
         }
         let dest = resolve_links(path)?;
         let shown = path.to_path_buf();
@@ -276,7 +302,9 @@ impl OutputFile {
         let sink = self.temp.as_mut().context("output already committed")?;
         sink.flush_all()
             .with_context(|| format!("{shown}: cannot write"))?;
-        let temp = sink.file();
+        let Some(temp) = sink.temp() else {
+            return Ok(());
+        };
         if let Some(perms) = &self.keep_permissions {
             std::fs::set_permissions(temp.path(), perms.clone())
                 .with_context(|| format!("{shown}: cannot set permissions"))?;
@@ -290,9 +318,12 @@ impl OutputFile {
     fn persist(mut self) -> Result<()> {
         let shown = self.shown.display().to_string();
         let sink = self.temp.take().context("output already committed")?;
-        let temp = sink
+        let Some(temp) = sink
             .into_file()
-            .with_context(|| format!("{shown}: cannot write"))?;
+            .with_context(|| format!("{shown}: cannot write"))?
+        else {
+            return Ok(());
+        };
         forget_pending(temp.path());
         temp.persist(&self.dest)
             .map_err(|e| e.error)
@@ -403,6 +434,20 @@ fn same_destination(a: &Path, b: &Path) -> bool {
     )
 }
 
+/// Whether `meta` is a character device (`/dev/null`, a terminal) or a pipe: written in place.
+fn is_stream(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device() || meta.file_type().is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
 /// `path` is no longer a pending output's temporary file.
 fn forget_pending(path: &Path) {
     pending().retain(|p| p != path);
@@ -411,8 +456,8 @@ fn forget_pending(path: &Path) {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         // Uncommitted: `NamedTempFile` removes the file as it drops.
-        if let Some(sink) = &self.temp {
-            forget_pending(sink.file().path());
+        if let Some(temp) = self.temp.as_ref().and_then(Sink::temp) {
+            forget_pending(temp.path());
         }
     }
 }

@@ -18,7 +18,7 @@
 //! wide margin: those with under 75% common letters (names) have 17% function words or more, and
 //! those with under 10% function words (telegraphic headlines) have 95% common letters. News
 //! sentences in French, German, Spanish, Italian, Portuguese, Dutch, Indonesian and Swahili
-//! have 0-4% function words and 7-52% common letters (French shares many words with English),
+//! have 0-4% function words and 7-46% common letters (French shares many words with English),
 //! Chinese and Arabic 0 on both.
 
 use crate::wordfreq::WordFrequencies;

@@ -654,14 +654,11 @@ pub fn system_table(report: &ScoreReport, max_rows: usize) -> String {
     out
 }
 
-/// Where predictions go: standard output, a device or pipe written in place, or an
-/// [`aesop_core::output::OutputFile`] that [`Output::commit`] renames into place (dropped
-/// uncommitted, it is deleted).
+/// Where predictions go: standard output, or an [`aesop_core::output::OutputFile`] that
+/// [`Output::commit`] renames into place (dropped uncommitted, it is deleted; a device or pipe
+/// it writes in place).
 enum Output {
     Stdout,
-    /// A device or pipe (`/dev/stdout`, a FIFO): written in place, there is nothing to rename.
-    Special(std::fs::File),
-    /// The project's safe writer: refuses inputs and read-only files, never leaves a partial file.
     File(aesop_core::output::OutputFile),
 }
 
@@ -670,13 +667,6 @@ impl Output {
         let Some(path) = aesop_core::output::file_or_stdout(path) else {
             return Ok(Output::Stdout);
         };
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-            let file = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .with_context(|| format!("{}: cannot open", path.display()))?;
-            return Ok(Output::Special(file));
-        }
         Ok(Output::File(aesop_core::output::OutputFile::create(
             path, inputs,
         )?))
@@ -685,14 +675,13 @@ impl Output {
     fn writer(&mut self) -> Box<dyn Write + '_> {
         match self {
             Output::Stdout => Box::new(BufWriter::new(std::io::stdout().lock())),
-            Output::Special(file) => Box::new(BufWriter::new(file)),
             Output::File(file) => Box::new(BufWriter::with_capacity(1 << 16, file)),
         }
     }
 
     fn commit(self) -> Result<()> {
         match self {
-            Output::Stdout | Output::Special(_) => Ok(()),
+            Output::Stdout => Ok(()),
             Output::File(file) => file.commit(),
         }
     }
