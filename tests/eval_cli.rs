@@ -136,6 +136,39 @@ fn feature_columns_and_comparison() {
     assert!(tau["difference"].as_f64().expect("number") > 0.0);
 }
 
+/// A features file under a name that says nothing of its format (`aesop features … > f`, or
+/// `-o f.out`, both CSV) is read by its content: CSV, or JSON Lines when its first line is an
+/// object. It was read as JSON Lines, so aesop could not read back what it wrote ("f:1:
+/// malformed JSON").
+#[test]
+fn a_features_file_of_any_name_is_read_by_its_content() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tau_of = |features: PathBuf| {
+        let mut a = args(features, fixture("eval/set.jsonl"), "pyramid");
+        a.feature = Some("rouge.r1_f".into());
+        a.bootstrap = 0;
+        statistic(&evaluate_json(a, dir.path()), "summary.kendall")
+    };
+    let expected = tau_of(fixture("eval/features.csv"));
+    assert!((expected - 2.0 / 9.0).abs() < 1e-12);
+    for (source, name) in [
+        ("eval/features.csv", "features"),
+        ("eval/features.csv", "features.out"),
+        ("eval/features.jsonl", "features.out.gz"),
+        ("eval/features.jsonl", "features.txt"),
+    ] {
+        let copy = dir.path().join(name);
+        let bytes = std::fs::read(fixture(source)).expect("fixture");
+        let bytes = if name.ends_with(".gz") {
+            common::gzip(&bytes)
+        } else {
+            bytes
+        };
+        std::fs::write(&copy, bytes).expect("copy");
+        assert_eq!(tau_of(copy), expected, "{source} as {name}");
+    }
+}
+
 /// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column
 /// only; the predictions file is read as predictions (it failed with "no field F").
 #[test]

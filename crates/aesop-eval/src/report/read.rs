@@ -74,8 +74,8 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
     Ok(rows)
 }
 
-/// Read a predictions file, or the column `feature` of a features file (CSV when the name ends
-/// in `.csv`, JSON Lines otherwise).
+/// Read a predictions file, or the column `feature` of a features file (CSV or JSON Lines, as
+/// [`is_csv`] tells).
 pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<MetricScores> {
     read_metric_for(
         path,
@@ -277,9 +277,27 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
         .map(|base| (base, true))
 }
 
-/// Whether `path` names a CSV file (by its extension, through a trailing `.gz`).
+/// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.jsonl` and `.json`
+/// JSON Lines, through a trailing `.gz`); any other name is read by its first non-blank line, JSON
+/// Lines when that starts with `{`. Why: `aesop features` writes CSV under any other name and to
+/// standard output, so `features … -o f.out` or `features … > f` used to be read back here as
+/// JSON Lines ("f:1: malformed JSON").
 fn is_csv(path: &Path) -> bool {
-    aesop_core::input::format_extension(path).is_some_and(|e| e == "csv")
+    match aesop_core::input::format_extension(path).as_deref() {
+        Some("csv") => true,
+        Some("jsonl" | "json") => false,
+        _ => first_line(path).is_some_and(|line| !line.trim_start().starts_with('{')),
+    }
+}
+
+/// The first non-blank line of the file at `path` (a byte-order mark removed); `None` when it
+/// cannot be read or holds none.
+fn first_line(path: &Path) -> Option<String> {
+    let file = aesop_core::input::open(path).ok()?;
+    file.lines()
+        .map_while(std::result::Result::ok)
+        .find(|line| !line.trim().is_empty())
+        .map(|line| aesop_core::input::without_bom(&line).to_string())
 }
 
 /// Whether `path` is a JSON Lines predictions file: its first record has a `score`, which
@@ -289,16 +307,8 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
     if is_csv(path) {
         return false;
     }
-    let Ok(file) = aesop_core::input::open(path) else {
-        return false;
-    };
-    let first = file
-        .lines()
-        .map_while(std::result::Result::ok)
-        .find(|l| !l.trim().is_empty());
-    first.is_some_and(|line| {
-        matches!(jsonl::parse_json(aesop_core::input::without_bom(&line)),
-                     Ok(Value::Object(map)) if map.contains_key("score"))
+    first_line(path).is_some_and(|line| {
+        matches!(jsonl::parse_json(&line), Ok(Value::Object(map)) if map.contains_key("score"))
     })
 }
 
