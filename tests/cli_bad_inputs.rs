@@ -709,7 +709,7 @@ fn blank_texts_are_left_out_and_blank_ids_refused_at_their_source_line() {
 
 /// Text that is not English gets a warning from every verb that reads it (once per part of a
 /// topic: documents, references, summaries), and the work is still done; English text, the
-/// shipped sample included, gets none (docs/ROBUSTNESS.md, "Text that is not English, …").
+/// shipped sample included, gets none (docs/ROBUSTNESS.md, "Stop 78 audit").
 #[test]
 fn text_that_is_not_english_is_warned_about_by_every_verb_that_reads_it() {
     const FRENCH: &str = "Le conseil municipal a adopté lundi un nouveau budget qui augmente les \
