@@ -358,7 +358,10 @@ fn errors_name_the_file_line_and_field() {
     assert!(e.contains("rouge.r1_f"), "lists the columns: {e}");
 
     let e = error_of(args(fixture("eval/features.csv"), set.clone(), "pyramid"));
-    assert!(e.contains("needs --feature"), "{e}");
+    assert!(
+        e.contains("give --feature COLUMN (e.g. --feature rouge.r1_f; its columns: rouge.r1_f, rouge.r2_f)"),
+        "{e}"
+    );
 
     // A --compare column without a --compare file; a report and a plot on one path.
     let mut a = args(fixture("eval/predictions.jsonl"), set.clone(), "pyramid");
@@ -380,7 +383,7 @@ fn errors_name_the_file_line_and_field() {
     a.compare = Some(fixture("eval/features.csv"));
     let e = error_of(a);
     assert!(
-        e.contains("features.csv: a features CSV needs --compare-feature COLUMN"),
+        e.contains("features.csv: a CSV (features, or `aesop score`'s predictions) is read one column at a time: give --compare-feature COLUMN (e.g. --compare-feature rouge.r1_f; its columns: rouge.r1_f, rouge.r2_f"),
         "{e}"
     );
 

@@ -128,10 +128,28 @@ pub(super) fn read_metric_for(
     }
     let scores = match (is_csv(path), feature) {
         (true, Some(column)) => read_features_csv(path, column)?,
-        (true, None) => bail!(
-            "{}: a features CSV needs {flag} COLUMN (e.g. {flag} rouge.r1_f)",
-            path.display()
-        ),
+        (true, None) => {
+            // The file's own columns as the example: `score`'s CSV predictions are read this
+            // way too (`--feature pyramid`).
+            let columns = feature_columns(path).unwrap_or_default();
+            let example = match columns.first() {
+                Some(first) => format!(
+                    "e.g. {flag} {first}; its columns: {}{}",
+                    columns
+                        .iter()
+                        .take(8)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if columns.len() > 8 { ", …" } else { "" }
+                ),
+                None => format!("e.g. {flag} rouge.r1_f"),
+            };
+            bail!(
+                "{}: a CSV (features, or `aesop score`'s predictions) is read one column at a time: give {flag} COLUMN ({example})",
+                path.display()
+            )
+        }
         (false, Some(column)) => read_features_jsonl(path, column)?,
         (false, None) => read_predictions(path, target, choice)?,
     };
