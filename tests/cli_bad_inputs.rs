@@ -48,6 +48,13 @@ fn sources(dir: &Path) -> Vec<(&'static str, PathBuf)> {
     out
 }
 
+/// The standard error of a run that must fail with exit 1 (`what` names the run in messages).
+fn failure_stderr(out: &std::process::Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+    stderr
+}
+
 /// The source of one format among [`sources`], written under `dir/format`.
 fn source_of(dir: &std::path::Path, format: &str) -> std::path::PathBuf {
     let dir = dir.join(format);
@@ -358,8 +365,7 @@ fn an_empty_input_is_refused_by_every_verb_and_writes_nothing() {
                 .arg(&output)
                 .output()
                 .expect("run");
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(1), "{args:?} {name}: {stderr}");
+            let stderr = failure_stderr(&out, &format!("{args:?} {name}"));
             assert!(
                 stderr.contains(&format!("{name}: no topics")),
                 "{args:?} {name}: {stderr}"
@@ -873,4 +879,73 @@ fn no_text_of_the_public_sets_is_taken_for_another_language() {
         }
         assert!(texts > 0, "{name}");
     }
+}
+
+/// A pipe (a FIFO, bash's `<(…)`) as the input of a verb that records its inputs' content hashes
+/// is refused before any read, as `-` is: `train <(cat set.jsonl)` recorded the hash of nothing
+/// (`cbf29ce484222325`, FNV-1a of no bytes) and the set's name as `63`. `score` still reads a set
+/// from a pipe.
+#[test]
+fn a_pipe_is_refused_where_the_input_is_hashed_and_read_where_it_is_streamed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("set.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let fifo_name = fifo.display().to_string();
+    let learn = |verb: &'static str, output: &'static str| {
+        let mut args = vec![verb, fifo_name.as_str()];
+        args.extend([
+            "--target",
+            "relevance",
+            "--classes",
+            "surface",
+            "-o",
+            output,
+        ]);
+        args
+    };
+    for args in [
+        learn("train", "m.aesop"),
+        learn("cross-validate", "cv.jsonl"),
+        vec![
+            "evaluate",
+            "cv.jsonl",
+            "--human",
+            &fifo_name,
+            "--target",
+            "relevance",
+        ],
+    ] {
+        let out = common::aesop()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let stderr = failure_stderr(&out, &format!("{args:?}"));
+        assert!(
+            stderr.contains(&format!("{fifo_name}: a pipe or device, not a file")),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!dir.path().join("m.aesop").exists());
+    // `score` streams the set from the pipe.
+    let set = std::fs::read(common::fixture("eval/set.jsonl")).expect("set");
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, set).expect("write the pipe"))
+    };
+    let out = common::aesop()
+        .args(["score", &fifo_name, "--model", "builtin:readability-noref"])
+        .output()
+        .expect("run");
+    writer.join().expect("writer");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.stdout.is_empty());
 }

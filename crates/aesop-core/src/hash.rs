@@ -20,15 +20,25 @@ pub fn content_hash_of(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a64(bytes))
 }
 
-/// Refuse standard input (`-`) as an input whose content hash a verb records beside its figures:
-/// a pipe's bytes cannot be hashed before they are read and cannot be read again. Checked before
-/// any work, so the error comes first rather than after a long run.
+/// Refuse standard input (`-`), a pipe or a device (bash's `<(…)` is a pipe) as an input whose
+/// content hash a verb records beside its figures: a pipe's bytes cannot be hashed before they
+/// are read and cannot be read again (`train <(cat set.jsonl)` recorded the hash of nothing).
+/// Checked before any work, so the error comes first rather than after a long run.
 pub fn check_hashable(path: &Path) -> Result<()> {
     if crate::input::names_stdin(path) {
         bail!(
             "-: this command records each input's content hash, so it reads its inputs from \
              files, not standard input (`aesop score -` and `aesop features -` stream a set \
              from it)"
+        );
+    }
+    if std::fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
+        bail!(
+            "{}: a pipe or device, not a file: this command records each input's content \
+             hash, and reads its inputs more than once, which a pipe's bytes allow only once; \
+             save them to a file first (`aesop score` and `aesop features` read a set from a \
+             pipe)",
+            path.display()
         );
     }
     Ok(())
@@ -77,5 +87,14 @@ mod tests {
         );
         let message = format!("{:#}", content_hash(Path::new("-")).expect_err("stdin"));
         assert!(message.starts_with("-: this command records"), "{message}");
+        // A device (a pipe is the same kind of file to this check): refused, naming it.
+        let message = format!(
+            "{:#}",
+            content_hash(Path::new("/dev/null")).expect_err("device")
+        );
+        assert!(
+            message.starts_with("/dev/null: a pipe or device, not a file"),
+            "{message}"
+        );
     }
 }
