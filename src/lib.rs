@@ -8,7 +8,7 @@
 //! files), [`rng`] and [`varint`] are shared utilities. This crate re-exports each under its
 //! module name and holds the `aesop` binary.
 
-pub use aesop_core::{hash, output, progress, rng, varint, version};
+pub use aesop_core::{hash, output, progress, rng, threads, varint, version};
 pub use aesop_corpus as corpus;
 pub use aesop_eval as eval;
 pub use aesop_features as features;

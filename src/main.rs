@@ -58,7 +58,7 @@ AESOP_NEURAL_PRECISION     auto (default), f32, int8 or cuda: how the LM classes
 AESOP_NEURAL_BATCH_TOKENS  tokens per batched LM pass (default 1024)\n  \
 AESOP_PYTHON               the Python whose pip `aesop models fetch` runs (default python3)\n  \
 AESOP_LOG                  `aesop serve`'s log filter (default info)\n  \
-RAYON_NUM_THREADS          worker threads (default: one per core)"
+RAYON_NUM_THREADS          worker threads, a whole number up to 1,024 (default, or 0: one per core)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -519,6 +519,10 @@ fn main() -> ExitCode {
     aesop::version::set_commit(env!("AESOP_COMMIT"));
     let cli = Cli::from_arg_matches(&cli_command().get_matches()).unwrap_or_else(|e| e.exit());
     aesop::progress::force(cli.command.progress());
+    if let Err(err) = start_worker_threads() {
+        aesop_core::eprintln_quiet!("aesop: error: {err:#}");
+        return ExitCode::from(1);
+    }
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err)
@@ -536,6 +540,23 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Start rayon's pool of worker threads with `RAYON_NUM_THREADS` checked
+/// (`aesop::threads`): a value that is not a whole number, or far too many threads, is an error
+/// naming the variable, and so is a pool that cannot start, where rayon aborted the process.
+fn start_worker_threads() -> Result<()> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(threads) = aesop::threads::requested_threads()? {
+        pool = pool.num_threads(threads);
+    }
+    pool.build_global().with_context(|| {
+        format!(
+            "cannot start the worker threads ({} is {:?})",
+            aesop::threads::THREADS_VAR,
+            std::env::var(aesop::threads::THREADS_VAR).unwrap_or_default()
+        )
+    })
 }
 
 fn dispatch(command: Command) -> Result<()> {

@@ -949,3 +949,52 @@ fn a_pipe_is_refused_where_the_input_is_hashed_and_read_where_it_is_streamed() {
     );
     assert!(!out.stdout.is_empty());
 }
+
+/// `RAYON_NUM_THREADS` is checked before any work: rayon ignored a value that is not a number and
+/// tried to start any count asked for (100,000: the process aborted with "fatal runtime error:
+/// failed to initiate panic"). 0 or empty is one thread per core, as rayon reads it.
+#[test]
+fn a_bad_worker_thread_count_is_an_error_naming_the_variable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        std::fs::read(common::fixture("eval/set.jsonl")).expect("set"),
+    )
+    .expect("write");
+    let score = |threads: &str| {
+        common::aesop()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["score", "--model", "builtin:readability-noref"])
+            .arg(&set)
+            .output()
+            .expect("run")
+    };
+    for (value, expected) in [
+        (
+            "abc",
+            "RAYON_NUM_THREADS is 'abc': expected a whole number of worker threads",
+        ),
+        (
+            "-1",
+            "RAYON_NUM_THREADS is '-1': expected a whole number of worker threads",
+        ),
+        (
+            "100000",
+            "RAYON_NUM_THREADS is 100000: at most 1024 worker threads",
+        ),
+    ] {
+        let out = score(value);
+        let stderr = failure_stderr(&out, value);
+        assert!(stderr.contains(expected), "{value}: {stderr}");
+        assert!(out.stdout.is_empty(), "{value}");
+    }
+    for value in ["", "0", "1", "3"] {
+        let out = score(value);
+        assert!(
+            out.status.success(),
+            "{value:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

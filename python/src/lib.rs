@@ -30,6 +30,9 @@ fn interruptible<T: Send>(
     py: Python<'_>,
     work: impl FnOnce(&AtomicBool) -> anyhow::Result<T> + Send,
 ) -> PyResult<T> {
+    // Checked on every call: another library in this process may have started rayon's pool,
+    // so the package does not start it, but a bad value is a clear error, not an abort.
+    aesop::threads::requested_threads().map_err(value_error)?;
     let cancel = AtomicBool::new(false);
     let cancel = &cancel;
     std::thread::scope(|scope| {

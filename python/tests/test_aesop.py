@@ -558,3 +558,16 @@ def test_model_files_are_found_again_after_pickling_and_never_shadow_a_builtin(t
     monkeypatch.chdir("/")
     again = pickle.loads(pickle.dumps(scorer))
     assert again.score_sets(topics) == before
+
+
+def test_a_bad_worker_thread_count_is_a_value_error(monkeypatch):
+    # The CLI's check of RAYON_NUM_THREADS, on every call: a value rayon would ignore, or a count
+    # that aborted the process, is a ValueError naming the variable.
+    topic = _tiny_topic(["The cat sat on the mat."])
+    for value, message in [("abc", "RAYON_NUM_THREADS is 'abc': expected a whole number"),
+                           ("100000", "RAYON_NUM_THREADS is 100000: at most")]:
+        monkeypatch.setenv("RAYON_NUM_THREADS", value)
+        with pytest.raises(ValueError, match=message):
+            aesop.features([topic], classes="surface")
+    monkeypatch.setenv("RAYON_NUM_THREADS", "2")
+    assert aesop.features([topic], classes="surface")

@@ -1,7 +1,8 @@
 //! Utilities every layer of aesop shares: how inputs are opened ([`input`]), safe output files
 //! ([`output`]), the syntax of feature patterns ([`patterns`]), content hashes of inputs
 //! ([`hash`]), whether to draw progress ([`progress`]), the seeded random generator ([`rng`]),
-//! the varint coding of the compact binary files ([`varint`]), which aesop wrote a file
+//! how many worker threads to start ([`threads`]), the varint coding of the compact binary
+//! files ([`varint`]), which aesop wrote a file
 //! ([`version`]), and the messages on standard error ([`eprintln_quiet!`], [`counted`]).
 
 pub mod hash;
@@ -10,6 +11,7 @@ pub mod output;
 pub mod patterns;
 pub mod progress;
 pub mod rng;
+pub mod threads;
 pub mod varint;
 pub mod version;
 
