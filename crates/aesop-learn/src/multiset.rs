@@ -64,6 +64,8 @@ pub fn load_sets(
     let mut read = Vec::new();
     for spec in specs {
         let topics = jsonl::read_set(&spec.path)?;
+        // Before the long extraction, so the warning is seen while the run can still be stopped.
+        warn_not_english(&spec.path, &topics);
         read.push((content_hash(&spec.path)?, topics));
     }
     check_overlap(specs, &read, overlap)?;
@@ -74,7 +76,6 @@ pub fn load_sets(
             .with_context(|| format!("{}: column '{}'", spec.path.display(), spec.column))?;
         check_features_present(&spec.path.display().to_string(), &topics, &raw, &built)?;
         warn_idle_options(&spec.path, &table);
-        warn_not_english(&spec.path, &topics);
         let data = if normalization.batch_dependent() {
             let normalized = normalize_table(&table, normalization);
             Dataset::from_table(&normalized, &topics, &spec.column, names)?

@@ -70,7 +70,8 @@ pub(crate) fn note_fewer_folds(topic_folds: usize, system_folds: usize, layout: 
     }
 }
 
-/// The features of the set read from `path`, warning about options that changed nothing there.
+/// The features of the set read from `path`, warning about text that is not English and options
+/// that changed nothing there.
 fn extract(
     path: &std::path::Path,
     topics: &[Topic],
@@ -79,9 +80,10 @@ fn extract(
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     let built = build_classes(classes, options)?;
+    // Before the long extraction, so the warning is seen while the run can still be stopped.
+    multiset::warn_not_english(path, topics);
     let table = extract_features(topics, &built, aesop_core::progress::enabled(), cancel)?;
     multiset::warn_idle_options(path, &table);
-    multiset::warn_not_english(path, topics);
     Ok(table)
 }
 
