@@ -139,7 +139,7 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
     Models {
         /// A built-in model's name, a model file's path, a downloadable LM's name (smollm2,
         /// gemma3-270m), or `fetch`.
-        name: Option<String>,
+        name: Option<std::ffi::OsString>,
         /// With `fetch`: the downloadable model to install (smollm2, gemma3-270m).
         what: Option<String>,
         /// Print as JSON: the list (name, target, reference_free, version, summary), a built-in's
@@ -674,6 +674,15 @@ fn dispatch(command: Command) -> Result<()> {
                 .map_err(|e| incomplete_on_stdout(e, to_stdout))
         }
         Command::Models { name, what, json } => {
+            // A name that is not UTF-8 can only be a model file's path.
+            let name = match name.map(std::ffi::OsString::into_string) {
+                Some(Err(path)) if what.is_none() => {
+                    let text =
+                        aesop::learn::card::describe_file(std::path::Path::new(&path), json)?;
+                    return aesop::output::print_stdout(&text);
+                }
+                named => named.and_then(Result::ok),
+            };
             if name.as_deref() == Some("fetch") {
                 return fetch_model(model_to_fetch(what.as_deref()));
             }

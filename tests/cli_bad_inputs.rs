@@ -998,3 +998,117 @@ fn a_bad_worker_thread_count_is_an_error_naming_the_variable() {
         );
     }
 }
+
+/// A file name need not be UTF-8 (Linux allows any byte but `/` and NUL), and every flag that
+/// takes a path reads it as given. The flags that split their argument (`--model NAME=PATH`,
+/// `--set PATH:COLUMN`, `--also FEATURES=SET:COLUMN`) and `models NAME` read it as a `String`,
+/// so clap refused such a path with "invalid UTF-8 was detected in one or more arguments" before
+/// aesop saw it, while the positional paths of the same verbs read it.
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_utf8_are_read_by_every_flag_that_takes_one() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let named = |prefix: &str, suffix: &str| {
+        let mut bytes = prefix.as_bytes().to_vec();
+        bytes.push(0xff);
+        bytes.extend_from_slice(suffix.as_bytes());
+        OsString::from_vec(bytes)
+    };
+    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let set = named("set", ".jsonl");
+    std::fs::copy(&sample, dir.path().join(&set)).expect("copy the set");
+    let model = named("m", ".aesop");
+    let with = |prefix: &str, path: &OsString, suffix: &str| {
+        let mut text = OsString::from(prefix);
+        text.push(path);
+        text.push(suffix);
+        text
+    };
+    let run = |args: Vec<OsString>| {
+        let out = common::aesop()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let args = |words: &[&str]| words.iter().map(OsString::from).collect::<Vec<_>>();
+    let mut train = args(&["train", "--classes", "surface", "-o"]);
+    train.push(model.clone());
+    train.push("--set".into());
+    train.push(with("", &set, ":relevance"));
+    run(train);
+    let card = run(vec!["models".into(), model.clone()]);
+    assert!(
+        String::from_utf8_lossy(&card).contains("Predicts `relevance`"),
+        "{}",
+        String::from_utf8_lossy(&card)
+    );
+    let out = common::aesop()
+        .args(["models".into(), named("nope", ".aesop")])
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    let stderr = failure_stderr(&out, "models of a missing file");
+    assert!(
+        stderr.contains("reading a model file: nope\u{fffd}.aesop: cannot open: "),
+        "{stderr}"
+    );
+    // Named by its stem (read lossily into the output), or by NAME=PATH.
+    let mut score = args(&["score", "sample.jsonl", "--format", "csv", "--model"]);
+    score.push(model.clone());
+    score.push("--model".into());
+    score.push(with("mine=", &model, ""));
+    let predictions = String::from_utf8(run(score)).expect("UTF-8 predictions");
+    assert!(
+        predictions.starts_with("topic,system,m\u{fffd},mine\n"),
+        "{predictions}"
+    );
+    // A name is UTF-8: a name that is not is refused, naming the flag's rule.
+    let mut bad_name = args(&["score", "sample.jsonl", "--model"]);
+    bad_name.push(with(
+        "",
+        &named("n", ""),
+        &format!("={}", model.to_string_lossy()),
+    ));
+    let out = common::aesop()
+        .args(&bad_name)
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not UTF-8"), "{stderr}");
+    // `evaluate --features --also` judges the features on the set named with such a path.
+    run(args(&[
+        "features",
+        "sample.jsonl",
+        "--classes",
+        "surface",
+        "-o",
+        "f.csv",
+    ]));
+    let mut also = args(&[
+        "evaluate",
+        "f.csv",
+        "--features",
+        "surface.*",
+        "--human",
+        "sample.jsonl",
+        "--target",
+        "relevance",
+        "--bootstrap",
+        "0",
+        "--also",
+    ]);
+    also.push(with("f.csv=", &set, ":relevance"));
+    let report = String::from_utf8_lossy(&run(also)).into_owned();
+    assert!(report.contains("set\u{fffd}"), "{report}");
+}

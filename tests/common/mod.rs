@@ -231,7 +231,7 @@ pub fn score_set(
     use aesop::learn::commands::{score_command, ScoreArgs};
     let args = ScoreArgs {
         set: Some(set.to_path_buf()),
-        model: vec![model.display().to_string()],
+        model: vec![model.as_os_str().to_os_string()],
         neural: false,
         documents: Vec::new(),
         summary: Vec::new(),

@@ -29,7 +29,7 @@ fn a_file_named_with_a_colon_and_no_column_is_said_to_lack_its_column() {
     let err = parse_set_spec(text).expect_err("no column");
     assert!(err.contains("names no column"), "{err}");
     assert_eq!(
-        parse_set_spec(&format!("{text}:relevance")),
+        parse_set_spec(format!("{text}:relevance")),
         Ok(SetSpec::new(&file, "relevance"))
     );
 }

@@ -31,7 +31,10 @@ fn cli_predictions(
     let output = dir.join("pred.jsonl");
     let args = ScoreArgs {
         set: Some(set),
-        model: models.iter().map(|m| format!("builtin:{m}")).collect(),
+        model: models
+            .iter()
+            .map(|m| format!("builtin:{m}").into())
+            .collect(),
         neural: false,
         documents: Vec::new(),
         summary: Vec::new(),

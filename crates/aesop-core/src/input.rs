@@ -7,6 +7,7 @@
 
 use anyhow::{bail, Context, Result};
 use flate2::bufread::MultiGzDecoder;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -120,6 +121,38 @@ impl<R: BufRead> Read for Gunzip<R> {
     }
 }
 
+/// A command-line argument split at the first (`from_end` false) or last ASCII `separator`,
+/// both sides kept as given: the path in `NAME=PATH` or `PATH:COLUMN` may hold bytes that are
+/// not UTF-8 (a Linux file name may hold any byte but `/` and NUL), which an argument read as a
+/// `String` would have refused before aesop saw it. `None` when the separator is absent (or,
+/// outside Unix, when the argument is not Unicode: those systems' file names nearly always are).
+pub fn split_arg(text: &OsStr, separator: u8, from_end: bool) -> Option<(OsString, OsString)> {
+    debug_assert!(separator.is_ascii());
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = text.as_bytes();
+        let at = if from_end {
+            bytes.iter().rposition(|&b| b == separator)?
+        } else {
+            bytes.iter().position(|&b| b == separator)?
+        };
+        let side = |part: &[u8]| OsStr::from_bytes(part).to_os_string();
+        Some((side(&bytes[..at]), side(&bytes[at + 1..])))
+    }
+    #[cfg(not(unix))]
+    {
+        let text = text.to_str()?;
+        let separator = char::from(separator);
+        let (a, b) = if from_end {
+            text.rsplit_once(separator)?
+        } else {
+            text.split_once(separator)?
+        };
+        Some((a.into(), b.into()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +230,20 @@ mod tests {
         assert_eq!(format_extension(Path::new("m.gz")), None);
         // A hidden file named `.gz` has no extension: it is not compressed by name.
         assert!(!is_gzip_name(Path::new(".gz")));
+    }
+    #[cfg(unix)]
+    #[test]
+    fn an_argument_splits_at_its_first_or_last_separator_whatever_its_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let text = OsStr::from_bytes(b"a=b\xff:c=d:col");
+        let (left, right) = split_arg(text, b'=', false).expect("has '='");
+        assert_eq!(left, OsStr::new("a"));
+        assert_eq!(right.as_bytes(), b"b\xff:c=d:col");
+        let (left, right) = split_arg(text, b':', true).expect("has ':'");
+        assert_eq!(left.as_bytes(), b"a=b\xff:c=d");
+        assert_eq!(right, OsStr::new("col"));
+        assert_eq!(split_arg(text, b'#', false), None);
+        let (left, right) = split_arg(OsStr::new("=x"), b'=', false).expect("has '='");
+        assert!(left.is_empty() && right == OsStr::new("x"));
     }
 }

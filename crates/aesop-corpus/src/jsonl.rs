@@ -18,24 +18,33 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 /// Split `SET:COLUMN` (a judgment set and one of its score columns, as `--set` and `evaluate
-/// --features --also` take it) at the last `:`, so that the set's path may hold colons. The
-/// error says what is wrong without the expected form, which each flag adds in its own words.
-pub fn split_set_and_column(text: &str) -> std::result::Result<(&str, &str), String> {
+/// --features --also` take it) at the last `:`, so that the set's path may hold colons (and any
+/// byte a file name may hold: [`aesop_core::input::split_arg`]). The error says what is wrong
+/// without the expected form, which each flag adds in its own words.
+pub fn split_set_and_column(
+    text: &std::ffi::OsStr,
+) -> std::result::Result<(std::path::PathBuf, String), String> {
     // A file whose name holds a ':' given without a column would split into a path that does
     // not exist and a "column" that is the rest of its name; say what is missing instead.
     if Path::new(text).is_file() {
-        return Err(format!("the set '{text}' is a file but names no column"));
+        return Err(format!(
+            "the set '{}' is a file but names no column",
+            Path::new(text).display()
+        ));
     }
-    let Some((path, column)) = text.rsplit_once(':') else {
+    let Some((path, column)) = aesop_core::input::split_arg(text, b':', true) else {
         return Err("no column after the set".to_string());
     };
     if path.is_empty() {
         return Err("the set's path is empty".to_string());
     }
+    let column = column
+        .into_string()
+        .map_err(|_| "the column after the last ':' is not UTF-8".to_string())?;
     if column.is_empty() || column.contains(['/', '\\']) {
         return Err("no column after the last ':'".to_string());
     }
-    Ok((path, column))
+    Ok((path.into(), column))
 }
 
 /// A problem with one field of one topic, e.g. `summaries[3].scores.relevance: expected a number`.

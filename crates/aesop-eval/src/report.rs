@@ -80,7 +80,7 @@ pub struct EvaluateArgs {
             long,
             value_name = "FEATURES=SET:COLUMN",
             requires = "features",
-            value_parser = across::parse_features_on_set
+            value_parser = across::features_on_set_parser()
         )
     )]
     pub also: Vec<FeaturesOnSet>,

@@ -310,7 +310,8 @@ impl From<&NeuralRecord> for NeuralOptions {
 /// The bytes of the model file at `path`, decompressed when its name ends in `.gz` (as `train -o
 /// m.json.gz` writes it); errors name the file.
 pub fn read_model_bytes(path: &Path) -> Result<Vec<u8>> {
-    aesop_core::input::read_bytes(path).with_context(|| format!("reading model {}", path.display()))
+    // `read_bytes`'s error names the path already.
+    aesop_core::input::read_bytes(path).context("reading a model file")
 }
 
 /// A model file's format version and the aesop version that wrote it, read from its header;

@@ -32,7 +32,7 @@ pub struct ScoreArgs {
     /// or `builtin:NAME` (see `aesop models`); repeat for several. Default: the built-in pyramid, responsiveness and readability models, each in its
     /// reference-based variant for topics with references and `…-noref` for topics without.
     #[cfg_attr(feature = "cli", arg(long))]
-    pub model: Vec<String>,
+    pub model: Vec<std::ffi::OsString>,
     /// Use the built-ins with the neural LM class (`…-lm` variants and `faithfulness`; see
     /// `aesop models`) instead of the classic ones. Needs `aesop models fetch smollm2` once.
     #[cfg_attr(feature = "cli", arg(long, conflicts_with = "model"))]
@@ -203,13 +203,16 @@ pub struct Prediction {
 
 impl ModelGroups {
     /// `builtin:NAME` specs or model file paths; none: the default (classic) built-ins.
-    pub fn load(specs: &[String]) -> Result<ModelGroups> {
+    pub fn load(specs: &[impl AsRef<std::ffi::OsStr>]) -> Result<ModelGroups> {
         Self::load_family(specs, None)
     }
 
     /// As [`ModelGroups::load`]; `family` picks the default built-ins and may only be given
     /// when no model is named.
-    pub fn load_family(specs: &[String], family: Option<Family>) -> Result<ModelGroups> {
+    pub fn load_family(
+        specs: &[impl AsRef<std::ffi::OsStr>],
+        family: Option<Family>,
+    ) -> Result<ModelGroups> {
         if specs.is_empty() {
             let family = family.unwrap_or_default();
             let group = |with_references: bool| -> Result<Vec<NamedModel>> {
@@ -232,7 +235,7 @@ impl ModelGroups {
         NamedModel::check_specs(specs)?;
         let models = specs
             .iter()
-            .map(|spec| NamedModel::from_spec(spec))
+            .map(NamedModel::from_spec)
             .collect::<Result<Vec<_>>>()?;
         Ok(ModelGroups {
             groups: vec![models],

@@ -10,6 +10,7 @@ use aesop_features::neural::is_lm_class;
 use aesop_features::run::{extract_features, FeatureTable};
 use aesop_features::{build_classes, FeatureClass, FeatureOptions, CLASSES};
 use anyhow::{bail, Context, Result};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -63,8 +64,9 @@ impl NamedModel {
     /// The name a `--model` spec's predictions will carry, found without reading the model
     /// file (the name [`NamedModel::from_spec`] gives it): a built-in's name, `NAME` of
     /// `NAME=PATH`, or the file's stem. An unknown built-in or a malformed spec is an error.
-    pub fn name_of_spec(spec: &str) -> Result<String> {
-        match spec.strip_prefix("builtin:") {
+    pub fn name_of_spec(spec: impl AsRef<OsStr>) -> Result<String> {
+        let spec = spec.as_ref();
+        match spec.to_str().and_then(|s| s.strip_prefix("builtin:")) {
             Some(name) => Ok(builtin::find(name)?.name.to_string()),
             None => {
                 let (name, path) = split_model_spec(spec).map_err(|e| anyhow::anyhow!(e))?;
@@ -79,17 +81,17 @@ impl NamedModel {
     /// is a well-formed `PATH` / `NAME=PATH`, and no two give their predictions one name (two
     /// CSV columns `a`, JSON lines with the same `"model"` could not be told apart). `score`
     /// reports a failure as a usage error (exit 2).
-    pub fn check_specs(specs: &[String]) -> Result<()> {
+    pub fn check_specs(specs: &[impl AsRef<OsStr>]) -> Result<()> {
         let names = specs
             .iter()
-            .map(|spec| Self::name_of_spec(spec))
+            .map(Self::name_of_spec)
             .collect::<Result<Vec<_>>>()?;
         for (i, name) in names.iter().enumerate() {
             if let Some(first) = names[..i].iter().position(|n| n == name) {
                 bail!(
                     "two models are named '{name}' ({} and {}); name them apart as NAME=PATH (the CLI's --model NAME=PATH, Python's models=[\"NAME=PATH\"])",
-                    specs[first],
-                    specs[i]
+                    specs[first].as_ref().to_string_lossy(),
+                    specs[i].as_ref().to_string_lossy()
                 );
             }
         }
@@ -97,17 +99,20 @@ impl NamedModel {
     }
 
     /// `builtin:NAME`, a model file `PATH`, or `NAME=PATH` (see [`split_model_spec`]).
-    pub fn from_spec(spec: &str) -> Result<NamedModel> {
-        match spec.strip_prefix("builtin:") {
+    pub fn from_spec(spec: impl AsRef<OsStr>) -> Result<NamedModel> {
+        let spec = spec.as_ref();
+        match spec.to_str().and_then(|s| s.strip_prefix("builtin:")) {
             Some(name) => NamedModel::from_builtin(builtin::find(name)?),
             None => {
                 let (name, path) = split_model_spec(spec).map_err(|e| anyhow::anyhow!(e))?;
                 // `--model readability` is a file by that name; without one, say how to name
                 // the built-in rather than only "No such file".
-                if !path.exists() && builtin::find(spec).is_ok() {
-                    anyhow::bail!(
-                        "{spec}: no such model file; for the built-in model write builtin:{spec}"
-                    );
+                if let Some(spec) = spec.to_str() {
+                    if !path.exists() && builtin::find(spec).is_ok() {
+                        anyhow::bail!(
+                            "{spec}: no such model file; for the built-in model write builtin:{spec}"
+                        );
+                    }
                 }
                 NamedModel::from_file(&path, name.as_deref())
             }
@@ -137,18 +142,30 @@ impl NamedModel {
 }
 
 /// A model file as `score --model` and `serve --model` both take it: `PATH` (named by the
-/// file's stem) or `NAME=PATH`. A path that exists is taken whole, even if it holds `=`.
-pub fn split_model_spec(text: &str) -> std::result::Result<(Option<String>, PathBuf), String> {
+/// file's stem) or `NAME=PATH`. A path that exists is taken whole, even if it holds `=`. The
+/// path may hold any byte a file name may hold ([`aesop_core::input::split_arg`]); a name is
+/// UTF-8.
+pub fn split_model_spec(
+    text: impl AsRef<OsStr>,
+) -> std::result::Result<(Option<String>, PathBuf), String> {
+    let text = text.as_ref();
+    let shown = text.to_string_lossy();
     if !Path::new(text).exists() {
-        if let Some((name, path)) = text.split_once('=') {
+        if let Some((name_given, path)) = aesop_core::input::split_arg(text, b'=', false) {
+            let name = name_given.to_string_lossy();
             let name = name.trim();
             if name.is_empty() || path.is_empty() {
-                return Err(format!("expected PATH or NAME=PATH, got '{text}'"));
+                return Err(format!("expected PATH or NAME=PATH, got '{shown}'"));
             }
             if name.contains(|c: char| c.is_whitespace() || c.is_control()) {
                 return Err(format!("model name '{name}' must not contain spaces"));
             }
             if !name.contains(std::path::MAIN_SEPARATOR) {
+                if name_given.to_str().is_none() {
+                    return Err(format!(
+                        "model name '{name}' is not UTF-8: name the model in UTF-8 (NAME=PATH)"
+                    ));
+                }
                 return Ok((Some(name.to_string()), PathBuf::from(path)));
             }
         }

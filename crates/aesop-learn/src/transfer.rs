@@ -45,12 +45,25 @@ impl std::fmt::Display for SetSpec {
     }
 }
 
-/// Parse `PATH:COLUMN` (split at the last `:`, so paths may hold colons).
-pub fn parse_set_spec(text: &str) -> std::result::Result<SetSpec, String> {
+/// Parse `PATH:COLUMN` (split at the last `:`, so paths may hold colons, and any byte a file
+/// name may hold).
+pub fn parse_set_spec(text: impl AsRef<std::ffi::OsStr>) -> std::result::Result<SetSpec, String> {
+    let text = text.as_ref();
     let (path, column) = aesop_corpus::jsonl::split_set_and_column(text).map_err(|problem| {
-        format!("'{text}': {problem} (expected PATH:COLUMN, e.g. summeval.jsonl:relevance)")
+        format!(
+            "'{}': {problem} (expected PATH:COLUMN, e.g. summeval.jsonl:relevance)",
+            text.to_string_lossy()
+        )
     })?;
-    Ok(SetSpec::new(path, column))
+    Ok(SetSpec::new(path, &column))
+}
+
+/// [`parse_set_spec`] as clap's parser of `--set`: it reads the argument as given, not as a
+/// `String`, so a set whose path is not UTF-8 can be named.
+#[cfg(feature = "cli")]
+pub fn set_spec_parser() -> impl clap::builder::TypedValueParser<Value = SetSpec> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::OsStringValueParser::new().try_map(parse_set_spec)
 }
 
 /// How feature values are normalized within each topic before the model sees them.

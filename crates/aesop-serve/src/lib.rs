@@ -52,7 +52,7 @@ pub struct ServeArgs {
     pub addr: SocketAddr,
     /// A model file to serve besides the built-ins, as `PATH` (named by the file's stem) or
     /// `NAME=PATH`; repeat for several. Reloaded on SIGHUP or POST /v1/models/reload.
-    #[cfg_attr(feature = "cli", arg(long = "model", value_name = "[NAME=]PATH"))]
+    #[cfg_attr(feature = "cli", arg(long = "model", value_name = "[NAME=]PATH", value_parser = ModelSpec::parser()))]
     pub models: Vec<ModelSpec>,
     /// File holding a bearer token that requests must send (`Authorization: Bearer TOKEN`);
     /// required when --addr is not a loopback address.

@@ -20,20 +20,40 @@ pub struct ModelSpec {
     pub path: PathBuf,
 }
 
+impl ModelSpec {
+    /// `PATH` or `NAME=PATH`, the path as given (it may hold bytes that are not UTF-8); a name
+    /// taken from the file's stem must be UTF-8 without spaces, since requests name it.
+    pub fn parse(text: &std::ffi::OsStr) -> std::result::Result<ModelSpec, String> {
+        let (name, path) = aesop_learn::scoring::split_model_spec(text)?;
+        let name = match name {
+            Some(name) => name,
+            // A stem that is not UTF-8 reads with U+FFFD in it, which no client could type.
+            None => aesop_learn::scoring::model_name_of(&path)
+                .filter(|s| !s.contains(char::is_whitespace) && !s.contains('\u{fffd}'))
+                .ok_or_else(|| {
+                    format!(
+                        "'{}': no usable model name in the file name (one word of UTF-8); give NAME=PATH",
+                        text.to_string_lossy()
+                    )
+                })?,
+        };
+        Ok(ModelSpec { name, path })
+    }
+
+    /// [`ModelSpec::parse`] as clap's parser of `--model`, reading the argument as given (not as
+    /// a `String`, which refuses a path that is not UTF-8).
+    #[cfg(feature = "cli")]
+    pub fn parser() -> impl clap::builder::TypedValueParser<Value = ModelSpec> {
+        use clap::builder::TypedValueParser as _;
+        clap::builder::OsStringValueParser::new().try_map(|text| ModelSpec::parse(&text))
+    }
+}
+
 impl FromStr for ModelSpec {
     type Err = String;
 
     fn from_str(text: &str) -> std::result::Result<ModelSpec, String> {
-        let (name, path) = aesop_learn::scoring::split_model_spec(text)?;
-        let name = match name {
-            Some(name) => name,
-            None => aesop_learn::scoring::model_name_of(&path)
-                .filter(|s| !s.contains(char::is_whitespace))
-                .ok_or_else(|| {
-                    format!("'{text}': no usable model name in the file name; give NAME=PATH")
-                })?,
-        };
-        Ok(ModelSpec { name, path })
+        ModelSpec::parse(text.as_ref())
     }
 }
 
@@ -230,6 +250,7 @@ fn warm_topic() -> Topic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsStr;
 
     #[test]
     fn parses_model_specs() {
@@ -242,5 +263,19 @@ mod tests {
         assert_eq!(spec.path, PathBuf::from("/tmp/relevance.aesop"));
         assert!("=path".parse::<ModelSpec>().is_err());
         assert!("a b=path".parse::<ModelSpec>().is_err());
+    }
+
+    /// The path may be any bytes; a name, given or taken from the stem, is what requests type.
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_served_under_a_utf8_name() {
+        use std::os::unix::ffi::OsStrExt;
+        let spec = ModelSpec::parse(OsStr::from_bytes(b"mine=/tmp/m\xff.aesop")).expect("valid");
+        assert_eq!(spec.name, "mine");
+        assert_eq!(spec.path.as_os_str().as_bytes(), b"/tmp/m\xff.aesop");
+        let error = ModelSpec::parse(OsStr::from_bytes(b"/tmp/m\xff.aesop")).expect_err("no name");
+        assert!(error.contains("give NAME=PATH"), "{error}");
+        let error = ModelSpec::parse(OsStr::from_bytes(b"n\xff=/tmp/m.aesop")).expect_err("name");
+        assert!(error.contains("is not UTF-8"), "{error}");
     }
 }

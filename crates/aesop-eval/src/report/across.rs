@@ -31,25 +31,39 @@ pub struct FeaturesOnSet {
 }
 
 /// Parse `FEATURES=SET:COLUMN`: split at the first `=` and, after it, at the last `:` (so the
-/// set's path may hold colons; the features file's may not hold `=`).
-pub fn parse_features_on_set(text: &str) -> std::result::Result<FeaturesOnSet, String> {
+/// set's path may hold colons; the features file's may not hold `=`). Both paths may hold any
+/// byte a file name may hold ([`aesop_core::input::split_arg`]).
+pub fn parse_features_on_set(
+    text: impl AsRef<std::ffi::OsStr>,
+) -> std::result::Result<FeaturesOnSet, String> {
     let example = "e.g. newsroom.csv=newsroom.jsonl:responsiveness";
-    let Some((features, set)) = text.split_once('=') else {
-        return Err(format!("'{text}': expected FEATURES=SET:COLUMN, {example}"));
+    let shown = text.as_ref().to_string_lossy();
+    let Some((features, set)) = aesop_core::input::split_arg(text.as_ref(), b'=', false) else {
+        return Err(format!(
+            "'{shown}': expected FEATURES=SET:COLUMN, {example}"
+        ));
     };
     if features.is_empty() {
         return Err(format!(
-            "'{text}': the features file is empty (expected FEATURES=SET:COLUMN)"
+            "'{shown}': the features file is empty (expected FEATURES=SET:COLUMN)"
         ));
     }
-    let (human, target) = aesop_corpus::jsonl::split_set_and_column(set).map_err(|problem| {
-        format!("'{text}': {problem} (expected FEATURES=SET:COLUMN, {example})")
+    let (human, target) = aesop_corpus::jsonl::split_set_and_column(&set).map_err(|problem| {
+        format!("'{shown}': {problem} (expected FEATURES=SET:COLUMN, {example})")
     })?;
     Ok(FeaturesOnSet {
         features: features.into(),
-        human: human.into(),
-        target: target.to_string(),
+        human,
+        target,
     })
+}
+
+/// [`parse_features_on_set`] as clap's parser of `--also`, reading the argument as given (not
+/// as a `String`, which refuses a path that is not UTF-8).
+#[cfg(feature = "cli")]
+pub fn features_on_set_parser() -> impl clap::builder::TypedValueParser<Value = FeaturesOnSet> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::OsStringValueParser::new().try_map(parse_features_on_set)
 }
 
 /// The name of each set in the tables: the judgment set's file name without `.gz` and
@@ -427,8 +441,8 @@ mod tests {
             std::env::temp_dir().join(format!("aesop-across-{}-a:b.jsonl", std::process::id()));
         std::fs::write(&set, "").unwrap();
         let set_text = set.to_str().unwrap().to_string();
-        let without = parse_features_on_set(&format!("f.csv={set_text}"));
-        let with = parse_features_on_set(&format!("f.csv={set_text}:pyramid"));
+        let without = parse_features_on_set(format!("f.csv={set_text}"));
+        let with = parse_features_on_set(format!("f.csv={set_text}:pyramid"));
         std::fs::remove_file(&set).unwrap();
         let error = without.expect_err("no column");
         assert!(error.contains("names no column"), "{error}");

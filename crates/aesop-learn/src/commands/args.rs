@@ -100,7 +100,7 @@ pub struct TransferArgs {
     /// A judgment set and the column to learn from it; repeat for several sets. COLUMN is an
     /// original score name (relevance) or a mapped one (responsiveness, readability, pyramid).
     /// Ranking pairs stay within a topic of a set; regression targets are standardized per set.
-    #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", value_parser = crate::transfer::parse_set_spec))]
+    #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", value_parser = crate::transfer::set_spec_parser()))]
     pub sets: Vec<SetSpec>,
     /// Weigh every set equally whatever its number of summaries.
     #[cfg_attr(feature = "cli", arg(long))]
