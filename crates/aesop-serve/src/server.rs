@@ -2,7 +2,7 @@
 //! server for tests and embedding ([`spawn`]).
 
 use super::{router, AppState, ServeArgs};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -37,9 +37,8 @@ async fn serve_until(
 }
 
 /// JSON lines on standard error; `AESOP_LOG` filters (default `info`).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("AESOP_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+fn init_logging() -> Result<()> {
+    let filter = log_filter(std::env::var_os("AESOP_LOG").as_deref())?;
     // A second initialization (e.g. several servers in one process) keeps the first.
     // A line that cannot be written (standard error closed: the log reader has gone) is dropped:
     // by default tracing-subscriber reports it with `eprintln!`, which panics on the same closed
@@ -52,6 +51,26 @@ fn init_logging() {
         .with_writer(std::io::stderr)
         .log_internal_errors(false)
         .try_init();
+    Ok(())
+}
+
+/// The log filter `AESOP_LOG` names (`info` when unset or blank). A value that is not a filter
+/// is an error: tracing's own reading falls back to its default unsaid, so a malformed
+/// `AESOP_LOG=aesop_serve=debug[` logged at `info` with no word of why.
+fn log_filter(value: Option<&std::ffi::OsStr>) -> Result<tracing_subscriber::EnvFilter> {
+    let example = "e.g. AESOP_LOG=warn, or AESOP_LOG=info,aesop_serve=debug";
+    let Some(value) = value else {
+        return Ok(tracing_subscriber::EnvFilter::new("info"));
+    };
+    let Some(text) = value.to_str() else {
+        bail!("AESOP_LOG is not UTF-8: expected a log filter ({example})");
+    };
+    if text.trim().is_empty() {
+        return Ok(tracing_subscriber::EnvFilter::new("info"));
+    }
+    tracing_subscriber::EnvFilter::builder()
+        .parse(text)
+        .map_err(|e| anyhow::anyhow!("AESOP_LOG is '{text}': not a log filter ({e}; {example})"))
 }
 
 /// How long, once the requests in flight are answered, the process waits for work left on
@@ -63,7 +82,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// `aesop serve`: listen, load and warm the models (ready afterwards), reload on SIGHUP, and
 /// shut down gracefully on SIGTERM or Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<()> {
-    init_logging();
+    init_logging()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -296,4 +315,32 @@ pub fn spawn(args: &ServeArgs) -> Result<ServerHandle> {
         stop,
         thread: Some(thread),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_filter;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn a_log_filter_that_does_not_parse_is_an_error_naming_the_variable() {
+        for good in [
+            None,
+            Some(""),
+            Some(" "),
+            Some("warn"),
+            Some("info,aesop_serve=debug"),
+        ] {
+            assert!(log_filter(good.map(OsStr::new)).is_ok(), "{good:?}");
+        }
+        for bad in ["aesop_serve=debug[", "info,=x=y", "aesop_serve=loud"] {
+            let error = log_filter(Some(OsStr::new(bad)))
+                .expect_err(bad)
+                .to_string();
+            assert!(
+                error.starts_with(&format!("AESOP_LOG is '{bad}': not a log filter (")),
+                "{error}"
+            );
+        }
+    }
 }
