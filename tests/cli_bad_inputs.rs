@@ -1112,3 +1112,64 @@ fn paths_that_are_not_utf8_are_read_by_every_flag_that_takes_one() {
     let report = String::from_utf8_lossy(&run(also)).into_owned();
     assert!(report.contains("set\u{fffd}"), "{report}");
 }
+
+/// Plain text (`score --documents/--summary/--reference`, `analyze`, `analyze --conllu`, the
+/// importers' text files) is read through one function: a byte that is not UTF-8 is named by
+/// file, line and byte within the line, as the judgment-set reader names it (the readers said
+/// `not UTF-8 (invalid byte at offset 7)`, `invalid UTF-8 at byte 8`, `not valid UTF-8 (byte 7 of
+/// the file)`), and a leading byte-order mark is skipped (`score` read it into the document).
+/// `analyze` still reads such bytes as U+FFFD, but says so.
+#[test]
+fn plain_text_is_utf8_named_by_line_and_byte_and_a_byte_order_mark_is_skipped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes);
+    let document = "The cafe in Zurich opened on Monday. It serves coffee and cake to visitors.\n";
+    write("d.txt", document.as_bytes()).expect("write");
+    write("bom.txt", format!("\u{feff}{document}").as_bytes()).expect("write");
+    write(
+        "latin1.txt",
+        b"The cafe opened.\nThe caf\xe9 in Z\xfcrich.\n",
+    )
+    .expect("write");
+    write("s.txt", b"The cafe opened on Monday.\n").expect("write");
+    let run = |args: &[&str]| {
+        common::aesop()
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run")
+    };
+    let scores = |document: &str| {
+        let out = run(&["score", "--documents", document, "--summary", "s.txt"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    assert_eq!(scores("d.txt"), scores("bom.txt"));
+    let expected =
+        "latin1.txt:2: invalid UTF-8 at byte 8 of the line (aesop reads UTF-8; re-encode";
+    for args in [
+        &["score", "--documents", "latin1.txt", "--summary", "s.txt"][..],
+        &["score", "--documents", "d.txt", "--summary", "latin1.txt"],
+    ] {
+        let stderr = failure_stderr(&run(args), &format!("{args:?}"));
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    let out = run(&["analyze", "latin1.txt"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: latin1.txt:2: invalid UTF-8 at byte 8 of the line; such bytes are read as U+FFFD"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("caf\u{fffd}"));
+    write("latin1.conllu", b"1\tcaf\xe9\t_\t_\t_\t_\t_\t_\t_\t_\n\n").expect("write");
+    let stderr = failure_stderr(&run(&["analyze", "--conllu", "latin1.conllu"]), "conllu");
+    assert!(
+        stderr.contains("latin1.conllu:1: invalid UTF-8 at byte 6 of the line"),
+        "{stderr}"
+    );
+}

@@ -138,7 +138,9 @@ fn non_utf8_summary_file_is_a_clear_error() {
         .arg(&bad)
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("bad.txt: not UTF-8"));
+        .stderr(predicates::str::contains(
+            "bad.txt:1: invalid UTF-8 at byte 4 of the line",
+        ));
 }
 
 #[test]

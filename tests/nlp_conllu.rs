@@ -130,7 +130,9 @@ fn analyze_names_the_line_of_invalid_utf8() {
         .arg(&path)
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("bad.conllu:2: not valid UTF-8"));
+        .stderr(predicates::str::contains(
+            "bad.conllu:2: invalid UTF-8 at byte 6 of the line",
+        ));
 }
 
 /// `analyze` reads its text and its `--conllu` file through `aesop_core::input`, as every verb

@@ -121,6 +121,40 @@ impl<R: BufRead> Read for Gunzip<R> {
     }
 }
 
+/// `PATH:LINE: invalid UTF-8 at byte B of the line` for the first byte of `bytes` that is not
+/// UTF-8 (`valid_up_to`, from the `Utf8Error`): every reader of text names a bad byte this way.
+pub fn invalid_utf8_message(path: &Path, bytes: &[u8], valid_up_to: usize) -> String {
+    let before = &bytes[..valid_up_to.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    format!(
+        "{}:{line}: invalid UTF-8 at byte {} of the line",
+        path.display(),
+        before.len() - line_start + 1
+    )
+}
+
+/// A whole file as UTF-8 text, read as [`read_bytes`] reads it (`.gz` decompressed), without a
+/// leading byte-order mark ([`without_bom`]); a byte that is not UTF-8 is an error naming the
+/// file, line and byte ([`invalid_utf8_message`]). Text is never decoded lossily: a silently
+/// altered text would change every feature.
+pub fn read_text(path: &Path) -> Result<String> {
+    let text = String::from_utf8(read_bytes(path)?).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        anyhow::anyhow!(
+            "{} (aesop reads UTF-8; re-encode the file, e.g. with iconv)",
+            invalid_utf8_message(path, e.as_bytes(), at)
+        )
+    })?;
+    Ok(match without_bom(&text).len() {
+        len if len < text.len() => text[text.len() - len..].to_string(),
+        _ => text,
+    })
+}
+
 /// A command-line argument split at the first (`from_end` false) or last ASCII `separator`,
 /// both sides kept as given: the path in `NAME=PATH` or `PATH:COLUMN` may hold bytes that are
 /// not UTF-8 (a Linux file name may hold any byte but `/` and NUL), which an argument read as a
@@ -245,5 +279,19 @@ mod tests {
         assert_eq!(split_arg(text, b'#', false), None);
         let (left, right) = split_arg(OsStr::new("=x"), b'=', false).expect("has '='");
         assert!(left.is_empty() && right == OsStr::new("x"));
+    }
+    #[test]
+    fn a_byte_that_is_not_utf8_is_named_by_its_line_and_place_in_it() {
+        // Latin-1 text: the first byte above ASCII is where UTF-8 decoding stops.
+        let first_bad = |bytes: &[u8]| bytes.iter().position(|&b| b >= 0x80).expect("one");
+        let bytes = b"first line\nsecond caf\xe9\n";
+        assert_eq!(
+            invalid_utf8_message(Path::new("a.txt"), bytes, first_bad(bytes)),
+            "a.txt:2: invalid UTF-8 at byte 11 of the line"
+        );
+        assert_eq!(
+            invalid_utf8_message(Path::new("b"), b"\xff", 0),
+            "b:1: invalid UTF-8 at byte 1 of the line"
+        );
     }
 }

@@ -79,14 +79,7 @@ impl ScoreArgs {
     /// The one topic built from the plain-text files (when no judgment set is given).
     pub(crate) fn plain_text_topics(&self) -> Result<(Vec<Topic>, String)> {
         let read = |path: &PathBuf| -> Result<(String, String)> {
-            let bytes = aesop_core::input::read_bytes(path)?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not UTF-8 (invalid byte at offset {})",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
+            let text = aesop_core::input::read_text(path)?;
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),

@@ -13,6 +13,7 @@ mod summeval_op;
 
 use super::jsonl::{self, kind};
 use super::Topic;
+pub(crate) use aesop_core::input::read_text;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::path::Path;
@@ -306,23 +307,13 @@ fn foreign_format(format: &str, path: &Path) -> Option<&'static str> {
 
 /// The bytes of `path` without a leading UTF-8 byte-order mark (Windows editors write one; the
 /// judgment-set reader skips it too), decompressed when the name ends in `.gz`. Every importer
-/// reads its files through this or [`read_text`].
+/// reads its files through this or [`read_text`] (`aesop_core::input::read_text`, which skips the mark
+/// too).
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut bytes = aesop_core::input::read_bytes(path)?;
     let bom = bytes.len() - aesop_core::input::without_bom_bytes(&bytes).len();
     bytes.drain(..bom);
     Ok(bytes)
-}
-
-/// [`read_bytes`] as UTF-8 text; the error names the file and the byte offset.
-fn read_text(path: &Path) -> Result<String> {
-    String::from_utf8(read_bytes(path)?).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: invalid UTF-8 at byte {}",
-            path.display(),
-            e.utf8_error().valid_up_to() + 1
-        )
-    })
 }
 
 /// Read a JSON Lines file: `(line number, value)` for every non-blank line.

@@ -360,32 +360,32 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
     let pipeline = Pipeline::embedded()?;
     Ok(if let Some(path) = &args.conllu {
         // Through aesop_core::input, as every verb reads: a `.gz` file decompressed.
-        let bytes = aesop_core::input::read_bytes(path)?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            // The line, as every other reader names it.
-            let at = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            anyhow::anyhow!(
-                "{}:{line}: not valid UTF-8 (byte {at} of the file)",
-                path.display()
-            )
-        })?;
+        let text = aesop_core::input::read_text(path)?;
         let mut sentences =
             conllu::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
         pipeline.annotate_parallel(&mut sentences);
         conllu::write(&sentences)
     } else {
-        let bytes = match &args.input {
-            Some(p) if !aesop_core::input::names_stdin(p) => aesop_core::input::read_bytes(p)?,
+        let (bytes, name) = match &args.input {
+            Some(p) if !aesop_core::input::names_stdin(p) => {
+                (aesop_core::input::read_bytes(p)?, p.as_path())
+            }
             _ => {
                 let mut bytes = Vec::new();
                 std::io::stdin()
                     .read_to_end(&mut bytes)
                     .context("reading standard input")?;
-                bytes
+                (bytes, std::path::Path::new("standard input"))
             }
         };
-        // Invalid UTF-8 is replaced rather than rejected: analysis is best effort on any text.
+        // Invalid UTF-8 is replaced rather than rejected, since analysis is best effort on any
+        // text, but said: the other verbs refuse such text, so this is not what they would read.
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            aesop_core::eprintln_quiet!(
+                "aesop: warning: {}; such bytes are read as U+FFFD here (the other verbs refuse them: re-encode the text as UTF-8, e.g. with iconv)",
+                aesop_core::input::invalid_utf8_message(name, &bytes, e.valid_up_to())
+            );
+        }
         let text = String::from_utf8_lossy(&bytes).into_owned();
         conllu::write(&analysis_to_conllu(
             &text,
