@@ -219,6 +219,70 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
     );
 }
 
+/// A body sent gzip-compressed (`Content-Encoding: gzip`) scores as the same body sent as is; it
+/// was read as JSON and refused as "invalid UTF-8 at byte 1". Its text is held to
+/// `--max-body-bytes` once decompressed, a body that is not gzip is 400, and another coding 415
+/// with `Accept-Encoding: gzip`.
+#[test]
+fn a_gzip_compressed_body_scores_as_the_plain_body() {
+    let mut args = local_args();
+    args.max_body_bytes = 20_000;
+    let server = start(&args);
+    let addr = server.addr;
+    let body = json!({"topics": sample_topics()}).to_string().into_bytes();
+    let plain = http(addr, "POST", "/v1/score", &[], &body);
+    assert_eq!(
+        plain.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&plain.body)
+    );
+    let gzipped = common::gzip(&body);
+    for coding in ["gzip", "GZIP", "x-gzip", "identity, gzip"] {
+        let reply = http(
+            addr,
+            "POST",
+            "/v1/score",
+            &[("Content-Encoding", coding)],
+            &gzipped,
+        );
+        assert_eq!(
+            reply.status,
+            200,
+            "{coding}: {}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        assert_eq!(service_scores(&reply), service_scores(&plain), "{coding}");
+    }
+    let error = |headers: &[(&str, &str)], body: &[u8]| {
+        let reply = http(addr, "POST", "/v1/score", headers, body);
+        let code = reply.json()["error"]["code"].clone();
+        (
+            reply.status,
+            code,
+            reply.header("accept-encoding").map(str::to_string),
+        )
+    };
+    assert_eq!(
+        error(&[("Content-Encoding", "gzip")], &body),
+        (400, json!("invalid_encoding"), None)
+    );
+    for coding in ["br", "deflate", "gzip, gzip"] {
+        assert_eq!(
+            error(&[("Content-Encoding", coding)], &gzipped),
+            (415, json!("unsupported_encoding"), Some("gzip".to_string())),
+            "{coding}"
+        );
+    }
+    // 40,000 spaces compress to well under the 20,000-byte limit, and decompress past it.
+    let expanding = common::gzip(&[b' '; 40_000]);
+    assert!(expanding.len() < 1_000);
+    assert_eq!(
+        error(&[("Content-Encoding", "gzip")], &expanding),
+        (413, json!("body_too_large"), None)
+    );
+}
+
 /// A body Python's `json.dumps` wrote (a bare `NaN` score) is read as a set line is; a repeated
 /// key is refused with its path in `field`.
 #[test]

@@ -82,6 +82,13 @@ impl IntoResponse for ApiError {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
+        if self.status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+            // RFC 9110, 15.5.16: a content coding the server does not take is answered with the
+            // codings it does.
+            response
+                .headers_mut()
+                .insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

@@ -78,7 +78,7 @@ pub fn document() -> Value {
                         "additionalProperties": false,
                         "properties": {
                             "code": {"type": "string", "enum": [
-                                "malformed_json", "invalid_utf8", "duplicate_key", "wrong_type", "missing_field",
+                                "malformed_json", "invalid_utf8", "invalid_encoding", "unsupported_encoding", "duplicate_key", "wrong_type", "missing_field",
                                 "unknown_field", "invalid_value", "empty_summary", "empty_document",
                                 "empty_reference", "unknown_model", "references_required",
                                 "body_too_large", "batch_too_large",
@@ -229,6 +229,7 @@ pub fn document() -> Value {
             }},
             "/v1/score": {"post": {
                 "summary": "Score summaries.",
+                "description": "The body is JSON, sent as is or gzip-compressed (Content-Encoding: gzip).",
                 "requestBody": {"required": true, "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ScoreRequest"},
                     "example": {
@@ -242,9 +243,10 @@ pub fn document() -> Value {
                 }}},
                 "responses": {
                     "200": json_response("Predictions, one result per summary in request order", "ScoreResponse"),
-                    "400": error_response("Malformed JSON, invalid UTF-8, or an object repeating a key (duplicate_key)"),
+                    "400": error_response("Malformed JSON, invalid UTF-8, an object repeating a key (duplicate_key), or a body sent with Content-Encoding: gzip that is not gzip (invalid_encoding)"),
                     "401": error_response("Missing or wrong bearer token"),
-                    "413": error_response("Body, batch or text over a limit"),
+                    "413": error_response("Body (decompressed, when sent with Content-Encoding: gzip), batch or text over a limit"),
+                    "415": error_response("A Content-Encoding other than gzip or identity (unsupported_encoding); see Accept-Encoding"),
                     "422": error_response("A field is invalid (the error names it), an unknown model, or a model that needs references a topic lacks"),
                     "429": error_response("Overloaded; see Retry-After"),
                     "503": error_response("Not ready, or the request timed out; see Retry-After")
