@@ -169,6 +169,56 @@ fn a_features_file_of_any_name_is_read_by_its_content() {
     }
 }
 
+/// `cross-validate -o oof.csv` writes CSV (it wrote JSON Lines under the `.csv` name, which
+/// `evaluate` then read as a CSV whose "columns" were JSON fragments), with the JSON lines' fields
+/// as columns: `evaluate oof.csv --feature raw` gives the JSON lines' statistics. A `.csv` that
+/// holds JSON Lines (written before) is read as JSON Lines.
+#[test]
+fn cross_validate_writes_csv_under_a_csv_name_and_evaluate_reads_both_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    for name in ["oof.jsonl", "oof.csv", "oof.csv.gz"] {
+        common::aesop()
+            .arg("cross-validate")
+            .arg(&set)
+            .args([
+                "--target",
+                "relevance",
+                "--classes",
+                "surface",
+                "--bootstrap",
+                "0",
+            ])
+            .arg("-o")
+            .arg(dir.path().join(name))
+            .assert()
+            .success();
+    }
+    let csv = std::fs::read_to_string(dir.path().join("oof.csv")).expect("oof.csv");
+    assert!(
+        csv.starts_with("topic,system,target,score,raw\n"),
+        "{}",
+        &csv[..80]
+    );
+    assert_eq!(csv.lines().count(), 161);
+    assert_eq!(
+        common::gunzip(&dir.path().join("oof.csv.gz")),
+        csv.as_bytes()
+    );
+    let tau_of = |predictions: PathBuf, feature: Option<&str>| {
+        let mut a = args(predictions, set.clone(), "relevance");
+        a.feature = feature.map(str::to_string);
+        a.bootstrap = 0;
+        statistic(&evaluate_json(a, dir.path()), "summary.kendall")
+    };
+    let expected = tau_of(dir.path().join("oof.jsonl"), None);
+    assert_eq!(tau_of(dir.path().join("oof.csv"), Some("raw")), expected);
+    assert_eq!(tau_of(dir.path().join("oof.csv.gz"), Some("raw")), expected);
+    let old = dir.path().join("old.csv");
+    std::fs::copy(dir.path().join("oof.jsonl"), &old).expect("copy");
+    assert_eq!(tau_of(old, None), expected);
+}
+
 /// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column
 /// only; the predictions file is read as predictions (it failed with "no field F").
 #[test]

@@ -299,10 +299,12 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
 /// JSON Lines, through a trailing `.gz`); any other name is read by its first non-blank line, JSON
 /// Lines when that starts with `{`. Why: `aesop features` writes CSV under any other name and to
 /// standard output, so `features … -o f.out` or `features … > f` used to be read back here as
-/// JSON Lines ("f:1: malformed JSON").
+/// JSON Lines ("f:1: malformed JSON"). A `.csv` whose first line starts with `{` is JSON Lines
+/// too (no CSV header does): `cross-validate -o oof.csv` wrote JSON Lines before stop 79.
 fn is_csv(path: &Path) -> bool {
+    let starts_json = || first_line(path).is_some_and(|line| line.trim_start().starts_with('{'));
     match aesop_core::input::format_extension(path).as_deref() {
-        Some("csv") => true,
+        Some("csv") => !starts_json(),
         Some("jsonl" | "json") => false,
         _ => first_line(path).is_some_and(|line| !line.trim_start().starts_with('{')),
     }

@@ -32,7 +32,10 @@ pub struct CrossValidateArgs {
     /// System folds (protocol 1; at most one per system).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = super::DEFAULT_SYSTEM_FOLDS))]
     pub system_folds: usize,
-    /// Out-of-fold predictions to write (JSON Lines).
+    /// Out-of-fold predictions to write: JSON Lines, or CSV when the name ends in .csv (or
+    /// .csv.gz; columns set (with several sets), topic, system, target, score, raw; `aesop
+    /// evaluate FILE.csv --feature raw` judges it as `evaluate` judges the JSON lines, by `raw`,
+    /// since each fold calibrates `score` its own way).
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
     /// Also write the report as JSON here.
@@ -377,6 +380,8 @@ impl CvOutputs {
 
 /// Write the out-of-fold predictions into `out` (committed with the report); after Ctrl-C
 /// during the folds nothing is written (exit 130, run::Interrupted), never a full-looking file.
+/// One JSON line per summary, or, when `out` is named `.csv`, one CSV row with the same fields
+/// (JSON Lines under a `.csv` name was read back by `evaluate` as a CSV and refused).
 fn write_out_of_fold(
     out: &mut OutputFile,
     cancel: &AtomicBool,
@@ -386,15 +391,39 @@ fn write_out_of_fold(
     calibrated: &[f64],
 ) -> Result<()> {
     aesop_features::run::Interrupted::check(cancel)?;
-    for ((&(set, topic, system), &raw), &score) in rows.iter().zip(raw).zip(calibrated) {
-        let line = OutOfFoldLine {
-            set,
-            topic,
-            system,
-            target,
-            score,
-            raw,
-        };
+    let lines =
+        rows.iter()
+            .zip(raw)
+            .zip(calibrated)
+            .map(|((&(set, topic, system), &raw), &score)| OutOfFoldLine {
+                set,
+                topic,
+                system,
+                target,
+                score,
+                raw,
+            });
+    if aesop_core::input::format_extension(out.path()).as_deref() == Some("csv") {
+        let with_set = rows.first().is_some_and(|r| r.0.is_some());
+        let mut writer = csv::Writer::from_writer(&mut *out);
+        let header = ["set", "topic", "system", "target", "score", "raw"];
+        writer.write_record(&header[usize::from(!with_set)..])?;
+        for line in lines {
+            let (score, raw) = (line.score.to_string(), line.raw.to_string());
+            let fields = [
+                line.set.unwrap_or(""),
+                line.topic,
+                line.system,
+                target,
+                &score,
+                &raw,
+            ];
+            writer.write_record(&fields[usize::from(!with_set)..])?;
+        }
+        writer.flush()?;
+        return Ok(());
+    }
+    for line in lines {
         serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
