@@ -335,23 +335,26 @@ fn ablation_pools_several_sets() {
         ]);
         command
     };
-    let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
-    ablate("quality")
-        .args([
+    // `-o output` and the other outputs (`--csv`, `--chart`) of one protocol-1 ablation.
+    let run_to = |output: &std::path::Path, others: &[(&str, &std::path::Path)]| {
+        let mut command = ablate("quality");
+        command.args([
             "--topic-folds",
             "4",
             "--system-folds",
             "2",
             "--bootstrap",
             "100",
-        ])
-        .arg("-o")
-        .arg(&md)
-        .arg("--csv")
-        .arg(&csv_path)
-        .assert()
-        .success();
-    let markdown = std::fs::read_to_string(&md).expect("markdown");
+        ]);
+        command.arg("-o").arg(output);
+        for (flag, path) in others {
+            command.arg(flag).arg(path);
+        }
+        command.assert().success();
+        std::fs::read_to_string(output).expect("written")
+    };
+    let (md, csv_path) = (dir.path().join("ablate.md"), dir.path().join("ablate.csv"));
+    let markdown = run_to(&md, &[("--csv", &csv_path)]);
     assert!(
         markdown.contains("a.jsonl:pyramid") && markdown.contains("b.jsonl:quality"),
         "the report names both sets: {markdown}"
@@ -366,6 +369,13 @@ fn ablation_pools_several_sets() {
         tau("only surface")
     );
     assert!(tau("without surface") < tau("only surface") - 0.3);
+    // `-o` named .csv or .svg writes what --csv or --chart writes (it wrote Markdown).
+    let chart = dir.path().join("chart.svg");
+    let as_csv = run_to(&dir.path().join("table.csv"), &[("--chart", &chart)]);
+    assert_eq!(as_csv, std::fs::read_to_string(&csv_path).expect("--csv"));
+    let as_svg = run_to(&dir.path().join("table.svg"), &[]);
+    assert!(as_svg.starts_with("<svg"), "{}", &as_svg[..40]);
+    assert_eq!(as_svg, std::fs::read_to_string(&chart).expect("--chart"));
 
     // A set without the named column: the error names the file and the column.
     ablate("pyramid")

@@ -71,7 +71,8 @@ pub struct AblateArgs {
         arg(long, default_value_t = aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE)
     )]
     pub length_tolerance: f64,
-    /// Markdown table to write.
+    /// Table to write: Markdown, or what --csv writes when the name ends in .csv, or --chart's
+    /// SVG when it ends in .svg (through a trailing .gz). The Markdown goes to standard output too.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
     /// Also write the table as CSV.
@@ -323,7 +324,14 @@ pub fn ablate_command(
     aesop_core::output::Interrupted::check(cancel)?;
 
     let markdown = render_markdown(&report);
-    let mut contents = vec![markdown.clone()];
+    // `-o` in the format its name says: Markdown under a `.csv` name was what `--csv` users got.
+    let mut contents = vec![
+        match aesop_core::input::format_extension(&args.output).as_deref() {
+            Some("csv") => render_csv(&report)?,
+            Some("svg") => render_chart(&report),
+            _ => markdown.clone(),
+        },
+    ];
     if args.csv.is_some() {
         contents.push(render_csv(&report)?);
     }
