@@ -555,6 +555,11 @@ def test_model_files_are_found_again_after_pickling_and_never_shadow_a_builtin(t
     (tmp_path / "pyramid").rename(tmp_path / "mine.aesop")
     scorer = aesop.Scorer(["mine.aesop"])
     before = scorer.score_sets(topics)
+    # A pathlib.Path names the file as its text does (it was a TypeError: "expected str").
+    assert aesop.Scorer([tmp_path / "mine.aesop"]).score_sets(topics) == before
+    assert aesop.Scorer(tmp_path / "mine.aesop").score_sets(topics) == before
+    with pytest.raises(ValueError, match=r"models\[0\]: the path is not UTF-8"):
+        aesop.Scorer([Path(os.fsdecode(b"m\xff.aesop"))])
     monkeypatch.chdir("/")
     again = pickle.loads(pickle.dumps(scorer))
     assert again.score_sets(topics) == before

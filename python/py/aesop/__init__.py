@@ -156,10 +156,8 @@ def _topics_json(topics):
 
 def _check_unicode(name, text):
     """A str that is not valid Unicode (a lone surrogate) as a ValueError naming ``name``."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{name}: not valid Unicode (a lone surrogate)") from None
+    if not _is_unicode(text):
+        raise ValueError(f"{name}: not valid Unicode (a lone surrogate)")
 
 
 def _check_bool(name, value):
@@ -182,6 +180,34 @@ def _check_texts(name, texts, optional=False):
             raise TypeError(f"{name}[{i}]: expected str, got {type(t).__name__}")
         _check_unicode(f"{name}[{i}]", t)
     return texts
+
+
+def _model_paths(models):
+    """``models`` with each ``os.PathLike`` (a ``pathlib.Path``) as its path's text; a path whose
+    name is not UTF-8 is a ValueError (the names of models and files go to Rust as UTF-8)."""
+    if isinstance(models, (bytes, dict)) or not hasattr(models, "__iter__"):
+        return models
+    paths = []
+    for i, model in enumerate(models):
+        if isinstance(model, _os.PathLike):
+            model = _os.fspath(model)
+            if isinstance(model, bytes):
+                try:
+                    model = model.decode("utf-8")
+                except UnicodeDecodeError:
+                    model = None
+            if model is None or not _is_unicode(model):
+                raise ValueError(f"models[{i}]: the path is not UTF-8; rename the file")
+        paths.append(model)
+    return paths
+
+
+def _is_unicode(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _frame(columns, pandas):
@@ -212,10 +238,10 @@ class Scorer:
     """
 
     def __init__(self, models=None, neural=False):
-        if isinstance(models, str):
+        if isinstance(models, (str, _os.PathLike)):
             models = [models]
         if models is not None:
-            models = _check_texts("models", models)
+            models = _check_texts("models", _model_paths(models))
             # As `features(classes=[])`: an empty list is a mistake, None the defaults.
             if not models:
                 raise ValueError("models: an empty list; give None for the default built-ins")

@@ -1,3 +1,4 @@
+from os import PathLike
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 __version__: str
@@ -17,7 +18,9 @@ class Scorer:
     """Models loaded once (built-in names or model files); thread-safe; pickles by model names."""
 
     def __init__(
-        self, models: Optional[Union[str, Sequence[str]]] = None, neural: bool = False
+        self,
+        models: Optional[Union[str, PathLike[str], Sequence[Union[str, PathLike[str]]]]] = None,
+        neural: bool = False,
     ) -> None: ...
     @property
     def model_names(self) -> List[List[str]]: ...
