@@ -209,6 +209,12 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
         (reply.status, reply.json()["error"]["code"].clone()),
         (405, json!("method_not_allowed"))
     );
+    // A model name that does not decode to UTF-8 was answered by axum in plain text.
+    let reply = get(addr, "/v1/models/%FF");
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone()),
+        (404, json!("unknown_model"))
+    );
     // And a good request still scores.
     let reply = http(addr, "POST", "/v1/score", &[], &request_with(|_| {}));
     assert_eq!(reply.status, 200);

@@ -159,8 +159,20 @@ pub async fn models(State(state): Shared) -> Result<Json<serde_json::Value>, Api
 /// One model's whole card. `reload` names the reload route, not a model, for GET too.
 pub async fn model(
     State(state): Shared,
-    axum::extract::Path(name): axum::extract::Path<String>,
+    name: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
+    // axum answers a name it cannot decode (`%FF`) in plain text; every error here is JSON, and
+    // no model has such a name.
+    let axum::extract::Path(name) = name.map_err(|e| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_model",
+            format!(
+                "no model named by this URL ({}): model names are UTF-8",
+                e.body_text()
+            ),
+        )
+    })?;
     let registry = state.registry().ok_or_else(not_ready)?;
     registry.card_of(&name).map(Json).ok_or_else(|| {
         let known: Vec<&str> = registry.models().iter().map(|m| m.name.as_str()).collect();
