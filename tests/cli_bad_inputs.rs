@@ -1027,17 +1027,13 @@ fn paths_that_are_not_utf8_are_read_by_every_flag_that_takes_one() {
         text
     };
     let run = |args: Vec<OsString>| {
-        let out = common::aesop()
-            .args(&args)
-            .current_dir(dir.path())
-            .output()
-            .expect("run");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        common::stdout_of_success(
+            common::aesop()
+                .args(&args)
+                .current_dir(dir.path())
+                .output()
+                .expect("run"),
+        )
     };
     let args = |words: &[&str]| words.iter().map(OsString::from).collect::<Vec<_>>();
     let mut train = args(&["train", "--classes", "surface", "-o"]);
@@ -1172,4 +1168,32 @@ fn plain_text_is_utf8_named_by_line_and_byte_and_a_byte_order_mark_is_skipped() 
         stderr.contains("latin1.conllu:1: invalid UTF-8 at byte 6 of the line"),
         "{stderr}"
     );
+}
+
+/// A gzip-compressed set on standard input, or under a name without `.gz`, is read decompressed
+/// (it was refused as "invalid UTF-8 at byte 2 of the line" with advice to re-encode it).
+#[test]
+fn a_gzip_compressed_set_is_read_whatever_its_name_or_from_a_pipe() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = std::fs::read(common::fixture("eval/set.jsonl")).expect("set");
+    let misnamed = dir.path().join("set.jsonl");
+    std::fs::write(&misnamed, common::gzip(&set)).expect("write");
+    let score = |args: &[&str], stdin: Vec<u8>| {
+        common::stdout_of_success(
+            common::aesop()
+                .args(["score", "--model", "builtin:readability-noref"])
+                .args(args)
+                .write_stdin(stdin)
+                .current_dir(dir.path())
+                .output()
+                .expect("run"),
+        )
+    };
+    let expected = score(
+        &[&common::fixture("eval/set.jsonl").display().to_string()],
+        Vec::new(),
+    );
+    assert!(!expected.is_empty());
+    assert_eq!(score(&["set.jsonl"], Vec::new()), expected);
+    assert_eq!(score(&["-"], common::gzip(&set)), expected);
 }

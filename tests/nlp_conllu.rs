@@ -154,12 +154,7 @@ fn analyze_reads_compressed_text_and_conllu_as_the_plain_files() {
             .args(args)
             .output()
             .expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("UTF-8")
+        String::from_utf8(crate::common::stdout_of_success(out)).expect("UTF-8")
     };
     let (text, text_gz) = write_both("a.txt", "The cat sat on the mat. It slept.\n");
     let plain = analyze(&[&text]);

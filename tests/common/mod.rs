@@ -106,6 +106,17 @@ pub fn gunzip(path: &Path) -> Vec<u8> {
     text
 }
 
+/// The standard output of a run that must succeed; its standard error in the failure message.
+pub fn stdout_of_success(out: std::process::Output) -> Vec<u8> {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 // ---- training a model through the CLI ----
 
 /// `aesop train SET ARGS… -o MODEL`, run to its end: status, stdout and stderr, for the caller

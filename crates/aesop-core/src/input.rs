@@ -88,8 +88,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// The text of the file at `path`, decompressed when its name ends in `.gz` (gzip, several
-/// members allowed, as `cat a.gz b.gz` makes). Standard input is the caller's to open (it has no
-/// name to report, and can be read once).
+/// members allowed, as `cat a.gz b.gz` makes) or when its bytes start as gzip's do
+/// ([`decompressed_if_gzip`]). Standard input is the caller's to open (it has no name to report,
+/// and can be read once), through [`decompressed_if_gzip`] too.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
@@ -97,26 +98,45 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     if file.metadata().is_ok_and(|m| m.is_dir()) {
         bail!("{}: is a directory, not a file", path.display());
     }
-    Ok(if is_gzip_name(path) {
-        Box::new(BufReader::new(Gunzip(MultiGzDecoder::new(BufReader::new(
-            file,
-        )))))
+    if is_gzip_name(path) {
+        return Ok(Box::new(BufReader::new(Gunzip {
+            stream: MultiGzDecoder::new(BufReader::new(file)),
+            why: "a name ending in .gz is read decompressed",
+        })));
+    }
+    decompressed_if_gzip(BufReader::new(file))
+        .with_context(|| format!("{}: cannot read", path.display()))
+}
+
+/// `reader`, decompressed when its first bytes are gzip's magic number (1f 8b), which no UTF-8
+/// text starts with: `cat set.jsonl.gz | aesop score -`, or a compressed file whose name lost
+/// its `.gz`, was refused as "invalid UTF-8 at byte 2" with advice to re-encode it.
+pub fn decompressed_if_gzip(
+    mut reader: impl BufRead + Send + 'static,
+) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let start = reader.fill_buf()?;
+    Ok(if start.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::new(Gunzip {
+            stream: MultiGzDecoder::new(reader),
+            why: "it starts as gzip does, so it is read decompressed",
+        }))
     } else {
-        Box::new(BufReader::new(file))
+        Box::new(reader)
     })
 }
 
-/// A gzip stream whose read errors say that decompressing failed: a file named `.gz` that is not
-/// gzip, or was cut short, otherwise reads as "unexpected end of file" at some line.
-struct Gunzip<R>(MultiGzDecoder<R>);
+/// A gzip stream whose read errors say that decompressing failed, and why the input was taken
+/// for gzip: a file named `.gz` that is not gzip, or was cut short, otherwise reads as
+/// "unexpected end of file" at some line.
+struct Gunzip<R> {
+    stream: MultiGzDecoder<R>,
+    why: &'static str,
+}
 
 impl<R: BufRead> Read for Gunzip<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.0.read(buf).map_err(|e| {
-            std::io::Error::new(
-                e.kind(),
-                format!("not valid gzip ({e}); a name ending in .gz is read decompressed"),
-            )
+        self.stream.read(buf).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("not valid gzip ({e}); {}", self.why))
         })
     }
 }
@@ -293,5 +313,24 @@ mod tests {
             invalid_utf8_message(Path::new("b"), b"\xff", 0),
             "b:1: invalid UTF-8 at byte 1 of the line"
         );
+    }
+    #[test]
+    fn gzip_bytes_are_read_decompressed_under_any_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = b"{\"topic\": \"t\"}\n";
+        let misnamed = dir.path().join("set.jsonl");
+        std::fs::write(&misnamed, gzip(text)).expect("write");
+        assert_eq!(read_bytes(&misnamed).expect("gzip read"), text);
+        // Cut short: an error saying why the file was taken for gzip.
+        let mut cut = gzip(text);
+        cut.truncate(cut.len() / 2);
+        std::fs::write(&misnamed, cut).expect("write");
+        let message = format!("{:#}", read_bytes(&misnamed).expect_err("truncated"));
+        assert!(message.contains("it starts as gzip does"), "{message}");
+        // Plain text, and text too short to hold the magic number, read as they are.
+        for plain in [&text[..], b"{", b""] {
+            std::fs::write(&misnamed, plain).expect("write");
+            assert_eq!(read_bytes(&misnamed).expect("plain"), plain);
+        }
     }
 }

@@ -85,10 +85,12 @@ pub fn read_set(path: &Path) -> Result<Vec<Topic>> {
 
 /// Open a judgment set for streaming: an iterator over its topics, in file order. `-` reads
 /// standard input, so a set can come from a pipe (`aesop import … -o - | aesop score -`); a
-/// name ending in `.gz` is read decompressed ([`aesop_core::input::open`]).
+/// name ending in `.gz`, or gzip-compressed bytes (on standard input too), are read decompressed
+/// ([`aesop_core::input::open`]).
 pub fn open_set(path: &Path) -> Result<SetReader<Box<dyn BufRead + Send>>> {
     if aesop_core::input::names_stdin(path) {
-        let input: Box<dyn BufRead + Send> = Box::new(BufReader::new(std::io::stdin()));
+        let input = aesop_core::input::decompressed_if_gzip(BufReader::new(std::io::stdin()))
+            .context("reading standard input")?;
         return Ok(SetReader::new(input, "standard input"));
     }
     let input = aesop_core::input::open(path)?;

@@ -372,8 +372,8 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
             }
             _ => {
                 let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
+                aesop_core::input::decompressed_if_gzip(std::io::BufReader::new(std::io::stdin()))
+                    .and_then(|mut input| input.read_to_end(&mut bytes))
                     .context("reading standard input")?;
                 (bytes, std::path::Path::new("standard input"))
             }
