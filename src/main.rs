@@ -216,7 +216,8 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
             hide_possible_values = true
         )]
         classes: Vec<String>,
-        /// Output file: .csv or .jsonl, either gzip-compressed when named .gz (default, or `-`:
+        /// Output file: .csv, .tsv (tabs between the fields) or .jsonl, each gzip-compressed when
+        /// named .gz; any other name is CSV (default, or `-`:
         /// CSV on standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,

@@ -219,6 +219,37 @@ fn cross_validate_writes_csv_under_a_csv_name_and_evaluate_reads_both_back() {
     assert_eq!(tau_of(old, None), expected);
 }
 
+/// `features -o f.tsv` writes tabs between the fields (it wrote commas), and `evaluate` reads a
+/// `.tsv` back split at tabs: the same τ as from the CSV.
+#[test]
+fn features_written_as_tsv_read_back_as_the_csv_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    for name in ["f.csv", "f.tsv", "f.tsv.gz"] {
+        common::aesop()
+            .arg("features")
+            .arg(&set)
+            .args(["--classes", "surface", "-o"])
+            .arg(dir.path().join(name))
+            .assert()
+            .success();
+    }
+    let csv = std::fs::read_to_string(dir.path().join("f.csv")).expect("csv");
+    let tsv = std::fs::read_to_string(dir.path().join("f.tsv")).expect("tsv");
+    assert!(tsv.starts_with("topic\tsystem\tsurface."), "{}", &tsv[..60]);
+    assert_eq!(tsv.replace('\t', ","), csv);
+    let tau_of = |features: &str| {
+        let mut a = args(dir.path().join(features), set.clone(), "relevance");
+        a.feature = Some("surface.density".into());
+        a.bootstrap = 0;
+        statistic(&evaluate_json(a, dir.path()), "summary.kendall")
+    };
+    let expected = tau_of("f.csv");
+    assert!(expected.is_finite() && expected != 0.0);
+    assert_eq!(tau_of("f.tsv"), expected);
+    assert_eq!(tau_of("f.tsv.gz"), expected);
+}
+
 /// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column
 /// only; the predictions file is read as predictions (it failed with "no field F").
 #[test]

@@ -334,15 +334,19 @@ fn rescore_self_references(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
     Csv,
+    /// CSV with tabs between the fields (a `.tsv` name), as spreadsheets and `cut` expect.
+    Tsv,
     Jsonl,
 }
 
 impl TableFormat {
-    /// The format a file name implies (`.jsonl`/`.json` → JSONL, anything else CSV), read
-    /// through a trailing `.gz` (`features.jsonl.gz` is JSON Lines, written compressed).
+    /// The format a file name implies (`.jsonl`/`.json` → JSONL, `.tsv` → tab-separated,
+    /// anything else CSV), read through a trailing `.gz` (`features.jsonl.gz` is JSON Lines,
+    /// written compressed).
     pub fn from_path(path: &std::path::Path) -> TableFormat {
         match aesop_core::input::format_extension(path).as_deref() {
             Some("jsonl") | Some("json") => TableFormat::Jsonl,
+            Some("tsv") => TableFormat::Tsv,
             _ => TableFormat::Csv,
         }
     }
@@ -370,8 +374,15 @@ pub enum TableWriter<'n, W: Write> {
 impl<'n, W: Write> TableWriter<'n, W> {
     pub fn new(format: TableFormat, names: &'n [String], out: W) -> Result<TableWriter<'n, W>> {
         Ok(match format {
-            TableFormat::Csv => {
-                let mut w = csv::Writer::from_writer(out);
+            TableFormat::Csv | TableFormat::Tsv => {
+                let delimiter = if format == TableFormat::Tsv {
+                    b'\t'
+                } else {
+                    b','
+                };
+                let mut w = csv::WriterBuilder::new()
+                    .delimiter(delimiter)
+                    .from_writer(out);
                 let mut header = vec!["topic".to_string(), "system".to_string()];
                 header.extend(names.iter().cloned());
                 w.write_record(&header)?;

@@ -178,7 +178,7 @@ fn one_column(mut columns: Vec<MetricScores>) -> Result<MetricScores> {
 /// The columns `columns` of a features CSV in one pass over its records: each as `--feature`
 /// reads it (`-COLUMN` negated, where no column has that name), labelled with the name asked.
 fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
-    let mut reader = csv::Reader::from_reader(aesop_core::input::open(path)?);
+    let mut reader = csv_reader(path)?;
     let headers = reader
         .headers()
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
@@ -295,16 +295,25 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
         .map(|base| (base, true))
 }
 
-/// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.jsonl` and `.json`
-/// JSON Lines, through a trailing `.gz`); any other name is read by its first non-blank line, JSON
-/// Lines when that starts with `{`. Why: `aesop features` writes CSV under any other name and to
+/// A reader of the CSV at `path`, its fields split at tabs when the name ends in `.tsv` (through
+/// `.gz`), as `aesop features -o f.tsv` writes them.
+fn csv_reader(path: &Path) -> Result<csv::Reader<Box<dyn std::io::BufRead + Send>>> {
+    let tabs = aesop_core::input::format_extension(path).as_deref() == Some("tsv");
+    Ok(csv::ReaderBuilder::new()
+        .delimiter(if tabs { b'\t' } else { b',' })
+        .from_reader(aesop_core::input::open(path)?))
+}
+
+/// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.tsv` CSV with tabs,
+/// `.jsonl` and `.json` JSON Lines, through a trailing `.gz`); any other name is read by its
+/// first non-blank line, JSON Lines when that starts with `{`. Why: `aesop features` writes CSV under any other name and to
 /// standard output, so `features … -o f.out` or `features … > f` used to be read back here as
 /// JSON Lines ("f:1: malformed JSON"). A `.csv` whose first line starts with `{` is JSON Lines
 /// too (no CSV header does): `cross-validate -o oof.csv` wrote JSON Lines before stop 79.
 fn is_csv(path: &Path) -> bool {
     let starts_json = || first_line(path).is_some_and(|line| line.trim_start().starts_with('{'));
     match aesop_core::input::format_extension(path).as_deref() {
-        Some("csv") => !starts_json(),
+        Some("csv" | "tsv") => !starts_json(),
         Some("jsonl" | "json") => false,
         _ => first_line(path).is_some_and(|line| !line.trim_start().starts_with('{')),
     }
@@ -456,7 +465,7 @@ fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metr
 /// in file order, less `topic` and `system`.
 pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
     let names: Vec<String> = if is_csv(path) {
-        let mut reader = csv::Reader::from_reader(aesop_core::input::open(path)?);
+        let mut reader = csv_reader(path)?;
         reader
             .headers()
             .with_context(|| format!("{}:1: cannot read the header", path.display()))?
