@@ -171,13 +171,14 @@ fn a_features_file_of_any_name_is_read_by_its_content() {
 
 /// `cross-validate -o oof.csv` writes CSV (it wrote JSON Lines under the `.csv` name, which
 /// `evaluate` then read as a CSV whose "columns" were JSON fragments), with the JSON lines' fields
-/// as columns: `evaluate oof.csv --feature raw` gives the JSON lines' statistics. A `.csv` that
-/// holds JSON Lines (written before) is read as JSON Lines.
+/// as columns: `evaluate oof.csv --feature raw` gives the JSON lines' statistics. `oof.tsv` is the
+/// CSV with tabs (it was JSON Lines too). A `.csv` that holds JSON Lines (written before) is read
+/// as JSON Lines.
 #[test]
 fn cross_validate_writes_csv_under_a_csv_name_and_evaluate_reads_both_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
-    for name in ["oof.jsonl", "oof.csv", "oof.csv.gz"] {
+    for name in ["oof.jsonl", "oof.csv", "oof.csv.gz", "oof.tsv"] {
         common::aesop()
             .arg("cross-validate")
             .arg(&set)
@@ -214,6 +215,9 @@ fn cross_validate_writes_csv_under_a_csv_name_and_evaluate_reads_both_back() {
     let expected = tau_of(dir.path().join("oof.jsonl"), None);
     assert_eq!(tau_of(dir.path().join("oof.csv"), Some("raw")), expected);
     assert_eq!(tau_of(dir.path().join("oof.csv.gz"), Some("raw")), expected);
+    let tsv = std::fs::read_to_string(dir.path().join("oof.tsv")).expect("oof.tsv");
+    assert_eq!(tsv.replace('\t', ","), csv);
+    assert_eq!(tau_of(dir.path().join("oof.tsv"), Some("raw")), expected);
     let old = dir.path().join("old.csv");
     std::fs::copy(dir.path().join("oof.jsonl"), &old).expect("copy");
     assert_eq!(tau_of(old, None), expected);
@@ -248,6 +252,53 @@ fn features_written_as_tsv_read_back_as_the_csv_does() {
     assert!(expected.is_finite() && expected != 0.0);
     assert_eq!(tau_of("f.tsv"), expected);
     assert_eq!(tau_of("f.tsv.gz"), expected);
+}
+
+/// `score -o p.tsv` writes the CSV's rows with tabs (it wrote JSON Lines under the `.tsv` name
+/// unless `--format csv` was given), `--format tsv` does so under any name, and `evaluate`
+/// reads the `.tsv` back with the CSV's τ.
+#[test]
+fn score_writes_tsv_under_a_tsv_name_and_evaluate_reads_it_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    for name in ["p.csv", "p.tsv"] {
+        common::aesop()
+            .arg("score")
+            .arg(&set)
+            .arg("-o")
+            .arg(dir.path().join(name))
+            .assert()
+            .success();
+    }
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .args(["--format", "tsv", "-o"])
+        .arg(dir.path().join("p.txt"))
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(dir.path().join("p.csv")).expect("csv");
+    let tsv = std::fs::read_to_string(dir.path().join("p.tsv")).expect("tsv");
+    assert!(
+        tsv.starts_with("topic\tsystem\tpyramid\t"),
+        "{}",
+        &tsv[..60]
+    );
+    assert_eq!(tsv.lines().count(), 161);
+    assert_eq!(tsv.replace('\t', ","), csv);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("p.txt")).expect("txt"),
+        tsv
+    );
+    let tau_of = |predictions: &str| {
+        let mut a = args(dir.path().join(predictions), set.clone(), "relevance");
+        a.feature = Some("responsiveness".into());
+        a.bootstrap = 0;
+        statistic(&evaluate_json(a, dir.path()), "summary.kendall")
+    };
+    let expected = tau_of("p.csv");
+    assert!(expected.is_finite() && expected != 0.0);
+    assert_eq!(tau_of("p.tsv"), expected);
 }
 
 /// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column

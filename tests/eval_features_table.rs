@@ -388,6 +388,27 @@ fn sparse_columns_are_listed_apart_and_the_csv_holds_every_column() {
     assert!(!at(&records[0], "summary.kendall.lower").is_empty());
     assert_eq!(at(&records[2], "rank"), "");
     assert_eq!(at(&records[2], "summary.kendall.lower"), "");
+    // `--csv table.tsv` writes the same rows with tabs between the fields (it wrote commas).
+    let out_tsv = dir.path().join("table.tsv");
+    evaluate_json(
+        &features,
+        (&set, "pyramid"),
+        &[
+            "--features",
+            "*",
+            "--bootstrap",
+            "50",
+            "--csv",
+            path(&out_tsv),
+        ],
+        &dir.path().join("tsv.json"),
+    );
+    let tsv = std::fs::read_to_string(&out_tsv).expect("tsv");
+    assert!(tsv.starts_with("set\trank\tfeature\t"), "{}", &tsv[..40]);
+    assert_eq!(
+        tsv.replace('\t', ","),
+        std::fs::read_to_string(&out_csv).expect("csv")
+    );
     let (from_jsonl, _) = evaluate_json(
         &features_jsonl,
         (&set, "pyramid"),

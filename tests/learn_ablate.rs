@@ -376,6 +376,12 @@ fn ablation_pools_several_sets() {
     let as_svg = run_to(&dir.path().join("table.svg"), &[]);
     assert!(as_svg.starts_with("<svg"), "{}", &as_svg[..40]);
     assert_eq!(as_svg, std::fs::read_to_string(&chart).expect("--chart"));
+    // A `.tsv` name, for `-o` or `--csv`, gets the CSV with tabs (Markdown and commas before).
+    let tsv_path = dir.path().join("also.tsv");
+    let as_tsv = run_to(&dir.path().join("table.tsv"), &[("--csv", &tsv_path)]);
+    assert!(as_tsv.starts_with("model\t"), "{}", &as_tsv[..40]);
+    assert_eq!(as_tsv.replace('\t', ","), as_csv);
+    assert_eq!(std::fs::read_to_string(&tsv_path).expect("--csv"), as_tsv);
 
     // A set without the named column: the error names the file and the column.
     ablate("pyramid")

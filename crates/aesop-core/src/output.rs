@@ -389,6 +389,16 @@ impl OutputFile {
     }
 }
 
+/// The field delimiter of a table written to `path`: a tab for a `.tsv` name (also `.tsv.gz`),
+/// a comma otherwise. Every verb that writes CSV asks this, so a `.tsv` output is tab-separated
+/// whichever verb wrote it.
+pub fn field_delimiter(path: &Path) -> u8 {
+    match crate::input::format_extension(path).as_deref() {
+        Some("tsv") => b'\t',
+        _ => b',',
+    }
+}
+
 /// Refuse two outputs of one run that name the same file, also through another spelling of the
 /// path or a link: the later would replace the earlier (`cross-validate -o r.json --report
 /// r.json` kept only the report). `outputs` pairs each path with the flag that names it.

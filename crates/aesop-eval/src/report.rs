@@ -136,7 +136,8 @@ pub struct EvaluateArgs {
     /// Write a scatter plot of system means (metric against human) as SVG.
     #[cfg_attr(feature = "cli", arg(long))]
     pub plot: Option<PathBuf>,
-    /// With --features: write the table as CSV, every statistic with its interval bounds.
+    /// With --features: write the table as CSV, every statistic with its interval bounds
+    /// (tab-separated when the name ends in .tsv).
     #[cfg_attr(feature = "cli", arg(long, requires = "features"))]
     pub csv: Option<PathBuf>,
 }

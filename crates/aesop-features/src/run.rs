@@ -352,6 +352,13 @@ impl TableFormat {
     }
 }
 
+/// A CSV writer, with tabs between the fields when `tabs` (a `.tsv` output).
+pub fn csv_writer<W: Write>(out: W, tabs: bool) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .delimiter(if tabs { b'\t' } else { b',' })
+        .from_writer(out)
+}
+
 /// Write the table: CSV with `topic,system,<features…>` (empty cell = missing), or JSON Lines
 /// with one object per summary (`null` = missing).
 pub fn write_table<W: Write>(table: &FeatureTable, format: TableFormat, out: W) -> Result<()> {
@@ -375,14 +382,7 @@ impl<'n, W: Write> TableWriter<'n, W> {
     pub fn new(format: TableFormat, names: &'n [String], out: W) -> Result<TableWriter<'n, W>> {
         Ok(match format {
             TableFormat::Csv | TableFormat::Tsv => {
-                let delimiter = if format == TableFormat::Tsv {
-                    b'\t'
-                } else {
-                    b','
-                };
-                let mut w = csv::WriterBuilder::new()
-                    .delimiter(delimiter)
-                    .from_writer(out);
+                let mut w = csv_writer(out, format == TableFormat::Tsv);
                 let mut header = vec!["topic".to_string(), "system".to_string()];
                 header.extend(names.iter().cloned());
                 w.write_record(&header)?;

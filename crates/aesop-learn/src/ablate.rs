@@ -71,11 +71,12 @@ pub struct AblateArgs {
         arg(long, default_value_t = aesop_eval::levels::DEFAULT_LENGTH_TOLERANCE)
     )]
     pub length_tolerance: f64,
-    /// Table to write: Markdown, or what --csv writes when the name ends in .csv, or --chart's
-    /// SVG when it ends in .svg (through a trailing .gz). The Markdown goes to standard output too.
+    /// Table to write: Markdown, or what --csv writes when the name ends in .csv (with tabs for
+    /// .tsv), or --chart's SVG when it ends in .svg (through a trailing .gz). The Markdown goes to
+    /// standard output too.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: PathBuf,
-    /// Also write the table as CSV.
+    /// Also write the table as CSV (tab-separated when the name ends in .tsv).
     #[cfg_attr(feature = "cli", arg(long))]
     pub csv: Option<PathBuf>,
     /// Also write a bar chart of summary-level τ (SVG).
@@ -327,13 +328,18 @@ pub fn ablate_command(
     // `-o` in the format its name says: Markdown under a `.csv` name was what `--csv` users got.
     let mut contents = vec![
         match aesop_core::input::format_extension(&args.output).as_deref() {
-            Some("csv") => render_csv(&report)?,
+            Some("csv" | "tsv") => {
+                render_csv(&report, aesop_core::output::field_delimiter(&args.output))?
+            }
             Some("svg") => render_chart(&report),
             _ => markdown.clone(),
         },
     ];
-    if args.csv.is_some() {
-        contents.push(render_csv(&report)?);
+    if let Some(csv) = &args.csv {
+        contents.push(render_csv(
+            &report,
+            aesop_core::output::field_delimiter(csv),
+        )?);
     }
     if args.chart.is_some() {
         contents.push(render_chart(&report));

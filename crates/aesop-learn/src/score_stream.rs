@@ -51,9 +51,9 @@ pub struct ScoreArgs {
     /// omitted or `-`.
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: Option<PathBuf>,
-    /// Output format: `jsonl` (one line per summary and model) or `csv` (one row per summary,
-    /// one column per model). Default: CSV for an output ending in .csv (or .csv.gz), else JSON
-    /// Lines.
+    /// Output format: `jsonl` (one line per summary and model), `csv` (one row per summary,
+    /// one column per model) or `tsv` (the CSV with tabs). Default: CSV for an output ending in
+    /// .csv (or .csv.gz), TSV for .tsv, else JSON Lines.
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub format: Option<ScoreFormat>,
 }
@@ -133,15 +133,18 @@ pub enum ScoreFormat {
     Jsonl,
     /// One row per summary, one column per model (per target for the default built-ins).
     Csv,
+    /// The CSV with tabs between the fields (a `.tsv` name), as spreadsheets and `cut` expect.
+    Tsv,
 }
 
 impl ScoreFormat {
-    /// `--format` when given, else CSV for a `.csv` (or `.csv.gz`) output and JSON Lines
-    /// otherwise.
+    /// `--format` when given, else CSV for a `.csv` (or `.csv.gz`) output, TSV for a `.tsv`
+    /// and JSON Lines otherwise.
     pub fn resolve(format: Option<ScoreFormat>, output: Option<&Path>) -> ScoreFormat {
         format.unwrap_or_else(
             || match output.and_then(aesop_core::input::format_extension) {
                 Some(ext) if ext == "csv" => ScoreFormat::Csv,
+                Some(ext) if ext == "tsv" => ScoreFormat::Tsv,
                 _ => ScoreFormat::Jsonl,
             },
         )
@@ -683,7 +686,7 @@ impl Output {
     }
 }
 
-/// Writes predictions as JSON Lines or CSV.
+/// Writes predictions as JSON Lines or CSV (comma- or tab-separated).
 enum PredictionWriter<'w> {
     Jsonl(Box<dyn Write + 'w>),
     Csv {
@@ -702,8 +705,8 @@ impl<'w> PredictionWriter<'w> {
     ) -> Result<PredictionWriter<'w>> {
         Ok(match format {
             ScoreFormat::Jsonl => PredictionWriter::Jsonl(out),
-            ScoreFormat::Csv => {
-                let mut w = csv::Writer::from_writer(out);
+            ScoreFormat::Csv | ScoreFormat::Tsv => {
+                let mut w = aesop_features::run::csv_writer(out, format == ScoreFormat::Tsv);
                 let mut header = vec!["topic", "system"];
                 header.extend(columns.iter().map(String::as_str));
                 if defaults {

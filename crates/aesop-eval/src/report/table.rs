@@ -144,8 +144,11 @@ pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Resul
         };
         contents.push(json + "\n");
     }
-    if args.csv.is_some() {
-        contents.push(render_table_csv(&tables)?);
+    if let Some(csv) = &args.csv {
+        contents.push(render_table_csv(
+            &tables,
+            aesop_core::output::field_delimiter(csv),
+        )?);
     }
     let mut text = tables
         .iter()
@@ -482,10 +485,12 @@ pub fn render_table_text(table: &FeatureTable) -> String {
     out
 }
 
-/// The tables as CSV: one line per column of each set (named in `set`), every statistic with
-/// its interval bounds.
-pub fn render_table_csv(tables: &[FeatureTable]) -> Result<String> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
+/// The tables as CSV (`delimiter`: `,`, or a tab for a `.tsv`): one line per column of each set
+/// (named in `set`), every statistic with its interval bounds.
+pub fn render_table_csv(tables: &[FeatureTable], delimiter: u8) -> Result<String> {
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(Vec::new());
     let mut header: Vec<String> = [
         "set",
         "rank",

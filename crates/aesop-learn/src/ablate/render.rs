@@ -308,8 +308,9 @@ fn variant_name(variant: Variant) -> &'static str {
     }
 }
 
-/// The table as CSV; undefined values are empty fields.
-pub fn render_csv(report: &AblationReport) -> Result<String> {
+/// The table as CSV (`delimiter`: `,`, or a tab for a `.tsv`); undefined values are empty
+/// fields.
+pub fn render_csv(report: &AblationReport, delimiter: u8) -> Result<String> {
     let number = |v: f64| {
         if v.is_finite() {
             v.to_string()
@@ -325,7 +326,9 @@ pub fn render_csv(report: &AblationReport) -> Result<String> {
             number(v.permutation_p),
         ],
     };
-    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(delimiter)
+        .from_writer(Vec::new());
     if report.protocol == 2 {
         writer.write_record(CSV_COLUMNS_HELD_OUT)?;
         for m in &report.models {

@@ -380,8 +380,9 @@ impl CvOutputs {
 
 /// Write the out-of-fold predictions into `out` (committed with the report); after Ctrl-C
 /// during the folds nothing is written (exit 130, run::Interrupted), never a full-looking file.
-/// One JSON line per summary, or, when `out` is named `.csv`, one CSV row with the same fields
-/// (JSON Lines under a `.csv` name was read back by `evaluate` as a CSV and refused).
+/// One JSON line per summary, or, when `out` is named `.csv` (`.tsv`), one CSV row (with tabs)
+/// with the same fields (JSON Lines under a `.csv` name was read back by `evaluate` as a CSV and
+/// refused).
 fn write_out_of_fold(
     out: &mut OutputFile,
     cancel: &AtomicBool,
@@ -403,9 +404,15 @@ fn write_out_of_fold(
                 score,
                 raw,
             });
-    if aesop_core::input::format_extension(out.path()).as_deref() == Some("csv") {
+    if matches!(
+        aesop_core::input::format_extension(out.path()).as_deref(),
+        Some("csv" | "tsv")
+    ) {
+        let delimiter = aesop_core::output::field_delimiter(out.path());
         let with_set = rows.first().is_some_and(|r| r.0.is_some());
-        let mut writer = csv::Writer::from_writer(&mut *out);
+        let mut writer = csv::WriterBuilder::new()
+            .delimiter(delimiter)
+            .from_writer(&mut *out);
         let header = ["set", "topic", "system", "target", "score", "raw"];
         writer.write_record(&header[usize::from(!with_set)..])?;
         for line in lines {
