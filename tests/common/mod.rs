@@ -95,14 +95,15 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// The bytes of a gzip file, decompressed; fails unless the file starts with gzip's magic
 /// (what aesop writes for an output named `.gz`).
 pub fn gunzip(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).expect("read");
-    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "{}: gzip magic", path.display());
+    gunzip_bytes(&std::fs::read(path).expect("read"))
+}
+
+/// Gzip-compressed bytes decompressed; fails unless they start with gzip's magic.
+pub fn gunzip_bytes(bytes: &[u8]) -> Vec<u8> {
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
     let mut text = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
-        &mut text,
-    )
-    .expect("gunzip");
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut text)
+        .expect("gunzip");
     text
 }
 

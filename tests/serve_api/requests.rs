@@ -289,6 +289,58 @@ fn a_gzip_compressed_body_scores_as_the_plain_body() {
     );
 }
 
+/// An answer is gzip-compressed when the request accepts it (`Accept-Encoding: gzip`, as curl
+/// `--compressed`, requests and browsers send) and it is 1 kB or more: the same JSON, a fraction
+/// of the bytes. It went uncompressed whatever the client accepted.
+#[test]
+fn answers_are_gzip_compressed_for_clients_that_accept_it() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    let body = json!({"topics": sample_topics()}).to_string().into_bytes();
+    let score = |accept: Option<&str>| {
+        let headers: Vec<(&str, &str)> =
+            accept.map(|a| ("Accept-Encoding", a)).into_iter().collect();
+        let reply = http(addr, "POST", "/v1/score", &headers, &body);
+        assert_eq!(reply.status, 200, "{accept:?}");
+        assert!(
+            reply
+                .header("vary")
+                .is_some_and(|v| v.to_ascii_lowercase().contains("accept-encoding")),
+            "{accept:?}: {:?}",
+            reply.headers
+        );
+        reply
+    };
+    let plain = score(None);
+    assert_eq!(plain.header("content-encoding"), None);
+    assert!(plain.body.len() >= 1024, "{}", plain.body.len());
+    for accept in ["gzip", "br;q=1, gzip;q=0.5", "*"] {
+        let reply = score(Some(accept));
+        assert_eq!(reply.header("content-encoding"), Some("gzip"), "{accept}");
+        assert!(
+            reply.body.len() * 2 < plain.body.len(),
+            "{accept}: {} of {}",
+            reply.body.len(),
+            plain.body.len()
+        );
+        assert_eq!(common::gunzip_bytes(&reply.body), plain.body, "{accept}");
+    }
+    for refused in ["identity", "gzip;q=0", "br", "*;q=0"] {
+        let reply = score(Some(refused));
+        assert_eq!(reply.header("content-encoding"), None, "{refused}");
+        assert_eq!(reply.body, plain.body, "{refused}");
+    }
+    // A short answer goes as it is; the metrics' text (over 1 kB) compresses too.
+    let gzip = [("Accept-Encoding", "gzip")];
+    let health = http(addr, "GET", "/healthz", &gzip, b"");
+    assert_eq!(health.header("content-encoding"), None);
+    assert_eq!(health.json()["status"], "ok");
+    let metrics = http(addr, "GET", "/metrics", &gzip, b"");
+    assert_eq!(metrics.header("content-encoding"), Some("gzip"));
+    let text = String::from_utf8(common::gunzip_bytes(&metrics.body)).expect("UTF-8");
+    assert!(text.contains("aesop_summaries_scored_total"), "{text}");
+}
+
 /// A body Python's `json.dumps` wrote (a bare `NaN` score) is read as a set line is; a repeated
 /// key is refused with its path in `field`.
 #[test]

@@ -1,6 +1,7 @@
 //! Route handlers and the middleware every request passes (auth, metrics, logs).
 
 use super::api::parse_score_request;
+use super::encoding;
 use super::error::{ApiError, ErrorCode};
 use super::score::score_request;
 use super::AppState;
@@ -292,7 +293,7 @@ async fn score_within_limits(
             .retry_after(1)
         })?;
     let limit = state.limits.max_body_bytes;
-    let gzipped = body_is_gzipped(headers)?;
+    let gzipped = encoding::body_is_gzipped(headers)?;
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -310,7 +311,7 @@ async fn score_within_limits(
         }
     })?;
     let bytes = if gzipped {
-        gunzip_body(&bytes, limit)?.into()
+        encoding::gunzip_body(&bytes, limit)?.into()
     } else {
         bytes
     };
@@ -333,59 +334,6 @@ async fn score_within_limits(
     .map_err(|e| ApiError::internal(format!("scoring task failed: {e}")))??;
     state.metrics.add_summaries(summaries);
     Ok(Json(answer).into_response())
-}
-
-/// Whether the request body is gzip-compressed (`Content-Encoding: gzip`, which clients use to
-/// send large batches), read before the body is: no coding or `identity` is plain JSON, and any
-/// other coding is 415 (with `Accept-Encoding: gzip`), where the body used to be read as JSON
-/// and refused as "invalid UTF-8 at byte 1".
-fn body_is_gzipped(headers: &axum::http::HeaderMap) -> Result<bool, ApiError> {
-    let mut gzipped = false;
-    for value in headers.get_all(header::CONTENT_ENCODING) {
-        let text = value.to_str().unwrap_or("?");
-        for coding in text.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-            match coding.to_ascii_lowercase().as_str() {
-                "identity" => {}
-                "gzip" | "x-gzip" if !gzipped => gzipped = true,
-                _ => {
-                    return Err(ApiError::new(
-                        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                        "unsupported_encoding",
-                        format!(
-                            "Content-Encoding '{text}': the request body may be sent as is or \
-                             gzip-compressed once (Content-Encoding: gzip)"
-                        ),
-                    ))
-                }
-            }
-        }
-    }
-    Ok(gzipped)
-}
-
-/// A gzip-compressed body decompressed, its text held to the same `limit` as a plain body's (so
-/// a small body that expands without bound is 413, not memory spent).
-fn gunzip_body(bytes: &[u8], limit: usize) -> Result<Vec<u8>, ApiError> {
-    use std::io::Read;
-    let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(bytes)
-        .take(limit as u64 + 1)
-        .read_to_end(&mut text)
-        .map_err(|e| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_encoding",
-                format!("the body is not valid gzip (Content-Encoding: gzip): {e}"),
-            )
-        })?;
-    if text.len() > limit {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
-            format!("the request body exceeds {limit} bytes once decompressed (--max-body-bytes)"),
-        ));
-    }
-    Ok(text)
 }
 
 /// What a request whose client left is logged and counted as (nobody reads the answer).

@@ -2,12 +2,13 @@
 //!
 //! [`api`] parses and validates requests, [`score`] answers them (on a blocking thread, so the
 //! async executor stays free for health checks), [`registry`] holds the models and reloads
-//! them, [`metrics`] counts, [`limits`] bounds the work, [`openapi`] describes the API, and
-//! [`server`] binds, handles signals and shuts down gracefully. This file holds the arguments,
-//! the shared state and the router.
+//! them, [`metrics`] counts, [`limits`] bounds the work, [`encoding`] reads compressed bodies and
+//! compresses answers, [`openapi`] describes the API, and [`server`] binds, handles signals and
+//! shuts down gracefully. This file holds the arguments, the shared state and the router.
 
 pub mod api;
 pub mod connections;
+pub mod encoding;
 pub mod error;
 mod handlers;
 pub mod limits;
@@ -462,6 +463,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/score", post(handlers::score))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
+        .layer(axum::middleware::from_fn(encoding::compress_response))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             handlers::track,

@@ -229,7 +229,7 @@ pub fn document() -> Value {
             }},
             "/v1/score": {"post": {
                 "summary": "Score summaries.",
-                "description": "The body is JSON, sent as is or gzip-compressed (Content-Encoding: gzip).",
+                "description": "The body is JSON, sent as is or gzip-compressed (Content-Encoding: gzip). The answer, like every answer of 1 kB or more, is gzip-compressed (Content-Encoding: gzip) when the request sends Accept-Encoding: gzip.",
                 "requestBody": {"required": true, "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ScoreRequest"},
                     "example": {
