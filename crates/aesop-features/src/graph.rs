@@ -4,9 +4,10 @@
 //! # What is implemented
 //! * **Graph** ([`build`]): the vertices are the character n-grams of rank `rank` taken at every
 //!   character position (Algorithm 1 of the paper: overlapping, shifted by one character, no
-//!   preprocessing at all: case, spaces and punctuation are kept). Positions count Unicode
-//!   scalar values. Two n-gram occurrences are neighbours when the distance between their first
-//!   characters is between 1 and `window` (the paper's D_win). The graph is symmetric
+//!   preprocessing: case, spaces and punctuation are kept; a `\r\n` line break arrives as `\n`,
+//!   as every class reads it). Positions count Unicode scalar values. Two n-gram occurrences
+//!   are neighbours when the distance between their first characters is between 1 and `window`
+//!   (the paper's D_win). The graph is symmetric
 //!   (undirected): every pair of occurrences at positions `i < j ≤ i + window` adds 1 to the
 //!   weight of the edge {S_i, S_j}. An n-gram that recurs within the window gives a self-loop
 //!   edge {S, S}. |G| is the number of edges.
