@@ -115,9 +115,10 @@ fn text_files_score_like_the_judgment_set() {
 /// Text saved with Windows line breaks (`\r\n`, or an old Mac's `\r`) scores as with `\n`, from
 /// text files and in a set: the built-ins' `pyramid` moved (.5677 to .5676 on the example files)
 /// and every `graph` feature and `surface.summary_chars` with it, as the `\r`s were read as
-/// characters.
+/// characters. Text with decomposed accents (NFD) scores as composed (NFC): every class read
+/// them as other words.
 #[test]
-fn windows_line_breaks_score_as_line_feeds() {
+fn windows_line_breaks_and_decomposed_accents_score_as_the_plain_text() {
     let dir = tempfile::tempdir().expect("tempdir");
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
     let score = |folder: &str, breaks: &str| {
@@ -153,6 +154,40 @@ fn windows_line_breaks_score_as_line_feeds() {
         common::stdout_of_success(command.output().expect("features"))
     };
     assert_eq!(features("\r\n"), features("\n"));
+
+    let accented = |form: &str, text: &str| match form {
+        "nfd" => text
+            .replace('\u{e9}', "e\u{301}")
+            .replace('\u{fc}', "u\u{308}"),
+        _ => text.to_string(),
+    };
+    let score_accented = |form: &str| {
+        let folder = dir.path().join(form);
+        std::fs::create_dir(&folder).expect("mkdir");
+        let document = "The new caf\u{e9} in Z\u{fc}rich opened on Monday. Its owner, Jos\u{e9} \
+            M\u{fc}ller, said the caf\u{e9} serves cr\u{e8}me br\u{fb}l\u{e9}e and coffee.";
+        let mut command = common::aesop();
+        command.arg("score");
+        for (flag, name, text) in [
+            ("--documents", "doc.txt", document),
+            (
+                "--summary",
+                "a.txt",
+                "Jos\u{e9} M\u{fc}ller opened a caf\u{e9} in Z\u{fc}rich.",
+            ),
+            (
+                "--summary",
+                "b.txt",
+                "A caf\u{e9} opened in Z\u{fc}rich on Monday.",
+            ),
+        ] {
+            let path = folder.join(name);
+            std::fs::write(&path, accented(form, text)).expect("write");
+            command.arg(flag).arg(path);
+        }
+        common::stdout_of_success(command.output().expect("score"))
+    };
+    assert_eq!(score_accented("nfd"), score_accented("nfc"));
 }
 
 #[test]

@@ -236,9 +236,9 @@ fn extract_topic(
     topic: &Topic,
     classes: &[Box<dyn FeatureClass>],
 ) -> (Vec<FeatureRecord>, Vec<Missing>) {
-    // Windows line breaks read as `\n`, so a text scores the same whichever system saved it.
-    let fed = topic.with_line_feeds();
-    let topic = fed.as_ref().unwrap_or(topic);
+    // `\n` line breaks and composed characters, so a text scores the same however it was saved.
+    let canonical = topic.with_canonical_text();
+    let topic = canonical.as_ref().unwrap_or(topic);
     let ctx = TopicContext::new(topic);
     let mut class_rows: Vec<Vec<FeatureRow>> = classes.iter().map(|c| c.extract(&ctx)).collect();
     rescore_self_references(topic, classes, &mut class_rows);
