@@ -34,6 +34,23 @@ fn serve_process_reloads_on_sighup_and_stops_on_sigterm() {
         assert_eq!(early.header("retry-after"), Some("1"));
     }
     next_log("ready");
+    // A client's own X-Request-Id is answered back and logged beside the service's id.
+    let traced = http(
+        addr,
+        "GET",
+        "/healthz",
+        &[("X-Request-Id", "trace-abc-123")],
+        b"",
+    );
+    assert_eq!(traced.header("x-request-id"), Some("trace-abc-123"));
+    let logged = loop {
+        let line = next_log("request");
+        if line["route"] == "/healthz" {
+            break line;
+        }
+    };
+    assert_eq!(logged["client_request_id"], "trace-abc-123", "{logged}");
+    assert!(logged["request_id"].is_u64(), "{logged}");
     let request = json!({"topics": [sample_topics()[1].clone()], "models": ["mine"]});
     let before = service_scores(&post(addr, "/v1/score", &request));
 

@@ -341,6 +341,42 @@ fn answers_are_gzip_compressed_for_clients_that_accept_it() {
     assert!(text.contains("aesop_summaries_scored_total"), "{text}");
 }
 
+/// A client's `X-Request-Id` (1-128 visible ASCII characters) is answered back, so a client can
+/// find its request in the logs by its own id; any other value gets the service's own id.
+#[test]
+fn a_usable_client_request_id_is_answered_back() {
+    let server = start(&local_args());
+    let addr = server.addr;
+    let answered = |id: &[u8]| {
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        let mut head =
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Request-Id: ".to_vec();
+        head.extend_from_slice(id);
+        head.extend_from_slice(b"\r\n\r\n");
+        stream.write_all(&head).expect("write");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).expect("read");
+        let reply = parse_reply(&raw);
+        assert_eq!(reply.status, 200);
+        reply
+            .header("x-request-id")
+            .expect("x-request-id")
+            .to_string()
+    };
+    let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    assert_eq!(answered(uuid.as_bytes()), uuid);
+    let longest = "a".repeat(128);
+    assert_eq!(answered(longest.as_bytes()), longest);
+    for unusable in [
+        "a".repeat(129).into_bytes(),
+        b"two words".to_vec(),
+        "caf\u{e9}".as_bytes().to_vec(),
+    ] {
+        let id = answered(&unusable);
+        assert!(id.parse::<u64>().is_ok(), "{id}");
+    }
+}
+
 /// A body Python's `json.dumps` wrote (a bare `NaN` score) is read as a set line is; a repeated
 /// key is refused with its path in `field`.
 #[test]

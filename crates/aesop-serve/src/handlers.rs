@@ -31,6 +31,7 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
     let started = Instant::now();
     let _in_flight = state.metrics.start_request();
     let id = state.request_id();
+    let client_id = client_request_id(request.headers());
     let method = request.method().clone();
     let route = request
         .extensions()
@@ -46,6 +47,7 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
     let mut unanswered = Unanswered {
         state: Arc::clone(&state),
         id,
+        client_id: client_id.clone(),
         method: method.clone(),
         route: route.clone(),
         started,
@@ -69,22 +71,40 @@ pub async fn track(State(state): Shared, request: Request, next: Next) -> Respon
     let code =
         code.or_else(|| (status.is_client_error() || status.is_server_error()).then_some("other"));
     state.metrics.record(&route, status.as_u16(), elapsed, code);
-    if let Ok(value) = HeaderValue::from_str(&id.to_string()) {
+    // The client's own id when it sent one, so it finds its request in the logs by it.
+    let answered_id = client_id.clone().unwrap_or_else(|| id.to_string());
+    if let Ok(value) = HeaderValue::from_str(&answered_id) {
         response.headers_mut().insert("x-request-id", value);
     }
     let latency_ms = elapsed.as_secs_f64() * 1000.0;
+    let client_request_id = client_id.as_deref();
     if status.is_server_error() {
-        tracing::warn!(request_id = id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
+        tracing::warn!(request_id = id, client_request_id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
     } else {
-        tracing::info!(request_id = id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
+        tracing::info!(request_id = id, client_request_id, %method, route, status = status.as_u16(), latency_ms, error = code, "request");
     }
     response
+}
+
+/// The longest `X-Request-Id` taken from a client (a UUID is 36 characters).
+pub const MAX_CLIENT_REQUEST_ID: usize = 128;
+
+/// The request's `X-Request-Id` when the client sent a usable one: 1 to
+/// [`MAX_CLIENT_REQUEST_ID`] visible ASCII characters (no space or control character, which could
+/// forge a log line or a header). Anything else is ignored and the service's own id is used.
+fn client_request_id(headers: &axum::http::HeaderMap) -> Option<String> {
+    let value = headers.get("x-request-id")?.as_bytes();
+    let usable = !value.is_empty()
+        && value.len() <= MAX_CLIENT_REQUEST_ID
+        && value.iter().all(|b| b.is_ascii_graphic());
+    usable.then(|| String::from_utf8_lossy(value).into_owned())
 }
 
 /// A request being answered; dropped while armed, its client went away first.
 struct Unanswered {
     state: Arc<AppState>,
     id: u64,
+    client_id: Option<String>,
     method: axum::http::Method,
     route: String,
     started: Instant,
@@ -105,6 +125,7 @@ impl Drop for Unanswered {
         );
         tracing::info!(
             request_id = self.id,
+            client_request_id = self.client_id.as_deref(),
             method = %self.method,
             route = self.route,
             status = CLIENT_CLOSED_STATUS,
