@@ -305,6 +305,40 @@ fn list_labels_open_the_following_sentence() {
     );
 }
 
+/// A line that opens a list item (a bullet or a number label before a capital) opens a
+/// sentence, though the item before it has no period: summaries written as lists, as language
+/// models often write them, read as one long sentence. A hard-wrapped line that starts with a
+/// dash or a number goes on with its sentence.
+#[test]
+fn list_items_on_their_own_lines_open_sentences() {
+    assert_split(
+        "Key points:\n- The council approved the budget\n- Spending rises\n* Taxes go up",
+        &[
+            "Key points:",
+            "- The council approved the budget",
+            "- Spending rises",
+            "* Taxes go up",
+        ],
+    );
+    assert_split(
+        "1. Budget approved on Monday\n2) Spending rises\n(3) \"Taxes\" go up\n\u{2022} **Parks** gain",
+        &[
+            "1. Budget approved on Monday",
+            "2) Spending rises",
+            "(3) \"Taxes\" go up",
+            "\u{2022} **Parks** gain",
+        ],
+    );
+    for wrapped in [
+        "The budget\n- which passed on Monday - raises spending.",
+        "Spending rose by\n12. per cent and more.",
+        "The vote was 5\n- 4 in favour.",
+        "The list\n-The council",
+    ] {
+        assert_split(wrapped, &[wrapped]);
+    }
+}
+
 #[test]
 fn emoticons_stay_with_the_sentence_they_follow() {
     assert_split(

@@ -10,7 +10,8 @@
 //! Rules, in order (docs/SENTENCES.md has the details and the measurements behind them):
 //! - A blank line (two or more line breaks in one gap) always ends a sentence. A single line break
 //!   is ordinary whitespace by default, because newswire source documents are hard-wrapped;
-//!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead.
+//!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead. A line
+//!   that opens a list item (`- The`, `2) The`) opens a sentence either way.
 //! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
 //!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
 //!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
@@ -72,7 +73,9 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
         };
         let decision_text = prev.decision_text(text);
         let ends = line_breaks >= 2
-            || (line_breaks == 1 && options.newline_ends_sentence)
+            || (line_breaks == 1
+                && (options.newline_ends_sentence
+                    || opens_list_item(&text[token.clone()], &text[token.end..])))
             || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
         if ends {
             spans.push(sentence_start..prev.range.end);
@@ -498,6 +501,31 @@ fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
             period_boundary(stem, quoted, next_word, opening)
         }
     }
+}
+
+/// Does `token`, first on its line, open a list item: a bullet (`-`, `*`, `+`, `•`, …) or a
+/// number label (`1.`, `2)`, `(3)`) before a word that starts with a capital, after any opening
+/// quote, bracket or `**` (`after` is the text after the token)? Summaries written as lists (as language
+/// models often write them) leave their items without a period, which read as one long
+/// sentence. Requiring the capital keeps a dash or a number that a hard-wrapped line starts with
+/// (`the budget\n- which passed -`, `won 5\n- 4`) inside its sentence.
+fn opens_list_item(token: &str, after: &str) -> bool {
+    let bullet = matches!(
+        token,
+        "-" | "*" | "+" | "\u{2022}" | "\u{2023}" | "\u{25e6}" | "\u{25aa}"
+    );
+    let number = token
+        .strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .or_else(|| token.strip_suffix(['.', ')']))
+        .is_some_and(is_list_label);
+    if !(bullet || number) {
+        return false;
+    }
+    let word = after
+        .trim_start()
+        .trim_start_matches(|c: char| is_opener(c) || c == '*');
+    word.starts_with(char::is_uppercase)
 }
 
 /// "1", "12" before a period at the start of a clause: a list item number, which opens the
