@@ -92,7 +92,7 @@ fn the_bash_script_is_valid_and_completes_verbs_flags_and_values() {
     );
     // A flag's possible values (clap's value enums).
     let formats = bash_completions(&script, &["aesop", "score", "x.jsonl", "--format", ""]);
-    assert_eq!(formats, ["jsonl", "csv"]);
+    assert_eq!(formats, ["jsonl", "csv", "tsv"]);
     // Feature classes, from the registry.
     let classes = bash_completions(&script, &["aesop", "train", "--classes", ""]);
     for class in ["content", "rouge", "neural", "arcs"] {
