@@ -307,10 +307,10 @@ fn list_labels_open_the_following_sentence() {
 
 /// A line that opens a list item (a bullet or a number label before a capital) opens a
 /// sentence, though the item before it has no period: summaries written as lists, as language
-/// models often write them, read as one long sentence. A hard-wrapped line that starts with a
-/// dash or a number goes on with its sentence.
+/// models often write them, read as one long sentence. So does the line after a Markdown
+/// heading. A hard-wrapped line that starts with a dash or a number goes on with its sentence.
 #[test]
-fn list_items_on_their_own_lines_open_sentences() {
+fn list_items_and_headings_on_their_own_lines_are_sentences() {
     assert_split(
         "Key points:\n- The council approved the budget\n- Spending rises\n* Taxes go up",
         &[
@@ -329,8 +329,20 @@ fn list_items_on_their_own_lines_open_sentences() {
             "\u{2022} **Parks** gain",
         ],
     );
+    // A Markdown heading's line ends at its line break.
+    assert_split(
+        "## Key points\nThe council approved the budget.\n# Next\n- Taxes rise",
+        &[
+            "## Key points",
+            "The council approved the budget.",
+            "# Next",
+            "- Taxes rise",
+        ],
+    );
     for wrapped in [
         "The budget\n- which passed on Monday - raises spending.",
+        "Ranked\n#1 in the poll\nand #2 in sales.",
+        "The key\n####### marks go on.",
         "Spending rose by\n12. per cent and more.",
         "The vote was 5\n- 4 in favour.",
         "The list\n-The council",

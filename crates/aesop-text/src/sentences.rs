@@ -11,7 +11,8 @@
 //! - A blank line (two or more line breaks in one gap) always ends a sentence. A single line break
 //!   is ordinary whitespace by default, because newswire source documents are hard-wrapped;
 //!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead. A line
-//!   that opens a list item (`- The`, `2) The`) opens a sentence either way.
+//!   that opens a list item (`- The`, `2) The`) opens a sentence either way, and a Markdown
+//!   heading's line (`## Key points`) ends one.
 //! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
 //!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
 //!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
@@ -61,8 +62,11 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
     let mut spans = Vec::new();
     let mut sentence_start = 0usize;
     let mut previous: Option<PreviousToken> = None;
+    // Whether the current line is a Markdown heading (`## Key points`), which its line break ends.
+    let mut heading_line = false;
     for (token, line_breaks) in Tokens::new(text) {
         let Some(prev) = previous.as_ref() else {
+            heading_line = is_heading_mark(&text[token.clone()]);
             sentence_start = token.start;
             previous = Some(PreviousToken {
                 word_start: token.start,
@@ -75,8 +79,12 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
         let ends = line_breaks >= 2
             || (line_breaks == 1
                 && (options.newline_ends_sentence
+                    || heading_line
                     || opens_list_item(&text[token.clone()], &text[token.end..])))
             || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
+        if line_breaks > 0 {
+            heading_line = is_heading_mark(&text[token.clone()]);
+        }
         if ends {
             spans.push(sentence_start..prev.range.end);
             sentence_start = token.start;
@@ -501,6 +509,11 @@ fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
             period_boundary(stem, quoted, next_word, opening)
         }
     }
+}
+
+/// Is `token`, first on its line, a Markdown heading's mark (`#` to `######`)?
+fn is_heading_mark(token: &str) -> bool {
+    (1..=6).contains(&token.len()) && token.bytes().all(|b| b == b'#')
 }
 
 /// Does `token`, first on its line, open a list item: a bullet (`-`, `*`, `+`, `•`, …) or a
