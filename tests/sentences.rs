@@ -308,7 +308,7 @@ fn list_labels_open_the_following_sentence() {
 /// A line that opens a list item (a bullet or a number label before a capital) opens a
 /// sentence, though the item before it has no period: summaries written as lists, as language
 /// models often write them, read as one long sentence. So does the line after a Markdown
-/// heading. A hard-wrapped line that starts with a dash or a number goes on with its sentence.
+/// heading or a bold label. A hard-wrapped line that starts with a dash or a number goes on with its sentence.
 #[test]
 fn list_items_and_headings_on_their_own_lines_are_sentences() {
     assert_split(
@@ -339,7 +339,19 @@ fn list_items_and_headings_on_their_own_lines_are_sentences() {
             "- Taxes rise",
         ],
     );
+    // So does a bold label's line: a line that opens and ends in bold.
+    assert_split(
+        "**Summary**\nThe council approved the budget.\n**Key points:**\nTaxes rise",
+        &[
+            "**Summary**",
+            "The council approved the budget.",
+            "**Key points:**",
+            "Taxes rise",
+        ],
+    );
     for wrapped in [
+        "**The council** approved\nthe budget on Monday.",
+        "The council **approved**\nthe budget.",
         "The budget\n- which passed on Monday - raises spending.",
         "Ranked\n#1 in the poll\nand #2 in sales.",
         "The key\n####### marks go on.",

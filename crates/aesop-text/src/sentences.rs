@@ -12,7 +12,7 @@
 //!   is ordinary whitespace by default, because newswire source documents are hard-wrapped;
 //!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead. A line
 //!   that opens a list item (`- The`, `2) The`) opens a sentence either way, and a Markdown
-//!   heading's line (`## Key points`) ends one.
+//!   heading's line (`## Key points`) or a bold label's (`**Key points**`) ends one.
 //! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
 //!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
 //!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
@@ -62,11 +62,14 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
     let mut spans = Vec::new();
     let mut sentence_start = 0usize;
     let mut previous: Option<PreviousToken> = None;
-    // Whether the current line is a Markdown heading (`## Key points`), which its line break ends.
+    // Whether the current line is a Markdown heading (`## Key points`), which its line break ends,
+    // and whether it opens in bold (`**Key points**`, a label when the bold closes the line).
     let mut heading_line = false;
+    let mut bold_line = false;
     for (token, line_breaks) in Tokens::new(text) {
         let Some(prev) = previous.as_ref() else {
             heading_line = is_heading_mark(&text[token.clone()]);
+            bold_line = text[token.clone()].starts_with("**");
             sentence_start = token.start;
             previous = Some(PreviousToken {
                 word_start: token.start,
@@ -80,10 +83,12 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
             || (line_breaks == 1
                 && (options.newline_ends_sentence
                     || heading_line
+                    || (bold_line && closes_bold(&text[prev.range.clone()]))
                     || opens_list_item(&text[token.clone()], &text[token.end..])))
             || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
         if line_breaks > 0 {
             heading_line = is_heading_mark(&text[token.clone()]);
+            bold_line = text[token.clone()].starts_with("**");
         }
         if ends {
             spans.push(sentence_start..prev.range.end);
@@ -509,6 +514,12 @@ fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
             period_boundary(stem, quoted, next_word, opening)
         }
     }
+}
+
+/// Does `token`, last on a line that opened in bold, close the bold (`points**`, `points:**`,
+/// `**Summary**:`)? Then the line is a label, which its line break ends.
+fn closes_bold(token: &str) -> bool {
+    token.trim_end_matches(':').ends_with("**") && token.len() > 2
 }
 
 /// Is `token`, first on its line, a Markdown heading's mark (`#` to `######`)?
