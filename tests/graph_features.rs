@@ -369,3 +369,49 @@ fn class_rows_equal_the_pairwise_operators_for_any_rank_and_window() {
         );
     }
 }
+
+#[test]
+fn the_graph_reads_no_line_layout() {
+    // One text laid out four ways: as a paragraph, a sentence per line, with blank lines and
+    // indents, with tabs and doubled spaces. The graph reads each as the paragraph.
+    let layouts = [
+        "The council met. It approved the budget.",
+        "The council met.\nIt approved the budget.",
+        "\n  The council met.\n\n  It approved the budget.\n",
+        "The\tcouncil  met.   It approved the budget. ",
+    ];
+    let mut topic = Topic::new("t");
+    topic.documents.push(Document::new(
+        "d",
+        "The council met on Monday.\nIt approved the budget after a long debate.",
+    ));
+    topic.references.push(Reference::new(
+        "r",
+        "The council approved\nthe budget on Monday.",
+    ));
+    for (k, text) in layouts.iter().enumerate() {
+        topic.summaries.push(Summary::new(format!("s{k}"), *text));
+    }
+    let mut paragraph_topic = topic.clone();
+    for summary in &mut paragraph_topic.summaries {
+        summary.text = layouts[0].to_string();
+    }
+    paragraph_topic.documents[0].text = topic.documents[0].text.replace('\n', " ");
+    paragraph_topic.references[0].text = topic.references[0].text.replace('\n', " ");
+    for (rank, window) in [(3, 3), (5, 4)] {
+        let class = Graph::new(GraphOptions { rank, window });
+        let rows = class.extract(&TopicContext::new(&topic));
+        let paragraph = class.extract(&TopicContext::new(&paragraph_topic));
+        for (k, (row, want)) in rows.iter().zip(&paragraph).enumerate() {
+            let (row, want) = (row.as_ref().unwrap(), want.as_ref().unwrap());
+            assert!(want[0] > 0.1 && want[5] > 0.1, "{want:?}");
+            for (got, want) in row.iter().zip(want) {
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "rank {rank} layout {:?}: {row:?} vs {want:?}",
+                    layouts[k]
+                );
+            }
+        }
+    }
+}

@@ -4,8 +4,10 @@
 //! # What is implemented
 //! * **Graph** ([`build`]): the vertices are the character n-grams of rank `rank` taken at every
 //!   character position (Algorithm 1 of the paper: overlapping, shifted by one character, no
-//!   preprocessing: case, spaces and punctuation are kept; a `\r\n` line break arrives as `\n`,
-//!   as every class reads it). Positions count Unicode scalar values. Two n-gram occurrences
+//!   preprocessing: case, spaces and punctuation are kept). The text is read as every class
+//!   reads it (`\n` line breaks, NFC, one space between words: `Topic::with_canonical_text`)
+//!   and as one line ([`as_one_line`]): a line break is read as a space, so the layout of
+//!   lines changes no graph. Positions count Unicode scalar values. Two n-gram occurrences
 //!   are neighbours when the distance between their first characters is between 1 and `window`
 //!   (the paper's D_win). The graph is symmetric
 //!   (undirected): every pair of occurrences at positions `i < j ≤ i + window` adds 1 to the
@@ -269,6 +271,32 @@ pub fn npower(autosummeng: f64, memog: f64) -> f64 {
     (NPOWER_AUTOSUMMENG * autosummeng + NPOWER_MEMOG * memog + NPOWER_INTERCEPT) / 10.0
 }
 
+/// `text` as one line, the way the class reads it: each run of white space (a line break
+/// among them) one space. Every class reads texts spaced as a reader sees them
+/// ([`Topic::with_canonical_text`]); the graph also reads no line layout, so a summary written
+/// one sentence per line has the graph of the same sentences as a paragraph (REALSumm writes
+/// its summaries and references so, the other sets as paragraphs).
+fn as_one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    let white = |b: &u8| char::from(*b).is_whitespace();
+    let bytes = text.as_bytes();
+    let one_line = text.is_ascii()
+        && !bytes.first().is_some_and(white)
+        && !bytes.last().is_some_and(white)
+        && bytes.iter().all(|b| *b == b' ' || !white(b))
+        && !text.contains("  ");
+    if one_line {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut line = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    std::borrow::Cow::Owned(line)
+}
+
 /// Vertex keys of a text's n-grams, one per character position: the n-gram's characters packed
 /// 21 bits each (a Unicode scalar value fits) when `rank` ≤ 3, so the key is the n-gram itself
 /// and no string is hashed; else an id from `intern`. Empty when the text is shorter than
@@ -393,7 +421,8 @@ impl TopicGraphs {
         let mut vocabulary = NGramVocabulary::new();
         // Each edge occurrence of `text` with the row of its key (a new key gets the next row).
         let mut rows_of = |text: &str, on_row: &mut dyn FnMut(usize, bool)| {
-            let vertices = vertex_keys(text, rank, |ngram| u64::from(vocabulary.intern(ngram)));
+            let text = as_one_line(text);
+            let vertices = vertex_keys(&text, rank, |ngram| u64::from(vocabulary.intern(ngram)));
             for_each_edge(&vertices, window, |key| {
                 let next = rows.len() as u32;
                 let row = *rows.entry(key).or_insert(next);
@@ -453,8 +482,9 @@ impl TopicGraphs {
     /// fresh ids above its vocabulary (when ids are used at all).
     fn similarities(&self, text: &str, scratch: &mut SummaryScratch) -> Vec<(f64, f64)> {
         let base = self.vocabulary.len() as u64;
+        let text = as_one_line(text);
         let mut unseen_ngrams: HashMap<&str, u64, FastState> = HashMap::default();
-        let vertices = vertex_keys(text, self.rank, |ngram| {
+        let vertices = vertex_keys(&text, self.rank, |ngram| {
             self.vocabulary
                 .get(ngram)
                 .map(u64::from)
