@@ -118,10 +118,10 @@ fn text_files_score_like_the_judgment_set() {
 /// characters. Text with decomposed accents (NFD) scores as composed (NFC): every class read
 /// them as other words.
 #[test]
-fn windows_line_breaks_and_decomposed_accents_score_as_the_plain_text() {
+fn texts_saved_or_spaced_otherwise_score_as_the_plain_text() {
     let dir = tempfile::tempdir().expect("tempdir");
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
-    let score = |folder: &str, breaks: &str| {
+    let score = |folder: &str, respace: &dyn Fn(&str) -> String| {
         let folder = dir.path().join(folder);
         std::fs::create_dir(&folder).expect("mkdir");
         let mut command = common::aesop();
@@ -134,14 +134,31 @@ fn windows_line_breaks_and_decomposed_accents_score_as_the_plain_text() {
         ] {
             let text = std::fs::read_to_string(examples.join(name)).expect("example");
             let path = folder.join(name);
-            std::fs::write(&path, text.replace('\n', breaks)).expect("write");
+            std::fs::write(&path, respace(&text)).expect("write");
             command.arg(flag).arg(path);
         }
         common::stdout_of_success(command.output().expect("score"))
     };
-    let expected = score("lf", "\n");
-    assert_eq!(score("crlf", "\r\n"), expected);
-    assert_eq!(score("cr", "\r"), expected);
+    let expected = score("lf", &|t| t.to_string());
+    assert_eq!(score("crlf", &|t| t.replace('\n', "\r\n")), expected);
+    assert_eq!(score("cr", &|t| t.replace('\n', "\r")), expected);
+    // Spaced otherwise, as a reader sees it the same: two spaces after each period, no-break
+    // and thin spaces, indented and padded lines, soft hyphens and zero-width spaces in words.
+    assert_eq!(score("two-spaces", &|t| t.replace(". ", ".  ")), expected);
+    assert_eq!(
+        score("odd-spaces", &|t| t
+            .replacen(' ', "\u{a0}", 5)
+            .replacen(' ', "\t\u{2009}", 3)
+            .replace('\n', "  \n\t")),
+        expected
+    );
+    assert_eq!(
+        score("invisible", &|t| format!(
+            "\u{feff}  {}\n\n",
+            t.replace("the ", "t\u{ad}he ").replace(" a", " \u{200b}a")
+        )),
+        expected
+    );
 
     let features = |breaks: &str| {
         let lines: Vec<String> = (0..2)

@@ -349,8 +349,21 @@ fn list_items_and_headings_on_their_own_lines_are_sentences() {
             "Taxes rise",
         ],
     );
+    // So does a label's line: at most four tokens ending in a colon, before a capital.
+    assert_split(
+        "Summary:\nThe council approved the budget.\nWhat it means:\n\"Taxes\" rise",
+        &[
+            "Summary:",
+            "The council approved the budget.",
+            "What it means:",
+            "\"Taxes\" rise",
+        ],
+    );
     for wrapped in [
         "**The council** approved\nthe budget on Monday.",
+        "The mayor told reporters on Monday:\nThe budget passed.",
+        "The two options:\nraise taxes or cut spending.",
+        "It rose by 10:\n30 per cent.",
         "The council **approved**\nthe budget.",
         "The budget\n- which passed on Monday - raises spending.",
         "Ranked\n#1 in the poll\nand #2 in sales.",

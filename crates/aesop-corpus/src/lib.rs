@@ -159,16 +159,22 @@ enum Layout {
     LineBreak,
     /// Any other Unicode white space: a space, a tab, a no-break space, U+2000..U+200A, …
     Space,
-    /// Not seen by a reader: a soft hyphen, a zero-width space, a word joiner, U+FEFF. (Zero-width
-    /// joiners and non-joiners stay: emoji sequences and Persian words need them.)
+    /// Not seen by a reader ([`is_invisible`]).
     Invisible,
     Visible,
+}
+
+/// Is `c` a character no reader sees, which every class reads as not there: a soft hyphen
+/// (U+00AD), a zero-width space (U+200B), a word joiner (U+2060) or a zero-width no-break space
+/// (U+FEFF)? Zero-width joiners and non-joiners are not: emoji and Persian words need them.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}')
 }
 
 fn layout(c: char) -> Layout {
     match c {
         '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}' => Layout::LineBreak,
-        '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}' => Layout::Invisible,
+        c if is_invisible(c) => Layout::Invisible,
         c if c.is_whitespace() => Layout::Space,
         _ => Layout::Visible,
     }

@@ -110,7 +110,9 @@ pub fn detect(text: &str) -> Option<Degenerate> {
     }
     let mut counts = Counts::default();
     let (mut chars, mut len, mut letters) = (0usize, 0usize, 0usize);
-    for c in text.chars() {
+    // Characters no reader sees (a soft hyphen, a zero-width space) are not there, as every
+    // feature class reads the text (`Topic::with_canonical_text`).
+    for c in text.chars().filter(|&c| !aesop_corpus::is_invisible(c)) {
         chars += 1;
         if c.is_whitespace() {
             counts.token(len, letters);
@@ -151,6 +153,11 @@ mod tests {
     fn degenerate_text_is_caught() {
         assert_eq!(detect(""), Some(Degenerate::Empty));
         assert_eq!(detect(" \n\t "), Some(Degenerate::Empty));
+        assert_eq!(
+            detect("\u{ad}\u{200b} \u{a0}\u{2060}\u{feff}"),
+            Some(Degenerate::Empty)
+        );
+        assert_eq!(detect("co\u{ad}op\u{200b}"), None);
         assert_eq!(detect("…"), Some(Degenerate::NonLinguistic));
         assert_eq!(detect("!!! ??? ... ---"), Some(Degenerate::NonLinguistic));
         assert_eq!(detect("1 2 3 4 5 6"), Some(Degenerate::NonLinguistic));

@@ -12,7 +12,8 @@
 //!   is ordinary whitespace by default, because newswire source documents are hard-wrapped;
 //!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead. A line
 //!   that opens a list item (`- The`, `2) The`) opens a sentence either way, and a Markdown
-//!   heading's line (`## Key points`) or a bold label's (`**Key points**`) ends one.
+//!   heading's line (`## Key points`), a bold label's (`**Key points**`) or a label's (a line of
+//!   at most four tokens ending in a colon, before a capital: `Summary:`) ends one.
 //! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
 //!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
 //!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
@@ -66,10 +67,13 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
     // and whether it opens in bold (`**Key points**`, a label when the bold closes the line).
     let mut heading_line = false;
     let mut bold_line = false;
+    // Tokens on the current line so far: a short line ending in a colon is a label (`Summary:`).
+    let mut line_tokens = 0usize;
     for (token, line_breaks) in Tokens::new(text) {
         let Some(prev) = previous.as_ref() else {
             heading_line = is_heading_mark(&text[token.clone()]);
             bold_line = text[token.clone()].starts_with("**");
+            line_tokens = 1;
             sentence_start = token.start;
             previous = Some(PreviousToken {
                 word_start: token.start,
@@ -84,12 +88,16 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
                 && (options.newline_ends_sentence
                     || heading_line
                     || (bold_line && closes_bold(&text[prev.range.clone()]))
+                    || (line_tokens <= MAX_LABEL_TOKENS
+                        && ends_label(&text[prev.range.clone()], &text[token.start..]))
                     || opens_list_item(&text[token.clone()], &text[token.end..])))
             || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
         if line_breaks > 0 {
             heading_line = is_heading_mark(&text[token.clone()]);
             bold_line = text[token.clone()].starts_with("**");
+            line_tokens = 0;
         }
+        line_tokens += 1;
         if ends {
             spans.push(sentence_start..prev.range.end);
             sentence_start = token.start;
@@ -520,6 +528,17 @@ fn boundary_between(token: &str, next: &str, token_opens_clause: bool) -> bool {
 /// `**Summary**:`)? Then the line is a label, which its line break ends.
 fn closes_bold(token: &str) -> bool {
     token.trim_end_matches(':').ends_with("**") && token.len() > 2
+}
+
+/// The most tokens a label's line holds (`Summary:`, `Key points:`, `What the council decided:`).
+const MAX_LABEL_TOKENS: usize = 4;
+
+/// Does `token`, last on a short line, end a label (`Summary:`, `Key findings:`) before a line
+/// that starts with a capital (`after`, after any opening quote or bracket)? Summaries that
+/// language models write often open so; the label ran into the sentence after it.
+fn ends_label(token: &str, after: &str) -> bool {
+    let word = after.trim_start_matches(|c: char| is_opener(c) || c == '*');
+    token.len() > 1 && token.ends_with(':') && word.starts_with(char::is_uppercase)
 }
 
 /// Is `token`, first on its line, a Markdown heading's mark (`#` to `######`)?
