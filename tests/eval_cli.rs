@@ -301,6 +301,42 @@ fn score_writes_tsv_under_a_tsv_name_and_evaluate_reads_it_back() {
     assert_eq!(tau_of("p.tsv"), expected);
 }
 
+/// Ids written in decomposed Unicode in one file (some macOS file systems store file names so, and
+/// `score` takes file names as system ids) meet the composed ones of the other: the same figures
+/// as with one form throughout.
+#[test]
+fn ids_in_another_unicode_form_are_joined() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Each file's ids: a topic and a system prefix, one composed and one decomposed, the other
+    // way round in the other file.
+    let rewrite = |name: &str, topic: &str, system: &str| {
+        let text = std::fs::read_to_string(fixture(&format!("eval/{name}"))).expect("fixture");
+        let text = text
+            .replace("\"topic\": \"T", &format!("\"topic\": \"{topic}"))
+            .replace("\"system\": \"", &format!("\"system\": \"{system}"));
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let set = rewrite("set.jsonl", "Caf\u{e9}-T", "Syste\u{300}me-");
+    let predictions = rewrite("predictions.jsonl", "Cafe\u{301}-T", "Syst\u{e8}me-");
+    let mut a = args(predictions.clone(), set.clone(), "pyramid");
+    a.compare = Some(predictions);
+    let report = evaluate_json(a, dir.path());
+    assert_eq!(report["counts"]["matched"], 12, "{}", report["counts"]);
+    assert!((statistic(&report, "summary.kendall") - 2.0 / 9.0).abs() < 1e-12);
+    assert!((statistic(&report, "system.kendall") - 2.0 / 3.0).abs() < 1e-12);
+    assert_eq!(report["comparison"]["shared_rows"], 12);
+    // One id in both forms in one file is one id given twice.
+    let twice = dir.path().join("twice.jsonl");
+    let line = |topic: &str| {
+        format!("{{\"topic\": \"{topic}\", \"system\": \"A\", \"target\": \"pyramid\", \"score\": 1.0}}\n")
+    };
+    std::fs::write(&twice, line("Caf\u{e9}-T1") + &line("Cafe\u{301}-T1")).expect("write");
+    let error = error_of(args(twice, set, "pyramid"));
+    assert!(error.contains("appears twice (lines 1 and 2)"), "{error}");
+}
+
 /// `evaluate features.csv --feature F --compare predictions.jsonl`: --feature names A's column
 /// only; the predictions file is read as predictions (it failed with "no field F").
 #[test]

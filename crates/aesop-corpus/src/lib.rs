@@ -151,6 +151,17 @@ fn canonical_text(text: &str) -> Option<String> {
     })
 }
 
+/// `text` composed (NFC), borrowed when it is so already: how ids are compared where two files
+/// are joined on them, since one id can be written in two forms (some macOS file systems store file
+/// names decomposed, and `score` takes file names as system ids; text typed elsewhere is composed).
+pub fn composed(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() || unicode_normalization::is_nfc(text) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(unicode_normalization::UnicodeNormalization::nfc(text).collect())
+    }
+}
+
 /// What a character is to the layout of a text.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Layout {

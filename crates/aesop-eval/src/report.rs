@@ -14,6 +14,7 @@ use super::levels::{evaluate, Aligned, LengthAlone, LevelStats, ScoreRow, Summar
 use aesop_core::output::OutputFile;
 use anyhow::{bail, Result};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -494,16 +495,16 @@ fn compare(
     human: &[HumanScore],
     args: &EvaluateArgs,
 ) -> Result<Comparison> {
-    let b_keys: HashMap<(&str, &str), f64> = b
+    let b_keys: HashMap<(Cow<str>, Cow<str>), f64> = b
         .rows
         .iter()
-        .map(|(t, s, v)| ((t.as_str(), s.as_str()), *v))
+        .map(|(t, s, v)| (join_key(t, s), *v))
         .collect();
     let (rows_a, _) = align(a, human, &args.human)?;
     let (_, counts_b) = align(b, human, &args.human)?;
     let shared: Vec<&ScoreRow> = rows_a
         .iter()
-        .filter(|r| b_keys.contains_key(&(r.topic.as_str(), r.system.as_str())))
+        .filter(|r| b_keys.contains_key(&join_key(&r.topic, &r.system)))
         .collect();
     if shared.is_empty() {
         bail!(
@@ -515,7 +516,7 @@ fn compare(
     let rows_b_shared: Vec<ScoreRow> = shared
         .iter()
         .map(|r| ScoreRow {
-            metric: b_keys[&(r.topic.as_str(), r.system.as_str())],
+            metric: b_keys[&join_key(&r.topic, &r.system)],
             ..(*r).clone()
         })
         .collect();
@@ -535,17 +536,26 @@ fn compare(
     })
 }
 
-/// Join metric and human rows on (topic, system). A (topic, system) repeated in the metric file
-/// is an error.
+/// The key two files' rows are joined on: (topic, system), each composed (NFC), so an id written
+/// in decomposed form in one file (`cafe\u{301}`) meets the composed one in the other (`café`).
+fn join_key<'a>(topic: &'a str, system: &'a str) -> (Cow<'a, str>, Cow<'a, str>) {
+    (
+        aesop_corpus::composed(topic),
+        aesop_corpus::composed(system),
+    )
+}
+
+/// Join metric and human rows on (topic, system), compared in NFC ([`join_key`]). A (topic,
+/// system) repeated in the metric file is an error.
 pub fn align(
     metric: &MetricScores,
     human: &[HumanScore],
     human_path: &Path,
 ) -> Result<(Vec<ScoreRow>, AlignCounts)> {
-    let mut by_key: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
+    let mut by_key: HashMap<(Cow<str>, Cow<str>), (f64, usize)> = HashMap::new();
     for (row, (topic, system, value)) in metric.rows.iter().enumerate() {
         let line = metric.lines.get(row).copied().unwrap_or(0);
-        if let Some((_, first_line)) = by_key.insert((topic, system), (*value, line)) {
+        if let Some((_, first_line)) = by_key.insert(join_key(topic, system), (*value, line)) {
             bail!(
                 "{}: topic {topic:?}, system {system:?} appears twice (lines {first_line} and {line})",
                 metric.label
@@ -556,7 +566,7 @@ pub fn align(
         .iter()
         .filter_map(|h| {
             by_key
-                .get(&(h.topic.as_str(), h.system.as_str()))
+                .get(&join_key(&h.topic, &h.system))
                 .map(|&(m, _)| ScoreRow {
                     topic: h.topic.clone(),
                     system: h.system.clone(),
