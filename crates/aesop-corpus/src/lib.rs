@@ -139,16 +139,11 @@ impl Topic {
 /// `text` with `\n` line breaks, in NFC and spaced as [`Topic::with_canonical_text`] says, or
 /// `None` when it is so already (ASCII text is told in one pass over its bytes).
 fn canonical_text(text: &str) -> Option<String> {
-    let composed = text.is_ascii() || unicode_normalization::is_nfc(text);
-    if composed && is_spaced_canonically(text) {
-        return None;
+    let spaced = (!is_spaced_canonically(text)).then(|| spaced_canonically(text));
+    match composed(spaced.as_deref().unwrap_or(text)) {
+        std::borrow::Cow::Owned(composed) => Some(composed),
+        std::borrow::Cow::Borrowed(_) => spaced,
     }
-    let spaced = spaced_canonically(text);
-    Some(if composed {
-        spaced
-    } else {
-        unicode_normalization::UnicodeNormalization::nfc(spaced.as_str()).collect()
-    })
 }
 
 /// `text` composed (NFC), borrowed when it is so already: how ids are compared where two files
