@@ -110,6 +110,29 @@ fn offsets_are_exact_and_on_char_boundaries() {
 }
 
 #[test]
+fn emphasis_marks_are_split_off_words_as_in_ewt() {
+    assert_eq!(
+        toks("the *new* and _old_ plan, __Smith__ said: **yes**."),
+        [
+            "the", "*", "new", "*", "and", "_", "old", "_", "plan", ",", "__", "Smith", "__",
+            "said", ":", "**", "yes", "**", "."
+        ]
+    );
+    // EWT: `Start of _The SOUND & the FURY_:`; underscores inside a word, a rule of them, the
+    // `^_^` emoticon and URLs stay whole.
+    assert_eq!(toks("of _The FURY_:"), ["of", "_", "The", "FURY", "_", ":"]);
+    for whole in [
+        "GCP_London",
+        "Lisa_resume.doc",
+        "_______",
+        "^_^",
+        "http://x.com/a_b_",
+    ] {
+        assert_eq!(toks(whole), [whole], "{whole}");
+    }
+}
+
+#[test]
 fn sentence_spans_cover_the_text() {
     let s = "First one.  Second one!\nThird";
     let spans = sentence_spans(s);

@@ -4,7 +4,9 @@
 //! hyphen except after prefixes EWT keeps (`e-mail`, `non-`, `pre-`, `co-` …) and inside numbers
 //! (`713-853-3989`), slashes between words split (`and / or`) but not in numbers (`11/28/2000`),
 //! URLs, e-mail addresses, numbers (`3.5`, `1,000`), abbreviations (`U.S.`, `Mr.`) and common
-//! emoticons kept whole, `$` and `%` separate. Every token carries byte offsets into the input.
+//! emoticons kept whole, `$` and `%` separate. Emphasis marks around a word (`*new*`, `_new_`,
+//! `**new**`, as Markdown and EWT's web text write them) are split off, one token per run;
+//! underscores inside a word (`GCP_London`, `trans_expn.pdf`) stay. Every token carries byte offsets into the input.
 
 use std::ops::Range;
 
@@ -118,6 +120,7 @@ fn is_opening(c: char) -> bool {
             | '¿'
             | '¡'
             | '*'
+            | '_'
             | '`'
             | '~'
     ) || is_symbol(c)
@@ -144,6 +147,7 @@ fn is_closing(c: char) -> bool {
             | '…'
             | '%'
             | '*'
+            | '_'
             | '`'
     ) || is_symbol(c)
 }
@@ -219,7 +223,7 @@ fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
         let mut len = c.len_utf8();
         if is_symbol(c) {
             len = emoji_sequence_len(rest);
-        } else if matches!(c, '*' | '`' | '~' | '\'' | '"') {
+        } else if matches!(c, '*' | '_' | '`' | '~' | '\'' | '"') {
             len = run_len(rest, c);
         }
         // A quote before a clitic-looking word (`'s`, `'em`) is part of it.
