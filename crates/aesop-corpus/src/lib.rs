@@ -137,7 +137,7 @@ impl Topic {
 }
 
 /// `text` with `\n` line breaks, in NFC and spaced as [`Topic::with_canonical_text`] says, or
-/// `None` when it is so already (ASCII text is told in one pass over its bytes).
+/// `None` when it is so already (told in one pass, without a copy).
 fn canonical_text(text: &str) -> Option<String> {
     let spaced = (!is_spaced_canonically(text)).then(|| spaced_canonically(text));
     match composed(spaced.as_deref().unwrap_or(text)) {
