@@ -133,6 +133,53 @@ fn emphasis_marks_are_split_off_words_as_in_ewt() {
 }
 
 #[test]
+fn markdown_links_split_into_brackets_words_and_one_url() {
+    // As language models and chat tools write links: the words alone for the tagger, the target
+    // one URL token, the brackets punctuation.
+    assert_eq!(
+        toks("The council [approved](https://example.com/budget?id=3) it, as [Reuters reported](http://reuters.com)."),
+        [
+            "The", "council", "[", "approved", "]", "(", "https://example.com/budget?id=3", ")",
+            "it", ",", "as", "[", "Reuters", "reported", "]", "(", "http://reuters.com", ")", "."
+        ]
+    );
+    assert_eq!(
+        toks("See [the notes](#notes) and <https://example.org/x>."),
+        [
+            "See",
+            "[",
+            "the",
+            "notes",
+            "]",
+            "(",
+            "#",
+            "notes",
+            ")",
+            "and",
+            "<",
+            "https://example.org/x",
+            ">",
+            "."
+        ]
+    );
+    // A bare URL, one in parentheses and a citation mark stay as they were.
+    assert_eq!(
+        toks("Visit https://example.com/a?x=1&y=2 (https://example.com/c) [1]."),
+        [
+            "Visit",
+            "https://example.com/a?x=1&y=2",
+            "(",
+            "https://example.com/c",
+            ")",
+            "[",
+            "1",
+            "]",
+            "."
+        ]
+    );
+}
+
+#[test]
 fn sentence_spans_cover_the_text() {
     let s = "First one.  Second one!\nThird";
     let spans = sentence_spans(s);

@@ -377,6 +377,48 @@ fn list_items_and_headings_on_their_own_lines_are_sentences() {
 }
 
 #[test]
+fn layout_lines_stand_apart_from_the_sentences_around_them() {
+    // A heading underlined by a rule, a rule between paragraphs written without blank lines.
+    assert_split(
+        "Key points\n---\nThe council approved the budget\n* * *\nSpending rises.\n===\nEnd",
+        &[
+            "Key points",
+            "---",
+            "The council approved the budget",
+            "* * *",
+            "Spending rises.",
+            "===",
+            "End",
+        ],
+    );
+    // A code fence around the summary, and a table: each row a sentence of its own.
+    assert_split(
+        "```text\nThe council approved the budget.\nSpending rises\n```",
+        &[
+            "```text",
+            "The council approved the budget.",
+            "Spending rises",
+            "```",
+        ],
+    );
+    assert_split(
+        "| Item | Change |\n|---|---|\n| Budget | approved |\n| Spending | rises |",
+        &[
+            "| Item | Change |",
+            "|---|---|",
+            "| Budget | approved |",
+            "| Spending | rises |",
+        ],
+    );
+    // Dashes inside a hard-wrapped sentence, two of them at a line's start, or a rule mark
+    // followed by words, are no layout line.
+    assert_split(
+        "The vote --- a surprise --- passed\n-- as expected\n--- said the mayor on Monday.",
+        &["The vote --- a surprise --- passed\n-- as expected\n--- said the mayor on Monday."],
+    );
+}
+
+#[test]
 fn emoticons_stay_with_the_sentence_they_follow() {
     assert_split(
         "That was fun! :) See you soon.",

@@ -13,7 +13,8 @@
 //!   [`SplitOptions::newline_ends_sentence`] makes every line break a boundary instead. A line
 //!   that opens a list item (`- The`, `2) The`) opens a sentence either way, and a Markdown
 //!   heading's line (`## Key points`), a bold label's (`**Key points**`) or a label's (a line of
-//!   at most four tokens ending in a colon, before a capital: `Summary:`) ends one.
+//!   at most four tokens ending in a colon, before a capital: `Summary:`) ends one. A line of
+//!   layout (a rule or heading underline `---`, a code fence, a table row) is a sentence of its own.
 //! - No terminal punctuation before the gap: no boundary, except after an emoticon that follows
 //!   terminal punctuation or precedes a capital. Closing marks written as separate tokens
 //!   (tokenized text: `anybody . '' Paul`) are joined to the word before them.
@@ -69,8 +70,12 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
     let mut bold_line = false;
     // Tokens on the current line so far: a short line ending in a colon is a label (`Summary:`).
     let mut line_tokens = 0usize;
+    // Whether the current line is layout that stands apart from the sentences around it (a rule,
+    // a code fence, a table row), whose line breaks both end a sentence.
+    let mut layout_line = false;
     for (token, line_breaks) in Tokens::new(text) {
         let Some(prev) = previous.as_ref() else {
+            layout_line = is_layout_line(line_from(text, token.start));
             heading_line = is_heading_mark(&text[token.clone()]);
             bold_line = text[token.clone()].starts_with("**");
             line_tokens = 1;
@@ -83,9 +88,12 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
             continue;
         };
         let decision_text = prev.decision_text(text);
+        let next_layout_line = line_breaks > 0 && is_layout_line(line_from(text, token.start));
         let ends = line_breaks >= 2
             || (line_breaks == 1
                 && (options.newline_ends_sentence
+                    || layout_line
+                    || next_layout_line
                     || heading_line
                     || (bold_line && closes_bold(&text[prev.range.clone()]))
                     || (line_tokens <= MAX_LABEL_TOKENS
@@ -93,6 +101,7 @@ pub fn sentence_spans_with(text: &str, options: SplitOptions) -> Vec<Range<usize
                     || opens_list_item(&text[token.clone()], &text[token.end..])))
             || boundary_between(&decision_text, &text[token.clone()], prev.opens_clause);
         if line_breaks > 0 {
+            layout_line = next_layout_line;
             heading_line = is_heading_mark(&text[token.clone()]);
             bold_line = text[token.clone()].starts_with("**");
             line_tokens = 0;
@@ -539,6 +548,37 @@ const MAX_LABEL_TOKENS: usize = 4;
 fn ends_label(token: &str, after: &str) -> bool {
     let word = after.trim_start_matches(|c: char| is_opener(c) || c == '*');
     token.len() > 1 && token.ends_with(':') && word.starts_with(char::is_uppercase)
+}
+
+/// The line of `text` that starts at `start`, without its line break.
+fn line_from(text: &str, start: usize) -> &str {
+    let rest = &text[start..];
+    rest.find([
+        '\n', '\r', '\u{0B}', '\u{0C}', '\u{85}', '\u{2028}', '\u{2029}',
+    ])
+    .map_or(rest, |end| &rest[..end])
+}
+
+/// Is `line` layout that stands apart from the sentences around it, so that the line breaks
+/// before and after it end sentences: a rule or a heading's underline (`---`, `* * *`, `===`), a
+/// code fence (`` ``` ``, `` ```python ``, `~~~`) or a table row (`| Budget | approved |`), as
+/// Markdown and language models write them? A heading underlined so (`Key points\n---`) ran into
+/// the sentence after its rule, and a table was one sentence of all its rows.
+fn is_layout_line(line: &str) -> bool {
+    let line = line.trim();
+    if line.starts_with("```") || line.starts_with("~~~") {
+        return true;
+    }
+    if line.len() >= 2 && line.starts_with('|') && line.ends_with('|') {
+        return true;
+    }
+    let mut marks = line.chars().filter(|c| !c.is_whitespace());
+    let Some(first) = marks.next() else {
+        return false;
+    };
+    matches!(first, '-' | '*' | '_' | '=')
+        && line.chars().filter(|&c| c == first).count() >= 3
+        && marks.all(|c| c == first)
 }
 
 /// Is `token`, first on its line, a Markdown heading's mark (`#` to `######`)?

@@ -6,7 +6,8 @@
 //! URLs, e-mail addresses, numbers (`3.5`, `1,000`), abbreviations (`U.S.`, `Mr.`) and common
 //! emoticons kept whole, `$` and `%` separate. Emphasis marks around a word (`*new*`, `_new_`,
 //! `**new**`, as Markdown and EWT's web text write them) are split off, one token per run;
-//! underscores inside a word (`GCP_London`, `trans_expn.pdf`) stay. Every token carries byte offsets into the input.
+//! underscores inside a word (`GCP_London`, `trans_expn.pdf`) stay. A Markdown link splits into its
+//! brackets, its words and its target (`[`, `the`, `report`, `]`, `(`, `https://…`, `)`). Every token carries byte offsets into the input.
 
 use std::ops::Range;
 
@@ -208,6 +209,14 @@ fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
         push(out, r);
         return;
     }
+    // A Markdown link (`[the text](https://…)`, as language models and chat tools write them)
+    // is the link text's chunk and the target's: `text` `]` and `(` `https://…` `)`, so the word
+    // reaches the tagger alone and the target stays one URL.
+    if let Some(at) = chunk.find("](") {
+        split_chunk(text, r.start..r.start + at + 1, out);
+        split_chunk(text, r.start + at + 1..r.end, out);
+        return;
+    }
     let (mut start, mut end) = (r.start, r.end);
     // Leading punctuation, one token per character (emoji sequences together).
     let mut leading = Vec::new();
@@ -243,8 +252,9 @@ fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
     while start < end {
         let rest = &text[start..end];
         if is_url_or_email(rest) {
-            // URLs keep everything but trailing sentence punctuation and closing brackets/quotes.
-            let trimmed = rest.trim_end_matches(|c: char| ".,;:!?)]}\"'”’".contains(c));
+            // URLs keep everything but trailing sentence punctuation and closing brackets/quotes
+            // (`>` too: `<https://…>` is an autolink, and no URL holds a bare `>`).
+            let trimmed = rest.trim_end_matches(|c: char| ".,;:!?)]}>\"'”’".contains(c));
             if trimmed.len() == rest.len() || trimmed.is_empty() {
                 break;
             }
