@@ -658,7 +658,7 @@ fn dispatch(command: Command) -> Result<()> {
         }
         Command::Serve(args) => {
             // Before binding the port and logging "listening": a usage error, as clap's checks.
-            if let Err(e) = args.check_model_names() {
+            if let Err(e) = args.check_usage() {
                 usage_error("serve", &e);
             }
             aesop::serve::run(args)

@@ -517,3 +517,151 @@ fn a_token_is_required_when_configured() {
     let error = spawn(&open).err().expect("refused without a token");
     assert!(format!("{error:#}").contains("--token-file"), "{error:#}");
 }
+
+/// `--cors-origin`: a listed origin's preflight is answered before authentication (browsers send
+/// it without the token) and every answer, a 401 too, names the origin; another origin gets no
+/// CORS header, and without the flag the service sends none and refuses `OPTIONS` as before.
+#[test]
+fn listed_origins_may_call_the_service_from_a_browser() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "0123456789abcdef0123\n").expect("token");
+    let mut args = local_args();
+    args.token_file = Some(token_file);
+    args.cors_origins = vec![
+        "http://localhost:3000/".to_string(),
+        "HTTPS://Annotate.Example.org".to_string(),
+    ];
+    let server = start(&args);
+    let addr = server.addr;
+    let preflight = |origin: &str| {
+        http(
+            addr,
+            "OPTIONS",
+            "/v1/score",
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "POST"),
+                (
+                    "Access-Control-Request-Headers",
+                    "authorization,content-type",
+                ),
+                ("Access-Control-Request-Private-Network", "true"),
+            ],
+            b"",
+        )
+    };
+    let answer = preflight("http://localhost:3000");
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("http://localhost:3000")
+    );
+    let methods = answer
+        .header("access-control-allow-methods")
+        .expect("methods");
+    assert!(
+        methods.contains("POST") && methods.contains("GET"),
+        "{methods}"
+    );
+    let allowed = answer
+        .header("access-control-allow-headers")
+        .expect("headers");
+    assert!(
+        allowed.contains("authorization") && allowed.contains("content-type"),
+        "{allowed}"
+    );
+    assert_eq!(
+        answer.header("access-control-allow-private-network"),
+        Some("true")
+    );
+    // The origin as browsers send it matches the one written with capitals.
+    let answer = preflight("https://annotate.example.org");
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("https://annotate.example.org")
+    );
+    // An origin not listed: no CORS header, so the browser keeps the page from the answer.
+    let answer = preflight("https://elsewhere.example.com");
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+    assert_eq!(answer.header("access-control-allow-private-network"), None);
+
+    // A request without the token: 401, readable by the listed origin's page.
+    let answer = http(
+        addr,
+        "GET",
+        "/v1/models",
+        &[("Origin", "http://localhost:3000")],
+        b"",
+    );
+    assert_eq!(answer.status, 401);
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("http://localhost:3000")
+    );
+    let exposed = answer
+        .header("access-control-expose-headers")
+        .expect("exposed");
+    assert!(
+        exposed.contains("x-request-id") && exposed.contains("retry-after"),
+        "{exposed}"
+    );
+    // With the token: the predictions, and the origin named.
+    let body = request_with(|_| {});
+    let answer = http(
+        addr,
+        "POST",
+        "/v1/score",
+        &[
+            ("Origin", "http://localhost:3000"),
+            ("Authorization", "Bearer 0123456789abcdef0123"),
+        ],
+        &body,
+    );
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
+    assert!(answer.json()["results"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty()));
+    assert_eq!(
+        answer.header("access-control-allow-origin"),
+        Some("http://localhost:3000")
+    );
+
+    // Without --cors-origin: no CORS header, and OPTIONS is a method the routes do not take.
+    let plain = start(&local_args());
+    let answer = http(
+        plain.addr,
+        "OPTIONS",
+        "/v1/score",
+        &[
+            ("Origin", "http://localhost:3000"),
+            ("Access-Control-Request-Method", "POST"),
+        ],
+        b"",
+    );
+    assert_eq!(answer.status, 405);
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+    let answer = http(
+        plain.addr,
+        "GET",
+        "/healthz",
+        &[("Origin", "http://localhost:3000")],
+        b"",
+    );
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.header("access-control-allow-origin"), None);
+
+    // Origins no browser sends are refused when the service starts.
+    let mut bad = local_args();
+    bad.cors_origins = vec!["https://annotate.example.org/tool".to_string()];
+    let error = spawn(&bad).err().expect("refused").to_string();
+    assert!(
+        error.contains("--cors-origin 'https://annotate.example.org/tool'"),
+        "{error}"
+    );
+}

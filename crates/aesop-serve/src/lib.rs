@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod connections;
+pub mod cors;
 pub mod encoding;
 pub mod error;
 mod handlers;
@@ -91,6 +92,12 @@ pub struct ServeArgs {
     /// for their latency.
     #[cfg_attr(feature = "cli", arg(long))]
     pub neural: bool,
+    /// An origin whose web pages may call the service from a browser (CORS), as
+    /// `scheme://host[:port]` (`https://annotate.example.org`, `http://localhost:3000`); repeat
+    /// for several, or `*` for every origin. Without it browsers keep other origins' pages from
+    /// reading the answers. See docs/SERVICE.md, "Browsers (CORS)".
+    #[cfg_attr(feature = "cli", arg(long = "cors-origin", value_name = "ORIGIN"))]
+    pub cors_origins: Vec<String>,
 }
 
 /// The size limits and `--max-connections`: 0 would refuse every request, so it is a usage error.
@@ -139,6 +146,7 @@ impl ServeArgs {
             max_connections: limits.max_connections,
             header_timeout_secs: limits.header_timeout.as_secs(),
             neural: false,
+            cors_origins: Vec::new(),
         }
     }
 
@@ -155,6 +163,18 @@ impl ServeArgs {
             max_connections: self.max_connections,
             header_timeout: Duration::from_secs(self.header_timeout_secs),
         }
+    }
+
+    /// The usage errors found before the port is bound: the `--model` names and the
+    /// `--cors-origin` values.
+    pub fn check_usage(&self) -> std::result::Result<(), String> {
+        self.check_model_names()?;
+        self.cors_origins().map(|_| ())
+    }
+
+    /// The `--cors-origin` values, checked; `None` when none was given.
+    pub fn cors_origins(&self) -> std::result::Result<Option<cors::CorsOrigins>, String> {
+        cors::CorsOrigins::from_args(&self.cors_origins)
     }
 
     /// The `--model` names: no two alike and none a built-in's, ignoring case (`Pyramid` beside
@@ -259,6 +279,8 @@ pub struct AppState {
     /// Reloads started and not yet ended (each on its own task).
     reloads_running: Arc<AtomicUsize>,
     next_request_id: AtomicU64,
+    /// The origins whose pages may call the service (`--cors-origin`), if any.
+    cors: Option<cors::CorsOrigins>,
 }
 
 impl AppState {
@@ -274,10 +296,12 @@ impl AppState {
         if !(1..=MAX_CONNECTIONS).contains(&limits.max_connections) {
             bail!("--max-connections must be between 1 and {MAX_CONNECTIONS}");
         }
-        if let Err(e) = args.check_model_names() {
-            bail!(e);
-        }
+        let cors = match args.check_model_names().and_then(|()| args.cors_origins()) {
+            Ok(cors) => cors,
+            Err(e) => bail!(e),
+        };
         Ok(AppState {
+            cors,
             token: args.token()?,
             specs: args.models.clone(),
             family: args.family(),
@@ -452,7 +476,8 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// The service's router over shared state.
 pub fn router(state: Arc<AppState>) -> Router {
-    Router::new()
+    let cors = state.cors.as_ref().map(cors::CorsOrigins::layer);
+    let router = Router::new()
         .route("/healthz", get(handlers::healthz))
         .route("/readyz", get(handlers::readyz))
         .route("/metrics", get(handlers::metrics))
@@ -468,7 +493,13 @@ pub fn router(state: Arc<AppState>) -> Router {
             Arc::clone(&state),
             handlers::track,
         ))
-        .with_state(state)
+        .with_state(state);
+    // Outermost, so that a preflight is answered before authentication (browsers send it
+    // without the token) and every answer, errors included, carries the headers.
+    match cors {
+        Some(layer) => router.layer(layer),
+        None => router,
+    }
 }
 
 #[cfg(test)]
