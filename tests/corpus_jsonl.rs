@@ -97,6 +97,13 @@ fn wrong_types_are_named() {
         error_of(r#"{"topic": "t", "summaries": [{"system": "s", "text": 3}]}"#)
             .ends_with("summaries[0].text: expected a string, found a number")
     );
+    // A text stored as a list of sentences, as some corpora keep them: how to write it.
+    assert!(error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": ["One.", "Two."]}]}"#
+    )
+    .ends_with(
+        "summaries[0].text: expected a string, found an array of 2 strings: write the text as one string, its sentences joined with spaces or line breaks"
+    ));
     assert!(error_of(
         r#"{"topic": "t", "summaries": [{"system": "s", "text": "", "human": "yes"}]}"#
     )

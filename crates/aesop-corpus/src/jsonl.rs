@@ -691,8 +691,25 @@ fn required_string(
         )),
         Some(other) => Err(FieldError::new(
             join(parent, key),
-            format!("expected a string, found {}", kind(&other)),
+            format!(
+                "expected a string, found {}{}",
+                kind(&other),
+                join_hint(&other)
+            ),
         )),
+    }
+}
+
+/// For a text given as a list of strings (sentences, as some corpora store them: PubMed's and
+/// arXiv's abstracts, HTML paragraphs), how to write it: aesop cannot guess whether the parts are
+/// sentences, lines or paragraphs, which its sentence splitter reads differently.
+fn join_hint(value: &Value) -> String {
+    match value {
+        Value::Array(parts) if !parts.is_empty() && parts.iter().all(Value::is_string) => format!(
+            " of {} strings: write the text as one string, its sentences joined with spaces or line breaks",
+            parts.len()
+        ),
+        _ => String::new(),
     }
 }
 
