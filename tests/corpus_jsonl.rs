@@ -110,7 +110,7 @@ fn wrong_types_are_named() {
     .ends_with("summaries[0].human: expected true or false, found a string"));
     assert!(error_of(r#"{"topic": "t", "query": {"title": 1}}"#)
         .ends_with("query.title: expected a string, found a number"));
-    assert!(error_of("[1, 2]").ends_with("set.jsonl:1: expected an object, found an array"));
+    assert!(error_of("[1, 2]").contains("set.jsonl:1: expected an object, found an array"));
 }
 
 #[test]
@@ -335,4 +335,43 @@ fn a_set_read_whole_is_never_read_from_standard_input() {
     );
     assert!(message.starts_with("-: "), "{message}");
     assert!(message.contains("not standard input"), "{message}");
+}
+
+/// A set written as one JSON document (`json.dump(topics, f)`, pretty-printed or not) is told
+/// what a judgment set is and how to convert it; a bad line further down gets no such advice.
+#[test]
+fn a_file_of_one_json_document_is_told_how_to_write_json_lines() {
+    let array = format!("[{GOOD}, {GOOD}]\n");
+    let pretty_array = format!("[\n  {GOOD}\n]\n");
+    for content in [array.as_str(), pretty_array.as_str()] {
+        let message = error_of(content);
+        assert!(message.contains("set.jsonl:1: "), "{message}");
+        assert!(
+            message.contains("the file holds one JSON array of topics")
+                && message.contains("jq -c '.[]' "),
+            "{message}"
+        );
+    }
+    let pretty_object = "{\n  \"topic\": \"t1\"\n}\n";
+    let message = error_of(pretty_object);
+    assert!(
+        message.contains("the file holds JSON spread over several lines")
+            && message.contains("jq -c . "),
+        "{message}"
+    );
+    // After blank lines the first line with content is the one judged.
+    assert!(error_of(&format!("\n\n{pretty_array}")).contains("set.jsonl:3: "));
+    // A line of JSON Lines that is broken or an array, after a good one: the plain message.
+    for later in ["{\"topic\": ", "[1]"] {
+        let message = error_of(&format!("{GOOD}\n{later}\n"));
+        assert!(message.contains("set.jsonl:2: "), "{message}");
+        assert!(!message.contains("jq"), "{message}");
+    }
+    // The file's name is quoted where a shell would split it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("my topics.json");
+    std::fs::write(&path, &array).expect("write");
+    let message = format!("{:#}", read_set(&path).expect_err("should fail"));
+    assert!(message.contains("jq -c '.[]' '"), "{message}");
+    assert!(message.contains("my topics.json' > set.jsonl"), "{message}");
 }

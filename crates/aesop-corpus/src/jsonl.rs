@@ -110,6 +110,49 @@ pub struct SetReader<R> {
     failed_io: bool,
     /// Whether anything (a topic or an error) was yielded: a set with no line at all is an error.
     yielded: bool,
+    /// Whether a line that is not blank was read: the first one tells a file written as one JSON
+    /// document (`json.dump(topics, f, indent=2)`) from JSON Lines.
+    content_seen: bool,
+}
+
+/// What a set written as one JSON array of topics is told (`label`: the file's name).
+fn one_json_array(label: &str) -> String {
+    format!(
+        " (the file holds one JSON array of topics; a judgment set is JSON Lines, one topic \
+         object per line: convert it with `jq -c '.[]' {} > set.jsonl`, or in Python write \
+         `json.dumps(topic)` and a line break for each topic)",
+        shell_word(label)
+    )
+}
+
+/// For a first line that does not parse: whether it opens a JSON document spread over several
+/// lines (pretty-printed), which JSON Lines cannot hold, and how to rewrite it.
+fn not_json_lines(line: &str, label: &str) -> String {
+    let opens_document = serde_json::from_str::<Value>(line).is_err_and(|e| e.is_eof());
+    match line.trim_start().chars().next() {
+        Some('[') if opens_document => one_json_array(label),
+        Some('{') if opens_document => format!(
+            " (the file holds JSON spread over several lines; a judgment set is JSON Lines, one \
+             topic object per line: rewrite it with `jq -c . {} > set.jsonl`)",
+            shell_word(label)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `label` as a word of a shell command: the file name, quoted where the shell would split or
+/// expand it; `FILE` for standard input.
+fn shell_word(label: &str) -> String {
+    if label == "standard input" {
+        "FILE".to_string()
+    } else if label
+        .chars()
+        .all(|c| c.is_alphanumeric() || "._-/+,:@%".contains(c))
+    {
+        label.to_string()
+    } else {
+        format!("'{}'", label.replace('\'', "'\\''"))
+    }
 }
 
 impl<R: BufRead> SetReader<R> {
@@ -122,6 +165,7 @@ impl<R: BufRead> SetReader<R> {
             seen_topics: HashMap::new(),
             failed_io: false,
             yielded: false,
+            content_seen: false,
         }
     }
 
@@ -148,12 +192,25 @@ impl<R: BufRead> SetReader<R> {
         if text.trim().is_empty() {
             return None;
         }
+        let first_line = !self.content_seen;
+        self.content_seen = true;
         let value = match parse_json(text) {
             Ok(value) => value,
-            Err(message) => return Some(Err(anyhow::anyhow!("{here}: {message}"))),
+            Err(message) => {
+                let hint = match first_line {
+                    true => not_json_lines(text, &self.label),
+                    false => String::new(),
+                };
+                return Some(Err(anyhow::anyhow!("{here}: {message}{hint}")));
+            }
         };
+        let array = value.is_array();
         let topic = match topic_from_value(value) {
             Ok(topic) => topic,
+            Err(e) if first_line && array => {
+                let hint = one_json_array(&self.label);
+                return Some(Err(anyhow::anyhow!("{here}: {e}{hint}")));
+            }
             Err(e) => return Some(Err(anyhow::anyhow!("{here}: {e}"))),
         };
         if let Some(first) = self.seen_topics.get(&topic.topic) {
