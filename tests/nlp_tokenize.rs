@@ -188,3 +188,32 @@ fn sentence_spans_cover_the_text() {
     assert!(sentence_spans("").is_empty());
     assert!(sentence_spans("   \n ").is_empty());
 }
+
+/// Long chunks of marks, links and addresses (hostile input, or a text pasted without spaces)
+/// are tokenized in one pass: no recursion per link (a thread with a small stack, as a
+/// service's worker may have) and the same tokens as short ones.
+#[test]
+fn long_chunks_of_marks_links_and_addresses_are_tokenized_whole() {
+    let counts = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let links = "a](".repeat(100_000);
+            let marks = format!("word{}", ")]".repeat(50_000));
+            let url = format!("http://x.com/a{}", ")]".repeat(1_000));
+            let email = format!("bob@ex.com{}", ".)".repeat(1_000));
+            [&links, &marks, &url, &email].map(|t| tokenize(t).len())
+        })
+        .expect("thread")
+        .join()
+        .expect("no stack overflow");
+    // `a` `]`, then `(` `a` `]` for each joint but the last, then `(`.
+    assert_eq!(counts, [300_000, 100_001, 2_001, 2_001]);
+    assert_eq!(
+        toks(&format!("bob@ex.com{}", ".)".repeat(2))),
+        ["bob@ex.com", ".", ")", ".", ")"]
+    );
+    assert_eq!(
+        toks(&format!("http://x.com/a{}", ")]".repeat(2))),
+        ["http://x.com/a", ")", "]", ")", "]"]
+    );
+}

@@ -83,22 +83,32 @@ fn is_space(c: char) -> bool {
 }
 
 fn is_url_or_email(s: &str) -> bool {
-    let lower = s.to_ascii_lowercase();
-    if lower.starts_with("http://")
-        || lower.starts_with("https://")
-        || lower.starts_with("www.")
-        || lower.starts_with("ftp://")
-    {
-        return true;
+    is_url_start(s) || is_email(s)
+}
+
+/// Does `s` start as a web address does? Only its first bytes are read, so that peeling marks
+/// off a long chunk one at a time stays linear.
+fn is_url_start(s: &str) -> bool {
+    let head = &s.as_bytes()[..s.len().min(8)];
+    let starts = |prefix: &[u8]| {
+        head.len() >= prefix.len() && head[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    starts(b"http://") || starts(b"https://") || starts(b"www.") || starts(b"ftp://")
+}
+
+fn is_email_char(c: char) -> bool {
+    c.is_alphanumeric() || "._%+-@".contains(c)
+}
+
+/// `user@host.domain`. The characters are checked first, which stops at the first one an
+/// address cannot hold (a bracket or quote being peeled off a chunk), so the test is cheap
+/// where it fails.
+fn is_email(s: &str) -> bool {
+    if !s.chars().all(is_email_char) {
+        return false;
     }
-    if let Some((user, host)) = s.split_once('@') {
-        return !user.is_empty()
-            && host.contains('.')
-            && !host.ends_with('.')
-            && s.chars()
-                .all(|c| c.is_alphanumeric() || "._%+-@".contains(c));
-    }
-    false
+    s.split_once('@')
+        .is_some_and(|(user, host)| !user.is_empty() && host.contains('.') && !host.ends_with('.'))
 }
 
 /// Characters split off the front of a chunk.
@@ -204,17 +214,22 @@ fn run_len(s: &str, c: char) -> usize {
 }
 
 fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
+    // A Markdown link (`[the text](https://…)`, as language models and chat tools write them)
+    // is the link text's piece and the target's: `text` `]` and `(` `https://…` `)`, so the word
+    // reaches the tagger alone and the target stays one URL.
+    let mut piece_start = r.start;
+    for (at, _) in text[r.clone()].match_indices("](") {
+        split_piece(text, piece_start..r.start + at + 1, out);
+        piece_start = r.start + at + 1;
+    }
+    split_piece(text, piece_start..r.end, out);
+}
+
+/// A chunk, or the part of one between a Markdown link's `]` and `(`, into tokens.
+fn split_piece(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
     let chunk = &text[r.clone()];
     if EMOTICONS.contains(&chunk) {
         push(out, r);
-        return;
-    }
-    // A Markdown link (`[the text](https://…)`, as language models and chat tools write them)
-    // is the link text's chunk and the target's: `text` `]` and `(` `https://…` `)`, so the word
-    // reaches the tagger alone and the target stays one URL.
-    if let Some(at) = chunk.find("](") {
-        split_chunk(text, r.start..r.start + at + 1, out);
-        split_chunk(text, r.start + at + 1..r.end, out);
         return;
     }
     let (mut start, mut end) = (r.start, r.end);
@@ -248,13 +263,38 @@ fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
         start += len;
     }
     // Trailing punctuation, peeled from the end; runs of the same mark stay one token.
+    // URLs keep everything but trailing sentence punctuation and closing brackets/quotes (`>`
+    // too: `<https://…>` is an autolink, and no URL holds a bare `>`). Where the URL's own
+    // characters end is found once, and an address is tested only once the characters left
+    // could all be its own, so that peeling a long run of mixed marks stays linear.
+    let url_end = is_url_start(&text[start..end]).then(|| {
+        let trimmed = text[start..end].trim_end_matches(|c: char| ".,;:!?)]}>\"'”’".contains(c));
+        start + trimmed.len()
+    });
+    let chunk = &text[start..end];
+    let email_chars_end = chunk
+        .char_indices()
+        .find(|&(_, c)| !is_email_char(c))
+        .map_or(end, |(k, _)| start + k);
+    // `text[start..e]` is an address (as `is_email` says) when its characters all may be, its
+    // first `@` has a user before it and a `.` after it, and it does not end in `.`.
+    let at = chunk.find('@').map(|k| start + k);
+    let dot_after_at = at.and_then(|a| text[a..end].find('.').map(|k| a + k));
+    let is_email_until = |e: usize| {
+        e <= email_chars_end
+            && at.is_some_and(|a| a > start && a < e)
+            && dot_after_at.is_some_and(|d| d < e)
+            && !text[..e].ends_with('.')
+    };
     let mut trailing: Vec<Range<usize>> = Vec::new();
     while start < end {
         let rest = &text[start..end];
-        if is_url_or_email(rest) {
-            // URLs keep everything but trailing sentence punctuation and closing brackets/quotes
-            // (`>` too: `<https://…>` is an autolink, and no URL holds a bare `>`).
-            let trimmed = rest.trim_end_matches(|c: char| ".,;:!?)]}>\"'”’".contains(c));
+        if let Some(url_end) = url_end {
+            if end <= url_end || url_end == start {
+                break;
+            }
+        } else if is_email_until(end) {
+            let trimmed = rest.trim_end_matches('.');
             if trimmed.len() == rest.len() || trimmed.is_empty() {
                 break;
             }
@@ -319,10 +359,15 @@ fn split_chunk(text: &str, r: Range<usize>, out: &mut Vec<Token>) {
     }
 }
 
+/// The longest word an abbreviation's period stays on (`U.S.A.`, `Calif.`, `a.m.`).
+const MAX_ABBREVIATION_BYTES: usize = 24;
+
 /// `word.` is an abbreviation: in the list, a single letter, or letters with inner periods (`U.S.`).
 fn keeps_period(word_with_period: &str) -> bool {
     let w = &word_with_period[..word_with_period.len() - 1];
-    if w.is_empty() {
+    // No abbreviation, initial or acronym is longer; a long chunk is not read whole at each
+    // period peeled off it.
+    if w.is_empty() || w.len() > MAX_ABBREVIATION_BYTES {
         return false;
     }
     let lower = w.to_lowercase();
