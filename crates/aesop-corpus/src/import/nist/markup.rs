@@ -27,6 +27,9 @@ impl Element<'_> {
 pub fn elements<'a>(text: &'a str, tag: &str) -> Vec<Element<'a>> {
     let mut found = Vec::new();
     let mut position = 0;
+    // The end tag found last, kept while it lies ahead: a run of start tags without end tags
+    // (`<P>` paragraphs never closed) would otherwise each search to the same far end tag.
+    let mut end_tag_ahead: Option<Option<(usize, usize)>> = None;
     while let Some((start, after_name)) = find_start_tag(text, position, tag) {
         let Some(close) = text[after_name..].find('>').map(|i| after_name + i) else {
             break;
@@ -43,7 +46,13 @@ pub fn elements<'a>(text: &'a str, tag: &str) -> Vec<Element<'a>> {
             position = content_start;
             continue;
         }
-        let end_tag = find_end_tag(text, content_start, tag);
+        let end_tag = match end_tag_ahead {
+            Some(Some((end, after))) if end >= content_start => Some((end, after)),
+            // None further on: none after this start either.
+            Some(None) => None,
+            _ => find_end_tag(text, content_start, tag),
+        };
+        end_tag_ahead = Some(end_tag);
         let next_start = find_start_tag(text, content_start, tag).map(|(s, _)| s);
         let (content_end, resume) = match (end_tag, next_start) {
             (Some((end, _)), Some(next)) if next < end => (next, next),
@@ -155,6 +164,9 @@ fn parse_attributes(head: &str) -> Vec<(String, String)> {
 pub fn plain_text(markup: &str) -> String {
     let mut out = String::with_capacity(markup.len());
     let mut rest = markup;
+    // Whether a `>` is left in `rest`: once one is not, no later `<` can close, and searching
+    // again from each `<` would make a text of many unclosed `<` quadratic.
+    let mut closer_left = true;
     while let Some(start) = rest.find('<') {
         out.push_str(&rest[..start]);
         // A '<' that does not open a tag (e.g. "a < b") is kept as text.
@@ -162,12 +174,17 @@ pub fn plain_text(markup: &str) -> String {
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '!' || c == '?');
-        match rest[start..].find('>') {
-            Some(end) if is_tag => {
+        let end = match is_tag && closer_left {
+            true => rest[start..].find('>'),
+            false => None,
+        };
+        closer_left &= !is_tag || end.is_some();
+        match end {
+            Some(end) => {
                 out.push(' ');
                 rest = &rest[start + end + 1..];
             }
-            _ => {
+            None => {
                 out.push('<');
                 rest = &rest[start + 1..];
             }
@@ -191,7 +208,11 @@ pub fn decode_entities(text: &str) -> String {
     while let Some(start) = rest.find('&') {
         out.push_str(&rest[..start]);
         rest = &rest[start..];
-        let end = rest.find(';').filter(|&end| end <= 10);
+        // A reference is at most 10 bytes to its `;` (`&#x1F600;`): only those are read, so a
+        // text of many bare `&` stays linear.
+        let end = rest.as_bytes()[..rest.len().min(11)]
+            .iter()
+            .position(|&b| b == b';');
         let decoded = end.and_then(|end| {
             let name = &rest[1..end];
             let c = match name {
@@ -302,6 +323,27 @@ mod tests {
         let ps = elements("<P>one\n<P>two</P><P>three", "p");
         let texts: Vec<String> = ps.iter().map(|p| plain_text(p.inner)).collect();
         assert_eq!(texts, ["one", "two", "three"]);
+    }
+
+    /// Runs of unclosed paragraphs, brackets and ampersands (a damaged or hostile file) are
+    /// read as short ones are: each paragraph ends at the next, one end tag far on ends the
+    /// last, and bare `<` and `&` stay text.
+    #[test]
+    fn long_runs_of_unclosed_tags_brackets_and_ampersands_read_as_short_ones() {
+        let n = 20_000;
+        let unclosed = format!("{}</P> after", "<P>x".repeat(n));
+        let ps = elements(&unclosed, "P");
+        assert_eq!(ps.len(), n);
+        assert!(ps.iter().all(|p| p.inner == "x"));
+        // Compared without printing: a failure would print 40 kB.
+        let brackets = "<P".repeat(n);
+        assert!(plain_text(&brackets) == brackets);
+        let spaced = format!("a{}", "< ".repeat(n));
+        assert!(plain_text(&spaced) == spaced.trim_end());
+        let ampersands = "&amp".repeat(n);
+        assert!(decode_entities(&ampersands) == ampersands);
+        let last_closed = format!("{}&", "&amp".repeat(n - 1));
+        assert!(decode_entities(&format!("{ampersands};")) == last_closed);
     }
 
     #[test]
