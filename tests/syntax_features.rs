@@ -172,3 +172,39 @@ fn summeval_topics() {
         }
     }
 }
+
+/// The depth of chains, branches, heads outside the sentence and cycles that hang below a
+/// token: a chain of 20,000 tokens (a parse of a long unpunctuated text can be one) is walked
+/// once, not once per token.
+#[test]
+fn tree_depth_counts_the_longest_path_of_any_shape() {
+    let n = 20_000;
+    let words: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+    // Token i+1's head is token i+2; the last is the root.
+    let chain: Vec<(&str, &str, usize, &str)> = (0..n)
+        .map(|i| {
+            let head = if i + 1 == n { 0 } else { i + 2 };
+            (words[i].as_str(), "NOUN", head, "dep")
+        })
+        .collect();
+    assert_eq!(tree_depth(&sentence(&chain)), n);
+    // A root with two branches, of two tokens and of one.
+    let branches = sentence(&[
+        ("a", "NOUN", 2, "dep"),
+        ("b", "NOUN", 3, "dep"),
+        ("c", "VERB", 0, "root"),
+        ("d", "NOUN", 3, "dep"),
+    ]);
+    assert_eq!(tree_depth(&branches), 3);
+    // A head past the end ends the path where it points.
+    let outside = sentence(&[("a", "NOUN", 9, "dep"), ("b", "NOUN", 1, "dep")]);
+    assert_eq!(tree_depth(&outside), 2);
+    // A token hanging below a cycle (3 → 1 → 2 → 1): a path through every token.
+    let below_cycle = sentence(&[
+        ("a", "NOUN", 2, "dep"),
+        ("b", "NOUN", 1, "dep"),
+        ("c", "NOUN", 1, "dep"),
+    ]);
+    assert_eq!(tree_depth(&below_cycle), 3);
+    assert_eq!(tree_depth(&sentence(&[])), 0);
+}

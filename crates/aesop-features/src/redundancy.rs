@@ -86,6 +86,66 @@ pub fn cosine(a: &HashMap<String, usize>, b: &HashMap<String, usize>) -> f64 {
     dot / (na * nb)
 }
 
+/// A count vector as (stem id, count) sorted by id, with its norm.
+struct SparseCounts {
+    counts: Vec<(u32, usize)>,
+    norm: f64,
+}
+
+impl SparseCounts {
+    /// The vectors with their stems numbered in one table.
+    fn of_all(vectors: &[HashMap<String, usize>]) -> Vec<SparseCounts> {
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        vectors
+            .iter()
+            .map(|vector| {
+                let mut counts: Vec<(u32, usize)> = vector
+                    .iter()
+                    .map(|(stem, &count)| {
+                        let next = ids.len() as u32;
+                        (*ids.entry(stem.as_str()).or_insert(next), count)
+                    })
+                    .collect();
+                counts.sort_unstable();
+                let norm = counts
+                    .iter()
+                    .map(|&(_, c)| (c * c) as f64)
+                    .sum::<f64>()
+                    .sqrt();
+                SparseCounts { counts, norm }
+            })
+            .collect()
+    }
+
+    /// As [`cosine`]: the dot product of whole counts over the product of the norms.
+    fn cosine(&self, other: &SparseCounts) -> f64 {
+        if self.norm == 0.0 || other.norm == 0.0 {
+            return 0.0;
+        }
+        let (mut a, mut b) = (
+            self.counts.iter().peekable(),
+            other.counts.iter().peekable(),
+        );
+        let mut dot = 0usize;
+        while let (Some(&&(i, c)), Some(&&(j, d))) = (a.peek(), b.peek()) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => {
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    dot += c * d;
+                    a.next();
+                    b.next();
+                }
+            }
+        }
+        dot as f64 / (self.norm * other.norm)
+    }
+}
+
 /// Share of the distinct n-grams of `sequences` (n-grams within each sequence) occurring more
 /// than once; NaN when there is none.
 pub fn repeated_ngram_share<T: std::hash::Hash + Eq>(sequences: &[Vec<T>], n: usize) -> f64 {
@@ -185,12 +245,16 @@ pub fn redundancy_values(analysis: &Analysis) -> RedundancyValues {
         );
     }
     let n = vectors.len();
+    // The pairs are many in a long summary (13,000 list items: 85 million), so each vector is
+    // compared as sorted stem ids rather than by hashing strings; the counts are whole numbers,
+    // so every cosine is the one [`cosine`] gives, to the bit.
+    let sparse = SparseCounts::of_all(&vectors);
     let mut max_cosine = f64::NAN;
     let mut sum = 0.0;
     let mut near_duplicate = vec![false; n];
     for i in 0..n {
         for j in i + 1..n {
-            let c = cosine(&vectors[i], &vectors[j]);
+            let c = sparse[i].cosine(&sparse[j]);
             sum += c;
             // NaN.max(c) = c, so the first pair sets the maximum.
             max_cosine = max_cosine.max(c);
