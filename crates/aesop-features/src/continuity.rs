@@ -27,9 +27,7 @@
 //! Undefined values are NaN: cosines with fewer than two sentences, everything else for an empty
 //! summary.
 
-use super::discourse::{
-    connective_args, find_connectives, is_discourse_use, sentence_stems, Lexicon,
-};
+use super::discourse::{find_connectives, sentence_stems, Lexicon, SentenceFacts};
 use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use aesop_text::nlp::{Analysis, AnalyzedSentence};
 use std::collections::HashMap;
@@ -118,10 +116,11 @@ pub fn starting_connective(sentence: &AnalyzedSentence, lexicon: &Lexicon) -> Op
     let m = find_connectives(lexicon, sentence)
         .into_iter()
         .find(|m| m.start == first)?;
-    if !is_discourse_use(sentence, &m) {
+    let facts = SentenceFacts::new(sentence);
+    if !facts.is_discourse_use(&m) {
         return None;
     }
-    Some(connective_args(sentence, &m).arg1_same_sentence.is_none())
+    Some(facts.connective_args(&m).arg1_same_sentence.is_none())
 }
 
 /// (has a quotation mark, has unbalanced quotation marks).

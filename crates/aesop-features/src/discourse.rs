@@ -59,7 +59,8 @@ use super::{ClassSpec, ParseFeatures, ReferenceUse};
 use aesop_text::nlp::{Analysis, AnalyzedSentence, Token};
 use aesop_text::{porter, stopwords};
 use anyhow::{bail, Context};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ops::Range;
 use std::sync::LazyLock;
 
 /// The derived connective lexicon (built by `scripts/build/build-connectives`).
@@ -279,92 +280,165 @@ fn attachment(sentence: &AnalyzedSentence, m: &ConnectiveMatch) -> Option<(usize
     None
 }
 
-/// Is token `h` the head of a clause: a verb, or a word with its own subject or copula?
-fn is_clause_head(sentence: &AnalyzedSentence, h: usize) -> bool {
-    let Some(t) = sentence.tokens.get(h) else {
-        return false;
-    };
-    matches!(t.upos.as_str(), "VERB" | "AUX")
-        || sentence.children(h).any(|c| {
-            matches!(
-                sentence.tokens[c].base_deprel(),
-                "nsubj" | "csubj" | "cop" | "expl"
-            )
-        })
-}
-
-/// Does this lexicon match act as a discourse connective? (See the module documentation.)
+/// Does this lexicon match act as a discourse connective? (See the module documentation; for
+/// many connectives of one sentence, [`SentenceFacts::is_discourse_use`] finds the sentence's
+/// facts once.)
 pub fn is_discourse_use(sentence: &AnalyzedSentence, m: &ConnectiveMatch) -> bool {
-    let rate = m.connective.rate;
-    if rate >= MIN_CONNECTIVE_RATE {
-        return true;
-    }
-    if rate < MIN_CLAUSAL_RATE {
-        return false;
-    }
-    match attachment(sentence, m) {
-        Some((k, h)) => {
-            matches!(sentence.tokens[k].base_deprel(), "mark" | "cc") && is_clause_head(sentence, h)
-        }
-        None => false,
-    }
+    SentenceFacts::new(sentence).is_discourse_use(m)
 }
 
-/// The arguments of a connective within its sentence (token indices).
+/// The arguments of a connective within its sentence (token ranges).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConnectiveArgs {
-    pub arg2: Vec<usize>,
-    /// Arg1 when it lies in the same sentence; None when it is the previous sentence.
-    pub arg1_same_sentence: Option<Vec<usize>>,
+    pub arg2: Range<usize>,
+    /// Arg1 when it lies in the same sentence (the tokens before the connective and after
+    /// Arg2); None when it is the previous sentence.
+    pub arg1_same_sentence: Option<Vec<Range<usize>>>,
 }
 
-/// Last token index of the subtree of `root` (0-based): a walk down from `root` over the
-/// tokens' heads, linear in the sentence (climbing from every token was quadratic on long
-/// sentences). A token counts once, so a malformed (cyclic) tree cannot loop forever.
-fn subtree_end(sentence: &AnalyzedSentence, root: usize) -> usize {
-    let n = sentence.tokens.len();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, token) in sentence.tokens.iter().enumerate() {
-        if (1..=n).contains(&token.head) {
-            children[token.head - 1].push(i);
-        }
-    }
-    let mut visited = vec![false; n];
-    let (mut end, mut stack) = (root, vec![root]);
-    while let Some(x) = stack.pop() {
-        if x >= n || std::mem::replace(&mut visited[x], true) {
-            continue;
-        }
-        end = end.max(x);
-        stack.extend(&children[x]);
-    }
-    end
+/// What [`connective_args`] reads of a sentence, found once for all its connectives: a long
+/// sentence may hold thousands of them (`if if if …`), and each search of the whole sentence
+/// made the class quadratic in it (57 s and 10 GB for 96 kB).
+pub struct SentenceFacts<'a> {
+    sentence: &'a AnalyzedSentence,
+    children: Vec<Vec<usize>>,
+    /// The last token of each token's subtree, for the tokens a root reaches (all of them in
+    /// a tree; a malformed parse's cycle is walked when asked).
+    subtree_ends: Vec<Option<usize>>,
+    /// `content_before[i]`: content tokens among the first `i`.
+    content_before: Vec<usize>,
 }
 
-/// Arg2 and (if intra-sentential) Arg1 of a connective; see the module documentation.
-pub fn connective_args(sentence: &AnalyzedSentence, m: &ConnectiveMatch) -> ConnectiveArgs {
-    let n = sentence.tokens.len();
-    let last = n.saturating_sub(1);
-    let hi = match attachment(sentence, m) {
-        Some((_, h)) => {
-            let end = subtree_end(sentence, h);
-            if end < m.end {
-                last
-            } else {
-                end
+impl<'a> SentenceFacts<'a> {
+    pub fn new(sentence: &'a AnalyzedSentence) -> SentenceFacts<'a> {
+        let n = sentence.tokens.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, token) in sentence.tokens.iter().enumerate() {
+            if (1..=n).contains(&token.head) {
+                children[token.head - 1].push(i);
             }
         }
-        None => last,
-    };
-    let arg2: Vec<usize> = (m.end..=hi).filter(|&i| i < n).collect();
-    let rest: Vec<usize> = (0..m.start).chain(hi + 1..n).collect();
-    let has_content = rest
-        .iter()
-        .any(|&i| content_stem(&sentence.tokens[i]).is_some());
-    ConnectiveArgs {
-        arg2,
-        arg1_same_sentence: has_content.then_some(rest),
+        let mut content_before = Vec::with_capacity(n + 1);
+        content_before.push(0);
+        for token in &sentence.tokens {
+            let before = content_before.last().copied().unwrap_or(0);
+            content_before.push(before + usize::from(content_stem(token).is_some()));
+        }
+        // Post-order from each root, so that a token's children are done before it.
+        let mut subtree_ends: Vec<Option<usize>> = vec![None; n];
+        let roots = (0..n).filter(|&i| !(1..=n).contains(&sentence.tokens[i].head));
+        let mut stack: Vec<(usize, bool)> = roots.map(|r| (r, false)).collect();
+        while let Some((x, children_done)) = stack.pop() {
+            if children_done {
+                let below = children[x].iter().filter_map(|&c| subtree_ends[c]).max();
+                subtree_ends[x] = Some(below.map_or(x, |b| b.max(x)));
+            } else if subtree_ends[x].is_none() {
+                stack.push((x, true));
+                stack.extend(children[x].iter().map(|&c| (c, false)));
+            }
+        }
+        SentenceFacts {
+            sentence,
+            children,
+            subtree_ends,
+            content_before,
+        }
     }
+
+    /// Does this lexicon match act as a discourse connective? (See the module documentation.)
+    pub fn is_discourse_use(&self, m: &ConnectiveMatch) -> bool {
+        let rate = m.connective.rate;
+        if rate >= MIN_CONNECTIVE_RATE {
+            return true;
+        }
+        if rate < MIN_CLAUSAL_RATE {
+            return false;
+        }
+        match attachment(self.sentence, m) {
+            Some((k, h)) => {
+                matches!(self.sentence.tokens[k].base_deprel(), "mark" | "cc")
+                    && self.is_clause_head(h)
+            }
+            None => false,
+        }
+    }
+
+    /// Is token `h` the head of a clause: a verb, or a word with its own subject or copula?
+    fn is_clause_head(&self, h: usize) -> bool {
+        let Some(t) = self.sentence.tokens.get(h) else {
+            return false;
+        };
+        matches!(t.upos.as_str(), "VERB" | "AUX")
+            || self.children[h].iter().any(|&c| {
+                matches!(
+                    self.sentence.tokens[c].base_deprel(),
+                    "nsubj" | "csubj" | "cop" | "expl"
+                )
+            })
+    }
+
+    /// Last token index of the subtree of `root` (0-based): a walk down from `root`, linear in
+    /// the subtree. A token counts once, so a malformed (cyclic) tree cannot loop forever.
+    fn subtree_end(&self, root: usize) -> usize {
+        if let Some(Some(end)) = self.subtree_ends.get(root) {
+            return *end;
+        }
+        let n = self.children.len();
+        let mut visited = vec![false; n];
+        let (mut end, mut stack) = (root, vec![root]);
+        while let Some(x) = stack.pop() {
+            if x >= n || std::mem::replace(&mut visited[x], true) {
+                continue;
+            }
+            end = end.max(x);
+            stack.extend(&self.children[x]);
+        }
+        end
+    }
+
+    /// Content tokens in `range` (clamped to the sentence).
+    fn content_in(&self, range: Range<usize>) -> usize {
+        let n = self.children.len();
+        let (start, end) = (range.start.min(n), range.end.min(n));
+        self.content_before[end.max(start)] - self.content_before[start]
+    }
+
+    /// Arg2 and (if intra-sentential) Arg1 of a connective; see the module documentation.
+    pub fn connective_args(&self, m: &ConnectiveMatch) -> ConnectiveArgs {
+        let n = self.sentence.tokens.len();
+        let last = n.saturating_sub(1);
+        let hi = match attachment(self.sentence, m) {
+            Some((_, h)) => {
+                let end = self.subtree_end(h);
+                if end < m.end {
+                    last
+                } else {
+                    end
+                }
+            }
+            None => last,
+        };
+        let arg2 = m.end.min(n)..(hi + 1).min(n).max(m.end.min(n));
+        let before = 0..m.start.min(n);
+        let after = (hi + 1).min(n)..n;
+        let has_content = self.content_in(before.clone()) + self.content_in(after.clone()) > 0;
+        ConnectiveArgs {
+            arg2,
+            arg1_same_sentence: has_content.then(|| {
+                [before, after]
+                    .into_iter()
+                    .filter(|r| !r.is_empty())
+                    .collect()
+            }),
+        }
+    }
+}
+
+/// Arg2 and (if intra-sentential) Arg1 of a connective; see the module documentation. (For
+/// many connectives of one sentence, [`SentenceFacts::connective_args`] finds the sentence's
+/// facts once.)
+pub fn connective_args(sentence: &AnalyzedSentence, m: &ConnectiveMatch) -> ConnectiveArgs {
+    SentenceFacts::new(sentence).connective_args(m)
 }
 
 /// The Porter stem of a content token: lowercased, starting with a letter or digit, not on
@@ -383,11 +457,26 @@ pub fn sentence_stems(sentence: &AnalyzedSentence) -> Vec<String> {
     sentence.tokens.iter().filter_map(content_stem).collect()
 }
 
-/// A relation argument: some tokens of one sentence.
+/// A relation argument: some tokens of one sentence, as ranges in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgSpan {
     pub sentence: usize,
-    pub tokens: Vec<usize>,
+    pub ranges: Vec<Range<usize>>,
+}
+
+impl ArgSpan {
+    /// The whole of sentence `sentence`, of `len` tokens.
+    fn whole(sentence: usize, len: usize) -> ArgSpan {
+        ArgSpan {
+            sentence,
+            ranges: std::iter::once(0..len).collect(),
+        }
+    }
+
+    /// The token indices, in order.
+    pub fn tokens(&self) -> Vec<usize> {
+        self.ranges.iter().flat_map(Range::clone).collect()
+    }
 }
 
 /// A discourse relation between two argument spans.
@@ -410,20 +499,19 @@ impl Relation {
 pub fn explicit_relations(analysis: &Analysis, lexicon: &Lexicon) -> Vec<Relation> {
     let mut out = Vec::new();
     for (s, sentence) in analysis.sentences.iter().enumerate() {
+        let mut facts = None;
         for m in find_connectives(lexicon, sentence) {
-            if !is_discourse_use(sentence, &m) {
+            let facts = facts.get_or_insert_with(|| SentenceFacts::new(sentence));
+            if !facts.is_discourse_use(&m) {
                 continue;
             }
-            let args = connective_args(sentence, &m);
+            let args = facts.connective_args(&m);
             let arg1 = match args.arg1_same_sentence {
-                Some(tokens) => ArgSpan {
+                Some(ranges) => ArgSpan {
                     sentence: s,
-                    tokens,
+                    ranges,
                 },
-                None if s > 0 => ArgSpan {
-                    sentence: s - 1,
-                    tokens: (0..analysis.sentences[s - 1].tokens.len()).collect(),
-                },
+                None if s > 0 => ArgSpan::whole(s - 1, analysis.sentences[s - 1].tokens.len()),
                 // A first sentence's connective has nothing to link back to.
                 None => continue,
             };
@@ -433,7 +521,7 @@ pub fn explicit_relations(analysis: &Analysis, lexicon: &Lexicon) -> Vec<Relatio
                 arg1,
                 arg2: ArgSpan {
                     sentence: s,
-                    tokens: args.arg2,
+                    ranges: vec![args.arg2],
                 },
             });
         }
@@ -450,8 +538,15 @@ pub fn relations(analysis: &Analysis, lexicon: &Lexicon) -> Vec<Relation> {
         .iter()
         .map(|s| sentence_stems(s).into_iter().collect())
         .collect();
+    // Sentences whose explicit relation links them to the one before, found in one pass.
+    let mut linked = vec![false; analysis.sentences.len()];
+    for r in out.iter().filter(|r| r.explicit) {
+        if r.arg2.sentence > 0 && r.links_previous(r.arg2.sentence) {
+            linked[r.arg2.sentence] = true;
+        }
+    }
     for s in 1..analysis.sentences.len() {
-        if out.iter().any(|r| r.explicit && r.links_previous(s)) {
+        if linked[s] {
             continue;
         }
         let sense = if stems[s - 1].is_disjoint(&stems[s]) {
@@ -462,14 +557,8 @@ pub fn relations(analysis: &Analysis, lexicon: &Lexicon) -> Vec<Relation> {
         out.push(Relation {
             explicit: false,
             sense,
-            arg1: ArgSpan {
-                sentence: s - 1,
-                tokens: (0..analysis.sentences[s - 1].tokens.len()).collect(),
-            },
-            arg2: ArgSpan {
-                sentence: s,
-                tokens: (0..analysis.sentences[s].tokens.len()).collect(),
-            },
+            arg1: ArgSpan::whole(s - 1, analysis.sentences[s - 1].tokens.len()),
+            arg2: ArgSpan::whole(s, analysis.sentences[s].tokens.len()),
         });
     }
     out
@@ -493,12 +582,16 @@ impl Role {
     }
 }
 
-/// Rows = sentences, columns = content stems, cells = role sets.
+/// Rows = sentences, columns = content stems, cells = role sets. Only the cells that hold a
+/// role are kept: the matrix is mostly nil, and a long summary's whole one is large (8,000
+/// sentences by 8,000 stems in 96 kB of one-word sentences: 1.3 GB).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RoleMatrix {
     pub terms: Vec<String>,
-    /// `cells[sentence][term]`.
-    pub cells: Vec<Vec<BTreeSet<Role>>>,
+    /// Rows: the number of sentences.
+    pub sentences: usize,
+    /// The cells holding a role, by (term, sentence), so that a column reads in row order.
+    cells: BTreeMap<(usize, usize), BTreeSet<Role>>,
 }
 
 impl RoleMatrix {
@@ -507,9 +600,11 @@ impl RoleMatrix {
         let Some(col) = self.terms.iter().position(|t| t == term) else {
             return Vec::new();
         };
-        let Some(cell) = self.cells.get(sentence).and_then(|r| r.get(col)) else {
+        if sentence >= self.sentences {
             return Vec::new();
-        };
+        }
+        let empty = BTreeSet::new();
+        let cell = self.cell(sentence, col).unwrap_or(&empty);
         let names: BTreeSet<String> = cell.iter().map(Role::name).collect();
         if names.is_empty() {
             vec!["nil".to_string()]
@@ -519,40 +614,81 @@ impl RoleMatrix {
     }
 }
 
+impl RoleMatrix {
+    /// The roles of cell (`sentence`, term `col`); `None` when it is nil.
+    pub fn cell(&self, sentence: usize, col: usize) -> Option<&BTreeSet<Role>> {
+        self.cells.get(&(col, sentence))
+    }
+
+    /// The cells of column `col` that hold a role, in sentence order.
+    fn column(&self, col: usize) -> impl Iterator<Item = (usize, &BTreeSet<Role>)> {
+        self.cells
+            .range((col, 0)..(col + 1, 0))
+            .map(|(&(_, sentence), roles)| (sentence, roles))
+    }
+}
+
 /// The discourse role matrix of an analysis given its relations.
 pub fn role_matrix(analysis: &Analysis, relations: &[Relation]) -> RoleMatrix {
     let mut terms: Vec<String> = Vec::new();
     let mut column: HashMap<String, usize> = HashMap::new();
-    for sentence in &analysis.sentences {
-        for stem in sentence_stems(sentence) {
-            if !column.contains_key(&stem) {
-                column.insert(stem.clone(), terms.len());
-                terms.push(stem);
-            }
-        }
-    }
-    let mut cells = vec![vec![BTreeSet::new(); terms.len()]; analysis.sentences.len()];
+    // Each token's column (None for a word that is no content stem), found once.
+    let token_columns: Vec<Vec<Option<usize>>> = analysis
+        .sentences
+        .iter()
+        .map(|sentence| {
+            sentence
+                .tokens
+                .iter()
+                .map(|token| {
+                    let stem = content_stem(token)?;
+                    let next = terms.len();
+                    let col = *column.entry(stem.clone()).or_insert(next);
+                    if col == next {
+                        terms.push(stem);
+                    }
+                    Some(col)
+                })
+                .collect()
+        })
+        .collect();
+    // The token ranges of each role in each sentence, merged, so that a token is visited once
+    // per role however many relations cover it (thousands of connectives in one sentence).
+    let mut spans: BTreeMap<(usize, Role), Vec<Range<usize>>> = BTreeMap::new();
     for r in relations {
         for (span, arg) in [(&r.arg1, 1u8), (&r.arg2, 2u8)] {
-            let Some(sentence) = analysis.sentences.get(span.sentence) else {
-                continue;
-            };
             let role = Role {
                 explicit: r.explicit,
                 sense: r.sense,
                 arg,
             };
-            for &i in &span.tokens {
-                let Some(stem) = sentence.tokens.get(i).and_then(content_stem) else {
-                    continue;
-                };
-                if let Some(&col) = column.get(&stem) {
-                    cells[span.sentence][col].insert(role);
-                }
-            }
+            spans
+                .entry((span.sentence, role))
+                .or_default()
+                .extend(span.ranges.iter().cloned());
         }
     }
-    RoleMatrix { terms, cells }
+    let mut cells: BTreeMap<(usize, usize), BTreeSet<Role>> = BTreeMap::new();
+    for ((sentence, role), mut ranges) in spans {
+        let Some(columns) = token_columns.get(sentence) else {
+            continue;
+        };
+        ranges.sort_by_key(|r| r.start);
+        let mut covered_to = 0;
+        for range in ranges {
+            let start = range.start.max(covered_to);
+            let end = range.end.min(columns.len());
+            for col in columns.get(start..end).unwrap_or(&[]).iter().flatten() {
+                cells.entry((*col, sentence)).or_default().insert(role);
+            }
+            covered_to = covered_to.max(end);
+        }
+    }
+    RoleMatrix {
+        terms,
+        sentences: analysis.sentences.len(),
+        cells,
+    }
 }
 
 /// Sense-view role names, in feature order.
@@ -623,25 +759,46 @@ fn transition_probabilities(
 ) -> Vec<f64> {
     let mut counts = vec![0.0; k.pow(n as u32)];
     let mut total = 0.0;
-    let rows = m.cells.len();
+    let rows = m.sentences;
+    let windows_per_column = (rows + 1).saturating_sub(n);
+    let nil = vec![k - 1];
+    // A window of nil cells only is the code of n nils; a column's other windows are those
+    // that touch one of its cells holding a role, the only ones read one by one.
+    let all_nil = counts.len() - 1;
     for col in 0..m.terms.len() {
-        let column: Vec<Vec<usize>> = (0..rows)
-            .map(|r| view_cell(&m.cells[r][col], index, k - 1))
+        let held: BTreeMap<usize, Vec<usize>> = m
+            .column(col)
+            .map(|(row, cell)| (row, view_cell(cell, index, k - 1)))
             .collect();
-        for window in column.windows(n) {
-            // Every combination of one role per cell.
-            let mut codes = vec![0usize];
-            for cell in window {
-                codes = codes
-                    .iter()
-                    .flat_map(|&c| cell.iter().map(move |&r| c * k + r))
-                    .collect();
+        let mut read = 0usize;
+        let mut next_window = 0usize;
+        for &row in held.keys() {
+            let first = (row + 1).saturating_sub(n).max(next_window);
+            let last = row.min(windows_per_column.saturating_sub(1));
+            if windows_per_column == 0 || first > last {
+                continue;
             }
-            for c in codes {
-                counts[c] += 1.0;
-                total += 1.0;
+            for start in first..=last {
+                // Every combination of one role per cell.
+                let mut codes = vec![0usize];
+                for r in start..start + n {
+                    let cell = held.get(&r).unwrap_or(&nil);
+                    codes = codes
+                        .iter()
+                        .flat_map(|&c| cell.iter().map(move |&role| c * k + role))
+                        .collect();
+                }
+                for c in codes {
+                    counts[c] += 1.0;
+                    total += 1.0;
+                }
             }
+            read += last + 1 - first;
+            next_window = last + 1;
         }
+        let nil_windows = (windows_per_column - read) as f64;
+        counts[all_nil] += nil_windows;
+        total += nil_windows;
     }
     if total == 0.0 {
         return vec![f64::NAN; counts.len()];
@@ -654,8 +811,8 @@ fn cell_bigrams(m: &RoleMatrix) -> Vec<f64> {
     let k = SENSE_ROLES.len() - 1;
     let mut counts = vec![0.0; k * (k - 1) / 2];
     let mut cells = 0.0;
-    for row in &m.cells {
-        for cell in row.iter().filter(|c| !c.is_empty()) {
+    {
+        for cell in m.cells.values() {
             cells += 1.0;
             let roles: BTreeSet<usize> = cell.iter().map(sense_index).collect();
             let roles: Vec<usize> = roles.into_iter().collect();
