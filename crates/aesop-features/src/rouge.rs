@@ -34,7 +34,7 @@ mod reference_set;
 pub use pooled::{NgramCounts, PooledNgrams};
 pub use reference_set::ReferenceSet;
 
-use lcs::{lcs_counts, PositionMasks, MAX_MASKED_SENTENCE};
+use lcs::{lcs_counts, PositionMasks, MAX_MASK_BYTES};
 
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
@@ -340,9 +340,7 @@ impl PreparedText {
             }
         }
         if let [sentence] = prepared.sentences.as_slice() {
-            if sentence.len() <= MAX_MASKED_SENTENCE {
-                prepared.masks = Some(PositionMasks::new(sentence));
-            }
+            prepared.masks = PositionMasks::within(sentence, MAX_MASK_BYTES);
         }
         prepared
     }

@@ -17,28 +17,40 @@ pub(super) struct PositionMasks {
     len: usize,
 }
 
-/// Sentences longer than this use the dynamic program only (the masks would grow
-/// quadratically).
-pub(super) const MAX_MASKED_SENTENCE: usize = 4096;
+/// The most memory one text's masks may take (distinct tokens × 64-bit words per mask). The
+/// masks of an n-token line take at most n²/8 bytes, where the dynamic program they replace
+/// takes 4 bytes a cell: a one-line summary of 16,000 tokens against a one-line reference as
+/// long took 1 GB that way, and takes at most 32 MB of masks. A longer text (a reference of
+/// 100,000 tokens) uses the dynamic program only.
+pub(super) const MAX_MASK_BYTES: usize = 64 << 20;
 
 impl PositionMasks {
-    pub(super) fn new(sentence: &[u32]) -> PositionMasks {
+    #[cfg(test)]
+    fn new(sentence: &[u32]) -> PositionMasks {
+        Self::within(sentence, usize::MAX).unwrap_or_default()
+    }
+
+    /// The masks of `sentence`, unless they would take more than `max_bytes`.
+    pub(super) fn within(sentence: &[u32], max_bytes: usize) -> Option<PositionMasks> {
         let mut tokens = sentence.to_vec();
         tokens.sort_unstable();
         tokens.dedup();
         let words = sentence.len().div_ceil(64);
+        if tokens.len().saturating_mul(words).saturating_mul(8) > max_bytes {
+            return None;
+        }
         let mut bits = vec![0u64; tokens.len() * words];
         for (position, token) in sentence.iter().enumerate() {
             if let Ok(t) = tokens.binary_search(token) {
                 bits[t * words + position / 64] |= 1 << (position % 64);
             }
         }
-        PositionMasks {
+        Some(PositionMasks {
             tokens,
             bits,
             words,
             len: sentence.len(),
-        }
+        })
     }
 
     pub(super) fn mask(&self, token: u32) -> Option<&[u64]> {
@@ -196,5 +208,24 @@ mod tests {
             assert_eq!(PositionMasks::new(&b).lcs_length(&a), dp, "round {round}");
         }
         assert_eq!(PositionMasks::new(&[1, 2, 3]).lcs_length(&[4, 5]), 0);
+    }
+
+    /// A long line (past the 4,096 tokens that once sent it to the dynamic program, which
+    /// takes 4 bytes a cell) gets masks, and they give the dynamic program's length; a line
+    /// whose masks would pass the budget gets none.
+    #[test]
+    fn long_lines_get_masks_within_the_memory_budget() {
+        let mut seed = 0x2545_f491_4f6c_dd1d;
+        let long = pseudo_random_tokens(&mut seed, 6_000, 500);
+        let model = pseudo_random_tokens(&mut seed, 300, 500);
+        let masks = PositionMasks::within(&long, MAX_MASK_BYTES).expect("within the budget");
+        let mut marked = vec![false; model.len()];
+        mark_lcs(&model, &long, &mut marked, &mut Vec::new());
+        let dp = marked.iter().filter(|&&x| x).count() as u32;
+        assert_eq!(masks.lcs_length(&model), dp);
+        // 100,000 distinct tokens: 100,000 masks of 1,563 words, 1.25 GB.
+        let distinct: Vec<u32> = (0..100_000).collect();
+        assert!(PositionMasks::within(&distinct, MAX_MASK_BYTES).is_none());
+        assert!(PositionMasks::within(&distinct[..20_000], MAX_MASK_BYTES).is_some());
     }
 }
