@@ -34,7 +34,7 @@ mod reference_set;
 pub use pooled::{NgramCounts, PooledNgrams};
 pub use reference_set::ReferenceSet;
 
-use lcs::{lcs_counts, PositionMasks, MAX_MASK_BYTES};
+use lcs::{lcs_counts, TokenPositions};
 
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
 use aesop_corpus::Topic;
@@ -277,8 +277,8 @@ pub struct PreparedText {
     su4: Grams,
     /// Token ids of each line (sentence), for ROUGE-L.
     sentences: Vec<Vec<u32>>,
-    /// Bit masks of a one-sentence text, for the fast LCS (see [`lcs::union_lcs_hits`]).
-    masks: Option<PositionMasks>,
+    /// Each sentence's tokens by position, for the bit-parallel LCS (see [`lcs`]).
+    positions: Vec<TokenPositions>,
 }
 
 /// The interned tokens of `text` and the token count of each line (sentence).
@@ -339,9 +339,11 @@ impl PreparedText {
                 prepared.su4.add(pair_key(ids[i], ids[j]));
             }
         }
-        if let [sentence] = prepared.sentences.as_slice() {
-            prepared.masks = PositionMasks::within(sentence, MAX_MASK_BYTES);
-        }
+        prepared.positions = prepared
+            .sentences
+            .iter()
+            .map(|s| TokenPositions::new(s))
+            .collect();
         prepared
     }
 
