@@ -4,7 +4,11 @@
 
 use crate::common;
 
-use aesop::neural::llama::{Llama, Precision};
+use aesop::neural::llama::{Llama, Precision, Stopped};
+use std::sync::atomic::AtomicBool;
+
+/// The stop flag of calls that nothing cancels.
+static NOT_STOPPED: AtomicBool = AtomicBool::new(false);
 use aesop::neural::model::SMOLLM2;
 use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
@@ -134,8 +138,10 @@ fn tiny_llama_portable_pass_matches_the_cpu_pass() {
     let conts: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
     // Batches of 8 tokens: some continuations share a pass, the long one has its own.
     let (a, b) = (
-        lm.score_many(&pre, &conts, 8).unwrap(),
-        portable.score_many(&pre_portable, &conts, 8).unwrap(),
+        lm.score_many(&pre, &conts, 8, &NOT_STOPPED).unwrap(),
+        portable
+            .score_many(&pre_portable, &conts, 8, &NOT_STOPPED)
+            .unwrap(),
     );
     assert_eq!(a.iter().map(Vec::len).collect::<Vec<_>>(), [7, 0, 1, 22]);
     for (x, y) in a.iter().zip(&b) {
@@ -154,8 +160,11 @@ fn tiny_llama_portable_pass_matches_the_cpu_pass() {
         .collect();
     let prompts: Vec<&[u32]> = prompts.iter().map(Vec::as_slice).collect();
     let (a, b) = (
-        lm.score_each_prompt(&prompts, &conts, 8).unwrap(),
-        portable.score_each_prompt(&prompts, &conts, 8).unwrap(),
+        lm.score_each_prompt(&prompts, &conts, 8, &NOT_STOPPED)
+            .unwrap(),
+        portable
+            .score_each_prompt(&prompts, &conts, 8, &NOT_STOPPED)
+            .unwrap(),
     );
     assert_eq!(a.len(), 3);
     assert_eq!(b.len(), 3);
@@ -170,12 +179,47 @@ fn tiny_llama_portable_pass_matches_the_cpu_pass() {
         }
     }
     // The first prompt's row is what score_many gives on its prefix.
-    assert_eq!(a[0], lm.score_many(&pre, &conts, 8).unwrap());
+    assert_eq!(a[0], lm.score_many(&pre, &conts, 8, &NOT_STOPPED).unwrap());
     for m in [&lm, &portable] {
         let err = m
-            .score_each_prompt(&[&[], prompts[0]], &conts, 8)
+            .score_each_prompt(&[&[], prompts[0]], &conts, 8, &NOT_STOPPED)
             .unwrap_err();
         assert!(err.to_string().contains("empty prompt"), "{err}");
+    }
+}
+
+/// A set stop flag ends every batched call before its next pass through the network, with
+/// [`Stopped`] (a service request that timed out, Ctrl-C); a flag never set changes nothing.
+/// Both forward passes (the CPU's and the tensor-only one).
+#[test]
+fn tiny_llama_batched_calls_stop_when_the_flag_is_set() {
+    use std::sync::atomic::Ordering;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("tiny.gguf");
+    std::fs::write(&p, tiny_gguf("llama")).unwrap();
+    let models = [
+        Llama::load(&p, Precision::F32).unwrap(),
+        Llama::load_portable(&p, &Device::Cpu).expect("tiny model loads"),
+    ];
+    let ids = |t: &str| t.bytes().map(u32::from).collect::<Vec<u32>>();
+    let texts = [ids("cat sat"), ids("on the mat, twice over")];
+    let conts: Vec<&[u32]> = texts.iter().map(Vec::as_slice).collect();
+    let prompts = [ids("the ")];
+    let prompts: Vec<&[u32]> = prompts.iter().map(Vec::as_slice).collect();
+    for lm in &models {
+        let pre = lm.prefix(prompts[0]).unwrap();
+        let stop = AtomicBool::new(false);
+        let go = lm.score_many(&pre, &conts, 8, &stop).unwrap();
+        assert_eq!(go, lm.score_many(&pre, &conts, 8, &NOT_STOPPED).unwrap());
+        stop.store(true, Ordering::Relaxed);
+        let stopped = |r: anyhow::Result<()>| {
+            let e = r.expect_err("a stopped call is an error");
+            assert!(e.is::<Stopped>(), "{e:#}");
+        };
+        stopped(lm.score_many(&pre, &conts, 8, &stop).map(drop));
+        stopped(lm.score_many_pooled(&pre, &conts, 8, &[0], &stop).map(drop));
+        stopped(lm.token_states(&pre, &conts, 8, &[0], &stop).map(drop));
+        stopped(lm.score_each_prompt(&prompts, &conts, 8, &stop).map(drop));
     }
 }
 
@@ -198,9 +242,11 @@ fn tiny_llama_portable_pass_from_several_threads_at_once() {
         let pre = lm.prefix(prompts[0]).unwrap();
         (
             lm.score(&pre, conts[2]).unwrap(),
-            lm.score_many(&pre, &conts, 8).unwrap(),
-            lm.token_states(&pre, &conts, 8, &[0]).unwrap(),
-            lm.score_each_prompt(&prompts, &conts, 8).unwrap(),
+            lm.score_many(&pre, &conts, 8, &NOT_STOPPED).unwrap(),
+            lm.token_states(&pre, &conts, 8, &[0], &NOT_STOPPED)
+                .unwrap(),
+            lm.score_each_prompt(&prompts, &conts, 8, &NOT_STOPPED)
+                .unwrap(),
             lm.score_text(conts[2]).unwrap(),
         )
     };

@@ -7,6 +7,10 @@
 use crate::common;
 
 use aesop::neural::llama::{Llama, Precision};
+use std::sync::atomic::AtomicBool;
+
+/// The stop flag of calls that nothing cancels.
+static NOT_STOPPED: AtomicBool = AtomicBool::new(false);
 use aesop::neural::model::{self, ModelSpec, GEMMA3, SMOLLM2};
 use serde::Deserialize;
 
@@ -282,9 +286,11 @@ fn portable_pass_matches_the_cpu_pass(
     );
     // A batch small enough to split the continuations, large enough to pack several.
     let batch = 48;
-    let a = cpu.score_many(&p_cpu, conts, batch).expect("cpu");
+    let a = cpu
+        .score_many(&p_cpu, conts, batch, &NOT_STOPPED)
+        .expect("cpu");
     let b = portable
-        .score_many(&p_portable, conts, batch)
+        .score_many(&p_portable, conts, batch, &NOT_STOPPED)
         .expect("portable");
     let mut worst = 0f32;
     for (x, y) in a.iter().zip(&b) {
@@ -300,9 +306,11 @@ fn portable_pass_matches_the_cpu_pass(
     );
 
     let conts = &conts[2..];
-    let a = cpu.score_each_prompt(prompts, conts, 128).expect("cpu");
+    let a = cpu
+        .score_each_prompt(prompts, conts, 128, &NOT_STOPPED)
+        .expect("cpu");
     let b = portable
-        .score_each_prompt(prompts, conts, 128)
+        .score_each_prompt(prompts, conts, 128, &NOT_STOPPED)
         .expect("portable");
     let mut worst = 0f32;
     for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {

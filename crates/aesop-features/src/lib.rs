@@ -70,7 +70,7 @@ use aesop_corpus::Topic;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The values one class gives one summary, in the order of [`FeatureClass::feature_names`].
@@ -151,9 +151,15 @@ pub struct TopicContext<'a> {
     /// (its jackknife: [`TopicContext::for_self_reference`]); a class that jackknifes its
     /// references must not leave one out again.
     pub references_left_out: bool,
+    /// Set when the run is cancelled (Ctrl-C, a service request that timed out or whose
+    /// client left): see [`TopicContext::stopped`].
+    stop: &'a AtomicBool,
     cache: Mutex<Cache>,
     _in_work: InWork,
 }
+
+/// The stop flag of a context that nothing cancels.
+static NEVER_STOPPED: AtomicBool = AtomicBool::new(false);
 
 /// Topics being worked on right now in this process: the live [`TopicContext`]s.
 static TOPICS_IN_WORK: AtomicUsize = AtomicUsize::new(0);
@@ -163,6 +169,7 @@ impl<'a> TopicContext<'a> {
         TopicContext {
             topic,
             references_left_out: false,
+            stop: &NEVER_STOPPED,
             cache: Mutex::new(HashMap::new()),
             _in_work: InWork::start(),
         }
@@ -185,6 +192,24 @@ impl<'a> TopicContext<'a> {
             references_left_out: true,
             ..TopicContext::new(others)
         }
+    }
+
+    /// The same context, to be stopped early once `stop` is set.
+    pub fn with_stop(self, stop: &'a AtomicBool) -> TopicContext<'a> {
+        TopicContext { stop, ..self }
+    }
+
+    /// The flag that cancels the run. Classes are polled between them (`run::extract_topic`);
+    /// one that can work for minutes on one topic (the LM classes, between passes through the
+    /// network) polls it too and returns early: the run then ends as interrupted and nothing
+    /// computed for the topic is kept.
+    pub fn stop(&self) -> &'a AtomicBool {
+        self.stop
+    }
+
+    /// Whether the run has been cancelled.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// The analysis stored under `key`, computing it with `compute` the first time.

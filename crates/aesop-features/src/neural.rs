@@ -44,9 +44,10 @@
 
 use super::wordfreq::WordFrequencies;
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, SharedKey, TopicContext};
-use aesop_neural::llama::{Llama, Prefix};
+use aesop_neural::llama::{Llama, Prefix, Stopped};
 use anyhow::Result;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 mod cache;
@@ -187,6 +188,7 @@ impl SharedLmWork {
         (prompt, prefix): (&[u32], &Prefix),
         conts: &[Vec<u32>],
         batch: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<f32>>> {
         let missing: Vec<&[u32]> = {
             let scores = locked(&self.scores);
@@ -201,7 +203,7 @@ impl SharedLmWork {
         let scored = if missing.is_empty() {
             Vec::new()
         } else {
-            lm.score_many(prefix, &missing, batch)?
+            lm.score_many(prefix, &missing, batch, stop)?
         };
         let mut scores = locked(&self.scores);
         let known = scores.entry(prompt.to_vec()).or_default();
@@ -222,6 +224,7 @@ impl SharedLmWork {
         prompts: &[Vec<u32>],
         conts: &[&[u32]],
         batch: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<Vec<f32>>>> {
         let missing: Vec<&[u32]> = {
             let scores = locked(&self.scores);
@@ -241,7 +244,7 @@ impl SharedLmWork {
         let scored = if missing.is_empty() {
             Vec::new()
         } else {
-            lm.score_each_prompt(&missing, conts, batch)?
+            lm.score_each_prompt(&missing, conts, batch, stop)?
         };
         let mut scores = locked(&self.scores);
         for (p, by_cont) in missing.into_iter().zip(scored) {
@@ -439,9 +442,10 @@ impl Neural {
             let (_, prefix) = self.source_prefix(&self.shared_work(ctx), &source)?;
             let conts = self.summary_ids(&self.summary_texts(ctx, &source));
             let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
+            let batch = self.lm.batch_tokens();
             let (_, pooled) =
                 self.lm
-                    .score_many_pooled(&prefix, &slices, self.lm.batch_tokens(), &[block])?;
+                    .score_many_pooled(&prefix, &slices, batch, &[block], ctx.stop())?;
             Ok(pooled
                 .into_iter()
                 .map(|p| {
@@ -461,13 +465,14 @@ impl Neural {
         &self,
         texts: &[&str],
         block: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<f32>>> {
         let unc = self.unconditional_prefix()?;
         let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.continuation(t)).collect();
         let slices: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
         Ok(self
             .lm
-            .token_states(unc, &slices, self.lm.batch_tokens(), &[block])?
+            .token_states(unc, &slices, self.lm.batch_tokens(), &[block], stop)?
             .into_iter()
             .map(|mut taps| taps.pop().unwrap_or_default())
             .collect())
@@ -554,11 +559,17 @@ impl Neural {
         let conts = self.summary_ids(&texts);
         let slices: Vec<&[u32]> = conts.iter().map(Vec::as_slice).collect();
         let given = match &self.hidden_log {
-            None => work.score_many(&self.lm, (&src_prompt, &src_prefix), &conts, batch)?,
+            None => work.score_many(
+                &self.lm,
+                (&src_prompt, &src_prefix),
+                &conts,
+                batch,
+                ctx.stop(),
+            )?,
             Some((log, layers)) => {
                 let (given, hidden) =
                     self.lm
-                        .score_many_pooled(&src_prefix, &slices, batch, layers)?;
+                        .score_many_pooled(&src_prefix, &slices, batch, layers, ctx.stop())?;
                 let lines: Vec<serde_json::Value> = topic
                     .summaries
                     .iter()
@@ -577,11 +588,11 @@ impl Neural {
                 given
             }
         };
-        let uncond = work.score_many(&self.lm, (&unc_prompt, unc), &conts, batch)?;
+        let uncond = work.score_many(&self.lm, (&unc_prompt, unc), &conts, batch, ctx.stop())?;
         let by_ref = ref_prompts
             .iter()
             .zip(&ref_prefixes)
-            .map(|(q, p)| work.score_many(&self.lm, (q, p), &conts, batch))
+            .map(|(q, p)| work.score_many(&self.lm, (q, p), &conts, batch, ctx.stop()))
             .collect::<Result<Vec<_>>>()?;
         let ref_slices: Vec<&[u32]> = ref_conts.iter().map(Vec::as_slice).collect();
         // Each scored token's text, decoded alone: for the words of `unsupported_share` and
@@ -622,7 +633,7 @@ impl Neural {
                 .filter(|(_, ids)| !ids.is_empty())
                 .map(|(text, _)| self.prompt(&self.article_ids(text)))
                 .collect();
-            work.score_each_prompt(&self.lm, &own, &ref_slices, batch)?
+            work.score_each_prompt(&self.lm, &own, &ref_slices, batch, ctx.stop())?
         };
         let mut recall = recall.into_iter();
         let source_words = word_set(&source);
@@ -800,12 +811,26 @@ impl FeatureClass for Neural {
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let width = self.feature_names().len();
         let references = self.opts.max_references;
-        match self.cached(ctx, "", (width, references), || self.extract_topic(ctx)) {
-            Ok(rows) => rows,
-            Err(e) => {
-                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", self.name(), ctx.topic.topic);
-                vec![None; ctx.topic.summaries.len()]
+        let rows = self.cached(ctx, "", (width, references), || self.extract_topic(ctx));
+        rows_or_missing(self.name(), ctx, rows)
+    }
+}
+
+/// An LM class's rows for a topic, or no row for any summary when they could not be computed,
+/// with the reason on standard error; a run cancelled mid-topic ([`Stopped`])
+/// is said once by the run, not by each class.
+pub(crate) fn rows_or_missing(
+    class: &str,
+    ctx: &TopicContext,
+    rows: Result<Vec<FeatureRow>>,
+) -> Vec<FeatureRow> {
+    match rows {
+        Ok(rows) => rows,
+        Err(e) => {
+            if !e.is::<Stopped>() {
+                aesop_core::eprintln_quiet!("{class}: topic {}: {e:#}", ctx.topic.topic);
             }
+            vec![None; ctx.topic.summaries.len()]
         }
     }
 }

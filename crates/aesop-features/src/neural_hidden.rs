@@ -66,12 +66,7 @@ impl FeatureClass for NeuralHidden {
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match self.lm.hidden_rows(ctx, self.block, self.width) {
-            Ok(rows) => rows,
-            Err(e) => {
-                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
-                vec![None; ctx.topic.summaries.len()]
-            }
-        }
+        let rows = self.lm.hidden_rows(ctx, self.block, self.width);
+        super::neural::rows_or_missing(CLASS.name, ctx, rows)
     }
 }

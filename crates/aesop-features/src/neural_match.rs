@@ -60,7 +60,7 @@ impl NeuralMatch {
                 let unit = |m: Vec<f32>| unit_rows(&m, self.width);
                 let refs: Vec<Vec<Vec<f32>>> = self
                     .lm
-                    .unconditional_states(&references, self.block)?
+                    .unconditional_states(&references, self.block, ctx.stop())?
                     .into_iter()
                     .map(unit)
                     .collect();
@@ -70,7 +70,9 @@ impl NeuralMatch {
                     .iter()
                     .map(|s| s.text.as_str())
                     .collect();
-                let summaries = self.lm.unconditional_states(&texts, self.block)?;
+                let summaries = self
+                    .lm
+                    .unconditional_states(&texts, self.block, ctx.stop())?;
                 Ok(summaries
                     .into_iter()
                     .map(|m| Some(match_references(&unit(m), &refs).to_vec()))
@@ -165,13 +167,7 @@ impl FeatureClass for NeuralMatch {
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        match self.rows(ctx) {
-            Ok(rows) => rows,
-            Err(e) => {
-                aesop_core::eprintln_quiet!("{}: topic {}: {e:#}", CLASS.name, ctx.topic.topic);
-                vec![None; ctx.topic.summaries.len()]
-            }
-        }
+        super::neural::rows_or_missing(CLASS.name, ctx, self.rows(ctx))
     }
 }
 

@@ -201,7 +201,7 @@ pub fn extract_features(
         .par_iter()
         .map(|topic| {
             Interrupted::check(cancel)?;
-            let out = extract_topic(topic, classes);
+            let out = extract_topic(topic, classes, cancel);
             bar.inc(1);
             Ok(out)
         })
@@ -235,13 +235,25 @@ pub fn extract_features(
 fn extract_topic(
     topic: &Topic,
     classes: &[Box<dyn FeatureClass>],
+    cancel: &AtomicBool,
 ) -> (Vec<FeatureRecord>, Vec<Missing>) {
     // `\n` line breaks and composed characters, so a text scores the same however it was saved.
     let canonical = topic.with_canonical_text();
     let topic = canonical.as_ref().unwrap_or(topic);
-    let ctx = TopicContext::new(topic);
-    let mut class_rows: Vec<Vec<FeatureRow>> = classes.iter().map(|c| c.extract(&ctx)).collect();
-    rescore_self_references(topic, classes, &mut class_rows);
+    let ctx = TopicContext::new(topic).with_stop(cancel);
+    // Once cancelled, the classes not yet run give empty rows: the run ends as interrupted and
+    // keeps none of them.
+    let mut class_rows: Vec<Vec<FeatureRow>> = classes
+        .iter()
+        .map(|c| {
+            if ctx.stopped() {
+                vec![None; topic.summaries.len()]
+            } else {
+                c.extract(&ctx)
+            }
+        })
+        .collect();
+    rescore_self_references(topic, classes, &mut class_rows, cancel);
 
     let mut records: Vec<FeatureRecord> = topic
         .summaries
@@ -311,6 +323,7 @@ fn rescore_self_references(
     topic: &Topic,
     classes: &[Box<dyn FeatureClass>],
     class_rows: &mut [Vec<FeatureRow>],
+    cancel: &AtomicBool,
 ) {
     if !classes.iter().any(|c| c.uses_references()) {
         return;
@@ -322,9 +335,9 @@ fn rescore_self_references(
         let mut others = topic.clone();
         others.references.retain(|r| r.id != summary.system);
         others.summaries = vec![summary.clone()];
-        let ctx = TopicContext::for_self_reference(&others);
+        let ctx = TopicContext::for_self_reference(&others).with_stop(cancel);
         for (class, rows) in classes.iter().zip(class_rows.iter_mut()) {
-            if class.uses_references() {
+            if class.uses_references() && !ctx.stopped() {
                 if let (Some(slot), Some(row)) = (rows.get_mut(i), class.extract(&ctx).pop()) {
                     *slot = row;
                 }
@@ -472,7 +485,7 @@ where
         aesop_corpus::stream::Window::default(),
         show_progress.then_some("features"),
         cancel,
-        |topic| Ok(extract_topic(topic, classes)),
+        |topic| Ok(extract_topic(topic, classes, cancel)),
         |topic, (records, class_missing)| {
             for r in &records {
                 writer.write(r)?;
@@ -513,12 +526,63 @@ mod tests {
         }
         fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
             self.0.store(true, Ordering::Relaxed);
+            // The context carries the run's flag, for classes that poll it mid-topic.
+            assert!(ctx.stopped());
             ctx.topic
                 .summaries
                 .iter()
                 .map(|_| Some(vec![1.0]))
                 .collect()
         }
+    }
+
+    /// A class that counts the topics it is asked for.
+    struct CountsTopics(&'static std::sync::atomic::AtomicUsize);
+
+    impl FeatureClass for CountsTopics {
+        fn spec(&self) -> &'static crate::ClassSpec {
+            crate::class_spec("redundancy").expect("redundancy is a class")
+        }
+        fn feature_names(&self) -> Vec<String> {
+            vec!["redundancy.one".to_string()]
+        }
+        fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            vec![Some(vec![1.0]); ctx.topic.summaries.len()]
+        }
+    }
+
+    /// Cancelled while one class works on a topic, the run skips the topic's other classes
+    /// (a service request that timed out frees its worker sooner), both in one batch and
+    /// streamed.
+    #[test]
+    fn the_classes_after_a_cancel_are_not_run() {
+        static CANCEL: AtomicBool = AtomicBool::new(false);
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let mut topic = Topic::new("t1");
+        topic.summaries.push(Summary::new("s1", "A summary."));
+        let classes: Vec<Box<dyn FeatureClass>> = vec![
+            Box::new(RaisesTheFlag(&CANCEL)),
+            Box::new(CountsTopics(&CALLS)),
+        ];
+        let Err(err) = extract_features(std::slice::from_ref(&topic), &classes, false, &CANCEL)
+        else {
+            panic!("the run was not interrupted");
+        };
+        assert!(err.downcast_ref::<Interrupted>().is_some(), "{err}");
+        assert_eq!(CALLS.load(Ordering::Relaxed), 0);
+        CANCEL.store(false, Ordering::Relaxed);
+        let topics = std::iter::once(Ok(topic));
+        let streamed = stream_features(
+            topics,
+            &classes,
+            TableFormat::Csv,
+            Vec::new(),
+            false,
+            &CANCEL,
+        );
+        assert!(streamed.is_err(), "the streamed run was not interrupted");
+        assert_eq!(CALLS.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 use anyhow::{anyhow, bail, Context, Result};
 use candle_core::{Device, Tensor};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::int8::Int8Matrix;
 use super::tokenizer::Tokenizer;
@@ -325,6 +326,29 @@ impl Drop for Llama {
 enum Embedding {
     F32(Tensor),
     Quantized(Box<candle_core::quantized::QTensor>),
+}
+
+/// The error of a batched call whose `stop` flag was set while it worked (a service request
+/// that timed out or whose client left, Ctrl-C): it returns before its next pass through the
+/// network, so a topic of long summaries gives its thread back within one pass, not minutes
+/// later. The caller discards the call's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped: the work was cancelled")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// [`Stopped`] once `stop` is set.
+fn check_stop(stop: &AtomicBool) -> Result<()> {
+    if stop.load(Ordering::Relaxed) {
+        return Err(Stopped.into());
+    }
+    Ok(())
 }
 
 /// Per continuation: its tokens' log-probs, and its pooled hidden states
@@ -726,14 +750,17 @@ impl Llama {
     }
 
     /// [`Llama::score`] for many continuations of one prefix, batched through the network
-    /// (up to about `batch_tokens` tokens per pass).
+    /// (up to about `batch_tokens` tokens per pass); [`Stopped`] once `stop` is set.
     pub fn score_many(
         &self,
         prefix: &Prefix,
         conts: &[&[u32]],
         batch_tokens: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<f32>>> {
-        Ok(self.score_many_pooled(prefix, conts, batch_tokens, &[])?.0)
+        Ok(self
+            .score_many_pooled(prefix, conts, batch_tokens, &[], stop)?
+            .0)
     }
 
     /// [`Llama::score_many`], also returning for each continuation the mean over its input
@@ -747,6 +774,7 @@ impl Llama {
         conts: &[&[u32]],
         batch_tokens: usize,
         taps: &[usize],
+        stop: &AtomicBool,
     ) -> Result<ScoredAndPooled> {
         let conts = self.within_context(prefix, conts);
         let mut out: Vec<Vec<f32>> = Vec::with_capacity(conts.len());
@@ -760,6 +788,7 @@ impl Llama {
         // Each continuation needs a pass over all but its last token (none for one token).
         let input_lens: Vec<usize> = conts.iter().map(|t| t.len().saturating_sub(1)).collect();
         for batch in batches(&input_lens, batch_tokens) {
+            check_stop(stop)?;
             let _turn = self.gpu_turn();
             let n: usize = batch.iter().map(|&i| input_lens[i]).sum();
             let mut inputs = Vec::with_capacity(n);
@@ -798,11 +827,13 @@ impl Llama {
         conts: &[&[u32]],
         batch_tokens: usize,
         taps: &[usize],
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<Vec<f32>>>> {
         let conts = self.within_context(prefix, conts);
         let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); conts.len()];
         let lens: Vec<usize> = conts.iter().map(|t| t.len()).collect();
         for batch in batches(&lens, batch_tokens) {
+            check_stop(stop)?;
             let _turn = self.gpu_turn();
             let inputs: Vec<u32> = batch
                 .iter()
@@ -839,6 +870,7 @@ impl Llama {
         prompts: &[&[u32]],
         conts: &[&[u32]],
         batch_tokens: usize,
+        stop: &AtomicBool,
     ) -> Result<Vec<Vec<Vec<f32>>>> {
         if prompts.iter().any(|p| p.is_empty()) {
             bail!("empty prompt");
@@ -846,7 +878,10 @@ impl Llama {
         if self.portable.is_none() {
             return prompts
                 .iter()
-                .map(|p| self.score_many(&self.prefix(p)?, conts, batch_tokens))
+                .map(|p| {
+                    check_stop(stop)?;
+                    self.score_many(&self.prefix(p)?, conts, batch_tokens, stop)
+                })
                 .collect();
         }
         let context = self.config.context;
@@ -875,6 +910,7 @@ impl Llama {
             })
             .collect();
         for batch in batches(&lens, batch_tokens) {
+            check_stop(stop)?;
             let _turn = self.gpu_turn();
             let n: usize = batch.iter().map(|&i| lens[i]).sum();
             let mut inputs = Vec::with_capacity(n);
