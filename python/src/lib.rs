@@ -23,7 +23,7 @@ fn value_error(e: anyhow::Error) -> PyErr {
 
 /// Run `work` on a thread of its own while the calling thread waits without the GIL and, every
 /// 50 ms, lets Python handle signals: Ctrl-C sets the cancel flag, the work stops at its next
-/// unit (a topic), and `KeyboardInterrupt` is raised, as the CLI stops with exit 130 (the work
+/// checkpoint (a topic, a feature class, an LM pass), and `KeyboardInterrupt` is raised, as the CLI stops with exit 130 (the work
 /// ran to the end before, however long, and its result was thrown away). Python handles signals
 /// on its main thread only; called from another thread, this just waits.
 fn interruptible<T: Send>(
