@@ -812,14 +812,15 @@ impl FeatureClass for Neural {
         let width = self.feature_names().len();
         let references = self.opts.max_references;
         let rows = self.cached(ctx, "", (width, references), || self.extract_topic(ctx));
-        rows_or_missing(self.name(), ctx, rows)
+        lm_rows_or_missing(self.name(), ctx, rows)
     }
 }
 
 /// An LM class's rows for a topic, or no row for any summary when they could not be computed,
-/// with the reason on standard error; a run cancelled mid-topic ([`Stopped`])
-/// is said once by the run, not by each class.
-pub(crate) fn rows_or_missing(
+/// with the reason on standard error; a run cancelled mid-topic ([`Stopped`]) is said once by
+/// the run, not by each class. (The parse-based classes' counterpart is
+/// [`super::analyses::rows_or_missing`].)
+pub(crate) fn lm_rows_or_missing(
     class: &str,
     ctx: &TopicContext,
     rows: Result<Vec<FeatureRow>>,

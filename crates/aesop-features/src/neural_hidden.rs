@@ -67,6 +67,6 @@ impl FeatureClass for NeuralHidden {
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
         let rows = self.lm.hidden_rows(ctx, self.block, self.width);
-        super::neural::rows_or_missing(CLASS.name, ctx, rows)
+        super::neural::lm_rows_or_missing(CLASS.name, ctx, rows)
     }
 }

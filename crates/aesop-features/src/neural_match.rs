@@ -167,7 +167,7 @@ impl FeatureClass for NeuralMatch {
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
-        super::neural::rows_or_missing(CLASS.name, ctx, self.rows(ctx))
+        super::neural::lm_rows_or_missing(CLASS.name, ctx, self.rows(ctx))
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::{Counts, PreparedText};
 use rustc_hash::FxBuildHasher;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Each token of one sentence with its position, sorted by token: a row's bit mask is built
 /// from the positions of one token, so no sentence needs a mask per distinct token (n²/8 bytes
@@ -184,10 +184,10 @@ struct SentencesByToken {
 
 impl SentencesByToken {
     fn new(sentences: &[Vec<u32>]) -> SentencesByToken {
-        let mut first: HashMap<&[u32], (), FxBuildHasher> = HashMap::default();
+        let mut seen: HashSet<&[u32], FxBuildHasher> = HashSet::default();
         let mut pairs = Vec::new();
         for (s, sentence) in (0u32..).zip(sentences) {
-            if first.insert(sentence.as_slice(), ()).is_none() {
+            if seen.insert(sentence.as_slice()) {
                 pairs.extend(sentence.iter().map(|&token| (token, s)));
             }
         }
