@@ -60,6 +60,7 @@ fn analyze_all(pipeline: &Pipeline, texts: &[&str], spread: bool) -> Vec<Analysi
 
 /// A parse-based class's rows for the topic, or, when the embedded NLP models cannot be loaded
 /// (`rows` failed), every row missing after a note on stderr naming the class and the topic.
+/// (The LM classes' counterpart is `neural::lm_rows_or_missing`.)
 pub fn rows_or_missing(
     class: &str,
     ctx: &TopicContext,
