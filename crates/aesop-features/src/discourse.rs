@@ -322,7 +322,7 @@ impl<'a> SentenceFacts<'a> {
         content_before.push(0);
         for token in &sentence.tokens {
             let before = content_before.last().copied().unwrap_or(0);
-            content_before.push(before + usize::from(content_stem(token).is_some()));
+            content_before.push(before + usize::from(non_stopword_stem(token).is_some()));
         }
         // Post-order from each root, so that a token's children are done before it.
         let mut subtree_ends: Vec<Option<usize>> = vec![None; n];
@@ -441,9 +441,10 @@ pub fn connective_args(sentence: &AnalyzedSentence, m: &ConnectiveMatch) -> Conn
     SentenceFacts::new(sentence).connective_args(m)
 }
 
-/// The Porter stem of a content token: lowercased, starting with a letter or digit, not on
-/// the SMART stop list.
-pub fn content_stem(token: &Token) -> Option<String> {
+/// The Porter stem of a word that is not a stopword: lowercased, starting with a letter or
+/// digit, not on the SMART stop list. Unlike `cohmetrix::content_stem` it reads no
+/// part-of-speech tag: every word off the stop list counts, numbers included.
+pub fn non_stopword_stem(token: &Token) -> Option<String> {
     let lower = token.form.to_lowercase();
     let first = lower.chars().next()?;
     if !first.is_alphanumeric() || stopwords::is_smart_common_word(&lower) {
@@ -452,9 +453,13 @@ pub fn content_stem(token: &Token) -> Option<String> {
     Some(porter::stem(&lower))
 }
 
-/// Content stems of a sentence.
+/// The non-stopword stems of a sentence.
 pub fn sentence_stems(sentence: &AnalyzedSentence) -> Vec<String> {
-    sentence.tokens.iter().filter_map(content_stem).collect()
+    sentence
+        .tokens
+        .iter()
+        .filter_map(non_stopword_stem)
+        .collect()
 }
 
 /// A relation argument: some tokens of one sentence, as ranges in order.
@@ -641,7 +646,7 @@ pub fn role_matrix(analysis: &Analysis, relations: &[Relation]) -> RoleMatrix {
                 .tokens
                 .iter()
                 .map(|token| {
-                    let stem = content_stem(token)?;
+                    let stem = non_stopword_stem(token)?;
                     let next = terms.len();
                     let col = *column.entry(stem.clone()).or_insert(next);
                     if col == next {
