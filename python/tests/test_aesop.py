@@ -332,6 +332,9 @@ def test_ctrl_c_stops_a_long_call():
     words = "The council approved the budget after a long debate about schools and parks . ".split()
     text = " ".join(words * 40)
     scorer = aesop.Scorer(models=["readability-noref"])
+    # Warm up first: the first call also waits for the tagger and parser to load, and a timing
+    # that held the loading could set the signal after the end of the call it is meant to stop.
+    scorer.score_sets([_tiny_topic([text])])
     # Enough topics for the uninterrupted call to last a second: signals are seen every 50 ms,
     # and 16 cores ran 40 topics in 0.1 s (an H200 machine, 2026-12-04), too soon to judge.
     count = 40
@@ -340,20 +343,36 @@ def test_ctrl_c_stops_a_long_call():
                   for k in range(count)]
         for t in topics:
             t["documents"][0]["text"] = text
-        start = time.perf_counter()
-        scorer.score_sets(topics)
-        whole = time.perf_counter() - start
+        whole = float("inf")
+        for _ in range(2):  # the faster of two calls, so a slow first one cannot delay the signal
+            start = time.perf_counter()
+            scorer.score_sets(topics)
+            whole = min(whole, time.perf_counter() - start)
         if whole >= 1.0 or count >= 40 * 4 ** 3:
             break
         count *= 4
-    timer = threading.Timer(whole / 10, lambda: os.kill(os.getpid(), signal.SIGINT))
+    fired = []
+
+    def interrupt():
+        fired.append(time.perf_counter() - start)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(whole / 10, interrupt)
     start = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
+    raised = False
+    try:
         scorer.score_sets(topics)
+    except KeyboardInterrupt:
+        raised = True
     stopped = time.perf_counter() - start
+    timer.cancel()
     timer.join()
-    assert stopped < whole / 2, f"stopped after {stopped:.2f} s of {whole:.2f} s"
+    # The figures say what went wrong if it does (it failed once in CI, unexplained, 2026-12-05).
+    facts = (f"{count} topics, uninterrupted {whole:.2f} s, signal at "
+             f"{fired[0] if fired else None} s, the call ended at {stopped:.2f} s")
+    assert raised, f"no KeyboardInterrupt: {facts}"
+    assert stopped < whole / 2, f"stopped too late: {facts}"
 
 
 def test_corrupt_and_missing_model_paths_raise_value_errors(tmp_path):
