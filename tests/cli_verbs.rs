@@ -400,6 +400,94 @@ fn score_warns_once_about_a_model_using_a_batch_dependent_class() {
     }
 }
 
+/// `score` says when many summaries have features outside a model's training ranges (clamped
+/// into them): never for the data a model was trained on, always for a topic whose document
+/// is far longer than any it learned from, and not for one summary alone.
+#[test]
+fn score_warns_when_summaries_leave_the_training_ranges_and_not_in_sample() {
+    let dir = tempfile::tempdir().expect("dir");
+    let set = imported_sample(dir.path(), "sample.jsonl");
+    let model = dir.path().join("own.aesop");
+    common::train(
+        &set,
+        &[
+            "--target",
+            "relevance",
+            "--classes",
+            "content,surface",
+            "--c",
+            "0.01",
+        ],
+        &model,
+    );
+    let score = |args: &[&str]| {
+        let out = common::aesop()
+            .arg("score")
+            .args(args)
+            .arg("-o")
+            .arg(dir.path().join("p.jsonl"))
+            .output()
+            .expect("score");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let outside = "have features outside the range the model was trained on";
+    // In sample: every feature lies within its range by construction; the built-ins learned
+    // from the full SummEval, of which the sample is a part.
+    let own = model.display().to_string();
+    for spec in [own.as_str(), "builtin:pyramid", "builtin:readability"] {
+        let stderr = score(&[set.to_str().expect("utf-8"), "--model", spec]);
+        assert!(!stderr.contains(outside), "{spec}: {stderr}");
+    }
+    // A document 600 times the shipped article (750 kB): each summary's compression is above
+    // every range (60 times stays within the built-ins').
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+    let article = std::fs::read_to_string(examples.join("article.txt")).expect("article");
+    let summaries: Vec<serde_json::Value> = article
+        .split(". ")
+        .take(5)
+        .enumerate()
+        .map(|(i, s)| serde_json::json!({"system": format!("s{i}"), "text": s}))
+        .collect();
+    assert_eq!(summaries.len(), 5);
+    let topic = serde_json::json!({
+        "topic": "long",
+        "documents": [{"id": "d", "text": article.repeat(600)}],
+        "summaries": summaries,
+    });
+    let long = dir.path().join("long.jsonl");
+    std::fs::write(&long, format!("{topic}\n")).expect("write");
+    let long = long.to_str().expect("utf-8");
+    let stderr = score(&[long, "--model", own.as_str()]);
+    let expected = "model own: of the 5 scored summaries, many have features outside the range \
+                    the model was trained on: ";
+    assert_eq!(stderr.matches(expected).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("surface.compression above it for 5 (100%)"),
+        "{stderr}"
+    );
+    // The defaults: one warning per model that scored.
+    let stderr = score(&[long]);
+    for model in ["pyramid-noref", "responsiveness-noref", "readability-noref"] {
+        let line = format!("model {model}: of the 5 scored summaries");
+        assert_eq!(stderr.matches(&line).count(), 1, "{model}: {stderr}");
+    }
+    // One summary alone is too few to say the data differs.
+    let document = dir.path().join("long.txt");
+    std::fs::write(&document, article.repeat(600)).expect("write");
+    let stderr = score(&[
+        "--documents",
+        document.to_str().expect("utf-8"),
+        "--summary",
+        examples.join("mine.txt").to_str().expect("utf-8"),
+    ]);
+    assert!(!stderr.contains(outside), "{stderr}");
+}
+
 #[test]
 fn score_without_input_or_documents_is_a_usage_error_naming_what_is_missing() {
     // No arguments: the usage names both ways in (a set, or plain-text summaries).

@@ -285,9 +285,10 @@ impl Scorer {
             let mut warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
                 format!("{}/{}", topic.topic, topic.summaries[i].system)
             });
-            let (predictions, skipped) = self.groups.predict(&topics, cancel)?;
+            let (predictions, skipped, ranges) = self.groups.predict(&topics, cancel)?;
             warnings.extend(skipped_warnings(&skipped));
             warnings.extend(aesop::features::language::warnings(&topics));
+            warnings.extend(ranges.warnings());
             Ok((predictions, warnings))
         })?;
         let rows = predictions
@@ -323,7 +324,7 @@ impl Scorer {
         for (i, s) in summaries.into_iter().enumerate() {
             topic.summaries.push(Summary::new(format!("{i}"), s));
         }
-        let (predictions, skipped) = interruptible(py, |cancel| {
+        let (predictions, skipped, ranges) = interruptible(py, |cancel| {
             self.groups.predict(std::slice::from_ref(&topic), cancel)
         })?;
         let mut warnings = degenerate_warnings((0..n).map(|i| (&topic, i)), |_, i| {
@@ -334,6 +335,7 @@ impl Scorer {
         let mut languages = aesop::features::language::Tally::default();
         languages.add_named(&topic, |_| "this call".to_string());
         warnings.extend(languages.warnings());
+        warnings.extend(ranges.warnings());
         // Per summary, per model: regroup per model (every model listed, with no summaries too).
         let mut out: Vec<ModelScores> = self
             .groups

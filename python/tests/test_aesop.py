@@ -217,6 +217,17 @@ def test_the_cli_warnings_are_aesop_warnings(tmp_path):
         aesop.Scorer(models=["pyramid-noref"]).score(["A budget."], [french["documents"][0]["text"]])
     with pytest.warns(aesop.AesopWarning, match=not_english):
         aesop.features([french], classes="surface")
+    # Documents far longer than any the built-ins learned from: the CLI's warning that the
+    # summaries' features lie outside the models' training ranges, from both calls (five
+    # summaries: one alone is too few to say so).
+    article = (ROOT / "examples" / "data" / "article.txt").read_text(encoding="utf-8")
+    five = [f"The council passed budget {i}." for i in range(5)]
+    outside = r"model pyramid-noref: of the 5 scored summaries, many have features outside the range"
+    with pytest.warns(aesop.AesopWarning, match=outside):
+        aesop.Scorer(models=["pyramid-noref"]).score(five, [article * 200])
+    with pytest.warns(aesop.AesopWarning, match=outside):
+        long = dict(_tiny_topic(five), documents=[{"id": "d", "text": article * 200}])
+        aesop.Scorer().score_sets([long])
     # A model whose scores depend on the batch (it uses consensus): warned when loaded.
     texts = ["The cat sat on the mat.", "A cat sat.", "The mat was warm.", "It was a warm day."]
     lines = [json.dumps(_tiny_topic(texts, scores={"relevance": 1.0})) for _ in range(3)]

@@ -16,6 +16,7 @@ pub mod in_sample;
 pub mod learners;
 pub mod model_file;
 pub mod multiset;
+pub mod range_tally;
 pub mod recipe;
 pub mod score_stream;
 pub mod scoring;

@@ -5,6 +5,7 @@
 //! corrupt payload an error instead of a model that silently predicts something else.
 
 use super::dataset::column_indices;
+use super::range_tally::RangeTally;
 use super::transfer::{normalize_table, TransferInfo};
 use super::Trained;
 use aesop_features::neural::{NeuralOptions, NeuralPrompt};
@@ -555,23 +556,41 @@ impl ModelFile {
     /// Predictions for every record of `table` (whose columns must include the model's): the
     /// calibrated score where the model has a calibration, else the raw output.
     pub fn predict_table(&self, table: &FeatureTable) -> Result<Vec<f64>> {
-        Ok(self.predict_table_calibrated(table)?.0)
+        Ok(self.predict_table_calibrated(table, |_| false)?.score)
     }
 
-    /// (score, raw) for every record of `table`: the model's raw output, and that output mapped
-    /// to the target's scale by the model's calibration (equal to raw without one). The
-    /// model's within-topic normalization, if any, is applied to `table` first.
-    pub fn predict_table_calibrated(&self, table: &FeatureTable) -> Result<(Vec<f64>, Vec<f64>)> {
-        let raw = self.predict_raw(table)?;
+    /// The calibrated and raw predictions for every record of `table`, and how many of the
+    /// records `counted` picks had features outside the model's training ranges. The model's
+    /// within-topic normalization, if any, is applied to `table` first.
+    pub fn predict_table_calibrated(
+        &self,
+        table: &FeatureTable,
+        counted: impl Fn(usize) -> bool,
+    ) -> Result<Predicted> {
+        let (raw, outside) = self.predict_raw_tallied(table, counted)?;
         let score = match &self.transfer.calibration {
             Some(c) => raw.iter().map(|&r| c.apply(r)).collect(),
             None => raw.clone(),
         };
-        Ok((score, raw))
+        Ok(Predicted {
+            score,
+            raw,
+            outside,
+        })
     }
 
     /// The model's raw output for every record of `table`.
     pub fn predict_raw(&self, table: &FeatureTable) -> Result<Vec<f64>> {
+        Ok(self.predict_raw_tallied(table, |_| false)?.0)
+    }
+
+    /// [`ModelFile::predict_raw`], and the tally of the records `counted` picks whose features
+    /// were clamped into the training ranges (`None` for a file without ranges, format < 5).
+    fn predict_raw_tallied(
+        &self,
+        table: &FeatureTable,
+        counted: impl Fn(usize) -> bool,
+    ) -> Result<(Vec<f64>, Option<RangeTally>)> {
         let normalized;
         let table = if self.transfer.normalization.batch_dependent() {
             normalized = normalize_table(table, self.transfer.normalization);
@@ -580,30 +599,49 @@ impl ModelFile {
             table
         };
         let columns = column_indices(&table.names, &self.feature_names)?;
-        let rows: Vec<Vec<f64>> = table
-            .records
-            .iter()
-            .map(|r| {
-                columns
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| {
-                        let v = r.values[c].filter(|v| v.is_finite()).unwrap_or(f64::NAN);
-                        // Into the training range (format 5).
-                        match self
-                            .feature_ranges
-                            .as_deref()
-                            .and_then(|ranges| ranges.get(k))
-                        {
-                            Some(range) => range.clamp(v),
-                            None => v,
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        self.model.predict(&rows)
+        let ranges = self.feature_ranges.as_deref();
+        let mut tally = ranges.map(|_| RangeTally::new(columns.len()));
+        let mut rows = Vec::with_capacity(table.records.len());
+        for (r, record) in table.records.iter().enumerate() {
+            let count = tally.is_some() && counted(r);
+            let mut row = Vec::with_capacity(columns.len());
+            for (k, &c) in columns.iter().enumerate() {
+                let v = record.values[c]
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(f64::NAN);
+                // Into the training range (format 5).
+                let Some(range) = ranges.and_then(|ranges| ranges.get(k)) else {
+                    row.push(v);
+                    continue;
+                };
+                if let Some(tally) = tally.as_mut().filter(|_| count) {
+                    if v < range.min {
+                        tally.below[k] += 1;
+                    } else if v > range.max {
+                        tally.above[k] += 1;
+                    }
+                }
+                row.push(range.clamp(v));
+            }
+            if let Some(tally) = tally.as_mut().filter(|_| count) {
+                tally.summaries += 1;
+            }
+            rows.push(row);
+        }
+        Ok((self.model.predict(&rows)?, tally))
     }
+}
+
+/// What [`ModelFile::predict_table_calibrated`] gives for a table.
+#[derive(Debug, Clone)]
+pub struct Predicted {
+    /// The calibrated score of each record (the raw output for a model without a calibration).
+    pub score: Vec<f64>,
+    /// The model's raw output for each record.
+    pub raw: Vec<f64>,
+    /// The counted records' features outside the training ranges; `None` for a model file
+    /// without ranges.
+    pub outside: Option<RangeTally>,
 }
 
 /// Decode the next bincode value of `rest` and advance past it; `what` names it in errors.

@@ -7,7 +7,8 @@
 
 use super::builtin::{self, Family};
 use super::model_file::ModelFile;
-use super::scoring::{NamedModel, Scorer};
+use super::range_tally::{RangeTally, RunRanges};
+use super::scoring::{add_ranges, NamedModel, Scorer};
 use aesop_corpus::stream::{for_each_topic, StreamStats, Window};
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
@@ -253,12 +254,17 @@ impl ModelGroups {
 
     /// Score `topics` (in parallel over topics); predictions in the order `aesop score` writes
     /// them: per topic, per summary, per model. Also the classes that gave no values for some
-    /// summaries, which `aesop score` warns about (see [`SKIPPED_SCORES`]).
+    /// summaries, which `aesop score` warns about (see [`SKIPPED_SCORES`]), and the models'
+    /// features outside their training ranges (see [`RunRanges`]).
     pub fn predict(
         &self,
         topics: &[Topic],
         cancel: &AtomicBool,
-    ) -> Result<(Vec<Prediction>, Vec<aesop_features::run::Skipped>)> {
+    ) -> Result<(
+        Vec<Prediction>,
+        Vec<aesop_features::run::Skipped>,
+        RunRanges,
+    )> {
         use rayon::prelude::*;
         let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
         let scorers = refs
@@ -284,17 +290,19 @@ impl ModelGroups {
                         });
                     }
                 }
-                Ok((out, scored.table.skipped))
+                Ok((out, scored.table.skipped, group, scored.outside))
             })
             .collect::<Vec<Result<_>>>();
         let mut all = Vec::new();
         let mut skipped = Vec::new();
+        let mut ranges = RunRanges::default();
         for p in per_topic {
-            let (predictions, topic_skipped) = p?;
+            let (predictions, topic_skipped, group, outside) = p?;
             all.extend(predictions);
             aesop_features::run::Skipped::merge(&mut skipped, topic_skipped);
+            add_ranges(&refs[group], &outside, &mut ranges);
         }
-        Ok((all, skipped))
+        Ok((all, skipped, ranges))
     }
 
     /// One warning per named model file whose scores depend on the rest of the batch (see
@@ -349,6 +357,8 @@ struct TopicScores {
     degenerate: Vec<Option<super::degenerate::Degenerate>>,
     /// The classes that gave no values for some of its summaries.
     skipped: Vec<aesop_features::run::Skipped>,
+    /// Per model: its features outside their training ranges (see [`super::scoring::Scored::outside`]).
+    outside: Vec<Option<RangeTally>>,
 }
 
 /// Score the set (or the plain-text files) of `args`, streaming; `on_prediction` sees every
@@ -420,6 +430,8 @@ pub fn score_streaming(
     // Classes without values for some summaries: the models scored those from their other
     // features (a model whose features all went missing gives every such summary one score).
     let mut skipped = Vec::new();
+    // Features outside the models' training ranges, for one warning per model.
+    let mut ranges = RunRanges::default();
     let progress = aesop_core::progress::enabled();
     let stats = for_each_topic(
         topics,
@@ -445,10 +457,12 @@ pub fn score_streaming(
                 raw,
                 degenerate: scored.degenerate,
                 skipped: scored.table.skipped,
+                outside: scored.outside,
             })
         },
         |topic, scores| {
             aesop_features::run::Skipped::merge(&mut skipped, scores.skipped);
+            add_ranges(&refs[scores.group], &scores.outside, &mut ranges);
             if args.set.is_some() {
                 languages.add(topic);
             } else {
@@ -524,6 +538,9 @@ pub fn score_streaming(
         aesop_core::eprintln_quiet!("warning: {}", skipped_warning(class));
     }
     for warning in languages.warnings() {
+        aesop_core::eprintln_quiet!("warning: {warning}");
+    }
+    for warning in ranges.warnings() {
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
     aesop_core::eprint_quiet!("{}", system_table(&report, 40));

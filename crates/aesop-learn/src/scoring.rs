@@ -4,6 +4,7 @@
 use super::builtin::{self, Builtin, Family};
 use super::degenerate::{self, Degenerate};
 use super::model_file::{FeatureOptionsRecord, ModelFile, NeuralRecord};
+use super::range_tally::{RangeTally, RunRanges};
 use aesop_core::hash::fnv1a64;
 use aesop_corpus::Topic;
 use aesop_features::neural::is_lm_class;
@@ -227,12 +228,21 @@ pub struct Scored {
     pub raw: Vec<Vec<f64>>,
     /// `degenerate[r]`: why record `r` was not scored (see [`super::degenerate`]).
     pub degenerate: Vec<Option<Degenerate>>,
+    /// `outside[m]`: the summaries model `m` scored with features outside its training ranges
+    /// (`None` for a model file without ranges).
+    pub outside: Vec<Option<RangeTally>>,
 }
 
 impl Scored {
     /// Model `m`'s raw output for record `r`, when it differs from its score (calibrated).
     pub fn raw_of(&self, m: usize, r: usize) -> Option<f64> {
         self.raw.get(m).and_then(|v| v.get(r)).copied()
+    }
+
+    /// Add each model's features outside its training ranges to `run` (`models`: the models
+    /// that scored, in score order).
+    pub fn add_ranges_to(&self, models: &[&NamedModel], run: &mut RunRanges) {
+        add_ranges(models, &self.outside, run);
     }
 
     /// One line per kind of degenerate summary, for a warning on output.
@@ -244,6 +254,15 @@ impl Scored {
             }
         }
         tally.warnings("null")
+    }
+}
+
+/// Add the tallies `outside` of `models` (in score order; see [`Scored::outside`]) to `run`.
+pub fn add_ranges(models: &[&NamedModel], outside: &[Option<RangeTally>], run: &mut RunRanges) {
+    for (model, tally) in models.iter().zip(outside) {
+        if let Some(tally) = tally {
+            run.add(&model.name, &model.model.feature_names, tally);
+        }
     }
 }
 
@@ -474,19 +493,24 @@ impl<'m> Scorer<'m> {
         table.skipped.retain(|s| self.uses_missing_features(s));
         let mut scores = Vec::new();
         let mut raw = Vec::new();
+        let mut outside = Vec::new();
         for m in &self.models {
-            let (score, model_raw) = m
+            // Degenerate summaries get no score, so their (empty) features are not counted.
+            let predicted = m
                 .model
-                .predict_table_calibrated(&table)
+                .predict_table_calibrated(&table, |r| {
+                    degenerate.get(r).is_some_and(Option::is_none)
+                })
                 .with_context(|| format!("scoring with {}", m.source))?;
-            scores.push(score);
+            scores.push(predicted.score);
             raw.push(if m.model.transfer.calibration.is_some() {
-                model_raw
+                predicted.raw
             } else {
                 Vec::new()
             });
+            outside.push(predicted.outside);
         }
-        mark_degenerate(degenerate, table, scores, raw)
+        mark_degenerate(degenerate, table, scores, raw, outside)
     }
 }
 
@@ -536,6 +560,7 @@ fn mark_degenerate(
     table: FeatureTable,
     mut scores: Vec<Vec<f64>>,
     mut raw: Vec<Vec<f64>>,
+    outside: Vec<Option<RangeTally>>,
 ) -> Result<Scored> {
     anyhow::ensure!(
         degenerate.len() == table.records.len(),
@@ -555,6 +580,7 @@ fn mark_degenerate(
         scores,
         raw,
         degenerate,
+        outside,
     })
 }
 

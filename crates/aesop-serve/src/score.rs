@@ -6,6 +6,7 @@ use super::error::ApiError;
 use super::registry::Registry;
 use aesop_corpus::Topic;
 use aesop_features::run::Skipped;
+use aesop_learn::range_tally::RunRanges;
 use aesop_learn::score_stream::{batch_warnings_of, skipped_warning};
 use aesop_learn::scoring::{
     check_compatible, computes_class_differently, default_model_names_of, NamedModel, Scorer,
@@ -47,6 +48,8 @@ pub fn score_request(
     let mut used: Vec<ModelRef> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
     let mut skipped: Vec<Skipped> = Vec::new();
+    // Features outside the models' training ranges, one warning per model.
+    let mut ranges = RunRanges::default();
     for ((run, run_scorers), conflicting) in runs.iter().zip(&scorers).zip(&conflicting) {
         let topics: Cow<[Topic]> = if run.topics.len() == request.topics.len() {
             Cow::Borrowed(&request.topics)
@@ -76,6 +79,7 @@ pub fn score_request(
                     ApiError::internal(format!("scoring failed: {e:#}"))
                 }
             })?;
+            scored.add_ranges_to(group, &mut ranges);
             let mut next_topic = 0;
             for (r, record) in scored.table.records.iter().enumerate() {
                 // Records come in topic order, each topic's summaries in order.
@@ -163,6 +167,7 @@ pub fn score_request(
     }
     warnings.extend(skipped.iter().map(skipped_warning));
     warnings.extend(aesop_features::language::warnings(&request.topics));
+    warnings.extend(ranges.warnings());
     Ok(ScoreResponse {
         results: results.into_iter().flatten().collect(),
         models: used,
