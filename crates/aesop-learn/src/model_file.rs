@@ -567,7 +567,7 @@ impl ModelFile {
         table: &FeatureTable,
         counted: impl Fn(usize) -> bool,
     ) -> Result<Predicted> {
-        let (raw, outside) = self.predict_raw_tallied(table, counted)?;
+        let (raw, outside) = self.predict_raw(table, counted)?;
         let score = match &self.transfer.calibration {
             Some(c) => raw.iter().map(|&r| c.apply(r)).collect(),
             None => raw.clone(),
@@ -579,14 +579,10 @@ impl ModelFile {
         })
     }
 
-    /// The model's raw output for every record of `table`.
-    pub fn predict_raw(&self, table: &FeatureTable) -> Result<Vec<f64>> {
-        Ok(self.predict_raw_tallied(table, |_| false)?.0)
-    }
-
-    /// [`ModelFile::predict_raw`], and the tally of the records `counted` picks whose features
-    /// were clamped into the training ranges (`None` for a file without ranges, format < 5).
-    fn predict_raw_tallied(
+    /// The model's raw output for every record of `table`, each feature clamped into its
+    /// training range, and the tally of the records `counted` picks whose features were
+    /// clamped (`None` for a file without ranges, format < 5).
+    fn predict_raw(
         &self,
         table: &FeatureTable,
         counted: impl Fn(usize) -> bool,
@@ -603,8 +599,9 @@ impl ModelFile {
         let mut tally = ranges.map(|_| RangeTally::new(columns.len()));
         let mut rows = Vec::with_capacity(table.records.len());
         for (r, record) in table.records.iter().enumerate() {
-            let count = tally.is_some() && counted(r);
+            let count = counted(r);
             let mut row = Vec::with_capacity(columns.len());
+            let mut counts = tally.as_mut().filter(|_| count);
             for (k, &c) in columns.iter().enumerate() {
                 let v = record.values[c]
                     .filter(|v| v.is_finite())
@@ -614,7 +611,7 @@ impl ModelFile {
                     row.push(v);
                     continue;
                 };
-                if let Some(tally) = tally.as_mut().filter(|_| count) {
+                if let Some(tally) = counts.as_mut() {
                     if v < range.min {
                         tally.below[k] += 1;
                     } else if v > range.max {
@@ -623,7 +620,7 @@ impl ModelFile {
                 }
                 row.push(range.clamp(v));
             }
-            if let Some(tally) = tally.as_mut().filter(|_| count) {
+            if let Some(tally) = counts {
                 tally.summaries += 1;
             }
             rows.push(row);
