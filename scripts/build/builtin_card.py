@@ -206,6 +206,20 @@ if all("input_length_matched_accuracy" in h["model"] for h in held):
         print(f"| {h['set']} `{h['column']}` | {stat(h['model']['input_length_matched_accuracy'])} "
               f"| {stat(h['best_feature_stats']['input_length_matched_accuracy'])} "
               f"| {fmt(alone['all']['accuracy'])} / {fmt(alone['matched']['accuracy'])} |")
+# Reports from aesop since stop 85 name, per held-out set, the features outside the training sets'
+# range (those `aesop score` would warn about); older ones do not.
+if all("outside_training_range" in h for h in held):
+    print("\nFeatures outside their range over the training sets (clamped into it before the model reads them, as "
+          "`aesop score` clamps; named where at least 5% of the held-out summaries, and at least five, lie outside "
+          "it, as `aesop score` names them in its warning; docs/MODEL_FILE.md, \"Feature ranges\"):\n")
+    for h in held:
+        outside = h["outside_training_range"]
+        named = ", ".join(
+            f"`{o['feature']}` {'below' if o['below'] and not o['above'] else 'above' if o['above'] and not o['below'] else 'below and above'} "
+            f"for {o['below'] + o['above']} ({100 * o['share']:.0f}%)" for o in outside[:5])
+        if len(outside) > 5:
+            named += f", {len(outside) - 5} more"
+        print(f"- {h['set']} `{h['column']}`: {named or 'none'}")
 p1 = {(s, seed): json.loads(read(f"{work}/{name}.p1.{s}.{seed}.json")) for s, _ in sets for seed in seeds}
 folds = sorted({(c["topic_folds"], c["system_folds"]) for c in p1.values()})
 folds_text = "; ".join(f"{t} topic folds x {y} system folds" for t, y in folds)

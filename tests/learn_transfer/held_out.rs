@@ -690,7 +690,8 @@ fn held_out_sets_are_judged_at_matched_length_as_evaluate_judges_them() {
 /// set's summaries, longer than any the other sets hold, have their features clamped into the
 /// training sets' ranges (model format 5) before the model sees them. Until 2026-12-02
 /// `cross-validate` predicted from the unclamped features, so its held-out figures were not
-/// those of the saved model.
+/// those of the saved model. The report names the held-out set's features outside the
+/// training ranges, as `aesop score` names them for the saved model.
 #[test]
 fn held_out_predictions_are_those_of_the_saved_model() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -711,16 +712,24 @@ fn held_out_predictions_are_those_of_the_saved_model() {
         "rank-svm",
     ];
     let oof = dir.path().join("oof.jsonl");
+    let report = dir.path().join("report.json");
     let mut cmd = common::aesop();
     cmd.arg("cross-validate");
     for p in [&a, &b, &long] {
         cmd.arg("--set").arg(format!("{}:quality", p.display()));
     }
-    cmd.args(learn)
+    let table = cmd
+        .args(learn)
         .args(["--leave-one-set-out", "--bootstrap", "0", "-o"])
         .arg(&oof)
+        .arg("--report")
+        .arg(&report)
         .assert()
-        .success();
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(table).expect("UTF-8 table");
     let model = dir.path().join("m.aesop");
     common::aesop()
         .arg("train")
@@ -734,7 +743,7 @@ fn held_out_predictions_are_those_of_the_saved_model() {
         .assert()
         .success();
     let scored = dir.path().join("scored.jsonl");
-    common::aesop()
+    let warnings = common::aesop()
         .arg("score")
         .arg(&long)
         .arg("--model")
@@ -742,7 +751,64 @@ fn held_out_predictions_are_those_of_the_saved_model() {
         .arg("-o")
         .arg(&scored)
         .assert()
-        .success();
+        .success()
+        .get_output()
+        .stderr
+        .clone();
+    let warnings = String::from_utf8(warnings).expect("UTF-8 stderr");
+
+    // The held-out set's features outside the training range: in the report and the table,
+    // the features `aesop score` names in its warning about the saved model, with the same counts.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    let held = report["leave_one_set_out"]
+        .as_array()
+        .expect("held-out sets")
+        .iter()
+        .find(|h| h["set"] == "long.jsonl")
+        .expect("long.jsonl held out");
+    let outside = held["outside_training_range"].as_array().expect("a list");
+    assert!(!outside.is_empty(), "{held}");
+    let named: Vec<String> = outside
+        .iter()
+        .map(|o| {
+            let (below, above) = (
+                o["below"].as_u64().expect("n"),
+                o["above"].as_u64().expect("n"),
+            );
+            let side = match (below > 0, above > 0) {
+                (true, false) => "below",
+                (false, true) => "above",
+                _ => "below and above",
+            };
+            let share = o["share"].as_f64().expect("share");
+            assert!((share - (below + above) as f64 / 20.0).abs() < 1e-12, "{o}");
+            format!(
+                "{} {side} it for {} ({:.0}%)",
+                o["feature"].as_str().expect("name"),
+                below + above,
+                100.0 * share
+            )
+        })
+        .collect();
+    assert!(
+        warnings.contains("of the 20 scored summaries") && warnings.contains(&named[0]),
+        "the report names {named:?}; aesop score warned: {warnings}"
+    );
+    for n in named.iter().take(3) {
+        assert!(warnings.contains(n.as_str()), "{n} not in: {warnings}");
+    }
+    if named.len() > 3 {
+        assert!(
+            warnings.contains(&format!("{} more", named.len() - 3)),
+            "{warnings}"
+        );
+    }
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("- long.jsonl:quality: "))
+        .unwrap_or_else(|| panic!("no line for long.jsonl in: {table}"));
+    assert!(line.contains(&named[0]), "{line}");
 
     let raw_of = |path: &Path, set: Option<&str>| -> Vec<(String, String, f64)> {
         let mut rows: Vec<(String, String, f64)> = std::fs::read_to_string(path)

@@ -652,8 +652,9 @@ pub fn ablate_held_out_sets(
                 plan.model,
                 crate::feature_count(plan.columns.len())
             );
-            let (raw, _) = held_out_predictions(&subsets, h, recipe)
-                .with_context(|| format!("{} with {label} held out", plan.model))?;
+            let raw = held_out_predictions(&subsets, h, recipe)
+                .with_context(|| format!("{} with {label} held out", plan.model))?
+                .raw;
             let scores = aligned(&subsets[h].data, &raw, settings.length_tolerance)?;
             let estimates = bootstrap_intervals(
                 &scores,

@@ -106,7 +106,7 @@ pub fn cross_validate(
         let training = data.subset(train_idx);
         let model = train(&training, learner, hyper, seed)?;
         let test_rows: Vec<Vec<f64>> = test_idx.iter().map(|&i| data.rows[i].clone()).collect();
-        predict_held_out(&model, &training.rows, &test_rows)
+        Ok(predict_held_out(&model, &training.rows, &test_rows)?.0)
     })
 }
 

@@ -220,23 +220,33 @@ impl FeatureRange {
 /// Predictions of `model` for held-out `rows` as the model file `train` writes would make them:
 /// each feature first clamped into its range over `training_rows` (format 5). Protocols 1 and 2
 /// predict through this, so their figures are those of the model a user saves and scores with.
+/// The tally counts the rows whose features were clamped, as `aesop score` counts them for its
+/// warning (every row: a held-out row has a target, so it was a summary the humans scored).
 pub fn predict_held_out(
     model: &Trained,
     training_rows: &[Vec<f64>],
     rows: &[Vec<f64>],
-) -> Result<Vec<f64>> {
+) -> Result<(Vec<f64>, RangeTally)> {
     let columns = training_rows.first().map_or(0, Vec::len);
     let ranges = feature_ranges(training_rows, columns);
+    let mut tally = RangeTally::new(columns);
     let clamped: Vec<Vec<f64>> = rows
         .iter()
         .map(|row| {
+            tally.summaries += 1;
             row.iter()
                 .enumerate()
-                .map(|(k, &v)| ranges.get(k).map_or(v, |range| range.clamp(v)))
+                .map(|(k, &v)| match ranges.get(k) {
+                    Some(range) => {
+                        tally.count_value(k, v, range);
+                        range.clamp(v)
+                    }
+                    None => v,
+                })
                 .collect()
         })
         .collect();
-    model.predict(&clamped)
+    Ok((model.predict(&clamped)?, tally))
 }
 
 /// The [`FeatureRange`] of every column of `rows` (`columns` of them).
@@ -612,11 +622,7 @@ impl ModelFile {
                     continue;
                 };
                 if let Some(tally) = counts.as_mut() {
-                    if v < range.min {
-                        tally.below[k] += 1;
-                    } else if v > range.max {
-                        tally.above[k] += 1;
-                    }
+                    tally.count_value(k, v, range);
                 }
                 row.push(range.clamp(v));
             }

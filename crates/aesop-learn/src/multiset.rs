@@ -6,6 +6,7 @@
 use super::cv::{out_of_fold, summary_level_tau, system_level_tau, Protocol1};
 use super::learners::{Hyper, LearnerKind};
 use super::model_file::predict_held_out;
+use super::range_tally::{OutsideRange, RangeTally};
 use super::transfer::{
     mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
     SetData, SetRecord, SetSpec,
@@ -330,7 +331,7 @@ pub fn cross_validate_pooled(
             .iter()
             .map(|&i| pooled.data.rows[i].clone())
             .collect();
-        let raw = predict_held_out(&model, &train.data.rows, &rows)?;
+        let (raw, _) = predict_held_out(&model, &train.data.rows, &rows)?;
         for (&i, &r) in test_idx.iter().zip(&raw) {
             calibrated[i] = calibration.apply(r);
         }
@@ -411,6 +412,11 @@ pub struct HeldOut {
     /// What summary length alone (more words higher) orders on this set, on every pair and on
     /// the pairs of matched length: the part of a summary τ that length can explain.
     pub length_alone: LengthAlone,
+    /// The model's features that lie outside their range over the training sets for at least
+    /// [`crate::range_tally::WARN_SHARE`] (and [`crate::range_tally::WARN_SUMMARIES`]) of this
+    /// set's rows, most often outside first: what `aesop score` would warn about scoring this
+    /// set with the model (docs/MODEL_FILE.md, "Feature ranges").
+    pub outside_training_range: Vec<OutsideRange>,
     pub seconds: f64,
 }
 
@@ -439,12 +445,19 @@ pub struct LosoSettings<'a> {
     pub length_tolerance: f64,
 }
 
-/// Predictions of the held-out set `h` by a model trained on every other set: (raw, calibrated).
-pub fn held_out_predictions(
-    sets: &[SetData],
-    h: usize,
-    recipe: &Recipe,
-) -> Result<(Vec<f64>, Vec<f64>)> {
+/// What a model trained on every other set predicts for a held-out set.
+#[derive(Debug, Clone)]
+pub struct HeldOutScores {
+    /// The model's raw output for each row of the held-out set.
+    pub raw: Vec<f64>,
+    /// The same, calibrated to the target's scale.
+    pub calibrated: Vec<f64>,
+    /// The held-out rows' features outside their range over the training sets (clamped).
+    pub outside: RangeTally,
+}
+
+/// Predictions of the held-out set `h` by a model trained on every other set.
+pub fn held_out_predictions(sets: &[SetData], h: usize, recipe: &Recipe) -> Result<HeldOutScores> {
     let keep: Vec<usize> = (0..sets.len()).filter(|&s| s != h).collect();
     let pooled = pool(sets, &keep, recipe.pool)?;
     let (model, calibration) = train_calibrated(&pooled, recipe).with_context(|| {
@@ -453,9 +466,13 @@ pub fn held_out_predictions(
             sets[h].spec
         )
     })?;
-    let raw = predict_held_out(&model, &pooled.data.rows, &sets[h].data.rows)?;
+    let (raw, outside) = predict_held_out(&model, &pooled.data.rows, &sets[h].data.rows)?;
     let calibrated = raw.iter().map(|&r| calibration.apply(r)).collect();
-    Ok((raw, calibrated))
+    Ok(HeldOutScores {
+        raw,
+        calibrated,
+        outside,
+    })
 }
 
 /// Per held-out set, (raw, calibrated) for each of its rows.
@@ -484,7 +501,11 @@ pub fn leave_one_set_out(
     let mut predictions = Vec::new();
     for (h, held) in loaded.iter().enumerate() {
         let start = std::time::Instant::now();
-        let (raw, calibrated) = held_out_predictions(&sets, h, &settings.recipe)?;
+        let HeldOutScores {
+            raw,
+            calibrated,
+            outside,
+        } = held_out_predictions(&sets, h, &settings.recipe)?;
         let data = &held.set.data;
         let tolerance = settings.length_tolerance;
         let model_aligned = aligned(data, &raw, tolerance)?;
@@ -563,6 +584,7 @@ pub fn leave_one_set_out(
                 f64::NAN
             },
             length_alone: LengthAlone::of(&model_aligned),
+            outside_training_range: outside.outside(&data.names),
             seconds: start.elapsed().as_secs_f64(),
         });
         predictions.push(raw.into_iter().zip(calibrated).collect());

@@ -18,6 +18,10 @@
 //! value in n + 1. So a feature counts when at least [`WARN_SHARE`] of the scored summaries, and
 //! at least [`WARN_SUMMARIES`] of them, lie outside its range.
 
+use serde::Serialize;
+
+use super::model_file::FeatureRange;
+
 /// The share of a run's scored summaries outside a feature's range from which it is named.
 pub const WARN_SHARE: f64 = 0.05;
 
@@ -77,42 +81,44 @@ impl RangeTally {
         flagged
     }
 
+    /// Count value `v` of column `k` where it lies outside `range` (a missing value, NaN, never
+    /// does). The caller counts the summary itself in `summaries`.
+    pub fn count_value(&mut self, k: usize, v: f64, range: &FeatureRange) {
+        if v < range.min {
+            self.below[k] += 1;
+        } else if v > range.max {
+            self.above[k] += 1;
+        }
+    }
+
+    /// The flagged features (see [`RangeTally::flagged`]) by name, most often outside first;
+    /// `features` names the model's columns.
+    pub fn outside(&self, features: &[String]) -> Vec<OutsideRange> {
+        self.flagged()
+            .into_iter()
+            .map(|k| OutsideRange {
+                feature: features.get(k).map_or("?", String::as_str).to_string(),
+                below: self.below.get(k).copied().unwrap_or(0),
+                above: self.above.get(k).copied().unwrap_or(0),
+                share: self.count(k) as f64 / self.summaries as f64,
+            })
+            .collect()
+    }
+
     /// The warning for model `model` whose feature columns are `features`, naming the flagged
     /// features (see [`RangeTally::flagged`]) and on which side of their range they fell; `None`
     /// when no feature is flagged.
     pub fn warning(&self, model: &str, features: &[String]) -> Option<String> {
-        let flagged = self.flagged();
-        if flagged.is_empty() {
+        let outside = self.outside(features);
+        if outside.is_empty() {
             return None;
-        }
-        let mut named: Vec<String> = flagged
-            .iter()
-            .take(3)
-            .map(|&k| {
-                let below = self.below.get(k).copied().unwrap_or(0);
-                let above = self.above.get(k).copied().unwrap_or(0);
-                let side = match (below > 0, above > 0) {
-                    (true, false) => "below",
-                    (false, true) => "above",
-                    _ => "below and above",
-                };
-                let name = features.get(k).map_or("?", String::as_str);
-                format!(
-                    "{name} {side} it for {} ({:.0}%)",
-                    below + above,
-                    100.0 * (below + above) as f64 / self.summaries as f64
-                )
-            })
-            .collect();
-        if flagged.len() > 3 {
-            named.push(format!("{} more", flagged.len() - 3));
         }
         Some(format!(
             "model {model}: of the {} scored summaries, many have features outside the range the \
              model was trained on: {}; they were clamped into it, but data this far from the \
              training data may be scored less well (docs/MODEL_FILE.md, \"Feature ranges\")",
             self.summaries,
-            named.join(", "),
+            named_list(&outside, 3),
         ))
     }
 
@@ -120,6 +126,45 @@ impl RangeTally {
     fn count(&self, k: usize) -> usize {
         self.below.get(k).copied().unwrap_or(0) + self.above.get(k).copied().unwrap_or(0)
     }
+}
+
+/// One feature outside a model's training range for many of the summaries it scored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutsideRange {
+    pub feature: String,
+    /// Summaries whose value lay below the training minimum.
+    pub below: usize,
+    /// Summaries whose value lay above the training maximum.
+    pub above: usize,
+    /// Share of the counted summaries outside on either side.
+    pub share: f64,
+}
+
+impl std::fmt::Display for OutsideRange {
+    /// `surface.compression above it for 46 (11%)`: the wording of the warning.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let side = match (self.below > 0, self.above > 0) {
+            (true, false) => "below",
+            (false, true) => "above",
+            _ => "below and above",
+        };
+        write!(
+            f,
+            "{} {side} it for {} ({:.0}%)",
+            self.feature,
+            self.below + self.above,
+            100.0 * self.share
+        )
+    }
+}
+
+/// The first `shown` of `outside`, then how many more: `a above it for 3 (30%), 2 more`.
+pub fn named_list(outside: &[OutsideRange], shown: usize) -> String {
+    let mut named: Vec<String> = outside.iter().take(shown).map(|o| o.to_string()).collect();
+    if outside.len() > shown {
+        named.push(format!("{} more", outside.len() - shown));
+    }
+    named.join(", ")
 }
 
 /// The tallies of a run's models, by model name in the order first seen, for one warning per
@@ -194,6 +239,32 @@ mod tests {
              this far from the training data may be scored less well (docs/MODEL_FILE.md, \
              \"Feature ranges\")"
         );
+    }
+
+    #[test]
+    fn outside_lists_the_flagged_features_with_their_sides_and_shares() {
+        let outside = tally(100, &[6, 0, 10, 1, 0], &[0, 30, 10, 0, 0]).outside(&names());
+        let listed: Vec<(&str, usize, usize)> = outside
+            .iter()
+            .map(|o| (o.feature.as_str(), o.below, o.above))
+            .collect();
+        assert_eq!(listed, vec![("a.y", 0, 30), ("b.z", 10, 10), ("a.x", 6, 0)]);
+        assert_eq!(outside[1].share, 0.2);
+        assert_eq!(
+            named_list(&outside, 2),
+            "a.y above it for 30 (30%), b.z below and above it for 20 (20%), 1 more"
+        );
+        assert_eq!(named_list(&outside[..1], 5), "a.y above it for 30 (30%)");
+    }
+
+    #[test]
+    fn count_value_counts_only_values_beyond_the_range() {
+        let range = FeatureRange { min: 0.0, max: 1.0 };
+        let mut tally = RangeTally::new(1);
+        for v in [-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, f64::NAN] {
+            tally.count_value(0, v, &range);
+        }
+        assert_eq!((tally.below[0], tally.above[0]), (1, 2));
     }
 
     #[test]

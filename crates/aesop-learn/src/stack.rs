@@ -484,7 +484,7 @@ pub fn cross_validate_stacked(
             .iter()
             .map(|&i| data.data.rows[i].clone())
             .collect();
-        let predictions = predict_held_out(&model, &train.data.rows, &rows)?;
+        let (predictions, _) = predict_held_out(&model, &train.data.rows, &rows)?;
         for (&i, &p) in test_idx.iter().zip(&predictions) {
             calibrated[i] = calibration.apply(p);
         }

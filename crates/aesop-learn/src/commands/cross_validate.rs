@@ -6,6 +6,7 @@ use super::{check_folds_apply, extract, note_fewer_folds};
 use crate::cv::{summary_level_tau, system_level_tau, Protocol1};
 use crate::learners::Hyper;
 use crate::multiset::{self, cross_validate_pooled, load_sets};
+use crate::range_tally;
 use crate::stack::{self, StackData};
 use crate::transfer::{self, mean_absolute_error};
 use crate::Dataset;
@@ -639,5 +640,26 @@ fn render_loso(report: &CvReport, held_out: &[multiset::HeldOut]) -> String {
          way round, among the features that cover every set (what a user can choose for a new \
          corpus)\n",
     );
+    out.push_str(&render_outside_ranges(held_out));
+    out
+}
+
+/// Per held-out set, the model's features outside their range over the training sets (those
+/// `aesop score` would name in its warning, with the same thresholds).
+fn render_outside_ranges(held_out: &[multiset::HeldOut]) -> String {
+    let mut out = format!(
+        "features outside their range over the training sets (clamped into it, as `aesop score` \
+         does; named where at least {:.0}% of the held-out summaries, and at least {} of them, lie outside):\n",
+        100.0 * range_tally::WARN_SHARE,
+        range_tally::WARN_SUMMARIES
+    );
+    for h in held_out {
+        let named = if h.outside_training_range.is_empty() {
+            "none".to_string()
+        } else {
+            range_tally::named_list(&h.outside_training_range, 5)
+        };
+        out.push_str(&format!("- {}:{}: {named}\n", h.set, h.column));
+    }
     out
 }
