@@ -4,8 +4,11 @@ without monotone constraints; LightGBM's LambdaRank grouped by topic) against th
 aesop's rank-SVM limit, on the same features, the same held-out sets and the same statistic
 (summary-level Kendall tau-b, mean over topics, as `aesop evaluate`). Hyperparameters are fixed
 below, chosen before any held-out figure was seen; nothing is tuned on a held-out set.
-Run by scripts/experiments/transfer-nonlinear, which writes the features.
-Usage: transfer_nonlinear.py WORKDIR FAMILY ...   (WORKDIR holds SET.jsonl and SET.csv)"""
+With --protocol1, the same learners in set instead: protocol 1's topic x system folds (5 x 4,
+fold seeds 1-5, our own shuffle, the same folds for every learner) on one set and column.
+Run by scripts/experiments/transfer-weightings --nonlinear, which writes the features.
+Usage: transfer_nonlinear.py WORKDIR FAMILY ...   (WORKDIR holds SET.jsonl and SET.csv)
+       transfer_nonlinear.py WORKDIR --protocol1 FAMILY SET COLUMN"""
 import sys
 
 import numpy as np
@@ -175,7 +178,46 @@ def run(name):
         row(label, res)
 
 
+def protocol1(name, held, column, seeds=(1, 2, 3, 4, 5), topic_folds=5, system_folds=4):
+    """Mean out-of-fold summary tau over fold seeds of every learner on one set, in set."""
+    ref, _, classes = FAMILIES[name]
+    fs, data = family_data(ref, {held: column}, classes)
+    anchor = fs.index(ANCHORS[name]) if name in ANCHORS else None
+    X, Y, T = data[held]
+    systems = np.array([k[1] for k in judgment_keys(held, column)])
+    print(f"\n### {name} recipe's classes on {held} `{column}` in set ({len(fs)} features), protocol 1, "
+          f"{topic_folds} x {system_folds} folds, mean over seeds {', '.join(map(str, seeds))}", flush=True)
+    print("| learner | " + " | ".join(f"seed {s}" for s in seeds) + " | mean |")
+    print("|---" * (len(seeds) + 2) + "|")
+    for label, learn in learners(anchor):
+        taus = []
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            tf = {t: i % topic_folds for i, t in enumerate(rng.permutation(np.unique(T)))}
+            sf = {y: i % system_folds for i, y in enumerate(rng.permutation(np.unique(systems)))}
+            ft, fsys = np.array([tf[t] for t in T]), np.array([sf[y] for y in systems])
+            out = np.full(len(Y), np.nan)
+            for a in range(topic_folds):
+                for b in range(system_folds):
+                    test = (ft == a) & (fsys == b)
+                    train = (ft != a) & (fsys != b)
+                    if test.any():
+                        out[test] = learn([(X[train], Y[train], T[train])], (X[test], Y[test], T[test]))
+            taus.append(tw.tau(out, Y, T))
+        print(f"| {label} | " + " | ".join(f"{t:.3f}" for t in taus) + f" | {np.mean(taus):.3f} |", flush=True)
+
+
+def judgment_keys(name, target):
+    """(topic, system) of each row `tw.load` returns for the set, in its order."""
+    head, rows = tw.table(name)
+    y = tw.judgments(name)
+    return [(r[0], r[1]) for r in rows if y.get((r[0], r[1]), {}).get(target) is not None]
+
+
 if __name__ == "__main__":
     tw.work = sys.argv[1]
-    for fam in sys.argv[2:]:
-        run(fam)
+    if sys.argv[2:3] == ["--protocol1"]:
+        protocol1(*sys.argv[3:6])
+    else:
+        for fam in sys.argv[2:]:
+            run(fam)
