@@ -9,12 +9,15 @@ outside the range of the *other training sets* for at least SHARE of its rows (a
 the threshold of `aesop score`'s warning); drop those features (flagged for any training set),
 then fit the numpy twin of aesop's rank-SVM limit on the rest. Printed beside the twin on every
 feature, summary-level Kendall tau (mean over topics), per held-out set and the mean.
-With --recipes, the shipped classic readability recipes themselves (aesop, anchored on the
-Flesch-Kincaid grade, C 1e-4; the anchor is kept whatever its range) trained on the other sets
+With --recipes, shipped recipes themselves (aesop, C 1e-4; the classic readability recipes
+anchored on the Flesch-Kincaid grade, kept whatever its range; `faithfulness`) trained on the other sets
 with the features kept at the 5 % threshold, and with all of them, then scored on the held-out
 set (`aesop train`, `aesop score`, `aesop evaluate`).
 Usage: transfer_range_select.py WORKDIR [FAMILY ...]   (WORKDIR of scripts/experiments/transfer-weightings)
-       transfer_range_select.py WORKDIR --recipes [AESOP]   (AESOP: default target/release/aesop)"""
+       transfer_range_select.py WORKDIR --recipes [RECIPE ...]   (the aesop binary: $AESOP, default
+           target/release/aesop; RECIPE: readability, readability-noref (the default), faithfulness, whose
+           WORKDIR CSVs need `aesop features SET --classes content,surface,neural_truecased
+           --neural-references 0` and AESOP_NEURAL_CACHE the LM features)"""
 import json
 import os
 import subprocess
@@ -73,17 +76,35 @@ def main():
                    + " / ".join(str(dropped[s]) for s in sets) + ")", sets, res)
 
 
-READABILITY = ("surface,entity,syntax,cohmetrix,redundancy,npsyntax,discourse,continuity,lm,alignment")
-ANCHOR = "cohmetrix.flesch_kincaid_grade"
+READABILITY = "surface,entity,syntax,cohmetrix,redundancy,npsyntax,discourse,continuity,lm,alignment"
+# The shipped recipes tried in aesop (scripts/build/train-builtin): name -> (target, sets,
+# aesop flags, the feature names kept from the CSVs (prefixes), the anchor or None).
+RECIPES = {
+    "readability": ("readability", {"summeval": "readability", "newsroom": "readability", "dialsummeval": "readability"},
+                    ["--classes", READABILITY], [c + "." for c in READABILITY.split(",")],
+                    "cohmetrix.flesch_kincaid_grade"),
+    "readability-noref": ("readability", {"summeval": "readability", "newsroom": "readability",
+                                          "dialsummeval": "readability", "summeval-op": "readability"},
+                          ["--classes", READABILITY, "--no-references"], [c + "." for c in READABILITY.split(",")],
+                          "cohmetrix.flesch_kincaid_grade"),
+    # Needs the `neural_truecased` features in the CSVs and AESOP_NEURAL_CACHE holding them.
+    "faithfulness": ("faithfulness", {"summeval": "faithfulness", "dialsummeval": "faithfulness",
+                                      "summeval-op": "faithfulness"},
+                     ["--classes", "content,surface,neural_truecased", "--neural-references", "0", "--no-references"],
+                     ["content.", "surface.", "neural_truecased.pmi_mean", "neural_truecased.src_slor"], None),
+}
 
 
-def recipes(aesop):
-    """The anchored readability recipes in aesop, all features against those kept at 5 %."""
-    for name, ref, sets, classes in tw.FAMILIES:
-        if not name.startswith("readability"):
-            continue
-        fs, data = tt.family_data(ref, sets, classes)
-        print(f"\n### `{name}` recipe (aesop, anchored), held-out summary tau")
+def recipes(aesop, names):
+    """The shipped recipes in aesop, all features against those kept at 5 %."""
+    for name in names:
+        target, sets, flags, prefixes, anchor = RECIPES[name]
+        head = set(tw.table(next(iter(sets)))[0])
+        for s in sets:
+            head &= set(tw.table(s)[0])
+        fs = sorted(f for f in head if any(f.startswith(p) for p in prefixes))
+        data = {s: tw.load(s, sets[s], fs) for s in sets}
+        print(f"\n### `{name}` recipe (aesop{', anchored' if anchor else ''}), held-out summary tau")
         print("| features | " + " | ".join(sets) + " | mean |")
         print("|---" * (len(sets) + 2) + "|")
         rows = {"all": {}, "kept": {}}
@@ -92,19 +113,22 @@ def recipes(aesop):
             for h in sets:
                 train = [s for s in sets if s != h]
                 flagged = flagged_features([data[s] for s in train], 0.05)
-                kept = [f for f, out in zip(fs, flagged) if not out or f == ANCHOR]
-                dropped[h] = [f for f, out in zip(fs, flagged) if out and f != ANCHOR]
-                for label, features in (("all", None), ("kept", kept)):
+                kept = [f for f, out in zip(fs, flagged) if not out or f == anchor]
+                dropped[h] = [f for f, out in zip(fs, flagged) if out and f != anchor]
+                for label, features in (("all", fs), ("kept", kept)):
                     model = os.path.join(tmp, "m.aesop")
-                    cmd = [aesop, "train", "--learner", "rank-svm", "--classes", READABILITY, "--c", "0.0001",
-                           "--anchor", ANCHOR, "--target", "readability", "-o", model]
-                    if not ref:
-                        cmd.append("--no-references")
-                    if features is not None:
-                        cmd += ["--features", ",".join(features)]
+                    cmd = [aesop, "train", "--learner", "rank-svm", "--c", "0.0001", "--target", target,
+                           "--features", ",".join(features), "-o", model] + flags
+                    if anchor:
+                        cmd += ["--anchor", anchor]
                     for s in train:
                         cmd += ["--set", f"{tw.work}/{s}.jsonl:{sets[s]}"]
-                    subprocess.run(cmd, check=True, capture_output=True)
+                    trained = subprocess.run(cmd, capture_output=True, text=True)
+                    if trained.returncode != 0:
+                        # E.g. every kept column constant: nothing left to learn from.
+                        rows[label][h] = float("nan")
+                        print(f"- {label}, held out {h}: aesop train failed: {trained.stderr.strip()[:300]}")
+                        continue
                     scored = os.path.join(tmp, "p.jsonl")
                     subprocess.run([aesop, "score", f"{tw.work}/{h}.jsonl", "--model", f"m={model}", "-o", scored],
                                    check=True, capture_output=True)
@@ -116,7 +140,7 @@ def recipes(aesop):
         tt.row("all features (the shipped recipe)", sets, rows["all"])
         tt.row("without those outside for 5% of a training set", sets, rows["kept"])
         for h in sets:
-            print(f"- held out {h}: dropped {', '.join(dropped[h]) or 'none'}")
+            print(f"- held out {h}: dropped {len(dropped[h])} of {len(fs)}: {', '.join(dropped[h]) or 'none'}")
 
 
 def summary_tau(report):
@@ -127,6 +151,6 @@ def summary_tau(report):
 if __name__ == "__main__":
     if sys.argv[2:3] == ["--recipes"]:
         tw.work = sys.argv[1]
-        recipes(sys.argv[3] if len(sys.argv) > 3 else "target/release/aesop")
+        recipes(os.environ.get("AESOP", "target/release/aesop"), sys.argv[3:] or ["readability", "readability-noref"])
     else:
         main()
