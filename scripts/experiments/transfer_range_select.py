@@ -95,15 +95,43 @@ RECIPES = {
 }
 
 
+def recipe_data(name):
+    """A shipped recipe's target, sets, flags and anchor, its features in the CSVs and their data."""
+    target, sets, flags, prefixes, anchor = RECIPES[name]
+    head = set(tw.table(next(iter(sets)))[0])
+    for s in sets:
+        head &= set(tw.table(s)[0])
+    fs = sorted(f for f in head if any(f.startswith(p) for p in prefixes))
+    return target, sets, flags, anchor, fs, {s: tw.load(s, sets[s], fs) for s in sets}
+
+
+def held_out_tau(aesop, tmp, name, features, set_args, held):
+    """Train recipe `name` on `set_args` (PATH:COLUMN) with `features` in aesop (C 1e-4), score the
+    held-out set and return its summary tau, or the error of `aesop train`."""
+    target, sets, flags, _, anchor = RECIPES[name]
+    model = os.path.join(tmp, "m.aesop")
+    cmd = [aesop, "train", "--learner", "rank-svm", "--c", "0.0001", "--target", target,
+           "--features", ",".join(features), "-o", model] + flags
+    if anchor:
+        cmd += ["--anchor", anchor]
+    for arg in set_args:
+        cmd += ["--set", arg]
+    trained = subprocess.run(cmd, capture_output=True, text=True)
+    if trained.returncode != 0:
+        return None, trained.stderr.strip()[:300]
+    scored = os.path.join(tmp, "p.jsonl")
+    subprocess.run([aesop, "score", f"{tw.work}/{held}.jsonl", "--model", f"m={model}", "-o", scored],
+                   check=True, capture_output=True)
+    report = os.path.join(tmp, "e.json")
+    subprocess.run([aesop, "evaluate", scored, "--human", f"{tw.work}/{held}.jsonl", "--target", sets[held],
+                    "--bootstrap", "0", "--json", report], check=True, capture_output=True)
+    return summary_tau(json.load(open(report))), None
+
+
 def recipes(aesop, names):
     """The shipped recipes in aesop, all features against those kept at 5 %."""
     for name in names:
-        target, sets, flags, prefixes, anchor = RECIPES[name]
-        head = set(tw.table(next(iter(sets)))[0])
-        for s in sets:
-            head &= set(tw.table(s)[0])
-        fs = sorted(f for f in head if any(f.startswith(p) for p in prefixes))
-        data = {s: tw.load(s, sets[s], fs) for s in sets}
+        _, sets, _, anchor, fs, data = recipe_data(name)
         print(f"\n### `{name}` recipe (aesop{', anchored' if anchor else ''}), held-out summary tau")
         print("| features | " + " | ".join(sets) + " | mean |")
         print("|---" * (len(sets) + 2) + "|")
@@ -116,27 +144,12 @@ def recipes(aesop, names):
                 kept = [f for f, out in zip(fs, flagged) if not out or f == anchor]
                 dropped[h] = [f for f, out in zip(fs, flagged) if out and f != anchor]
                 for label, features in (("all", fs), ("kept", kept)):
-                    model = os.path.join(tmp, "m.aesop")
-                    cmd = [aesop, "train", "--learner", "rank-svm", "--c", "0.0001", "--target", target,
-                           "--features", ",".join(features), "-o", model] + flags
-                    if anchor:
-                        cmd += ["--anchor", anchor]
-                    for s in train:
-                        cmd += ["--set", f"{tw.work}/{s}.jsonl:{sets[s]}"]
-                    trained = subprocess.run(cmd, capture_output=True, text=True)
-                    if trained.returncode != 0:
+                    tau, error = held_out_tau(aesop, tmp, name, features,
+                                              [f"{tw.work}/{s}.jsonl:{sets[s]}" for s in train], h)
+                    if error:
                         # E.g. every kept column constant: nothing left to learn from.
-                        rows[label][h] = float("nan")
-                        print(f"- {label}, held out {h}: aesop train failed: {trained.stderr.strip()[:300]}")
-                        continue
-                    scored = os.path.join(tmp, "p.jsonl")
-                    subprocess.run([aesop, "score", f"{tw.work}/{h}.jsonl", "--model", f"m={model}", "-o", scored],
-                                   check=True, capture_output=True)
-                    report = os.path.join(tmp, "e.json")
-                    subprocess.run([aesop, "evaluate", scored, "--human", f"{tw.work}/{h}.jsonl", "--target", sets[h],
-                                    "--bootstrap", "0", "--json", report],
-                                   check=True, capture_output=True)
-                    rows[label][h] = summary_tau(json.load(open(report)))
+                        print(f"- {label}, held out {h}: aesop train failed: {error}")
+                    rows[label][h] = float("nan") if tau is None else tau
         tt.row("all features (the shipped recipe)", sets, rows["all"])
         tt.row("without those outside for 5% of a training set", sets, rows["kept"])
         for h in sets:
