@@ -634,7 +634,7 @@ fn dispatch(command: Command) -> Result<()> {
                     ));
                 }
             }
-            aesop::eval::evaluate_command_with_warnings(args, warnings)
+            aesop::eval::evaluate_command_with_warnings(args, warnings, &*interrupt_flag()?)
         }
         Command::Train {
             mut args, options, ..

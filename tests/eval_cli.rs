@@ -970,8 +970,10 @@ fn topics_the_metric_ties_are_reported() {
             .is_some_and(|w| w.contains("the comparison uses"))),
         "{warnings:?}"
     );
-    let text =
-        aesop::eval::report::render_text(&aesop::eval::report::build_report(&a).expect("report"));
+    let text = aesop::eval::report::render_text(
+        &aesop::eval::report::build_report(&a, &std::sync::atomic::AtomicBool::new(false))
+            .expect("report"),
+    );
     assert!(
         text.contains("same value in 1 of the 3 topics the annotators rank; those have no coefficient, and the means are over the other 2"),
         "{text}"
@@ -998,8 +1000,10 @@ fn topics_the_metric_ties_are_reported() {
     let report = evaluate_json(b.clone(), dir.path());
     assert_eq!(report["summary_coverage"]["metric_constant"], 0);
     assert!(report.get("warnings").is_none(), "{report}");
-    let text =
-        aesop::eval::report::render_text(&aesop::eval::report::build_report(&b).expect("report"));
+    let text = aesop::eval::report::render_text(
+        &aesop::eval::report::build_report(&b, &std::sync::atomic::AtomicBool::new(false))
+            .expect("report"),
+    );
     assert!(!text.contains("same value in"), "{text}");
 }
 

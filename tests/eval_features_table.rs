@@ -524,12 +524,50 @@ fn sigint_stops_between_columns_and_writes_nothing() {
         .expect("the run ended before the signal: it needs more columns");
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
-    let mut left: Vec<String> = std::fs::read_dir(dir.path())
-        .expect("dir")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
+    let left = common::file_names(dir.path());
     assert_eq!(left, ["base.csv", "sample.jsonl", "wide.csv"]);
+}
+
+/// Ctrl-C while one column is evaluated (not `--features`), in its bootstrap: exit 130,
+/// "interrupted", and no `--json` or `--plot` file nor a temporary one. The plain `evaluate`
+/// used to install no handler, so the signal killed it and left the outputs' temporary files
+/// (`.report.json.XXXXXX.tmp`) beside the destination.
+#[test]
+fn sigint_during_one_columns_bootstrap_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let features = dir.path().join("f.csv");
+    write_features(&set, "surface", &features);
+    let (json, plot) = (dir.path().join("report.json"), dir.path().join("plot.svg"));
+    let args: Vec<String> = [
+        "evaluate",
+        path(&features),
+        "--feature",
+        "surface.summary_tokens",
+        "--human",
+        path(&set),
+        "--target",
+        "relevance",
+        "--bootstrap",
+        "5000000",
+        "--json",
+        path(&json),
+        "--plot",
+        path(&plot),
+        "--progress",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, stderr) = crate::cli_verbs::interrupted_run(&args, "evaluating")
+        .expect("5,000,000 bootstrap samples ended before the signal");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted; no output written"),
+        "{stderr}"
+    );
+    let left = common::file_names(dir.path());
+    assert_eq!(left, ["f.csv", "sample.jsonl"]);
 }
 
 /// (topic, system, pyramid) of every summary of the fixture set `eval/set.jsonl`.

@@ -10,6 +10,7 @@ use aesop::eval::levels::{evaluate, Aligned, ScoreRow};
 use aesop::eval::wilcoxon::{wilcoxon_signed_rank, WilcoxonMethod};
 use aesop::eval::{kendall_tau_b, pearson, spearman};
 use common::assert_within;
+use std::sync::atomic::AtomicBool;
 
 // Expected values from scipy 1.17.1:
 //   from scipy import stats
@@ -204,11 +205,15 @@ fn noisy(topics: usize, systems: usize, seed: u64) -> Aligned {
 #[test]
 fn bootstrap_is_deterministic_and_contains_the_estimate() {
     let data = noisy(20, 8, 3);
+    let never = AtomicBool::new(false);
     for resample in [Resample::Systems, Resample::Topics, Resample::Both] {
-        let a = bootstrap_intervals(&data, 300, resample, 11, 0.95);
-        let b = bootstrap_intervals(&data, 300, resample, 11, 0.95);
+        let a =
+            bootstrap_intervals(&data, 300, resample, 11, 0.95, &never).expect("never cancelled");
+        let b =
+            bootstrap_intervals(&data, 300, resample, 11, 0.95, &never).expect("never cancelled");
         assert_eq!(a, b, "same seed, same intervals");
-        let c = bootstrap_intervals(&data, 300, resample, 12, 0.95);
+        let c =
+            bootstrap_intervals(&data, 300, resample, 12, 0.95, &never).expect("never cancelled");
         assert_ne!(a, c, "another seed draws other samples");
         for e in &a {
             assert!(
@@ -224,6 +229,22 @@ fn bootstrap_is_deterministic_and_contains_the_estimate() {
     }
 }
 
+/// Ctrl-C (the flag set) stops both bootstraps with `Interrupted`, which the verbs turn into
+/// exit 130 and no output; without samples there is nothing to stop.
+#[test]
+fn a_set_cancel_flag_stops_the_bootstraps() {
+    let data = noisy(10, 6, 2);
+    let cancelled = AtomicBool::new(true);
+    let err = bootstrap_intervals(&data, 100, Resample::Both, 1, 0.95, &cancelled)
+        .expect_err("cancelled");
+    assert!(err.is::<aesop::output::Interrupted>(), "{err:#}");
+    let err = compare_metrics(&data, &data, 100, 1, &cancelled).expect_err("cancelled");
+    assert!(err.is::<aesop::output::Interrupted>(), "{err:#}");
+    let points = bootstrap_intervals(&data, 0, Resample::Both, 1, 0.95, &cancelled)
+        .expect("no samples to stop");
+    assert!(points.iter().any(|e| e.value.is_finite()));
+}
+
 #[test]
 fn paired_comparison_prefers_the_better_metric() {
     // Metric A tracks the humans closely; B is A plus heavy noise.
@@ -233,7 +254,8 @@ fn paired_comparison_prefers_the_better_metric() {
     for cell in b.cells.iter_mut().flatten().flatten() {
         cell.metric += 3.0 * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
     }
-    let results = compare_metrics(&a, &b, 500, 7).expect("same rows");
+    let never = AtomicBool::new(false);
+    let results = compare_metrics(&a, &b, 500, 7, &never).expect("same rows");
     let summary_tau = results
         .iter()
         .find(|r| r.name == "summary.kendall")
@@ -242,7 +264,7 @@ fn paired_comparison_prefers_the_better_metric() {
     assert!(summary_tau.bootstrap_a_wins > 0.95, "{summary_tau:?}");
     assert!(summary_tau.permutation_p < 0.05, "{summary_tau:?}");
     // Identical metrics: never strictly better, and every permutation is as extreme.
-    let same = compare_metrics(&a, &a, 200, 7).expect("same rows");
+    let same = compare_metrics(&a, &a, 200, 7, &never).expect("same rows");
     for r in &same {
         assert_eq!(r.bootstrap_a_wins, 0.0, "{}", r.name);
         assert_eq!(r.permutation_p, 1.0, "{}", r.name);

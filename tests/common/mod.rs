@@ -68,6 +68,17 @@ pub fn fixture(relative: &str) -> PathBuf {
         .join(relative)
 }
 
+/// The names of the entries of `dir`, sorted: what a run left there (its outputs, and any
+/// temporary file it failed to remove).
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The `aesop` binary of this build, as an `assert_cmd` command.
 pub fn aesop() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("aesop").expect("binary")

@@ -7,8 +7,10 @@
 
 use super::levels::{level_statistics, Aligned, Cell, STATISTIC_NAMES};
 use super::wilcoxon::wilcoxon_signed_rank;
+use aesop_core::output::Interrupted;
 use anyhow::{bail, Result};
 use serde::Serialize;
+use std::sync::atomic::AtomicBool;
 
 use aesop_core::rng::SplitMix64 as SeededRng;
 
@@ -40,18 +42,21 @@ pub struct Estimate {
 }
 
 /// Point estimates with percentile-bootstrap intervals for every statistic of
-/// [`STATISTIC_NAMES`].
+/// [`STATISTIC_NAMES`]. Stops with [`Interrupted`] once `cancel` is set (Ctrl-C): at 10,000
+/// samples on a set of 2,400 summaries the draws take some ten seconds.
 pub fn bootstrap_intervals(
     data: &Aligned,
     samples: usize,
     resample: Resample,
     seed: u64,
     confidence: f64,
-) -> Vec<Estimate> {
+    cancel: &AtomicBool,
+) -> Result<Vec<Estimate>> {
     let point = level_statistics(data, &data.all_topics(), &data.all_systems()).values();
     let mut rng = SeededRng::new(seed);
     let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); STATISTIC_NAMES.len()];
     for _ in 0..samples {
+        Interrupted::check(cancel)?;
         let (topics, systems) = draw(data, resample, &mut rng);
         let values = level_statistics(data, &topics, &systems).values();
         for (slot, v) in draws.iter_mut().zip(values) {
@@ -60,7 +65,7 @@ pub fn bootstrap_intervals(
             }
         }
     }
-    STATISTIC_NAMES
+    Ok(STATISTIC_NAMES
         .iter()
         .zip(point)
         .zip(draws)
@@ -69,7 +74,7 @@ pub fn bootstrap_intervals(
             value,
             interval: percentile_interval(&mut values, confidence),
         })
-        .collect()
+        .collect())
 }
 
 /// Indices of one bootstrap sample.
@@ -132,11 +137,13 @@ pub struct PairedComparison {
 
 /// Two metrics on the same rows: `a` and `b` must have the same topics, systems and present
 /// cells, with the same human scores (build both from the rows all three sources share).
+/// Stops with [`Interrupted`] once `cancel` is set, as [`bootstrap_intervals`] does.
 pub fn compare_metrics(
     a: &Aligned,
     b: &Aligned,
     samples: usize,
     seed: u64,
+    cancel: &AtomicBool,
 ) -> Result<Vec<PairedComparison>> {
     check_same_rows(a, b)?;
     let all_topics = a.all_topics();
@@ -149,6 +156,7 @@ pub fn compare_metrics(
     let mut wins = [0usize; STATISTIC_NAMES.len()];
     let mut defined = [0usize; STATISTIC_NAMES.len()];
     for _ in 0..samples {
+        Interrupted::check(cancel)?;
         let topics: Vec<usize> = (0..all_topics.len())
             .map(|_| rng.below(all_topics.len()))
             .collect();
@@ -174,6 +182,7 @@ pub fn compare_metrics(
     let mut permuted_a = za.clone();
     let mut permuted_b = zb.clone();
     for _ in 0..samples {
+        Interrupted::check(cancel)?;
         for t in 0..all_topics.len() {
             let swap = rng.coin();
             let (src_a, src_b) = if swap { (&zb, &za) } else { (&za, &zb) };

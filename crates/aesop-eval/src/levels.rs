@@ -802,7 +802,9 @@ mod tests {
                 crate::bootstrap::Resample::Both,
                 7,
                 0.95,
+                &std::sync::atomic::AtomicBool::new(false),
             )
+            .expect("never cancelled")
         };
         assert_eq!(intervals(&a), intervals(&b));
     }

@@ -11,13 +11,14 @@ use super::bootstrap::{
     PairedComparison, Resample,
 };
 use super::levels::{evaluate, Aligned, LengthAlone, LevelStats, ScoreRow, SummaryCoverage};
-use aesop_core::output::OutputFile;
+use aesop_core::output::{Interrupted, OutputFile};
 use anyhow::{bail, Result};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 mod across;
 mod read;
@@ -280,14 +281,20 @@ pub struct Comparison {
     pub discriminative_power: DiscriminativePower,
 }
 
-/// Run `aesop evaluate`.
+/// Run `aesop evaluate` (never interrupted: for library callers and tests).
 pub fn evaluate_command(args: EvaluateArgs) -> Result<()> {
-    evaluate_command_with_warnings(args, Vec::new())
+    evaluate_command_with_warnings(args, Vec::new(), &AtomicBool::new(false))
 }
 
 /// Run `aesop evaluate` with `warnings` about the inputs: each printed on standard error and
-/// kept in the `--json` report.
-pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>) -> Result<()> {
+/// kept in the `--json` report. Once `cancel` is set (Ctrl-C) it stops within the bootstrap
+/// and writes nothing: its outputs' temporary files exist from the start, and a process killed
+/// by the signal left them behind.
+pub fn evaluate_command_with_warnings(
+    args: EvaluateArgs,
+    warnings: Vec<String>,
+    cancel: &AtomicBool,
+) -> Result<()> {
     let mut inputs: Vec<&std::path::Path> = vec![&args.predictions, &args.human];
     inputs.extend(args.compare.as_deref());
     // Both outputs are created (and checked) before the evaluation runs, and committed together.
@@ -297,9 +304,10 @@ pub fn evaluate_command_with_warnings(args: EvaluateArgs, warnings: Vec<String>)
         args.predictions.display(),
         args.bootstrap
     ));
-    let report = build_report(&args);
+    let report = build_report(&args, cancel);
     spinner.finish_and_clear();
     let mut report = report?;
+    Interrupted::check(cancel)?;
     // The caller's warnings about the inputs first, then the report's own.
     report.warnings.splice(0..0, warnings);
     for warning in &report.warnings {
@@ -359,8 +367,9 @@ pub fn check_usage(args: &EvaluateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Read, align and evaluate: the report `evaluate_command` prints.
-pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
+/// Read, align and evaluate: the report `evaluate_command` prints. Stops with
+/// [`Interrupted`] within its bootstraps once `cancel` is set.
+pub fn build_report(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<EvaluationReport> {
     check_usage(args)?;
     aesop_core::output::check_distinct_outputs(&named_outputs(args))?;
     // The report records every input's content hash: standard input is refused before any read.
@@ -401,7 +410,14 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
     let mut data = Aligned::new(&rows)?;
     data.length_tolerance = args.length_tolerance;
     let statistics = evaluate(&data);
-    let estimates = bootstrap_intervals(&data, args.bootstrap, args.resample, args.seed, 0.95);
+    let estimates = bootstrap_intervals(
+        &data,
+        args.bootstrap,
+        args.resample,
+        args.seed,
+        0.95,
+        cancel,
+    )?;
     let system_means: Vec<(String, f64, f64)> = data
         .systems
         .iter()
@@ -431,7 +447,7 @@ pub fn build_report(args: &EvaluateArgs) -> Result<EvaluationReport> {
                     set,
                 },
             )?;
-            Some(compare(&metric, &other, &human, args)?)
+            Some(compare(&metric, &other, &human, args, cancel)?)
         }
     };
     let mut inputs = vec![("predictions", &args.predictions), ("human", &args.human)];
@@ -494,6 +510,7 @@ fn compare(
     b: &MetricScores,
     human: &[HumanScore],
     args: &EvaluateArgs,
+    cancel: &AtomicBool,
 ) -> Result<Comparison> {
     let b_keys: HashMap<(Cow<str>, Cow<str>), f64> = b
         .rows
@@ -529,7 +546,7 @@ fn compare(
         metric: b.label.clone(),
         counts: counts_b,
         shared_rows: rows_a_shared.len(),
-        statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed)?,
+        statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed, cancel)?,
         summary_coverage: [SummaryCoverage::of(&data_a), SummaryCoverage::of(&data_b)],
         discriminative_power_a: discriminative_power(&data_a, args.alpha),
         discriminative_power: discriminative_power(&data_b, args.alpha),

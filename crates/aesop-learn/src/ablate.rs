@@ -39,7 +39,9 @@ use super::multiset::{
 use super::transfer::{pool, Pooled, SetData};
 use super::{train_anchored, Dataset};
 use aesop_core::output::OutputFile;
-use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, Resample};
+use aesop_eval::bootstrap::{
+    bootstrap_intervals, compare_metrics, Estimate, PairedComparison, Resample,
+};
 use aesop_eval::levels::Aligned;
 use aesop_features::FeatureOptions;
 use anyhow::{bail, Context, Result};
@@ -205,6 +207,30 @@ pub struct AblationSettings {
     pub bootstrap: usize,
     /// What counts as matched length (`--length-tolerance`).
     pub length_tolerance: f64,
+}
+
+impl AblationSettings {
+    /// `evaluate`'s estimates with intervals of one model's scores, at these samples and seed.
+    fn intervals(&self, scores: &Aligned, cancel: &AtomicBool) -> Result<Vec<Estimate>> {
+        bootstrap_intervals(
+            scores,
+            self.bootstrap,
+            Resample::Both,
+            self.seed,
+            0.95,
+            cancel,
+        )
+    }
+
+    /// The paired tests of one model's scores against the full model's, on the same rows.
+    fn against_full(
+        &self,
+        scores: &Aligned,
+        full: &Aligned,
+        cancel: &AtomicBool,
+    ) -> Result<Vec<PairedComparison>> {
+        compare_metrics(scores, full, self.bootstrap, self.seed, cancel)
+    }
 }
 
 /// What the flags alone decide about an ablation.
@@ -461,10 +487,7 @@ fn ablation_plans(names: &[String], classes: &[String], anchor: Option<&str>) ->
     Ok(plans)
 }
 
-fn versus_full(
-    comparison: &[aesop_eval::bootstrap::PairedComparison],
-    name: &str,
-) -> Option<VersusFull> {
+fn versus_full(comparison: &[PairedComparison], name: &str) -> Option<VersusFull> {
     comparison
         .iter()
         .find(|c| c.name == name)
@@ -523,18 +546,11 @@ pub fn ablate_pooled(
         })
         .with_context(|| format!("cross-validating {model}"))?;
         let scores = aligned(data, &predictions, settings.length_tolerance)?;
-        let estimates = bootstrap_intervals(
-            &scores,
-            settings.bootstrap,
-            Resample::Both,
-            settings.seed,
-            0.95,
-        );
+        let estimates = settings.intervals(&scores, cancel)?;
         let (summary_vs_full, system_vs_full) = match &full {
             None => (None, None),
             Some(reference) => {
-                let comparison =
-                    compare_metrics(&scores, reference, settings.bootstrap, settings.seed)?;
+                let comparison = settings.against_full(&scores, reference, cancel)?;
                 (
                     versus_full(&comparison, "summary.kendall"),
                     versus_full(&comparison, "system.kendall"),
@@ -656,17 +672,10 @@ pub fn ablate_held_out_sets(
                 .with_context(|| format!("{} with {label} held out", plan.model))?
                 .raw;
             let scores = aligned(&subsets[h].data, &raw, settings.length_tolerance)?;
-            let estimates = bootstrap_intervals(
-                &scores,
-                settings.bootstrap,
-                Resample::Both,
-                settings.seed,
-                0.95,
-            );
+            let estimates = settings.intervals(&scores, cancel)?;
             let summary_vs_full = match full.get(h) {
                 Some(reference) if plan.variant != Variant::Full => {
-                    let comparison =
-                        compare_metrics(&scores, reference, settings.bootstrap, settings.seed)?;
+                    let comparison = settings.against_full(&scores, reference, cancel)?;
                     versus_full(&comparison, "summary.kendall")
                 }
                 _ => None,

@@ -240,7 +240,15 @@ fn build_set_table(
         .zip(&columns)
         .map(|(metric, column)| {
             aesop_core::output::Interrupted::check(cancel)?;
-            let row = evaluate_column(metric, column, &human, set, args, topics_ranked_by_humans);
+            let row = evaluate_column(
+                metric,
+                column,
+                &human,
+                set,
+                args,
+                topics_ranked_by_humans,
+                cancel,
+            );
             bar.inc(1);
             row
         })
@@ -293,6 +301,7 @@ fn evaluate_column(
     set: &FeaturesOnSet,
     args: &EvaluateArgs,
     topics_ranked_by_humans: usize,
+    cancel: &AtomicBool,
 ) -> Result<FeatureRow> {
     if metric.rows.is_empty() {
         // Every value missing: listed, unranked, with no statistic.
@@ -338,7 +347,7 @@ fn evaluate_column(
     // A column that does not cover the set is no metric for it: its point figures are listed,
     // its intervals not drawn (they would take as long as a ranked column's).
     let samples = if covers { args.bootstrap } else { 0 };
-    let estimates = bootstrap_intervals(&data, samples, args.resample, args.seed, 0.95);
+    let estimates = bootstrap_intervals(&data, samples, args.resample, args.seed, 0.95, cancel)?;
     Ok(FeatureRow {
         rank: None,
         feature: if negated {

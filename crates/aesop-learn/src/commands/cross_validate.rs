@@ -280,7 +280,7 @@ pub fn cross_validate_command(
             bootstrap: args.bootstrap,
             length_tolerance: args.length_tolerance,
         };
-        let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings)?;
+        let (held_out, predictions) = multiset::leave_one_set_out(&loaded, &settings, cancel)?;
         let raw: Vec<f64> = predictions.iter().flatten().map(|p| p.0).collect();
         let calibrated: Vec<f64> = predictions.iter().flatten().map(|p| p.1).collect();
         let mut report = begin_report(&mut outputs.predictions, &raw, &calibrated)?;
