@@ -3,12 +3,15 @@
 //! bootstrap over topics and a paired permutation test) and the discriminative-power table of
 //! NIST AESOP (paired Wilcoxon tests between systems, under the metric and under the humans).
 //!
-//! Everything random draws from [`SeededRng`], so a seed fixes every number in a report.
+//! Everything random draws from [`SeededRng`], so a seed fixes every number in a report. The
+//! draws are made in order from one generator and only the statistics of each draw run in
+//! parallel ([`for_each_draw`]), so the figures do not depend on the number of threads.
 
 use super::levels::{level_statistics, Aligned, Cell, STATISTIC_NAMES};
 use super::wilcoxon::wilcoxon_signed_rank;
 use aesop_core::output::Interrupted;
 use anyhow::{bail, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::AtomicBool;
 
@@ -43,7 +46,7 @@ pub struct Estimate {
 
 /// Point estimates with percentile-bootstrap intervals for every statistic of
 /// [`STATISTIC_NAMES`]. Stops with [`Interrupted`] once `cancel` is set (Ctrl-C): at 10,000
-/// samples on a set of 2,400 summaries the draws take some ten seconds.
+/// samples on a set of 2,400 summaries the draws take some ten seconds on two cores.
 pub fn bootstrap_intervals(
     data: &Aligned,
     samples: usize,
@@ -55,16 +58,20 @@ pub fn bootstrap_intervals(
     let point = level_statistics(data, &data.all_topics(), &data.all_systems()).values();
     let mut rng = SeededRng::new(seed);
     let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); STATISTIC_NAMES.len()];
-    for _ in 0..samples {
-        Interrupted::check(cancel)?;
-        let (topics, systems) = draw(data, resample, &mut rng);
-        let values = level_statistics(data, &topics, &systems).values();
-        for (slot, v) in draws.iter_mut().zip(values) {
-            if !v.is_nan() {
-                slot.push(v);
+    for_each_draw(
+        samples,
+        cancel,
+        || draw(data, resample, &mut rng),
+        || (),
+        |(), (topics, systems)| level_statistics(data, topics, systems).values(),
+        |values| {
+            for (slot, v) in draws.iter_mut().zip(values) {
+                if !v.is_nan() {
+                    slot.push(v);
+                }
             }
-        }
-    }
+        },
+    )?;
     Ok(STATISTIC_NAMES
         .iter()
         .zip(point)
@@ -75,6 +82,38 @@ pub fn bootstrap_intervals(
             interval: percentile_interval(&mut values, confidence),
         })
         .collect())
+}
+
+/// Draws made per round of [`for_each_draw`]: enough to keep every thread busy, few enough that
+/// Ctrl-C is answered within a fraction of a second and the draws' indices take little memory
+/// whatever `--bootstrap` asks for.
+const DRAWS_PER_ROUND: usize = 512;
+
+/// For `samples` draws: make each with `make_draw`, in order (they share one random generator),
+/// compute `statistics` of a round of draws in parallel (each thread with its own `scratch`),
+/// and hand the results to `consume` in the order of the draws. So the figures are those of a
+/// sequential loop, on any number of threads. Stops with [`Interrupted`] once `cancel` is set.
+fn for_each_draw<D: Sync, S, V: Send>(
+    samples: usize,
+    cancel: &AtomicBool,
+    mut make_draw: impl FnMut() -> D,
+    scratch: impl Fn() -> S + Sync + Send,
+    statistics: impl Fn(&mut S, &D) -> V + Sync + Send,
+    mut consume: impl FnMut(V),
+) -> Result<()> {
+    let mut done = 0;
+    while done < samples {
+        Interrupted::check(cancel)?;
+        let round = DRAWS_PER_ROUND.min(samples - done);
+        let draws: Vec<D> = (0..round).map(|_| make_draw()).collect();
+        let values: Vec<V> = draws
+            .par_iter()
+            .map_init(&scratch, |s, d| statistics(s, d))
+            .collect();
+        values.into_iter().for_each(&mut consume);
+        done += round;
+    }
+    Ok(())
 }
 
 /// Indices of one bootstrap sample.
@@ -155,22 +194,32 @@ pub fn compare_metrics(
     let mut rng = SeededRng::new(seed);
     let mut wins = [0usize; STATISTIC_NAMES.len()];
     let mut defined = [0usize; STATISTIC_NAMES.len()];
-    for _ in 0..samples {
-        Interrupted::check(cancel)?;
-        let topics: Vec<usize> = (0..all_topics.len())
-            .map(|_| rng.below(all_topics.len()))
-            .collect();
-        let va = level_statistics(a, &topics, &all_systems).values();
-        let vb = level_statistics(b, &topics, &all_systems).values();
-        for k in 0..STATISTIC_NAMES.len() {
-            if !va[k].is_nan() && !vb[k].is_nan() {
-                defined[k] += 1;
-                if va[k] > vb[k] {
-                    wins[k] += 1;
+    for_each_draw(
+        samples,
+        cancel,
+        || -> Vec<usize> {
+            (0..all_topics.len())
+                .map(|_| rng.below(all_topics.len()))
+                .collect()
+        },
+        || (),
+        |(), topics| {
+            (
+                level_statistics(a, topics, &all_systems).values(),
+                level_statistics(b, topics, &all_systems).values(),
+            )
+        },
+        |(va, vb)| {
+            for k in 0..STATISTIC_NAMES.len() {
+                if !va[k].is_nan() && !vb[k].is_nan() {
+                    defined[k] += 1;
+                    if va[k] > vb[k] {
+                        wins[k] += 1;
+                    }
                 }
             }
-        }
-    }
+        },
+    )?;
 
     // Permutation: for each topic, swap the two metrics' scores with probability 1/2. The
     // scores are z-normalized first (over all rows) so that swapping compares like with like
@@ -179,26 +228,32 @@ pub fn compare_metrics(
     let observed: Vec<f64> = point_a.iter().zip(&point_b).map(|(x, y)| x - y).collect();
     let mut rng = SeededRng::new(seed ^ 0x5045_524D_5554_4521);
     let mut at_least = [0usize; STATISTIC_NAMES.len()];
-    let mut permuted_a = za.clone();
-    let mut permuted_b = zb.clone();
-    for _ in 0..samples {
-        Interrupted::check(cancel)?;
-        for t in 0..all_topics.len() {
-            let swap = rng.coin();
-            let (src_a, src_b) = if swap { (&zb, &za) } else { (&za, &zb) };
-            permuted_a.cells[t].clone_from(&src_a.cells[t]);
-            permuted_b.cells[t].clone_from(&src_b.cells[t]);
-        }
-        let va = level_statistics(&permuted_a, &all_topics, &all_systems).values();
-        let vb = level_statistics(&permuted_b, &all_topics, &all_systems).values();
-        for k in 0..STATISTIC_NAMES.len() {
-            let d = va[k] - vb[k];
-            // Tiny tolerance: the identity permutation must count as "at least as extreme".
-            if !d.is_nan() && d.abs() >= observed[k].abs() - 1e-12 {
-                at_least[k] += 1;
+    for_each_draw(
+        samples,
+        cancel,
+        || -> Vec<bool> { (0..all_topics.len()).map(|_| rng.coin()).collect() },
+        || (za.clone(), zb.clone()),
+        |(permuted_a, permuted_b), swaps| {
+            for (t, &swap) in swaps.iter().enumerate() {
+                let (src_a, src_b) = if swap { (&zb, &za) } else { (&za, &zb) };
+                permuted_a.cells[t].clone_from(&src_a.cells[t]);
+                permuted_b.cells[t].clone_from(&src_b.cells[t]);
             }
-        }
-    }
+            (
+                level_statistics(permuted_a, &all_topics, &all_systems).values(),
+                level_statistics(permuted_b, &all_topics, &all_systems).values(),
+            )
+        },
+        |(va, vb)| {
+            for k in 0..STATISTIC_NAMES.len() {
+                let d = va[k] - vb[k];
+                // Tiny tolerance: the identity permutation must count as "at least as extreme".
+                if !d.is_nan() && d.abs() >= observed[k].abs() - 1e-12 {
+                    at_least[k] += 1;
+                }
+            }
+        },
+    )?;
 
     Ok((0..STATISTIC_NAMES.len())
         .map(|k| PairedComparison {
@@ -341,6 +396,57 @@ mod tests {
         let mut v = vec![4.0, 1.0, 3.0, 2.0];
         let i = percentile_interval(&mut v, 0.95);
         assert!((i.lower - 1.075).abs() < 1e-12 && (i.upper - 3.925).abs() < 1e-12);
+    }
+
+    /// The draws are made in order and only their statistics run in parallel, so one thread and
+    /// several give the same figures, over more than two rounds of draws with a partial last one.
+    #[test]
+    fn the_figures_do_not_depend_on_the_number_of_threads() {
+        use crate::levels::ScoreRow;
+        let mut rng = SeededRng::new(3);
+        let mut rows = Vec::new();
+        for t in 0..12 {
+            for s in 0..7 {
+                let human = (rng.below(50) as f64) / 10.0;
+                rows.push(ScoreRow {
+                    topic: format!("t{t}"),
+                    system: format!("s{s}"),
+                    metric: human + (rng.below(30) as f64) / 10.0,
+                    human,
+                    words: Some(20 + rng.below(5)),
+                });
+            }
+        }
+        let a = Aligned::new(&rows).expect("rows");
+        for row in &mut rows {
+            row.metric = -row.metric + (rng.below(40) as f64) / 10.0;
+        }
+        let b = Aligned::new(&rows).expect("rows");
+        let never = AtomicBool::new(false);
+        let figures = || {
+            let intervals: Vec<Vec<Estimate>> =
+                [Resample::Systems, Resample::Topics, Resample::Both]
+                    .into_iter()
+                    .map(|r| bootstrap_intervals(&a, 1100, r, 5, 0.95, &never).expect("intervals"))
+                    .collect();
+            (
+                intervals,
+                compare_metrics(&a, &b, 1100, 5, &never).expect("comparison"),
+            )
+        };
+        let on = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool")
+                .install(figures)
+        };
+        let one = on(1);
+        assert_eq!(one, on(3));
+        assert!(one
+            .1
+            .iter()
+            .any(|c| c.permutation_p < 1.0 && c.bootstrap_a_wins > 0.0));
     }
 
     #[test]
