@@ -32,6 +32,7 @@ mod learn_ablate;
 mod learn_anchor;
 mod learn_builtin;
 mod learn_learners;
+mod learn_length_pairs;
 mod learn_recipe;
 mod learn_score_text;
 mod learn_stack;

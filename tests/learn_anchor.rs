@@ -7,7 +7,14 @@ use crate::common;
 
 use aesop::learn::cv::summary_level_tau;
 use aesop::learn::learners::{rank_svm_dual_cd, rank_svm_dual_cd_from, Pair};
-use aesop::learn::{anchor_prior, train_anchored, Dataset, Hyper, LearnerKind, Rng};
+use aesop::learn::{anchor_prior, train_anchored, Dataset, Hyper, LearnerKind, RankerOptions, Rng};
+
+fn anchored_on(name: &str) -> RankerOptions<'_> {
+    RankerOptions {
+        anchor: Some(name),
+        ..Default::default()
+    }
+}
 
 fn uniform(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
@@ -117,7 +124,7 @@ fn an_anchored_ranker_starts_as_its_anchor_and_moves_with_c() {
             LearnerKind::RankSvm,
             Some(Hyper::RankSvm { c }),
             1,
-            Some("f.b"),
+            anchored_on("f.b"),
         )
         .expect("fit");
         let pred = model.predict(&test.rows).expect("predict");
@@ -139,7 +146,8 @@ fn an_anchored_ranker_starts_as_its_anchor_and_moves_with_c() {
         "τ {with_targets} against the anchor's {anchor_tau}"
     );
     // Inner cross-validation (no C given) fits with the same prior and still runs.
-    let chosen = train_anchored(&data, LearnerKind::RankSvm, None, 1, Some("f.b")).expect("fit");
+    let chosen =
+        train_anchored(&data, LearnerKind::RankSvm, None, 1, anchored_on("f.b")).expect("fit");
     assert!(matches!(chosen.hyper, Hyper::RankSvm { .. }));
 }
 
@@ -268,7 +276,7 @@ fn anchored_file(data: &Dataset, anchor: &str) -> aesop::learn::ModelFile {
             LearnerKind::RankSvm,
             Some(Hyper::RankSvm { c: 0.01 }),
             1,
-            Some("f.b"),
+            anchored_on("f.b"),
         )
         .expect("fit"),
         training: TrainingSet {
@@ -284,6 +292,7 @@ fn anchored_file(data: &Dataset, anchor: &str) -> aesop::learn::ModelFile {
         feature_ranges: None,
         anchor: Some(anchor.into()),
         settings: Default::default(),
+        pair_length_tolerance: None,
     }
 }
 

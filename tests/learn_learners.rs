@@ -169,6 +169,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         feature_ranges: None,
         anchor: None,
         settings: Default::default(),
+        pair_length_tolerance: None,
     }
 }
 

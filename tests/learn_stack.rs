@@ -365,6 +365,7 @@ fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
         feature_ranges: None,
         anchor: None,
         settings: Default::default(),
+        pair_length_tolerance: None,
     }
 }
 

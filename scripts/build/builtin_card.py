@@ -134,6 +134,9 @@ if lm_class:
           f"source budget 1,400 tokens; the options are stored in the model file){recased}. Scoring needs "
           "`aesop models fetch smollm2` once; docs/NEURAL.md gives the cost.")
 section = "Neural built-ins" if lm_class else "Models that transfer"
+matched = re.search(r", pairs within (\S+) in length$", hyper)
+if matched:
+    hyper = hyper[: matched.start()]
 anchored = re.search(r", anchored on (\S+)$", hyper)
 if anchored:
     hyper = hyper[: anchored.start()]
@@ -143,6 +146,11 @@ if anchored:
     print(f"- Anchored on `{anchored.group(1)}` (`--anchor`): the ranker's penalty is centred on that one feature "
           "(one training standard deviation per unit of score, signed as it orders the training pairs), so the "
           "model starts as that feature and C lets the others move it (docs/RESULTS.md, \"Anchored rankers\").")
+if matched:
+    print(f"- Pairs of matched length (`--pair-length-tolerance`): the ranker learns only from pairs of summaries "
+          f"whose word counts are within {matched.group(1)} of the longer one's, so its weights say what orders "
+          "summaries beyond length, which orders most pairs on some corpora and few on others (docs/RESULTS.md, "
+          "\"Pairs of matched length\").")
 print(f"- File: models/builtin/{name}.aesop, {size:,} bytes, embedded in the binary; built from commit {commit} "
       f"by `scripts/build/train-builtin {name}`.\n")
 print("## Scale\n")

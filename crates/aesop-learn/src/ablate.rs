@@ -37,7 +37,7 @@ use super::multiset::{
     Stat,
 };
 use super::transfer::{pool, Pooled, SetData};
-use super::{train_anchored, Dataset};
+use super::{train_anchored, Dataset, RankerOptions};
 use aesop_core::output::OutputFile;
 use aesop_eval::bootstrap::{
     bootstrap_intervals, compare_metrics, Estimate, PairedComparison, Resample,
@@ -167,6 +167,9 @@ pub struct AblationReport {
     /// The ranking SVM's anchor feature, kept in every model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
+    /// The ranking SVM learned from pairs of matched length only (`--pair-length-tolerance`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair_length_tolerance: Option<f64>,
     pub reference_free: bool,
     pub classes: Vec<String>,
     pub topic_folds: usize,
@@ -201,6 +204,8 @@ pub struct AblationSettings {
     pub hyper: Option<Hyper>,
     /// The ranking SVM's anchor feature (`--anchor`), kept in every model.
     pub anchor: Option<String>,
+    /// The ranking SVM's pairs of matched length (`--pair-length-tolerance`).
+    pub pair_length_tolerance: Option<f64>,
     pub topic_folds: usize,
     pub system_folds: usize,
     pub seed: u64,
@@ -312,6 +317,7 @@ pub fn ablate_command(
         learner: learn.learner,
         hyper,
         anchor: learn.hyper.anchor.clone(),
+        pair_length_tolerance: learn.hyper.pair_length_tolerance,
         topic_folds: args.topic_folds,
         system_folds: args.system_folds,
         seed: learn.seed,
@@ -536,7 +542,10 @@ pub fn ablate_pooled(
                 settings.learner,
                 settings.hyper,
                 settings.seed,
-                settings.anchor.as_deref(),
+                RankerOptions {
+                    anchor: settings.anchor.as_deref(),
+                    pair_length_tolerance: settings.pair_length_tolerance,
+                },
             )?;
             let test: Vec<Vec<f64>> = test_idx
                 .iter()
@@ -608,6 +617,7 @@ impl AblationReport {
             learner: settings.learner.name().to_string(),
             hyper: settings.hyper,
             anchor: settings.anchor.clone(),
+            pair_length_tolerance: settings.pair_length_tolerance,
             reference_free: false,
             classes: classes.to_vec(),
             topic_folds: 0,
@@ -718,6 +728,7 @@ pub fn ablate_held_out_sets(
         held_out_sets: labels,
         // The anchor the models were trained with is the recipe's.
         anchor: recipe.anchor.map(str::to_string),
+        pair_length_tolerance: recipe.pair_length_tolerance,
         ..AblationReport::new(settings, classes, models)
     })
 }

@@ -83,6 +83,7 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
         "learner": model.model.learner.name(),
         "hyper": hyper_facts(&model.model.hyper),
         "anchor": model.anchor,
+        "pair_length_tolerance": model.pair_length_tolerance,
         "classes": model.classes,
         "columns_per_class": class_columns(model),
         "features": model.feature_names,
@@ -415,6 +416,13 @@ pub fn render(facts: &Value) -> String {
         let _ = writeln!(
             out,
             "- Anchored on `{anchor}`: the ranking SVM's penalty is centred on that feature alone"
+        );
+    }
+    if let Some(tolerance) = facts["pair_length_tolerance"].as_f64() {
+        let _ = writeln!(
+            out,
+            "- Pairs of matched length: the ranking SVM learned only from pairs of summaries whose word counts are within {} of the longer one's (`--pair-length-tolerance {tolerance}`)",
+            crate::learners::tolerance_percent(tolerance)
         );
     }
 

@@ -1,7 +1,7 @@
 //! Cross-validation: protocol 1 of EVALUATION.md (topic folds × system folds) and the inner
 //! topic-fold search that picks hyper-parameters.
 
-use super::learners::{fit_with_prior, Hyper, LearnerKind};
+use super::learners::{fit_ranking, Hyper, LearnerKind, LengthBand, Ranking};
 use super::model_file::predict_held_out;
 use super::{train, Dataset, Rng};
 use aesop_eval::kendall_tau_b;
@@ -188,7 +188,7 @@ pub fn inner_scores(
     targets: &[f64],
     groups: &[usize],
     seed: u64,
-    prior: Option<&[f64]>,
+    ranking: Ranking,
 ) -> Vec<InnerScore> {
     let group_labels: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
     let folds = assign_folds(&group_labels, INNER_FOLDS, seed.wrapping_add(1));
@@ -207,9 +207,26 @@ pub fn inner_scores(
                 }
                 let ys: Vec<f64> = train_idx.iter().map(|&i| targets[i]).collect();
                 let gs: Vec<usize> = train_idx.iter().map(|&i| groups[i]).collect();
-                let Ok(model) =
-                    fit_with_prior(learner, hyper, &pick(&train_idx), &ys, &gs, seed, prior)
-                else {
+                let words: Vec<usize> = match ranking.band {
+                    Some(band) => train_idx.iter().map(|&i| band.words[i]).collect(),
+                    None => Vec::new(),
+                };
+                let fold_ranking = Ranking {
+                    prior: ranking.prior,
+                    band: ranking.band.map(|band| LengthBand {
+                        words: &words,
+                        tolerance: band.tolerance,
+                    }),
+                };
+                let Ok(model) = fit_ranking(
+                    learner,
+                    hyper,
+                    &pick(&train_idx),
+                    &ys,
+                    &gs,
+                    seed,
+                    fold_ranking,
+                ) else {
                     continue;
                 };
                 let Ok(pred) = model.predict(&pick(&test_idx)) else {
@@ -300,7 +317,7 @@ pub fn select_hyper(
     targets: &[f64],
     groups: &[usize],
     seed: u64,
-    prior: Option<&[f64]>,
+    ranking: Ranking,
 ) -> Result<Hyper> {
     let grid = learner.grid();
     match grid.as_slice() {
@@ -308,7 +325,7 @@ pub fn select_hyper(
         [only] => return Ok(*only),
         _ => {}
     }
-    let scores = inner_scores(learner, rows, targets, groups, seed, prior);
+    let scores = inner_scores(learner, rows, targets, groups, seed, ranking);
     // Nothing scored (e.g. too few topics for inner folds): the most regularized grid point.
     let choice = if learner == LearnerKind::RankSvm {
         one_standard_error_choice(&scores)

@@ -41,24 +41,47 @@ pub fn train(
     hyper: Option<Hyper>,
     seed: u64,
 ) -> Result<Trained> {
-    train_anchored(data, learner, hyper, seed, None)
+    train_anchored(data, learner, hyper, seed, RankerOptions::default())
 }
 
-/// [`train`], with the ranking SVM's penalty centred on the feature `anchor` when given
-/// ([`anchor_prior`]): the model starts as that one feature and C sets how far the other
-/// features may move it. Inner cross-validation, when it chooses C, fits with the same prior.
+/// The ranking SVM's options a training run names (`--anchor`, `--pair-length-tolerance`);
+/// the default is neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankerOptions<'a> {
+    /// The feature the penalty is centred on ([`anchor_prior`]).
+    pub anchor: Option<&'a str>,
+    /// Learn only from pairs of summaries whose word counts are within this share of the
+    /// longer one's ([`learners::LengthBand`]).
+    pub pair_length_tolerance: Option<f64>,
+}
+
+/// [`train`], with the ranking SVM's options: the penalty centred on the feature
+/// `ranker.anchor` when given ([`anchor_prior`]), so the model starts as that one feature and
+/// C sets how far the other features may move it; and the pairs limited to summaries of
+/// matched length when `ranker.pair_length_tolerance` is given. Inner cross-validation, when it
+/// chooses C, fits with the same prior and pairs.
 pub fn train_anchored(
     data: &Dataset,
     learner: LearnerKind,
     hyper: Option<Hyper>,
     seed: u64,
-    anchor: Option<&str>,
+    ranker: RankerOptions,
 ) -> Result<Trained> {
     let data = data.in_canonical_order();
     let scaler = Scaler::fit_class_balanced(&data.rows, &data.names);
     let rows = scaler.transform(&data.rows);
     let groups = data.topic_groups();
-    let prior = match anchor {
+    let words = match ranker.pair_length_tolerance {
+        Some(_) => summary_words(&data)?,
+        None => Vec::new(),
+    };
+    let band = ranker
+        .pair_length_tolerance
+        .map(|tolerance| learners::LengthBand {
+            words: &words,
+            tolerance,
+        });
+    let prior = match ranker.anchor {
         Some(name) => Some(anchor_prior(
             learner,
             name,
@@ -77,17 +100,23 @@ pub fn train_anchored(
             &data.targets,
             &groups,
             seed,
-            prior.as_deref(),
+            learners::Ranking {
+                prior: prior.as_deref(),
+                band,
+            },
         )?,
     };
-    let fitted = learners::fit_with_prior(
+    let fitted = learners::fit_ranking(
         learner,
         hyper,
         &rows,
         &data.targets,
         &groups,
         seed,
-        prior.as_deref(),
+        learners::Ranking {
+            prior: prior.as_deref(),
+            band,
+        },
     )?;
     Ok(Trained {
         learner,
@@ -95,6 +124,19 @@ pub fn train_anchored(
         scaler,
         fitted,
     })
+}
+
+/// Words of every row's summary, for a length-matched ranking SVM: rows built without their
+/// texts (by hand, or a stacked model's base predictions) have none, and cannot be paired so.
+fn summary_words(data: &Dataset) -> Result<Vec<usize>> {
+    (0..data.len())
+        .map(|i| data.words_of(i))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--pair-length-tolerance needs each summary's word count, and these training rows were built without their texts"
+            )
+        })
 }
 
 /// The column of the anchor `name` among `names`, or an error naming it: an anchor needs the

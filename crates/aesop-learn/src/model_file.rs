@@ -54,7 +54,15 @@ pub const MAGIC: &[u8; 8] = b"AESOPMDL";
 /// Version 9 records a stacked model's inner split as well ([`InnerFolds`]:
 /// `--stack-topic-folds`, `--stack-system-folds`): the settings are written with it. Only
 /// stacked models trained with an inner split other than the default are written as version 9.
-pub const FORMAT_VERSION: u32 = 9;
+///
+/// Version 10 appends the ranking SVM's pair length tolerance (`--pair-length-tolerance`,
+/// `Option<f64>`) after the settings, so `--recipe` retrains such a model with its pairs and
+/// the card says how it learned. Only models trained with it are written as version 10; like
+/// the anchor it plays no part in scoring.
+pub const FORMAT_VERSION: u32 = 10;
+/// The version of models with a stacked model's inner split other than the default and no
+/// pair length tolerance.
+pub const FORMAT_VERSION_INNER_FOLDS: u32 = 9;
 /// The version of models trained with a seed or set weighting other than the defaults and the
 /// default inner split.
 pub const FORMAT_VERSION_SETTINGS: u32 = 8;
@@ -149,6 +157,11 @@ pub struct ModelFile {
     /// files). Written after the anchor.
     #[serde(skip)]
     pub settings: TrainingSettings,
+    /// The ranking SVM learned only from pairs of summaries whose word counts were within this
+    /// share of the longer one's (`--pair-length-tolerance`; format version 10). `None` for
+    /// models trained on every pair and older files. Written after the settings.
+    #[serde(skip)]
+    pub pair_length_tolerance: Option<f64>,
 }
 
 /// Training choices that shape a model without being part of its recipe.
@@ -378,7 +391,7 @@ impl ModelFile {
         if version >= FORMAT_VERSION_ANCHOR {
             append(&mut payload, &self.anchor, "the model's anchor")?;
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_INNER_FOLDS {
             append(
                 &mut payload,
                 &self.settings,
@@ -390,6 +403,13 @@ impl ModelFile {
                 equal_set_weights: self.settings.equal_set_weights,
             };
             append(&mut payload, &settings, "the model's training settings")?;
+        }
+        if version >= FORMAT_VERSION {
+            append(
+                &mut payload,
+                &self.pair_length_tolerance,
+                "the model's pair length tolerance",
+            )?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
@@ -486,7 +506,7 @@ impl ModelFile {
                 return Err(corrupt(file, "the anchor is not among the features"));
             }
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_INNER_FOLDS {
             model.settings = decode_next(&mut rest, file, "training settings")?;
             let folds = model.settings.stack_folds;
             if folds.topic_folds == 0 || folds.system_folds == 0 {
@@ -499,6 +519,18 @@ impl ModelFile {
                 equal_set_weights: settings.equal_set_weights,
                 stack_folds: InnerFolds::default(),
             };
+        }
+        if version >= FORMAT_VERSION {
+            model.pair_length_tolerance = decode_next(&mut rest, file, "pair length tolerance")?;
+            if model
+                .pair_length_tolerance
+                .is_some_and(|t| !(t > 0.0 && t < 1.0))
+            {
+                return Err(corrupt(
+                    file,
+                    "the pair length tolerance is not a share above 0 and below 1",
+                ));
+            }
         }
         if !rest.is_empty() {
             return Err(corrupt(file, "payload longer than the model"));
@@ -513,8 +545,10 @@ impl ModelFile {
             .as_ref()
             .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
         let defaults = TrainingSettings::default();
-        if self.settings.stack_folds != defaults.stack_folds {
+        if self.pair_length_tolerance.is_some() {
             FORMAT_VERSION
+        } else if self.settings.stack_folds != defaults.stack_folds {
+            FORMAT_VERSION_INNER_FOLDS
         } else if self.settings != defaults {
             FORMAT_VERSION_SETTINGS
         } else if self.anchor.is_some() {

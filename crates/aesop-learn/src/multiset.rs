@@ -11,7 +11,7 @@ use super::transfer::{
     mean_absolute_error, normalize_table, pool, Calibration, Normalization, PoolOptions, Pooled,
     SetData, SetRecord, SetSpec,
 };
-use super::{train_anchored, Dataset, Trained};
+use super::{train_anchored, Dataset, RankerOptions, Trained};
 use aesop_core::hash::{content_hash, fnv1a64};
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, PairedComparison, Resample};
@@ -284,6 +284,8 @@ pub struct Recipe<'a> {
     pub pool: PoolOptions,
     /// The ranking SVM's anchor feature (`--anchor`), if any.
     pub anchor: Option<&'a str>,
+    /// The ranking SVM's pairs of matched length (`--pair-length-tolerance`), if any.
+    pub pair_length_tolerance: Option<f64>,
 }
 
 /// A model and the calibration fitted on its own training rows: raw output against the
@@ -296,7 +298,10 @@ pub fn train_calibrated(pooled: &Pooled, recipe: &Recipe) -> Result<(Trained, Ca
         recipe.learner,
         recipe.hyper,
         recipe.seed,
-        recipe.anchor,
+        RankerOptions {
+            anchor: recipe.anchor,
+            pair_length_tolerance: recipe.pair_length_tolerance,
+        },
     )?;
     // In (topic, system) order, as the model was fitted ([`Dataset::in_canonical_order`]).
     let mut idx = pooled.rows_on_scale_of(recipe.target);

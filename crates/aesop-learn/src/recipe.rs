@@ -86,6 +86,9 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     if learn.hyper.anchor.is_some() {
         conflicts.push("--anchor");
     }
+    if learn.hyper.pair_length_tolerance.is_some() {
+        conflicts.push("--pair-length-tolerance");
+    }
     if !conflicts.is_empty() {
         bail!(
             "--recipe {name} fixes the classes, features, learner and hyper-parameters of the built-in model; drop {}",
@@ -116,6 +119,7 @@ pub fn apply_recipe(learn: &mut LearnArgs, options: &mut FeatureOptions) -> Resu
     learn.learner = model.model.learner;
     learn.hyper = HyperArgs::from_hyper(model.model.hyper);
     learn.hyper.anchor = model.anchor.clone();
+    learn.hyper.pair_length_tolerance = model.pair_length_tolerance;
     learn.classes = model.classes.clone();
     learn.features = model.feature_names.clone();
     learn.no_references = model.reference_free;

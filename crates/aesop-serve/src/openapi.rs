@@ -35,6 +35,8 @@ pub fn document() -> Value {
             "batch_dependent": {"type": "boolean",
                                 "description": "A summary's score depends on the other summaries of its topic in the same request (the consensus class, or features normalized within each topic)."},
             "learner": text, "hyper": {"type": "object"}, "anchor": {"type": "string", "nullable": true},
+            "pair_length_tolerance": {"type": "number", "nullable": true,
+                                      "description": "The ranking SVM learned only from pairs of summaries whose word counts were within this share of the longer one's (--pair-length-tolerance)."},
             "columns_per_class": {"type": "object", "additionalProperties": {"type": "integer"}},
             "feature_options_changed": {"type": "object"},
             "neural_options": {"type": "object", "nullable": true},

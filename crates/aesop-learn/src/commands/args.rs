@@ -195,6 +195,7 @@ impl LearnArgs {
                 equal_set_weights: self.transfer.equal_set_weights,
             },
             anchor: self.hyper.anchor.as_deref(),
+            pair_length_tolerance: self.hyper.pair_length_tolerance,
         }
     }
 }
@@ -256,6 +257,20 @@ impl LearnArgs {
         self.check_no_op_flags()?;
         if self.hyper.anchor.is_some() && !self.stack.bases.is_empty() {
             bail!("--anchor cannot be combined with --stack");
+        }
+        if let Some(tolerance) = self.hyper.pair_length_tolerance {
+            if !valid_pair_length_tolerance(tolerance) {
+                bail!("--pair-length-tolerance {tolerance}: give a share above 0 and below 1 (0.2: word counts within 20% of the longer summary's)");
+            }
+            if !self.stack.bases.is_empty() {
+                bail!("--pair-length-tolerance cannot be combined with --stack");
+            }
+            if self.learner != LearnerKind::RankSvm {
+                bail!(
+                    "--pair-length-tolerance chooses the ranking SVM's pairs: it needs --learner rank-svm, not {}",
+                    self.learner.name()
+                );
+            }
         }
         if self.stack.bases.is_empty() {
             if self.stack.stack_topic_folds != stack::DEFAULT_INNER_TOPIC_FOLDS
@@ -370,6 +385,30 @@ pub struct HyperArgs {
     /// other features may move it (docs/RESULTS.md, "Anchored rankers").
     #[cfg_attr(feature = "cli", arg(long, value_name = "FEATURE"))]
     pub anchor: Option<String>,
+    /// rank-svm: learn only from pairs of summaries whose word counts differ by at most this
+    /// share of the longer one's (0.2: within 20%), so the other features' weights say what
+    /// orders summaries beyond length, which matters more on some corpora than on others
+    /// (docs/RESULTS.md, "Pairs of matched length"). Default: every pair.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "SHARE", value_parser = crate::commands::args::pair_length_tolerance)
+    )]
+    pub pair_length_tolerance: Option<f64>,
+}
+
+/// `--pair-length-tolerance`: a share above 0 and below 1 (at 1 every pair is of matched length).
+#[cfg(feature = "cli")]
+pub fn pair_length_tolerance(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if valid_pair_length_tolerance(v) => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a share above 0 and below 1 (0.2: word counts within 20% of the longer summary's)"
+        )),
+    }
+}
+
+fn valid_pair_length_tolerance(v: f64) -> bool {
+    v > 0.0 && v < 1.0
 }
 
 impl HyperArgs {

@@ -86,6 +86,9 @@ pub struct CvReport {
     pub feature_names: Vec<String>,
     pub hyper: String,
     pub anchor: Option<String>,
+    /// The ranking SVM's pairs of matched length (`--pair-length-tolerance`), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair_length_tolerance: Option<f64>,
     pub recipe: Option<String>,
     pub feature_options_changed: serde_json::Value,
     pub topic_folds: usize,
@@ -482,6 +485,7 @@ fn cv_report(
             None => "chosen by inner cross-validation".into(),
         },
         anchor: learn.hyper.anchor.clone(),
+        pair_length_tolerance: learn.hyper.pair_length_tolerance,
         recipe: learn.recipe.clone(),
         feature_options_changed: crate::card::changed_options(&options.into()),
         topic_folds: args.topic_folds,

@@ -146,6 +146,7 @@ pub fn train_command(
         neural: classes_use_neural.then(|| (&options.neural).into()),
         feature_ranges,
         anchor: learn.hyper.anchor.clone(),
+        pair_length_tolerance: learn.hyper.pair_length_tolerance,
         settings: TrainingSettings {
             seed: learn.seed,
             equal_set_weights: learn.transfer.equal_set_weights,
@@ -190,8 +191,18 @@ pub fn train_command(
         .as_ref()
         .map(|a| format!(", anchored on {a}"))
         .unwrap_or_default();
+    let pairs = learn
+        .hyper
+        .pair_length_tolerance
+        .map(|t| {
+            format!(
+                ", pairs within {} in length",
+                crate::learners::tolerance_percent(t)
+            )
+        })
+        .unwrap_or_default();
     aesop_core::eprintln_quiet!(
-        "trained {}{} on {rows} rows ({}{}{anchor}); wrote {}",
+        "trained {}{} on {rows} rows ({}{}{anchor}{pairs}); wrote {}",
         learn.learner.name(),
         if stack.is_some() { " (stacked)" } else { "" },
         crate::feature_count(file.feature_names.len()),

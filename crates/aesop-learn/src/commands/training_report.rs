@@ -71,6 +71,26 @@ pub(super) fn read_training_report(
             learn.learner.name()
         ),
     }
+    // A cross-validation report (it names its learner) records the pairs its ranker learned
+    // from when they were limited by length: the same recipe on every pair is another model.
+    if report.contains_key("learner") {
+        let recorded = report.get("pair_length_tolerance").and_then(Value::as_f64);
+        let here = learn.hyper.pair_length_tolerance;
+        if recorded != here {
+            let describe = |t: Option<f64>| match t {
+                Some(t) => format!(
+                    "pairs within {} in length",
+                    crate::learners::tolerance_percent(t)
+                ),
+                None => "every pair".to_string(),
+            };
+            bail!(
+                "{shown}: pair_length_tolerance: the report's ranker learned from {}, this model's from {} (--pair-length-tolerance); give the report of this model's own cross-validation",
+                describe(recorded),
+                describe(here)
+            );
+        }
+    }
     match report.get("feature_names") {
         None => unrecorded.push("feature_names"),
         Some(v) => {

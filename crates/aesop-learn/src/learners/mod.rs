@@ -20,8 +20,8 @@ pub mod trained;
 
 pub use ols::least_squares;
 pub use rank_svm::{
-    rank_svm_dual_cd, rank_svm_dual_cd_from, within_group_pairs, DualCdSolution, Pair,
-    RANK_SVM_MAX_EPOCHS, RANK_SVM_TOLERANCE,
+    rank_svm_dual_cd, rank_svm_dual_cd_from, tolerance_percent, within_group_pairs, DualCdSolution,
+    LengthBand, Pair, RANK_SVM_MAX_EPOCHS, RANK_SVM_TOLERANCE,
 };
 
 pub use trained::{base_predictions, BaseModel, Trained};
@@ -117,6 +117,16 @@ pub struct Training<'a> {
     pub seed: u64,
     /// Weights the ranking SVM's penalty is centred on (an anchor feature), or none.
     pub prior: Option<&'a [f64]>,
+    /// The ranking SVM's pairs limited to summaries of matched length, or every pair.
+    pub band: Option<LengthBand<'a>>,
+}
+
+/// The ranking SVM's options beyond C: the anchor's prior and the length band of its pairs.
+/// Other learners take neither.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Ranking<'a> {
+    pub prior: Option<&'a [f64]>,
+    pub band: Option<LengthBand<'a>>,
 }
 
 /// Hyper-parameters a user fixed (e.g. on the command line); unset ones take the learner's
@@ -300,34 +310,44 @@ pub fn fit(
     groups: &[usize],
     seed: u64,
 ) -> Result<Fitted> {
-    fit_with_prior(kind, hyper, rows, targets, groups, seed, None)
+    fit_ranking(kind, hyper, rows, targets, groups, seed, Ranking::default())
 }
 
-/// [`fit`] with the ranking SVM's penalty centred on `prior` ([`rank_svm::rank_svm_dual_cd_from`]).
-pub fn fit_with_prior(
+/// [`fit`] with the ranking SVM's options: its penalty centred on `ranking.prior`
+/// ([`rank_svm::rank_svm_dual_cd_from`]) and its pairs within `ranking.band`.
+pub fn fit_ranking(
     kind: LearnerKind,
     hyper: Hyper,
     rows: &[Vec<f64>],
     targets: &[f64],
     groups: &[usize],
     seed: u64,
-    prior: Option<&[f64]>,
+    ranking: Ranking,
 ) -> Result<Fitted> {
     if rows.is_empty() {
         bail!("no training rows");
     }
-    if prior.is_some() && kind != LearnerKind::RankSvm {
-        bail!(
-            "an anchor feature needs the rank-svm learner, not {}",
-            kind.name()
-        );
+    if kind != LearnerKind::RankSvm {
+        if ranking.prior.is_some() {
+            bail!(
+                "an anchor feature needs the rank-svm learner, not {}",
+                kind.name()
+            );
+        }
+        if ranking.band.is_some() {
+            bail!(
+                "--pair-length-tolerance needs the rank-svm learner, not {}",
+                kind.name()
+            );
+        }
     }
     let data = Training {
         rows,
         targets,
         groups,
         seed,
-        prior,
+        prior: ranking.prior,
+        band: ranking.band,
     };
     kind.learner().fit(hyper, &data)
 }
