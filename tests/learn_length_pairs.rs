@@ -241,6 +241,22 @@ fn the_cli_keeps_the_tolerance_in_the_model_and_its_reports() {
         "{stderr}"
     );
 
+    // ablate says it under its table.
+    let table = dir.path().join("ablate.md");
+    common::aesop()
+        .arg("ablate")
+        .arg(&set)
+        .args(args)
+        .args(["--bootstrap", "0", "-o"])
+        .arg(&table)
+        .assert()
+        .success();
+    let table = std::fs::read_to_string(&table).expect("table");
+    assert!(
+        table.contains("within 30% of the longer one's (`--pair-length-tolerance 0.3`)"),
+        "{table}"
+    );
+
     // Usage errors, before any set is read: a share outside (0, 1), another learner.
     for bad in ["0", "1", "-0.2", "x"] {
         let out = common::run_train(

@@ -89,6 +89,14 @@ fn learner_note(report: &AblationReport) -> String {
             }
         );
     }
+    if let Some(tolerance) = report.pair_length_tolerance {
+        let _ = write!(
+            note,
+            " The ranking SVM learns only from pairs of summaries whose word counts are within {} \
+             of the longer one's (`--pair-length-tolerance {tolerance}`).",
+            crate::learners::tolerance_percent(tolerance)
+        );
+    }
     note + "\n\n"
 }
 
