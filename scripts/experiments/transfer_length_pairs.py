@@ -17,7 +17,9 @@ each standardized feature weighted by its mean within-topic pairwise agreement w
 - matched pairs only: word counts within TOL of the longer one (`surface.summary_tokens`);
 - matched pairs for every feature but length, whose weight is its agreement over all pairs
   (the two parts on one scale, a mean over each part's pairs);
-- every pair weighted by exp(-|log(n_i / n_j)| / S): a soft version of the cut.
+- every pair weighted by exp(-|log(n_i / n_j)| / S): a soft version of the cut;
+- matched pairs (within 20 %) that are also matched in extractive fragment density
+  (`surface.density`, |log(d_i / d_j)| <= DENSITY_TOLS): does a second corpus-bound trait help?
 Readability families also get the anchored rows of the shipped classic recipes (the
 Flesch-Kincaid grade, signed on the training pairs, plus the unit-norm direction). Each row gives
 held-out summary tau per set and the pairwise accuracy over the held-out pairs of matched length
@@ -34,30 +36,39 @@ import transfer_weightings as tw
 from transfer_transforms import family_data
 
 LENGTH = "surface.summary_tokens"
+DENSITY = "surface.density"
+DENSITY_TOLS = (0.3, 0.5, 1.0)
 ANCHOR = "cohmetrix.flesch_kincaid_grade"
 TOLS = (0.1, 0.2, 0.3)
 SCALES = (0.1, 0.25)
 EVAL_TOL = 0.1
 
 
-def pair_weights(n, rule):
-    """Weights of the pairs (i, j) of one topic whose word counts are n, under rule."""
+def pair_weights(n, rule, d=None):
+    """Weights of the pairs (i, j) of one topic whose word counts are n (and densities d), under rule."""
     a, b = n[:, None], n[None, :]
     if rule is None:
         return np.ones((len(n), len(n)))
-    kind, x = rule
+    kind, x = rule[:2]
     if kind == "cut":
-        return (np.abs(a - b) <= x * np.maximum(a, b)).astype(float)
+        w = (np.abs(a - b) <= x * np.maximum(a, b)).astype(float)
+        if len(rule) > 2:
+            dd = np.maximum(np.nan_to_num(d), 1e-3)
+            w = w * (np.abs(np.log(dd[:, None] / dd[None, :])) <= rule[2])
+        return w
     return np.exp(-np.abs(np.log(np.maximum(a, 1) / np.maximum(b, 1))) / x)
 
 
-def mean_agreement(Zs, lengths, rule):
-    """Mean over the weighted, ordered pairs of sign(y_i - y_j) (z_i - z_j) / 2, pooled over sets."""
+def mean_agreement(Zs, raw, fs, rule):
+    """Mean over the weighted, ordered pairs of sign(y_i - y_j) (z_i - z_j) / 2, pooled over sets;
+    raw: each training set's unstandardized rows (for the word counts and densities)."""
+    li, di = fs.index(LENGTH), fs.index(DENSITY)
     g, total = 0.0, 0.0
-    for (Z, Y, T), n in zip(Zs, lengths):
+    for (Z, Y, T), X in zip(Zs, raw):
+        n, d = X[:, li], X[:, di]
         for t in np.unique(T):
             m = np.where(T == t)[0]
-            pair = pair_weights(n[m], rule) * np.sign(Y[m][:, None] - Y[m][None, :])
+            pair = pair_weights(n[m], rule, d[m]) * np.sign(Y[m][:, None] - Y[m][None, :])
             g = g + (pair.sum(1)[:, None] * Z[m]).sum(0)
             total += np.abs(pair).sum()
     return g / max(total, 1e-12)
@@ -88,8 +99,7 @@ def held_out(fs, data, sets, weigh, anchored):
         mu, sd = np.nan_to_num(np.nanmean(X, 0)), np.nanstd(X, 0)
         sd = np.where(sd > 0, sd, 1)
         z = lambda s: (np.nan_to_num((data[s][0] - mu) / sd),) + data[s][1:]
-        lengths = [data[s][0][:, li] for s in train]
-        w = weigh([z(s) for s in train], lengths, li)
+        w = weigh([z(s) for s in train], [data[s][0] for s in train], fs)
         if a is not None:
             sign = np.sign(w[a]) or 1.0
             w = w / np.linalg.norm(w)
@@ -101,19 +111,23 @@ def held_out(fs, data, sets, weigh, anchored):
 
 
 def variants():
-    out = [("every pair (the twin)", lambda Zs, L, li: mean_agreement(Zs, L, None))]
+    out = [("every pair (the twin)", lambda Zs, raw, fs: mean_agreement(Zs, raw, fs, None))]
     for tol in TOLS:
         out.append((f"matched pairs only (within {tol:.0%})",
-                    lambda Zs, L, li, tol=tol: mean_agreement(Zs, L, ("cut", tol))))
+                    lambda Zs, raw, fs, tol=tol: mean_agreement(Zs, raw, fs, ("cut", tol))))
     for tol in TOLS:
-        def split(Zs, L, li, tol=tol):
-            w = mean_agreement(Zs, L, ("cut", tol))
-            w[li] = mean_agreement(Zs, L, None)[li]
+        def split(Zs, raw, fs, tol=tol):
+            w = mean_agreement(Zs, raw, fs, ("cut", tol))
+            li = fs.index(LENGTH)
+            w[li] = mean_agreement(Zs, raw, fs, None)[li]
             return w
         out.append((f"matched pairs (within {tol:.0%}), length from every pair", split))
     for scale in SCALES:
         out.append((f"every pair, weight exp(-|log length ratio| / {scale})",
-                    lambda Zs, L, li, scale=scale: mean_agreement(Zs, L, ("soft", scale))))
+                    lambda Zs, raw, fs, scale=scale: mean_agreement(Zs, raw, fs, ("soft", scale))))
+    for dtol in DENSITY_TOLS:
+        out.append((f"matched pairs (within 20%) and density (|log ratio| <= {dtol})",
+                    lambda Zs, raw, fs, dtol=dtol: mean_agreement(Zs, raw, fs, ("cut", 0.2, dtol))))
     return out
 
 
