@@ -108,6 +108,26 @@ fn a_length_matched_ranker_learns_what_orders_summaries_beyond_length() {
         matched[0].abs() < 0.2 * matched[1],
         "matched pairs still weigh length: {matched:?}"
     );
+    // C chosen by inner cross-validation: its folds pair only summaries of matched length too.
+    let chosen = train_anchored(
+        &data,
+        LearnerKind::RankSvm,
+        None,
+        1,
+        RankerOptions {
+            anchor: None,
+            pair_length_tolerance: Some(0.2),
+        },
+    )
+    .expect("fit with inner cross-validation");
+    let Fitted::Linear(chosen) = chosen.fitted else {
+        panic!("a linear model");
+    };
+    assert!(
+        chosen.weights[0].abs() < 0.2 * chosen.weights[1],
+        "inner cross-validation: {:?}",
+        chosen.weights
+    );
     // At a tolerance wide enough to join the two lengths (99 against 40 words), it is the
     // ranker on every pair again.
     let wide = weights(&data, Some(0.7));
