@@ -17,20 +17,13 @@ fn anchored_on(name: &str) -> RankerOptions<'_> {
 }
 
 fn uniform(rng: &mut Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    rng.next_f64() * 2.0 - 1.0
 }
 
 /// `topics` × 8 rows of two features; y = a − 2b, so `f.b` alone orders the rows in reverse.
 fn two_feature_problem(topics: usize, seed: u64) -> Dataset {
     let mut rng = Rng::new(seed);
-    let mut data = Dataset {
-        names: vec!["f.a".into(), "f.b".into()],
-        rows: vec![],
-        targets: vec![],
-        topics: vec![],
-        systems: vec![],
-        words: vec![],
-    };
+    let mut data = common::empty_dataset(&["f.a", "f.b"]);
     for t in 0..topics {
         for s in 0..8 {
             let (a, b) = (uniform(&mut rng), uniform(&mut rng));

@@ -18,20 +18,13 @@ use common::all_close;
 const TRUE_W: [f64; 3] = [2.0, -1.0, 0.5];
 
 fn uniform(rng: &mut Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    rng.next_f64() * 2.0 - 1.0
 }
 
 /// `topics` × `per_topic` rows of 3 features, y = TRUE_W·x + `noise`·u, systems s0…
 fn linear_problem(topics: usize, per_topic: usize, noise: f64, seed: u64) -> Dataset {
     let mut rng = Rng::new(seed);
-    let mut data = Dataset {
-        names: vec!["f.a".into(), "f.b".into(), "f.c".into()],
-        rows: vec![],
-        targets: vec![],
-        topics: vec![],
-        systems: vec![],
-        words: vec![],
-    };
+    let mut data = common::empty_dataset(&["f.a", "f.b", "f.c"]);
     for t in 0..topics {
         for s in 0..per_topic {
             let x: Vec<f64> = (0..3).map(|_| uniform(&mut rng)).collect();

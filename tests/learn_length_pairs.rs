@@ -12,32 +12,21 @@ use aesop::learn::{
     train_anchored, Dataset, Fitted, Hyper, LearnerKind, ModelFile, RankerOptions, Rng,
 };
 
-fn uniform(rng: &mut Rng) -> f64 {
-    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
-
 /// `topics` × 8 summaries: four short (40-44 words), four long (90-99). Each has a quality q
 /// (`f.q`) and its word count (`f.len`); the score is q, plus 3 for a long summary. Between
 /// the two lengths the score follows length; among summaries of one length only q.
 fn length_bound_problem(topics: usize, seed: u64) -> Dataset {
     let mut rng = Rng::new(seed);
-    let mut data = Dataset {
-        names: vec!["f.len".into(), "f.q".into()],
-        rows: vec![],
-        targets: vec![],
-        topics: vec![],
-        systems: vec![],
-        words: vec![],
-    };
+    let mut data = common::empty_dataset(&["f.len", "f.q"]);
     for t in 0..topics {
         for s in 0..8 {
             let long = s >= 4;
             let words = if long {
-                90 + (uniform(&mut rng) * 10.0) as usize
+                90 + (rng.next_f64() * 10.0) as usize
             } else {
-                40 + (uniform(&mut rng) * 5.0) as usize
+                40 + (rng.next_f64() * 5.0) as usize
             };
-            let q = uniform(&mut rng) * 2.0 - 1.0;
+            let q = rng.next_f64() * 2.0 - 1.0;
             data.rows.push(vec![words as f64, q]);
             data.targets.push(q + if long { 3.0 } else { 0.0 });
             data.topics.push(format!("t{t}"));

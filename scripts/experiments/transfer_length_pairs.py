@@ -95,10 +95,7 @@ def held_out(fs, data, sets, weigh, anchored):
     tau, acc = {}, {}
     for h in sets:
         train = [s for s in sets if s != h]
-        X = np.vstack([data[s][0] for s in train])
-        mu, sd = np.nan_to_num(np.nanmean(X, 0)), np.nanstd(X, 0)
-        sd = np.where(sd > 0, sd, 1)
-        z = lambda s: (np.nan_to_num((data[s][0] - mu) / sd),) + data[s][1:]
+        z = tw.standardized(data, train)
         w = weigh([z(s) for s in train], [data[s][0] for s in train], fs)
         if a is not None:
             sign = np.sign(w[a]) or 1.0

@@ -48,6 +48,14 @@ def load(name, target, fs):
         Y.append(v); T.append(r[0])
     return np.array(X), np.array(Y, float), np.array(T)
 
+def standardized(data, train):
+    """z(s): set s's (Z, Y, T), every column standardized on the training sets' rows pooled
+    (missing values at the training mean, 0), as aesop's scaler does."""
+    X = np.vstack([data[s][0] for s in train])
+    mu, sd = np.nan_to_num(np.nanmean(X, 0)), np.nanstd(X, 0)
+    sd = np.where(sd > 0, sd, 1)
+    return lambda s: (np.nan_to_num((data[s][0] - mu) / sd),) + data[s][1:]
+
 def tau(score, Y, T):
     out = []
     for t in np.unique(T):
@@ -154,11 +162,8 @@ def run(fam, ref, sets, classes):
         res = {}
         for h in sets:
             train = [s for s in sets if s != h]
-            X = np.vstack([data[s][0] for s in train])
-            mu, sd = np.nan_to_num(np.nanmean(X, 0)), np.nanstd(X, 0)
-            sd = np.where(sd > 0, sd, 1)
-            z = lambda s: (np.nan_to_num((data[s][0] - mu) / sd),) + data[s][1:]
-            w = np.zeros(X.shape[1])
+            z = standardized(data, train)
+            w = np.zeros(data[h][0].shape[1])
             w[:n] = weight([(Z[:, :n], Y, T) for Z, Y, T in (z(s) for s in train)])
             w[anchor] += anchor_weight
             Z, Y, T = z(h)

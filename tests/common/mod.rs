@@ -129,6 +129,20 @@ pub fn stdout_of_success(out: std::process::Output) -> Vec<u8> {
     out.stdout
 }
 
+// ---- training data built by hand ----
+
+/// A training matrix with these columns and no rows yet, for a test to push rows into.
+pub fn empty_dataset(names: &[&str]) -> aesop::learn::Dataset {
+    aesop::learn::Dataset {
+        names: names.iter().map(|n| n.to_string()).collect(),
+        rows: vec![],
+        targets: vec![],
+        topics: vec![],
+        systems: vec![],
+        words: vec![],
+    }
+}
+
 // ---- training a model through the CLI ----
 
 /// `aesop train SET ARGS… -o MODEL`, run to its end: status, stdout and stderr, for the caller
