@@ -43,6 +43,8 @@ fn min_problem(topics: usize, systems: usize, seed: u64) -> StackData {
         topics: vec![],
         systems: vec![],
         words: vec![],
+        fold_topics: Vec::new(),
+        fold_systems: Vec::new(),
     };
     let (mut ta, mut tb) = (vec![], vec![]);
     for t in 0..topics {

@@ -140,6 +140,8 @@ pub fn empty_dataset(names: &[&str]) -> aesop::learn::Dataset {
         topics: vec![],
         systems: vec![],
         words: vec![],
+        fold_topics: Vec::new(),
+        fold_systems: Vec::new(),
     }
 }
 

@@ -2,7 +2,8 @@
 //! scores, and model files from before these changes.
 //!
 //! This file holds the set writer the tests share (and `learn_recipe` uses); the tests are grouped
-//! by what they check: `sets`, `scaling`, `model_files`, `held_out` and `missing`.
+//! by what they check: `sets`, `corpus_columns`, `scaling`, `model_files`, `held_out` and
+//! `missing`.
 
 use crate::common;
 
@@ -17,6 +18,7 @@ use aesop::learn::transfer::{
 use aesop::learn::Dataset;
 use std::path::Path;
 
+mod corpus_columns;
 mod held_out;
 mod missing;
 mod model_files;

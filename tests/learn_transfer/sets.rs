@@ -14,7 +14,10 @@ fn set_data(name: &str, column: &str, topics: &[&str], targets: &[f64]) -> SetDa
             topics: topics.iter().map(|t| t.to_string()).collect(),
             systems: (0..targets.len()).map(|i| format!("s{i}")).collect(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         },
+        corpus: name.to_string(),
     }
 }
 

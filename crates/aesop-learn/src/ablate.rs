@@ -429,6 +429,8 @@ fn select_columns(data: &Dataset, keep: &[String]) -> Result<Dataset> {
         topics: data.topics.clone(),
         systems: data.systems.clone(),
         words: data.words.clone(),
+        fold_topics: data.fold_topics.clone(),
+        fold_systems: data.fold_systems.clone(),
     })
 }
 
@@ -515,8 +517,8 @@ pub fn ablate_pooled(
 ) -> Result<AblationReport> {
     let data = &pooled.data;
     let layout = Protocol1::new(
-        &data.topics,
-        &data.systems,
+        data.fold_topic_labels(),
+        data.fold_system_labels(),
         settings.topic_folds,
         settings.system_folds,
         settings.seed,
@@ -668,6 +670,7 @@ pub fn ablate_held_out_sets(
                 Ok(SetData {
                     spec: s.spec.clone(),
                     data: select_columns(&s.data, &plan.columns)?,
+                    corpus: s.corpus.clone(),
                 })
             })
             .collect::<Result<Vec<SetData>>>()?;

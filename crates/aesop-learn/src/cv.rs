@@ -179,20 +179,30 @@ impl InnerScore {
     }
 }
 
+/// The inner fold of each row: its fold group dealt to one of `INNER_FOLDS` folds. Rows of one
+/// summary under several columns of a corpus, or the repeats of a row that equal set weights
+/// make, share a fold group ([`crate::Dataset::fold_groups`]), so none of them is scored by a
+/// model that learned from another.
+pub fn inner_folds(fold_groups: &[usize], seed: u64) -> Vec<usize> {
+    let labels: Vec<String> = fold_groups.iter().map(|g| g.to_string()).collect();
+    let folds = assign_folds(&labels, INNER_FOLDS, seed.wrapping_add(1));
+    labels.iter().map(|g| folds[g]).collect()
+}
+
 /// Out-of-fold within-topic τ of every grid point of `learner` over `INNER_FOLDS` topic folds
 /// of the (already standardized) training rows. A grid point whose fit fails on a fold (e.g. no
-/// pairs in a tiny fold) just has no τ for that fold's topics.
+/// pairs in a tiny fold) just has no τ for that fold's topics. `groups` are the topics that
+/// pairs and τ stay within, `fold_groups` what the folds are dealt by ([`inner_folds`]).
 pub fn inner_scores(
     learner: LearnerKind,
     rows: &[Vec<f64>],
     targets: &[f64],
     groups: &[usize],
+    fold_groups: &[usize],
     seed: u64,
     ranking: Ranking,
 ) -> Vec<InnerScore> {
-    let group_labels: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-    let folds = assign_folds(&group_labels, INNER_FOLDS, seed.wrapping_add(1));
-    let row_fold: Vec<usize> = group_labels.iter().map(|g| folds[g]).collect();
+    let row_fold = inner_folds(fold_groups, seed);
     let pick = |idx: &[usize]| -> Vec<Vec<f64>> { idx.iter().map(|&i| rows[i].clone()).collect() };
     learner
         .grid()
@@ -316,6 +326,7 @@ pub fn select_hyper(
     rows: &[Vec<f64>],
     targets: &[f64],
     groups: &[usize],
+    fold_groups: &[usize],
     seed: u64,
     ranking: Ranking,
 ) -> Result<Hyper> {
@@ -325,7 +336,7 @@ pub fn select_hyper(
         [only] => return Ok(*only),
         _ => {}
     }
-    let scores = inner_scores(learner, rows, targets, groups, seed, ranking);
+    let scores = inner_scores(learner, rows, targets, groups, fold_groups, seed, ranking);
     // Nothing scored (e.g. too few topics for inner folds): the most regularized grid point.
     let choice = if learner == LearnerKind::RankSvm {
         one_standard_error_choice(&scores)

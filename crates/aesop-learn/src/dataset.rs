@@ -26,6 +26,12 @@ pub struct Dataset {
     /// evaluation at matched length (`input.length_matched_accuracy`); empty, or `None` for a
     /// row, where the texts are not known (rows built by hand, stacked base predictions).
     pub words: Vec<Option<usize>>,
+    /// The topic and system labels folds are dealt by, where they differ from `topics` and
+    /// `systems`: one corpus given with several columns (`--set a.jsonl:coherence --set
+    /// a.jsonl:fluency`) has a row per summary under each column, and those rows must share a
+    /// fold, while ranking pairs stay within one column's topic. Empty: `topics` and `systems`.
+    pub fold_topics: Vec<String>,
+    pub fold_systems: Vec<String>,
 }
 
 impl Dataset {
@@ -46,6 +52,8 @@ impl Dataset {
             topics: Vec::new(),
             systems: Vec::new(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         };
         let summaries = topics.iter().flat_map(|t| {
             t.summaries.iter().map(move |s| {
@@ -120,7 +128,33 @@ impl Dataset {
             topics: indices.iter().map(|&i| self.topics[i].clone()).collect(),
             systems: indices.iter().map(|&i| self.systems[i].clone()).collect(),
             words: indices.iter().map(|&i| self.words_of(i)).collect(),
+            fold_topics: pick_labels(&self.fold_topics, indices),
+            fold_systems: pick_labels(&self.fold_systems, indices),
         }
+    }
+
+    /// The topic label each row's folds are dealt by (see `fold_topics`).
+    pub fn fold_topic_labels(&self) -> &[String] {
+        if self.fold_topics.is_empty() {
+            &self.topics
+        } else {
+            &self.fold_topics
+        }
+    }
+
+    /// The system label each row's folds are dealt by (see `fold_systems`).
+    pub fn fold_system_labels(&self) -> &[String] {
+        if self.fold_systems.is_empty() {
+            &self.systems
+        } else {
+            &self.fold_systems
+        }
+    }
+
+    /// A dense id per row of the topic label its folds are dealt by, numbered as
+    /// [`Dataset::topic_groups`] numbers topics (the same ids where the labels are the topics).
+    pub fn fold_groups(&self) -> Vec<usize> {
+        group_ids(self.fold_topic_labels())
     }
 
     /// Words of row `i`'s summary, where known.
@@ -146,6 +180,15 @@ impl Dataset {
     /// A dense topic index per row (sorted order of the topic ids), for within-topic pairs and folds.
     pub fn topic_groups(&self) -> Vec<usize> {
         group_ids(&self.topics)
+    }
+}
+
+/// `labels` at `indices`; none where there are none.
+fn pick_labels(labels: &[String], indices: &[usize]) -> Vec<String> {
+    if labels.is_empty() {
+        Vec::new()
+    } else {
+        indices.iter().map(|&i| labels[i].clone()).collect()
     }
 }
 
@@ -319,6 +362,8 @@ mod tests {
             topics: Vec::new(),
             systems: Vec::new(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         };
         let mut rng = aesop_core::rng::SplitMix64::new(3);
         for t in 0..8 {

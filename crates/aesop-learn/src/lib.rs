@@ -71,6 +71,7 @@ pub fn train_anchored(
     let scaler = Scaler::fit_class_balanced(&data.rows, &data.names);
     let rows = scaler.transform(&data.rows);
     let groups = data.topic_groups();
+    let fold_groups = data.fold_groups();
     let words = match ranker.pair_length_tolerance {
         Some(_) => summary_words(&data)?,
         None => Vec::new(),
@@ -99,6 +100,7 @@ pub fn train_anchored(
             &rows,
             &data.targets,
             &groups,
+            &fold_groups,
             seed,
             learners::Ranking {
                 prior: prior.as_deref(),

@@ -42,9 +42,10 @@ pub enum Overlap {
     /// `train`: shared summaries only count twice; a warning, except for one set given twice
     /// with the same column, an error.
     Warn,
-    /// `cross-validate` and `ablate`: a summary in two sets is trained on through one while it
-    /// is tested through the other (protocol 1 deals each set's topics to folds on their own;
-    /// under protocol 2 the held-out set is not held out), so the figures would be inflated.
+    /// `cross-validate` and `ablate`: a summary in two sets would be trained on through one
+    /// while it is tested through the other, inflating the figures, except where the two are
+    /// one corpus (the same content) judged on different columns: its rows share their folds
+    /// under protocol 1 and are held out together under protocol 2 ([`SetData::same_corpus`]).
     Refuse,
 }
 
@@ -87,7 +88,7 @@ pub fn load_sets(
             record: SetRecord {
                 name: spec.name(),
                 column: spec.column.clone(),
-                content_hash: hash,
+                content_hash: hash.clone(),
                 rows: data.len(),
             },
             topics: topics.len(),
@@ -96,6 +97,7 @@ pub fn load_sets(
             set: SetData {
                 spec: spec.clone(),
                 data,
+                corpus: hash,
             },
         });
     }
@@ -158,11 +160,16 @@ fn check_overlap(specs: &[SetSpec], sets: &[(String, Vec<Topic>)], overlap: Over
                 format!("{a} and {b} share {count} summaries (same topic id and text; e.g. topic '{topic}')")
             };
             match overlap {
-                Overlap::Refuse => bail!(
-                    "{what}: a summary in two sets would be tested on after being trained on through the other, inflating every figure; give each set once"
-                ),
-                Overlap::Warn if same_file && a.column == b.column => bail!(
+                _ if same_file && a.column == b.column => bail!(
                     "{what}, with the same column: every summary would count twice; give each set once"
+                ),
+                // One corpus judged on several columns: its rows are dealt to folds and held
+                // out together (`SetData::same_corpus`), so nothing is tested that was trained on.
+                Overlap::Refuse if same_file => aesop_core::eprintln_quiet!(
+                    "note: {a} and {b} are one corpus judged on two columns: its summaries share their folds (protocol 1) and are held out together (protocol 2)"
+                ),
+                Overlap::Refuse => bail!(
+                    "{what}: a summary in two sets would be tested on after being trained on through the other, inflating every figure; give each set once (one file may be given with several columns)"
                 ),
                 Overlap::Warn => aesop_core::eprintln_quiet!(
                     "warning: {what}: those summaries count once per set in training"
@@ -261,6 +268,8 @@ pub fn check_stack_features_present(
             topics: Vec::new(),
             systems: Vec::new(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         };
         let source = format!("{} (--stack base '{}')", path.display(), base.spec.name);
         check_features_present(&source, topics, &base_data, &built)?;
@@ -463,7 +472,13 @@ pub struct HeldOutScores {
 
 /// Predictions of the held-out set `h` by a model trained on every other set.
 pub fn held_out_predictions(sets: &[SetData], h: usize, recipe: &Recipe) -> Result<HeldOutScores> {
-    let keep: Vec<usize> = (0..sets.len()).filter(|&s| s != h).collect();
+    let keep = training_sets(sets, h);
+    if keep.is_empty() {
+        bail!(
+            "{} has no other corpus to train on: every set given holds its summaries (the same file under other columns are held out with it)",
+            sets[h].spec
+        );
+    }
     let pooled = pool(sets, &keep, recipe.pool)?;
     let (model, calibration) = train_calibrated(&pooled, recipe).with_context(|| {
         format!(
@@ -478,6 +493,14 @@ pub fn held_out_predictions(sets: &[SetData], h: usize, recipe: &Recipe) -> Resu
         calibrated,
         outside,
     })
+}
+
+/// The sets a model scoring set `h` held out may learn from: those of every other corpus (a
+/// corpus given with several columns is held out with all of them).
+pub fn training_sets(sets: &[SetData], h: usize) -> Vec<usize> {
+    (0..sets.len())
+        .filter(|&s| !sets[s].same_corpus(&sets[h]))
+        .collect()
 }
 
 /// Per held-out set, (raw, calibrated) for each of its rows.
@@ -546,8 +569,8 @@ pub fn leave_one_set_out(
             Ok(comparison.into_iter().find(|c| c.name == "summary.kendall"))
         };
         let summary = paired(&feature_values)?;
-        let training_sets: Vec<usize> = (0..loaded.len()).filter(|&s| s != h).collect();
-        let chosen = best_single_column(&feature_taus, &training_sets);
+        let trained_on = training_sets(&sets, h);
+        let chosen = best_single_column(&feature_taus, &trained_on);
         let chosen_without_the_set = match chosen {
             None => ChosenFeature {
                 feature: "none".to_string(),
@@ -574,11 +597,9 @@ pub fn leave_one_set_out(
             set: held.record.name.clone(),
             column: held.record.column.clone(),
             rows: data.len(),
-            trained_on: loaded
+            trained_on: trained_on
                 .iter()
-                .enumerate()
-                .filter(|&(s, _)| s != h)
-                .map(|(_, l)| format!("{}:{}", l.record.name, l.record.column))
+                .map(|&s| format!("{}:{}", loaded[s].record.name, loaded[s].record.column))
                 .collect(),
             model: stats(&model_aligned)?,
             best_feature,
@@ -590,10 +611,9 @@ pub fn leave_one_set_out(
             // Only meaningful when the held-out column is on the calibrated scale and some
             // training set taught that scale.
             calibrated_mae: if held.record.column == settings.recipe.target
-                && loaded
+                && trained_on
                     .iter()
-                    .enumerate()
-                    .any(|(s, l)| s != h && l.record.column == settings.recipe.target)
+                    .any(|&s| loaded[s].record.column == settings.recipe.target)
             {
                 mean_absolute_error(&calibrated, &data.targets)
             } else {
@@ -810,6 +830,8 @@ mod tests {
             topics,
             systems: (0..24).map(|i| format!("s{}", i % 4)).collect(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         };
         (data, rows)
     }

@@ -339,6 +339,8 @@ pub fn fit_base(
         topics: rows.iter().map(|&i| data.data.topics[i].clone()).collect(),
         systems: rows.iter().map(|&i| data.data.systems[i].clone()).collect(),
         words: rows.iter().map(|&i| data.data.words_of(i)).collect(),
+        fold_topics: Vec::new(),
+        fold_systems: Vec::new(),
     };
     let model = train(&own, base.spec.learner, base.spec.hyper, seed)
         .with_context(|| format!("base model '{}'", base.spec.name))?;
@@ -430,6 +432,8 @@ pub fn train_stacked(
         topics: data.data.topics.clone(),
         systems: data.data.systems.clone(),
         words: data.data.words.clone(),
+        fold_topics: Vec::new(),
+        fold_systems: Vec::new(),
     };
     let meta = train(
         &meta_data,

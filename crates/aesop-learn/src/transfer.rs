@@ -334,6 +334,17 @@ impl TransferInfo {
 pub struct SetData {
     pub spec: SetSpec,
     pub data: Dataset,
+    /// What the set's summaries are, apart from the column judged: sets of one corpus (the same
+    /// file, or one of identical content, given with another column) hold the same summaries,
+    /// so they share folds under protocol 1 and are held out together under protocol 2.
+    pub corpus: String,
+}
+
+impl SetData {
+    /// Whether `self` and `other` hold the same summaries (see `corpus`).
+    pub fn same_corpus(&self, other: &SetData) -> bool {
+        self.corpus == other.corpus
+    }
 }
 
 /// Options for pooling sets.
@@ -363,7 +374,8 @@ impl Pooled {
     /// The rows a model is fitted on: these rows, or with equal set weights the rows of each
     /// set repeated about (largest set's rows / its rows) times, each repeat as new topics (so
     /// pairs stay within one copy of a topic). Repeating is done at training time, after any
-    /// fold split, so a repeat of a test topic can never train its own fold.
+    /// fold split, so a repeat of a test topic can never train its own fold; the repeats keep
+    /// their original's fold labels, so the inner folds that choose C keep them together too.
     pub fn for_training(&self) -> Dataset {
         if !self.equal_set_weights {
             return self.data.clone();
@@ -387,6 +399,10 @@ impl Pooled {
                 });
                 out.systems.push(self.data.systems[i].clone());
                 out.words.push(self.data.words_of(i));
+                out.fold_topics
+                    .push(self.data.fold_topic_labels()[i].clone());
+                out.fold_systems
+                    .push(self.data.fold_system_labels()[i].clone());
             }
         }
         out
@@ -447,6 +463,8 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
             topics: Vec::new(),
             systems: Vec::new(),
             words: Vec::new(),
+            fold_topics: Vec::new(),
+            fold_systems: Vec::new(),
         },
         set_of_row: Vec::new(),
         original_targets: Vec::new(),
@@ -470,6 +488,21 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
             short
         }
     };
+    // A corpus given with several columns deals its folds once: its rows under every column
+    // get the fold labels of the column whose label sorts first (so the order of the --set
+    // flags does not matter), while their topic labels, which ranking pairs stay within, keep
+    // the column apart. With no such corpus the fold labels are the topic labels themselves.
+    let corpus_label = |s: usize| {
+        keep.iter()
+            .filter(|&&o| sets[o].same_corpus(&sets[s]))
+            .map(|&o| label_of(o))
+            .min()
+            .unwrap_or_else(|| label_of(s))
+    };
+    let grouped = keep.iter().any(|&s| {
+        keep.iter()
+            .any(|&o| o != s && sets[o].same_corpus(&sets[s]))
+    });
     for &s in keep {
         let set = &sets[s];
         let label = label_of(s);
@@ -498,6 +531,16 @@ pub fn pool(sets: &[SetData], keep: &[usize], options: PoolOptions) -> Result<Po
         out.data.topics.extend(d.topics.iter().map(|t| tag(t)));
         out.data.systems.extend(d.systems.iter().map(|t| tag(t)));
         out.data.words.extend((0..d.len()).map(|i| d.words_of(i)));
+        if grouped {
+            let corpus = corpus_label(s);
+            let fold = |l: &str| format!("{corpus}/{l}");
+            out.data
+                .fold_topics
+                .extend(d.topics.iter().map(|t| fold(t)));
+            out.data
+                .fold_systems
+                .extend(d.systems.iter().map(|t| fold(t)));
+        }
         out.set_of_row.extend(std::iter::repeat_n(s, d.len()));
         out.original_targets.extend(d.targets.iter().copied());
     }

@@ -100,6 +100,9 @@ pub struct TransferArgs {
     /// A judgment set and the column to learn from it; repeat for several sets. COLUMN is an
     /// original score name (relevance) or a mapped one (responsiveness, readability, pyramid).
     /// Ranking pairs stay within a topic of a set; regression targets are standardized per set.
+    /// One file may be given with several columns (a.jsonl:coherence, a.jsonl:fluency): one
+    /// corpus, whose summaries share their folds under cross-validation and are held out
+    /// together under --leave-one-set-out.
     #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", value_parser = crate::transfer::set_spec_parser()))]
     pub sets: Vec<SetSpec>,
     /// Weigh every set equally whatever its number of summaries.

@@ -236,12 +236,27 @@ pub fn cross_validate_command(
         cancel,
     )?;
     let recipe = learn.recipe(hyper, &target);
-    // Original labels of every pooled row, in pooling order.
+    // Original labels of every pooled row, in pooling order. A file given with several columns
+    // names its set with the column (`a.jsonl:fluency`), so that its lines stay apart.
     let several = loaded.len() > 1;
+    let set_names: Vec<String> = loaded
+        .iter()
+        .map(|l| {
+            let shared = loaded
+                .iter()
+                .any(|o| o.record.name == l.record.name && o.record.column != l.record.column);
+            if shared {
+                format!("{}:{}", l.record.name, l.record.column)
+            } else {
+                l.record.name.clone()
+            }
+        })
+        .collect();
     let rows: Vec<(Option<&str>, &str, &str)> = loaded
         .iter()
-        .flat_map(|l| {
-            let set = several.then_some(l.record.name.as_str());
+        .zip(&set_names)
+        .flat_map(|(l, name)| {
+            let set = several.then_some(name.as_str());
             l.set
                 .data
                 .topics
@@ -316,8 +331,8 @@ pub fn cross_validate_command(
 
     let started = std::time::Instant::now();
     let layout = Protocol1::new(
-        &pooled.data.topics,
-        &pooled.data.systems,
+        pooled.data.fold_topic_labels(),
+        pooled.data.fold_system_labels(),
         args.topic_folds,
         args.system_folds,
         learn.seed,
