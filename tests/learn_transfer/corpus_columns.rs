@@ -75,6 +75,9 @@ fn one_corpus_judged_on_two_columns_shares_its_folds_under_protocol_1() {
             stderr.contains("are one corpus judged on two columns"),
             "{stderr}"
         );
+        // The corpus's topics and systems are counted once.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("(80 rows, 8 topics, 5 systems"), "{stdout}");
         let raw = raw_by_row(&oof);
         // The lines name the set with its column, so evaluate can tell them apart.
         let of = |set: &str| raw.keys().filter(|k| k.0 == set).count();

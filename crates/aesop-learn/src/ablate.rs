@@ -593,8 +593,8 @@ pub fn ablate_pooled(
         topic_folds: layout.topic_folds,
         system_folds: layout.system_folds,
         rows: data.len(),
-        topics: distinct(&data.topics),
-        systems: distinct(&data.systems),
+        topics: distinct(data.fold_topic_labels()),
+        systems: distinct(data.fold_system_labels()),
         ..AblationReport::new(settings, classes, models)
     })
 }
