@@ -200,20 +200,25 @@ fn every_row_is_its_columns_own_report_ranked_by_summary_tau() {
     }
 }
 
+/// Two sets of five topics each from the imported sample, `a.jsonl` and `b.jsonl` in `dir`.
+fn two_sets_of_the_sample(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let sample = crate::cli_verbs::imported_sample(dir, "sample.jsonl");
+    let text = std::fs::read_to_string(&sample).expect("sample");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 10);
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    std::fs::write(&a, lines[..5].join("\n") + "\n").expect("write a");
+    std::fs::write(&b, lines[5..].join("\n") + "\n").expect("write b");
+    (a, b)
+}
+
 /// The first ranked row is the best single feature `cross-validate --leave-one-set-out` names
 /// for a held-out set, from the same classes on the same rows; and with `--also`, the column
 /// the other sets choose is the feature it reports as chosen without the held-out set.
 #[test]
 fn the_first_row_and_the_choice_without_a_set_are_cross_validates() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let sample = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
-    // Two sets of five topics each from the sample.
-    let text = std::fs::read_to_string(&sample).expect("sample");
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 10);
-    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-    std::fs::write(&a, lines[..5].join("\n") + "\n").expect("write a");
-    std::fs::write(&b, lines[5..].join("\n") + "\n").expect("write b");
+    let (a, b) = two_sets_of_the_sample(dir.path());
     let report = dir.path().join("loso.json");
     let out = common::aesop()
         .arg("cross-validate")
@@ -294,6 +299,43 @@ fn the_first_row_and_the_choice_without_a_set_are_cross_validates() {
         let expected = c["mean_on_the_others"].as_f64().expect("mean");
         assert!((mean - expected).abs() < 1e-12, "{mean} vs {expected}");
     }
+}
+
+/// With `--also`, a judgment file given under a second column is the same summaries, not another
+/// set: the column chosen without a set comes from the other corpora only (as `cross-validate
+/// --leave-one-set-out` holds a corpus's columns out together), and from none when there is none.
+#[test]
+fn the_choice_without_a_set_ignores_the_same_summaries_under_another_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = two_sets_of_the_sample(dir.path());
+    let (fa, fb) = (dir.path().join("a.csv"), dir.path().join("b.csv"));
+    write_features(&a, "content,rouge", &fa);
+    write_features(&b, "content,rouge", &fb);
+    let also = |features: &Path, set: &Path, column: &str| {
+        format!("{}={}:{column}", features.display(), set.display())
+    };
+    let chosen = |extra: &[String]| -> Vec<Value> {
+        let mut args: Vec<&str> = vec!["--features", "*", "--bootstrap", "0"];
+        for e in extra {
+            args.extend(["--also", e.as_str()]);
+        }
+        let (report, _) = evaluate_json(&fa, (&a, "relevance"), &args, &dir.path().join("x.json"));
+        report["across"]["chosen_without_the_set"]
+            .as_array()
+            .expect("chosen")
+            .clone()
+    };
+    // a under two columns and b: each of a's columns is given b's choice.
+    let three = chosen(&[also(&fa, &a, "coherence"), also(&fb, &b, "relevance")]);
+    let two = chosen(&[also(&fb, &b, "relevance")]);
+    assert_eq!(three.len(), 3);
+    assert_eq!(three[0]["chosen"], two[0]["chosen"], "{three:?}\n{two:?}");
+    assert_eq!(three[0]["mean_on_the_others"], two[0]["mean_on_the_others"]);
+    assert_eq!(three[1]["chosen"], two[0]["chosen"], "{three:?}\n{two:?}");
+    assert_eq!(three[1]["mean_on_the_others"], two[0]["mean_on_the_others"]);
+    // a alone, under two columns: nothing to choose from.
+    let alone = chosen(&[also(&fa, &a, "coherence")]);
+    assert!(alone.iter().all(|c| c["chosen"].is_null()), "{alone:?}");
 }
 
 /// A column with values for few summaries is listed after the ranked ones, unranked and without
@@ -624,7 +666,16 @@ fn several_sets_each_judged_alone_then_across_and_without_each() {
         dir.path().join("beta.jsonl"),
     );
     std::fs::copy(common::fixture("eval/set.jsonl"), &set_a).expect("copy");
-    std::fs::copy(common::fixture("eval/set.jsonl"), &set_b).expect("copy");
+    // beta: the same topic and system ids and scores, but other documents, so another corpus
+    // (an identical file would be the same summaries, no other set for the choice below).
+    let mut beta = aesop::corpus::jsonl::read_set(&set_a).expect("read");
+    for topic in &mut beta {
+        for document in &mut topic.documents {
+            document.text.push_str(" It was reported again.");
+        }
+    }
+    let file = std::fs::File::create(&set_b).expect("create");
+    aesop::corpus::jsonl::write_set(std::io::BufWriter::new(file), &beta).expect("write");
     let noisy = |i: usize, _: f64| Some(((i * 7) % 5) as f64);
     let other_noise = |i: usize, _: f64| Some(((i * 3) % 4) as f64);
     // x: reversed on alpha, noise on beta; y: noise on alpha, the human score on beta;

@@ -193,8 +193,11 @@ fn oriented_name(column: &str, negated: bool) -> String {
     }
 }
 
-/// Judge the columns of every set's table together. `tables` and `names` are in the same order.
-pub fn across_sets(tables: &[FeatureTable], names: &[String]) -> AcrossSets {
+/// Judge the columns of every set's table together. `tables`, `names` and `corpora` are in the
+/// same order; `corpora` tells which sets hold the same summaries (one judgment file given with
+/// several columns), which are no other set for one another when a column is chosen without
+/// the held-out set, as `cross-validate --leave-one-set-out` holds such sets out together.
+pub fn across_sets(tables: &[FeatureTable], names: &[String], corpora: &[String]) -> AcrossSets {
     // The first file's chosen columns in its own order (its table's rows are ranked).
     let first_order: Vec<&str> = tables
         .first()
@@ -259,7 +262,12 @@ pub fn across_sets(tables: &[FeatureTable], names: &[String]) -> AcrossSets {
     let chosen_without_the_set = names
         .iter()
         .enumerate()
-        .map(|(held, name)| held_out_choice(&candidates, held, name))
+        .map(|(held, name)| {
+            let others: Vec<usize> = (0..names.len())
+                .filter(|&s| corpora[s] != corpora[held])
+                .collect();
+            held_out_choice(&candidates, held, &others, name)
+        })
         .collect();
     AcrossSets {
         sets: names.to_vec(),
@@ -270,17 +278,21 @@ pub fn across_sets(tables: &[FeatureTable], names: &[String]) -> AcrossSets {
     }
 }
 
-/// The column the sets other than `held` rank first by their mean τ (oriented by that mean),
-/// scored on `held`, and the best column on `held` in hindsight: both picked by
-/// [`best_single_column`], as `cross-validate --leave-one-set-out` picks them.
-fn held_out_choice(candidates: &[(&str, Vec<f64>)], held: usize, name: &str) -> HeldOutChoice {
+/// The column the sets `others` (those of other corpora than `held`'s) rank first by their mean
+/// τ (oriented by that mean), scored on `held`, and the best column on `held` in hindsight: both
+/// picked by [`best_single_column`], as `cross-validate --leave-one-set-out` picks them.
+fn held_out_choice(
+    candidates: &[(&str, Vec<f64>)],
+    held: usize,
+    others: &[usize],
+    name: &str,
+) -> HeldOutChoice {
     let sets = candidates.first().map_or(0, |(_, raw)| raw.len());
     // taus[set][candidate]: every candidate covers every set.
     let taus: Vec<Vec<Option<f64>>> = (0..sets)
         .map(|s| candidates.iter().map(|(_, raw)| Some(raw[s])).collect())
         .collect();
-    let others: Vec<usize> = (0..sets).filter(|&s| s != held).collect();
-    let chosen = best_single_column(&taus, &others);
+    let chosen = best_single_column(&taus, others);
     let best = best_single_column(&taus, &[held]);
     let name_of = |(c, negated, _): (usize, bool, f64)| oriented_name(candidates[c].0, negated);
     HeldOutChoice {

@@ -190,7 +190,15 @@ pub fn build_feature_tables(
     for (set, name) in sets.iter().zip(&names) {
         tables.push(build_set_table(set, name, args, cancel)?);
     }
-    let across = (tables.len() > 1).then(|| across_sets(&tables, &names));
+    let across = if tables.len() > 1 {
+        let corpora = sets
+            .iter()
+            .map(|set| aesop_core::hash::content_hash(&set.human))
+            .collect::<Result<Vec<String>>>()?;
+        Some(across_sets(&tables, &names, &corpora))
+    } else {
+        None
+    };
     Ok((tables, across))
 }
 
