@@ -883,3 +883,36 @@ fn fold_counts_protocol_1_cannot_use_are_usage_errors_before_any_set_is_read() {
         );
     }
 }
+
+/// One corpus judged on two columns counts its topics and systems once, under protocol 1 and
+/// under protocol 2 beside another corpus (they were counted once per column).
+#[test]
+fn ablation_counts_a_corpus_of_several_columns_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut topics = synthetic_set();
+    for topic in &mut topics {
+        for summary in &mut topic.summaries {
+            let h = summary.scores["pyramid"];
+            summary.scores.insert("grade".into(), 0.5 + h / 12.0);
+        }
+    }
+    let a = write_set(dir.path(), "a.jsonl", &topics);
+    let b = write_set(dir.path(), "b.jsonl", &second_set());
+    let (_, mut args) = synthetic_ablation(dir.path(), &["surface", "rouge"]);
+    args.learn.set = None;
+    args.learn.hyper.c = Some(0.1);
+    let spec =
+        |path: &std::path::Path, column: &str| aesop::learn::transfer::SetSpec::new(path, column);
+    args.learn.transfer.sets = vec![spec(&a, "pyramid"), spec(&a, "grade")];
+    let cancel = AtomicBool::new(false);
+    let report = ablate_command(&args, &FeatureOptions::default(), &cancel).expect("protocol 1");
+    assert_eq!((report.topics, report.systems), (8, 6));
+    args.learn.transfer.sets.push(spec(&b, "quality"));
+    args.leave_one_set_out = true;
+    // Protocol 2 takes no fold counts (the defaults are what the command line leaves).
+    args.topic_folds = aesop::learn::commands::DEFAULT_TOPIC_FOLDS;
+    args.system_folds = aesop::learn::commands::DEFAULT_SYSTEM_FOLDS;
+    let report = ablate_command(&args, &FeatureOptions::default(), &cancel).expect("protocol 2");
+    assert_eq!(report.held_out_sets.len(), 3);
+    assert_eq!((report.topics, report.systems), (16, 12));
+}

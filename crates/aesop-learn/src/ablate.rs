@@ -600,6 +600,18 @@ pub fn ablate_pooled(
 }
 
 /// How many different labels `labels` holds.
+/// Distinct (corpus, label) pairs over `sets`, the labels read by `labels`.
+fn distinct_in_corpora(sets: &[SetData], labels: impl Fn(&Dataset) -> &Vec<String>) -> usize {
+    sets.iter()
+        .flat_map(|s| {
+            labels(&s.data)
+                .iter()
+                .map(move |l| (s.corpus.as_str(), l.as_str()))
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
 fn distinct(labels: &[String]) -> usize {
     labels
         .iter()
@@ -726,8 +738,9 @@ pub fn ablate_held_out_sets(
     Ok(AblationReport {
         protocol: 2,
         rows: sets.iter().map(|s| s.data.len()).sum(),
-        topics: sets.iter().map(|s| distinct(&s.data.topics)).sum(),
-        systems: sets.iter().map(|s| distinct(&s.data.systems)).sum(),
+        // A corpus given with several columns counts its topics and systems once.
+        topics: distinct_in_corpora(sets, |d| &d.topics),
+        systems: distinct_in_corpora(sets, |d| &d.systems),
         held_out_sets: labels,
         // The anchor the models were trained with is the recipe's.
         anchor: recipe.anchor.map(str::to_string),
