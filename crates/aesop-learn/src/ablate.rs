@@ -599,7 +599,6 @@ pub fn ablate_pooled(
     })
 }
 
-/// How many different labels `labels` holds.
 /// Distinct (corpus, label) pairs over `sets`, the labels read by `labels`.
 fn distinct_in_corpora(sets: &[SetData], labels: impl Fn(&Dataset) -> &Vec<String>) -> usize {
     sets.iter()
@@ -612,6 +611,7 @@ fn distinct_in_corpora(sets: &[SetData], labels: impl Fn(&Dataset) -> &Vec<Strin
         .len()
 }
 
+/// How many different labels `labels` holds.
 fn distinct(labels: &[String]) -> usize {
     labels
         .iter()
