@@ -36,16 +36,7 @@ fn min_problem(topics: usize, systems: usize, seed: u64) -> StackData {
     let mut rng = Rng::new(seed);
     let qa: Vec<f64> = (0..systems).map(|_| rng.next_f64()).collect();
     let qb: Vec<f64> = (0..systems).map(|_| rng.next_f64()).collect();
-    let mut data = Dataset {
-        names: NAMES.iter().map(|n| n.to_string()).collect(),
-        rows: vec![],
-        targets: vec![],
-        topics: vec![],
-        systems: vec![],
-        words: vec![],
-        fold_topics: Vec::new(),
-        fold_systems: Vec::new(),
-    };
+    let mut data = common::empty_dataset(&NAMES);
     let (mut ta, mut tb) = (vec![], vec![]);
     for t in 0..topics {
         for s in 0..systems {
