@@ -55,6 +55,15 @@ fn failure_stderr(out: &std::process::Output, what: &str) -> String {
     stderr
 }
 
+/// aesop run with `args` in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    common::aesop()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run")
+}
+
 /// The source of one format among [`sources`], written under `dir/format`.
 fn source_of(dir: &std::path::Path, format: &str) -> std::path::PathBuf {
     let dir = dir.join(format);
@@ -1128,13 +1137,7 @@ fn plain_text_is_utf8_named_by_line_and_byte_and_a_byte_order_mark_is_skipped() 
     )
     .expect("write");
     write("s.txt", b"The cafe opened on Monday.\n").expect("write");
-    let run = |args: &[&str]| {
-        common::aesop()
-            .args(args)
-            .current_dir(dir.path())
-            .output()
-            .expect("run")
-    };
+    let run = |args: &[&str]| run_in(dir.path(), args);
     let scores = |document: &str| {
         let out = run(&["score", "--documents", document, "--summary", "s.txt"]);
         assert!(
@@ -1168,6 +1171,142 @@ fn plain_text_is_utf8_named_by_line_and_byte_and_a_byte_order_mark_is_skipped() 
         stderr.contains("latin1.conllu:1: invalid UTF-8 at byte 6 of the line"),
         "{stderr}"
     );
+}
+
+/// A file saved as UTF-16 (Windows Notepad's "Unicode", Excel's "Unicode Text"), with or
+/// without its byte-order mark, a PDF or a word processor's ZIP is named for what it is by every
+/// reader of text: plain-text inputs, judgment sets, predictions and features files. UTF-16
+/// without its mark is valid UTF-8 (a NUL beside each ASCII character), so `score --summary`
+/// scored it as text of NULs, and `evaluate` reported `key must be a string`.
+#[test]
+fn files_in_utf16_or_not_text_are_named_for_what_they_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes);
+    let utf16 = |text: &str, big: bool, mark: bool| -> Vec<u8> {
+        let units = mark
+            .then_some(0xfeff_u16)
+            .into_iter()
+            .chain(text.encode_utf16());
+        units
+            .flat_map(|u| {
+                if big {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    let document = "The council approved the budget on Monday. Spending on schools rises.\n";
+    let summary = "The council approved the budget.\n";
+    write("d.txt", document.as_bytes()).expect("write");
+    write("s.txt", summary.as_bytes()).expect("write");
+    write("s16.txt", &utf16(summary, false, true)).expect("write");
+    write("s16be.txt", &utf16(summary, true, false)).expect("write");
+    write("s16le.txt", &utf16(summary, false, false)).expect("write");
+    write("s.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n").expect("write");
+    write("s.docx", b"PK\x03\x04\x14\x00\x06\x00\x08\x00").expect("write");
+    write("nul.txt", b"The council\x00 approved it.\n").expect("write");
+    let run = |args: &[&str]| run_in(dir.path(), args);
+    let mark = "it is UTF-16 (as Windows Notepad saves \"Unicode\"); aesop reads UTF-8: re-encode \
+        the file, e.g. with `iconv -f UTF-16 -t UTF-8`";
+    for (file, expected) in [
+        (
+            "s16.txt",
+            format!("s16.txt:1: invalid UTF-8 at byte 1 of the line ({mark})"),
+        ),
+        (
+            "s16be.txt",
+            "s16be.txt:1: a NUL byte at byte 1 of the line (it looks like UTF-16 big-endian \
+             without a byte-order mark; aesop reads UTF-8: re-encode the file, e.g. with `iconv \
+             -f UTF-16BE -t UTF-8`)"
+                .into(),
+        ),
+        (
+            "s16le.txt",
+            "s16le.txt:1: a NUL byte at byte 2 of the line (it looks like UTF-16 little-endian"
+                .into(),
+        ),
+        (
+            "s.pdf",
+            "(it is a PDF, not text: give its text (e.g. from `pdftotext FILE`))".into(),
+        ),
+        (
+            "s.docx",
+            "(it is a ZIP archive (as a .docx or .odt file is)".into(),
+        ),
+        (
+            "nul.txt",
+            "nul.txt:1: a NUL byte at byte 12 of the line (text holds no NUL byte".into(),
+        ),
+    ] {
+        let stderr = failure_stderr(
+            &run(&["score", "--documents", "d.txt", "--summary", file]),
+            file,
+        );
+        assert!(stderr.contains(&expected), "{file}: {stderr}");
+    }
+
+    // A judgment set, and the predictions and features written from one, saved as UTF-16.
+    let set = serde_json::json!({
+        "topic": "t1",
+        "documents": [{"id": "d", "text": document}],
+        "summaries": [
+            {"system": "a", "text": summary, "scores": {"readability": 4}},
+            {"system": "b", "text": "Spending rises.", "scores": {"readability": 3}},
+        ],
+    })
+    .to_string()
+        + "\n";
+    write("set.jsonl", set.as_bytes()).expect("write");
+    write("set16.jsonl", &utf16(&set, false, true)).expect("write");
+    write("set16le.jsonl", &utf16(&set, false, false)).expect("write");
+    let stderr = failure_stderr(&run(&["score", "set16.jsonl"]), "set16");
+    assert!(
+        stderr.contains(&format!(
+            "set16.jsonl:1: invalid UTF-8 at byte 1 of the line ({mark})"
+        )),
+        "{stderr}"
+    );
+    let stderr = failure_stderr(&run(&["score", "set16le.jsonl"]), "set16le");
+    assert!(
+        stderr.contains(
+            "set16le.jsonl:1: malformed JSON at column 2: key must be a string (it \
+            looks like UTF-16 little-endian without a byte-order mark"
+        ),
+        "{stderr}"
+    );
+    for (verb, output) in [
+        ("score", "p.jsonl"),
+        ("score", "p.csv"),
+        ("features", "f.csv"),
+    ] {
+        let mut args = vec![verb, "set.jsonl", "-o", output];
+        if verb == "features" {
+            args.extend(["--classes", "surface"]);
+        }
+        let out = run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(dir.path().join(output)).expect("read");
+        let saved = format!("16{output}");
+        write(&saved, &utf16(&text, false, true)).expect("write");
+        for feature in [None, Some("readability"), Some("surface.summary_words")] {
+            let mut args = vec!["evaluate", &saved, "--human", "set.jsonl"];
+            args.extend(["--target", "readability", "--bootstrap", "0"]);
+            if let Some(feature) = feature {
+                args.extend(["--feature", feature]);
+            }
+            let stderr = failure_stderr(&run(&args), &format!("{args:?}"));
+            assert!(
+                stderr.contains(&format!("{saved}: not UTF-8 text: {mark}")),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
 }
 
 /// A gzip-compressed set on standard input, or under a name without `.gz`, is read decompressed

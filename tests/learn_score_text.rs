@@ -159,6 +159,16 @@ fn texts_saved_or_spaced_otherwise_score_as_the_plain_text() {
         )),
         expected
     );
+    // Marks of bidirectional text between words (text copied from web pages, or beside a
+    // right-to-left script) and control characters (an escape, a bell): not there for a reader.
+    assert_eq!(
+        score("bidi-and-controls", &|t| t
+            .replacen(' ', "\u{200e} ", 9)
+            .replacen(". ", ".\u{202c} \u{2067}", 2)
+            .replacen(' ', "\u{1b} ", 2)
+            .replacen(' ', " \u{7}", 2)),
+        expected
+    );
 
     let features = |breaks: &str| {
         let lines: Vec<String> = (0..2)

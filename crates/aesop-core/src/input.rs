@@ -108,6 +108,21 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
         .with_context(|| format!("{}: cannot read", path.display()))
 }
 
+/// [`open`] for a file that must be text (predictions, features): one whose first bytes say it is
+/// UTF-16, a PDF or a ZIP archive ([`not_text_advice`]) is refused naming the file, where the
+/// CSV and JSON readers would report a puzzle (`key must be a string`, or columns named
+/// `t o p i c`, for a table Excel saved as "Unicode Text").
+pub fn open_text(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let mut reader = open(path)?;
+    let start = reader
+        .fill_buf()
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    if let Some(advice) = not_text_advice(start) {
+        bail!("{}: not UTF-8 text: {advice}", path.display());
+    }
+    Ok(reader)
+}
+
 /// `reader`, decompressed when its first bytes are gzip's magic number (1f 8b), which no UTF-8
 /// text starts with: `cat set.jsonl.gz | aesop score -`, or a compressed file whose name lost
 /// its `.gz`, was refused as "invalid UTF-8 at byte 2" with advice to re-encode it.
@@ -144,17 +159,59 @@ impl<R: BufRead> Read for Gunzip<R> {
 /// `PATH:LINE: invalid UTF-8 at byte B of the line` for the first byte of `bytes` that is not
 /// UTF-8 (`valid_up_to`, from the `Utf8Error`): every reader of text names a bad byte this way.
 pub fn invalid_utf8_message(path: &Path, bytes: &[u8], valid_up_to: usize) -> String {
-    let before = &bytes[..valid_up_to.min(bytes.len())];
+    byte_message(path, bytes, valid_up_to, "invalid UTF-8")
+}
+
+/// `PATH:LINE: WHAT at byte B of the line` for the byte of `bytes` at `at`.
+fn byte_message(path: &Path, bytes: &[u8], at: usize, what: &str) -> String {
+    let before = &bytes[..at.min(bytes.len())];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = before
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
     format!(
-        "{}:{line}: invalid UTF-8 at byte {} of the line",
+        "{}:{line}: {what} at byte {} of the line",
         path.display(),
         before.len() - line_start + 1
     )
+}
+
+/// What a file is when its first bytes say it is not UTF-8 text, and what to do, for the
+/// message about its first bad byte (or NUL byte): UTF-16, with its byte-order mark (what
+/// Windows Notepad saves as "Unicode") or without one (told by a NUL byte beside each of its
+/// first ASCII characters, which is valid UTF-8 and would otherwise be read as text of NULs),
+/// a PDF, or a ZIP archive (a .docx or .odt). `None` for anything else, whose message keeps the
+/// plain advice to re-encode.
+pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
+    const UTF16: &str = "it is UTF-16 (as Windows Notepad saves \"Unicode\"); aesop reads \
+        UTF-8: re-encode the file, e.g. with `iconv -f UTF-16 -t UTF-8`";
+    const UTF16_BE: &str = "it looks like UTF-16 big-endian without a byte-order mark; aesop \
+        reads UTF-8: re-encode the file, e.g. with `iconv -f UTF-16BE -t UTF-8`";
+    const UTF16_LE: &str = "it looks like UTF-16 little-endian without a byte-order mark; aesop \
+        reads UTF-8: re-encode the file, e.g. with `iconv -f UTF-16LE -t UTF-8`";
+    if start.starts_with(b"\xFF\xFE") || start.starts_with(b"\xFE\xFF") {
+        return Some(UTF16);
+    }
+    if start.starts_with(b"%PDF-") {
+        return Some("it is a PDF, not text: give its text (e.g. from `pdftotext FILE`)");
+    }
+    if start.starts_with(b"PK\x03\x04") {
+        return Some(
+            "it is a ZIP archive (as a .docx or .odt file is), not text: save the text as \
+             plain UTF-8 text",
+        );
+    }
+    // At least two characters, each an ASCII byte beside a NUL.
+    let pairs: Vec<&[u8]> = start.chunks_exact(2).take(32).collect();
+    let every = |f: fn(&[u8]) -> bool| pairs.len() >= 2 && pairs.iter().all(|p| f(p));
+    if every(|p| p[0] == 0 && p[1] != 0 && p[1].is_ascii()) {
+        Some(UTF16_BE)
+    } else if every(|p| p[1] == 0 && p[0] != 0 && p[0].is_ascii()) {
+        Some(UTF16_LE)
+    } else {
+        None
+    }
 }
 
 /// A whole file as UTF-8 text, read as [`read_bytes`] reads it (`.gz` decompressed), without a
@@ -165,10 +222,22 @@ pub fn read_text(path: &Path) -> Result<String> {
     let text = String::from_utf8(read_bytes(path)?).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         anyhow::anyhow!(
-            "{} (aesop reads UTF-8; re-encode the file, e.g. with iconv)",
-            invalid_utf8_message(path, e.as_bytes(), at)
+            "{} ({})",
+            invalid_utf8_message(path, e.as_bytes(), at),
+            not_text_advice(e.as_bytes())
+                .unwrap_or("aesop reads UTF-8; re-encode the file, e.g. with iconv")
         )
     })?;
+    // No text holds a NUL byte, though UTF-8 allows it: a file of them is UTF-16 without its
+    // byte-order mark, or not text, and read on it would be scored as text of NULs.
+    if let Some(at) = text.bytes().position(|b| b == 0) {
+        bail!(
+            "{} ({})",
+            byte_message(path, text.as_bytes(), at, "a NUL byte"),
+            not_text_advice(text.as_bytes())
+                .unwrap_or("text holds no NUL byte: give the file's text as plain UTF-8")
+        );
+    }
     Ok(match without_bom(&text).len() {
         len if len < text.len() => text[text.len() - len..].to_string(),
         _ => text,
@@ -313,6 +382,72 @@ mod tests {
             invalid_utf8_message(Path::new("b"), b"\xff", 0),
             "b:1: invalid UTF-8 at byte 1 of the line"
         );
+    }
+    #[test]
+    fn files_that_are_not_utf8_text_are_named_for_what_they_are() {
+        let utf16 = |text: &str, big: bool| -> Vec<u8> {
+            text.encode_utf16()
+                .flat_map(|u| {
+                    if big {
+                        u.to_be_bytes()
+                    } else {
+                        u.to_le_bytes()
+                    }
+                })
+                .collect()
+        };
+        let with_bom = [b"\xFF\xFE".as_slice(), &utf16("The text.", false)].concat();
+        assert!(not_text_advice(&with_bom).is_some_and(|a| a.contains("it is UTF-16")));
+        let be = not_text_advice(&utf16("The text.", true)).expect("UTF-16BE");
+        assert!(
+            be.contains("UTF-16 big-endian") && be.contains("-f UTF-16BE"),
+            "{be}"
+        );
+        let le = not_text_advice(&utf16("The text.", false)).expect("UTF-16LE");
+        assert!(
+            le.contains("little-endian") && le.contains("-f UTF-16LE"),
+            "{le}"
+        );
+        assert!(not_text_advice(b"%PDF-1.7\n").is_some_and(|a| a.contains("PDF")));
+        assert!(not_text_advice(b"PK\x03\x04\x14\x00").is_some_and(|a| a.contains(".docx")));
+        // Text, Latin-1 text, and one character beside a NUL are none of these.
+        for bytes in [b"The text.".as_slice(), b"caf\xe9", b"a\x00", b""] {
+            assert_eq!(not_text_advice(bytes), None, "{bytes:?}");
+        }
+        // read_text names the line and byte of the first bad one, and what the file is.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let read = |name: &str, bytes: &[u8]| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).expect("write");
+            format!("{:#}", read_text(&path).expect_err("not text"))
+        };
+        let message = read("bom.txt", &with_bom);
+        assert!(
+            message.ends_with(
+                "bom.txt:1: invalid UTF-8 at byte 1 of the line (it is UTF-16 \
+            (as Windows Notepad saves \"Unicode\"); aesop reads UTF-8: re-encode the file, e.g. \
+            with `iconv -f UTF-16 -t UTF-8`)"
+            ),
+            "{message}"
+        );
+        let message = read("be.txt", &utf16("The text.", true));
+        assert!(
+            message.contains(
+                "be.txt:1: a NUL byte at byte 1 of the line (it looks like \
+            UTF-16 big-endian"
+            ),
+            "{message}"
+        );
+        let message = read("nul.txt", b"One line.\nA NUL\x00 here.\n");
+        assert!(
+            message.ends_with(
+                "nul.txt:2: a NUL byte at byte 6 of the line (text holds no \
+            NUL byte: give the file's text as plain UTF-8)"
+            ),
+            "{message}"
+        );
+        let message = read("latin1.txt", b"caf\xe9");
+        assert!(message.ends_with("(aesop reads UTF-8; re-encode the file, e.g. with iconv)"));
     }
     #[test]
     fn gzip_bytes_are_read_decompressed_under_any_name() {

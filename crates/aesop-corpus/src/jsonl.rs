@@ -179,13 +179,20 @@ impl<R: BufRead> SetReader<R> {
             bytes = aesop_core::input::without_bom_bytes(bytes);
         }
         let here = format!("{}:{}", self.label, line_number);
+        // A first line in UTF-16, a PDF or a ZIP archive is named for what it is.
+        let not_text = match line_number {
+            1 => aesop_core::input::not_text_advice(bytes),
+            _ => None,
+        };
         let text = match std::str::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
                 return Some(Err(anyhow::anyhow!(
-                    "{here}: invalid UTF-8 at byte {} of the line (judgment sets must be UTF-8; \
-                     re-encode the file, e.g. with iconv)",
-                    e.valid_up_to() + 1
+                    "{here}: invalid UTF-8 at byte {} of the line ({})",
+                    e.valid_up_to() + 1,
+                    not_text.unwrap_or(
+                        "judgment sets must be UTF-8; re-encode the file, e.g. with iconv"
+                    )
                 )))
             }
         };
@@ -197,9 +204,10 @@ impl<R: BufRead> SetReader<R> {
         let value = match parse_json(text) {
             Ok(value) => value,
             Err(message) => {
-                let hint = match first_line {
-                    true => not_json_lines(text, &self.label),
-                    false => String::new(),
+                let hint = match (first_line, not_text) {
+                    (true, Some(advice)) => format!(" ({advice})"),
+                    (true, None) => not_json_lines(text, &self.label),
+                    (false, _) => String::new(),
                 };
                 return Some(Err(anyhow::anyhow!("{here}: {message}{hint}")));
             }

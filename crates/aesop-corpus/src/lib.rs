@@ -90,7 +90,9 @@ impl Topic {
     /// are in it already: line breaks written as `\n` (a Windows `\r\n`, an old Mac `\r`, or
     /// U+2028), Unicode composed (NFC: `e` + U+0301 as `é`), and spaced as a reader sees it
     /// (each run of spaces, tabs, no-break or other Unicode spaces one space, none beside a line
-    /// break or at either end; soft hyphens and zero-width spaces, which no reader sees, gone).
+    /// break or at either end; soft hyphens, zero-width spaces, the marks of bidirectional text
+    /// and control characters, which no reader sees, gone), with UTF-8 that was read as Latin-1
+    /// decoded again where C1 control characters give it away (`Iranâ\u{80}\u{99}s` → `Iran’s`).
     /// Why: the same text saved on Windows, copied from a PDF or macOS in decomposed form, or
     /// typed with two spaces after each period scored otherwise; the `graph` class and the
     /// character counts read a `\r` or a second space as a character, the language models read
@@ -139,7 +141,10 @@ impl Topic {
 /// `text` with `\n` line breaks, in NFC and spaced as [`Topic::with_canonical_text`] says, or
 /// `None` when it is so already (told in one pass, without a copy).
 fn canonical_text(text: &str) -> Option<String> {
-    let spaced = (!is_spaced_canonically(text)).then(|| spaced_canonically(text));
+    let repaired = with_mojibake_repaired(text);
+    let source = repaired.as_deref().unwrap_or(text);
+    let spaced = (!is_spaced_canonically(source)).then(|| spaced_canonically(source));
+    let spaced = spaced.or(repaired);
     match composed(spaced.as_deref().unwrap_or(text)) {
         std::borrow::Cow::Owned(composed) => Some(composed),
         std::borrow::Cow::Borrowed(_) => spaced,
@@ -171,10 +176,82 @@ enum Layout {
 }
 
 /// Is `c` a character no reader sees, which every class reads as not there: a soft hyphen
-/// (U+00AD), a zero-width space (U+200B), a word joiner (U+2060) or a zero-width no-break space
-/// (U+FEFF)? Zero-width joiners and non-joiners are not: emoji and Persian words need them.
+/// (U+00AD), a zero-width space (U+200B), a word joiner (U+2060), a zero-width no-break space
+/// (U+FEFF), a mark or control of bidirectional text (LRM, RLM, ALM, the embeddings and
+/// overrides U+202A..U+202E, the isolates U+2066..U+2069, which text copied from web pages and
+/// from right-to-left scripts carries between words), or a control character that is not a
+/// space or line break (a NUL, an escape, C1 controls)? Zero-width joiners and non-joiners are
+/// not: emoji and Persian words need them.
 pub fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{200b}' | '\u{2060}' | '\u{feff}')
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{200b}'
+            | '\u{2060}'
+            | '\u{feff}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{61c}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    ) || (c.is_control() && !c.is_whitespace())
+}
+
+/// Is `c` a C1 control character (U+0080..U+009F)? No one writes them: in text they are the
+/// bytes of UTF-8 that was read as Latin-1 ([`with_mojibake_repaired`]).
+fn is_c1_control(c: char) -> bool {
+    ('\u{80}'..='\u{9f}').contains(&c)
+}
+
+/// `text` with each run of characters that is UTF-8 read as Latin-1 decoded again
+/// (`Iranâ\u{80}\u{99}s` → `Iran’s`, `â\u{80}\u{9c}` → `“`), or `None` when it holds none, told
+/// in one pass. Only a run holding a C1 control character is taken for one: those are no one's
+/// text, so no character a writer meant is changed (`Cutiã©`, which could be meant, stays as
+/// it is). Why: web text scraped through a wrong decoder carries such runs (two references of
+/// Newsroom do), and every class read `Iranâ` as a word.
+fn with_mojibake_repaired(text: &str) -> Option<String> {
+    if !text.chars().any(is_c1_control) {
+        return None;
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let (mut at, mut repaired) = (0, false);
+    while at < chars.len() {
+        match utf8_read_as_latin1(&chars[at..]) {
+            Some((c, used)) => {
+                out.push(c);
+                at += used;
+                repaired = true;
+            }
+            None => {
+                out.push(chars[at]);
+                at += 1;
+            }
+        }
+    }
+    repaired.then_some(out)
+}
+
+/// The character whose UTF-8 bytes, each read as a Latin-1 character, open `chars`, and how
+/// many characters they are, when one of its continuation bytes is a C1 control.
+fn utf8_read_as_latin1(chars: &[char]) -> Option<(char, usize)> {
+    let len = match u32::from(*chars.first()?) {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let run = chars.get(..len)?;
+    let continuation = |c: &char| ('\u{80}'..='\u{bf}').contains(c);
+    if !run[1..].iter().all(continuation) || !run[1..].iter().copied().any(is_c1_control) {
+        return None;
+    }
+    let bytes = run
+        .iter()
+        .map(|&c| u8::try_from(u32::from(c)).ok())
+        .collect::<Option<Vec<u8>>>()?;
+    let decoded = std::str::from_utf8(&bytes).ok()?;
+    Some((decoded.chars().next()?, len))
 }
 
 fn layout(c: char) -> Layout {
@@ -334,6 +411,19 @@ mod tests {
             ),
             ("A\u{2028}B\u{2029}C\r\nD\rE", "A\nB\nC\nD\nE"),
             ("  \n\t\u{a0}", ""),
+            // Marks and controls of bidirectional text, as web pages and right-to-left scripts
+            // carry them, and control characters (a NUL, a bell, an escape, DEL) are not there.
+            (
+                "\u{202b}Usain\u{200e} Bolt\u{200f} runs\u{202c}.\u{2067}\u{2069}\u{61c}",
+                "Usain Bolt runs.",
+            ),
+            ("The\u{0} council\u{7}\u{1b} approved\u{7f} it.", "The council approved it."),
+            // UTF-8 read as Latin-1, where a C1 control gives it away, is read as it was meant;
+            // a C1 control in no such run is not there.
+            (
+                "Iran\u{e2}\u{80}\u{99}s \u{e2}\u{80}\u{9c}Amer\u{e2}\u{80}\u{9d} \u{c3}\u{89}t\u{e9} \u{80}x\u{e2}\u{80}",
+                "Iran\u{2019}s \u{201c}Amer\u{201d} \u{c9}t\u{e9} x\u{e2}",
+            ),
             // Zero-width joiners stay: they make one emoji of a family, and Persian words need them.
             (
                 "\u{1f468}\u{200d}\u{1f469}  \u{645}\u{6cc}\u{200c}\u{634}\u{648}\u{62f}",
@@ -349,6 +439,7 @@ mod tests {
         }
         for fine in [
             "One. Two.",
+            "Cuti\u{e9} and Cuti\u{c3}\u{a9} \u{e2}",
             "Para one.\n\nPara two.",
             "- item\n- item",
             "x",

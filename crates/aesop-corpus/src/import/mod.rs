@@ -322,9 +322,14 @@ fn read_json_lines(path: &Path) -> Result<Vec<(usize, Value)>> {
     let mut rows = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let number = i + 1;
+        let not_text = (number == 1)
+            .then(|| aesop_core::input::not_text_advice(line))
+            .flatten()
+            .map(|advice| format!(" ({advice})"))
+            .unwrap_or_default();
         let text = std::str::from_utf8(line).map_err(|e| {
             anyhow::anyhow!(
-                "{}:{number}: invalid UTF-8 at byte {} of the line",
+                "{}:{number}: invalid UTF-8 at byte {} of the line{not_text}",
                 path.display(),
                 e.valid_up_to() + 1
             )
@@ -332,8 +337,9 @@ fn read_json_lines(path: &Path) -> Result<Vec<(usize, Value)>> {
         if text.trim().is_empty() {
             continue;
         }
-        let value = jsonl::parse_json(text)
-            .map_err(|message| anyhow::anyhow!("{}:{number}: {message}", path.display()))?;
+        let value = jsonl::parse_json(text).map_err(|message| {
+            anyhow::anyhow!("{}:{number}: {message}{not_text}", path.display())
+        })?;
         rows.push((number, value));
     }
     Ok(rows)

@@ -130,8 +130,8 @@ pub(super) fn read_metric_for(
         (true, Some(column)) => read_features_csv(path, column)?,
         (true, None) => {
             // The file's own columns as the example: `score`'s CSV predictions are read this
-            // way too (`--feature pyramid`).
-            let columns = feature_columns(path).unwrap_or_default();
+            // way too (`--feature pyramid`). A file that cannot be read says why instead.
+            let columns = feature_columns(path)?;
             let example = match columns.first() {
                 Some(first) => format!(
                     "e.g. {flag} {first}; its columns: {}{}",
@@ -301,7 +301,7 @@ fn csv_reader(path: &Path) -> Result<csv::Reader<Box<dyn std::io::BufRead + Send
     let tabs = aesop_core::input::format_extension(path).as_deref() == Some("tsv");
     Ok(csv::ReaderBuilder::new()
         .delimiter(if tabs { b'\t' } else { b',' })
-        .from_reader(aesop_core::input::open(path)?))
+        .from_reader(aesop_core::input::open_text(path)?))
 }
 
 /// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.tsv` CSV with tabs,
@@ -343,7 +343,7 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
 
 /// Each non-blank line of a JSON Lines file as an object, with its line number.
 fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
-    let file = aesop_core::input::open(path)?;
+    let file = aesop_core::input::open_text(path)?;
     let mut out = Vec::new();
     for (i, line) in file.lines().enumerate() {
         let line_number = i + 1;
@@ -474,7 +474,7 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
             .collect()
     } else {
         // Only the first line: the reader of the columns reads (and checks) them all.
-        let file = aesop_core::input::open(path)?;
+        let file = aesop_core::input::open_text(path)?;
         let mut names = Vec::new();
         for (i, line) in file.lines().enumerate() {
             let line =

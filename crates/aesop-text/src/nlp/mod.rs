@@ -380,10 +380,18 @@ fn analyze_to_conllu(args: &AnalyzeArgs) -> anyhow::Result<String> {
         };
         // Invalid UTF-8 is replaced rather than rejected, since analysis is best effort on any
         // text, but said: the other verbs refuse such text, so this is not what they would read.
+        // UTF-16 without a byte-order mark is valid UTF-8 (NULs beside ASCII), so it is told apart.
+        let not_text = aesop_core::input::not_text_advice(&bytes);
         if let Err(e) = std::str::from_utf8(&bytes) {
             aesop_core::eprintln_quiet!(
-                "aesop: warning: {}; such bytes are read as U+FFFD here (the other verbs refuse them: re-encode the text as UTF-8, e.g. with iconv)",
-                aesop_core::input::invalid_utf8_message(name, &bytes, e.valid_up_to())
+                "aesop: warning: {}; such bytes are read as U+FFFD here (the other verbs refuse them: {})",
+                aesop_core::input::invalid_utf8_message(name, &bytes, e.valid_up_to()),
+                not_text.unwrap_or("re-encode the text as UTF-8, e.g. with iconv")
+            );
+        } else if let Some(advice) = not_text {
+            aesop_core::eprintln_quiet!(
+                "aesop: warning: {}: {advice}; analyzed as it is (the other verbs refuse it)",
+                name.display()
             );
         }
         let text = String::from_utf8_lossy(&bytes).into_owned();
