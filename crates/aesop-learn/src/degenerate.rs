@@ -157,6 +157,10 @@ mod tests {
             detect("\u{ad}\u{200b} \u{a0}\u{2060}\u{feff}"),
             Some(Degenerate::Empty)
         );
+        assert_eq!(
+            detect("\u{7}\u{200e}\u{202c} \u{0}\u{2066}"),
+            Some(Degenerate::Empty)
+        );
         assert_eq!(detect("co\u{ad}op\u{200b}"), None);
         assert_eq!(detect("…"), Some(Degenerate::NonLinguistic));
         assert_eq!(detect("!!! ??? ... ---"), Some(Degenerate::NonLinguistic));
