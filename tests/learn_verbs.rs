@@ -450,3 +450,71 @@ fn flags_that_cannot_apply_are_usage_errors() {
         .expect("cross-validate");
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// An output named for a format aesop does not write (`-o p.xlsx`, `--report r.pkl`, `-o
+/// f.csv.xz`) is refused before any input is read, as a missing directory is; `train` opened its
+/// destination only once trained, so a typo in `-o` cost the whole training (each set named here
+/// does not exist: the error about the output shows it was checked first).
+#[test]
+fn outputs_named_for_formats_aesop_does_not_write_are_refused_before_the_work() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Each run fails with exit 1 saying `expected`, and leaves only the files `left`.
+    let refused = |command: &str, expected: &str, left: &[&str]| {
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let out = common::aesop()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(1), "{command}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(expected),
+            "{command}: {}",
+            stderr(&out)
+        );
+        assert_eq!(common::file_names(dir.path()), left, "{command}");
+    };
+    let learn = "--set absent.jsonl:readability --classes surface";
+    for (command, expected) in [
+        (
+            format!("train {learn} -o m.pkl"),
+            "m.pkl: a name ending in .pkl says a binary data file, a format aesop does not write",
+        ),
+        (
+            format!("train {learn} -o nodir/m.aesop"),
+            "writing model nodir/m.aesop: nodir/m.aesop: no such directory nodir",
+        ),
+        (
+            format!("cross-validate {learn} -o o.parquet"),
+            "o.parquet: a name ending in .parquet says a columnar data file",
+        ),
+        (
+            format!("cross-validate {learn} -o o.jsonl --report r.xlsx"),
+            "r.xlsx: a name ending in .xlsx says a spreadsheet workbook",
+        ),
+        (
+            format!("ablate {learn},lm -o t.md --csv t.csv.xz"),
+            "t.csv.xz: a name ending in .xz asks for a compression aesop does not write; aesop \
+             compresses with gzip: end the name in .gz",
+        ),
+        (
+            "evaluate absent.jsonl --human absent.jsonl --target x --plot s.pdf".into(),
+            "s.pdf: a name ending in .pdf says a document",
+        ),
+    ] {
+        refused(&command, expected, &[]);
+    }
+    // With the set there, `score` and `features` refuse such a name before scoring.
+    sample_subset(dir.path(), "set.jsonl", 2, 4, None);
+    let left = ["full-set.jsonl", "set.jsonl"];
+    refused(
+        "score set.jsonl -o p.xlsx",
+        "p.xlsx: a name ending in .xlsx",
+        &left,
+    );
+    refused(
+        "features set.jsonl -o f.feather",
+        "f.feather: a name ending in .feather",
+        &left,
+    );
+}

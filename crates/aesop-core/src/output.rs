@@ -189,6 +189,7 @@ impl OutputFile {
                 temp: Some(Sink::Stream(BufWriter::new(file))),
             });
         }
+        refuse_foreign_format(path)?;
         let dest = resolve_links(path)?;
         let shown = path.to_path_buf();
         let mut keep_permissions = None;
@@ -387,6 +388,40 @@ impl OutputFile {
     fn name_error(&self, err: std::io::Error) -> std::io::Error {
         std::io::Error::new(err.kind(), format!("{}: {err}", self.shown.display()))
     }
+}
+
+/// Refuse an output whose name says a format aesop never writes (a spreadsheet, a data-frame or
+/// array store, a document, another compression than gzip), so that no file hides another format
+/// under it: `score -o p.xlsx` wrote JSON Lines, which Excel refuses to open, and `features -o
+/// f.csv.xz` an uncompressed CSV. Checked where every output file is opened, before any work.
+fn refuse_foreign_format(path: &Path) -> Result<()> {
+    let Some(ext) = crate::input::format_extension(path) else {
+        return Ok(());
+    };
+    let what = match ext.as_str() {
+        "xlsx" | "xls" | "xlsm" | "xlsb" | "ods" => "a spreadsheet workbook",
+        "parquet" | "feather" | "arrow" | "orc" | "avro" => "a columnar data file",
+        "pkl" | "pickle" | "npy" | "npz" | "h5" | "hdf5" | "rds" | "rdata" | "rda" => {
+            "a binary data file"
+        }
+        "sqlite" | "sqlite3" | "db" => "a database",
+        "pdf" | "docx" | "doc" | "odt" | "rtf" => "a document",
+        "zip" | "7z" | "tar" | "rar" => "an archive",
+        "bz2" | "xz" | "zst" | "lz4" | "lzma" => {
+            bail!(
+                "{}: a name ending in .{ext} asks for a compression aesop does not write; aesop \
+                 compresses with gzip: end the name in .gz",
+                path.display()
+            )
+        }
+        _ => return Ok(()),
+    };
+    bail!(
+        "{}: a name ending in .{ext} says {what}, a format aesop does not write; name the output \
+         for what aesop writes there (a table .csv, .tsv or .jsonl, which spreadsheets and pandas \
+         read; a model .aesop; a report .json; a chart .svg)",
+        path.display()
+    )
 }
 
 /// The field delimiter of a table written to `path`: a tab for a `.tsv` name (also `.tsv.gz`),
@@ -624,5 +659,38 @@ mod tests {
         }
         assert!(!other.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn names_of_formats_aesop_does_not_write_are_refused() {
+        for (name, says) in [
+            ("p.xlsx", "says a spreadsheet workbook"),
+            ("P.XLS", "says a spreadsheet workbook"),
+            ("f.parquet", "says a columnar data file"),
+            ("f.parquet.gz", "says a columnar data file"),
+            ("m.pkl", "says a binary data file"),
+            ("r.pdf", "says a document"),
+            ("t.zip", "says an archive"),
+            (
+                "f.csv.xz",
+                "aesop compresses with gzip: end the name in .gz",
+            ),
+            ("f.jsonl.zst", "aesop compresses with gzip"),
+        ] {
+            let message = format!(
+                "{:#}",
+                refuse_foreign_format(Path::new(name)).expect_err(name)
+            );
+            assert!(
+                message.starts_with(&format!("{name}: a name ending in .")),
+                "{message}"
+            );
+            assert!(message.contains(says), "{name}: {message}");
+        }
+        for name in [
+            "p.jsonl", "f.csv.gz", "t.tsv", "m.aesop", "r.json", "c.svg", "t.md", "out", "x.txt",
+        ] {
+            assert!(refuse_foreign_format(Path::new(name)).is_ok(), "{name}");
+        }
     }
 }

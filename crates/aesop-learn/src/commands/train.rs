@@ -12,6 +12,7 @@ use aesop_core::hash::content_hash;
 use aesop_corpus::jsonl;
 use aesop_features::FeatureOptions;
 use anyhow::{Context, Result};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -45,6 +46,14 @@ pub fn train_command(
         names,
         stack,
     } = learn.plan(options)?;
+    // The destination is checked, and its temporary file opened, before any set is read: a
+    // missing directory or a refused name (`-o m.pkl`) is said at once, not after the training.
+    // The report is an input too: `--report r.json -o r.json` replaced it with the model.
+    let mut inputs = learn.input_paths();
+    inputs.extend(args.report.clone());
+    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let mut output = aesop_core::output::OutputFile::create(&args.output, &inputs)
+        .with_context(|| format!("writing model {}", args.output.display()))?;
     // The report, and the held-out error of the calibrated scores when it measured one.
     let (report, held_out_mae) = match &args.report {
         Some(path) => {
@@ -170,11 +179,12 @@ pub fn train_command(
     // Ctrl-C during the fit: nothing is written and the run exits 130, as `cross-validate`
     // and `ablate` do (the fit itself is not cut short).
     aesop_features::run::Interrupted::check(cancel)?;
-    // The report is an input too: `--report r.json -o r.json` replaced it with the model.
-    let mut inputs = learn.input_paths();
-    inputs.extend(args.report.clone());
-    let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-    file.save_checked(&args.output, &inputs)?;
+    let bytes = file.to_bytes()?;
+    output
+        .write_all(&bytes)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| output.commit())
+        .with_context(|| format!("writing model {}", args.output.display()))?;
     for base in file.model.stack_bases().unwrap_or_default() {
         aesop_core::eprintln_quiet!(
             "base model {}: {} on {} ({}{})",
