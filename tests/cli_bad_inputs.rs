@@ -1233,7 +1233,7 @@ fn files_in_utf16_or_not_text_are_named_for_what_they_are() {
         ),
         (
             "s.docx",
-            "(it is a ZIP archive (as a .docx or .odt file is)".into(),
+            "(it is a ZIP archive (as .docx, .xlsx and .odt files are)".into(),
         ),
         (
             "nul.txt",

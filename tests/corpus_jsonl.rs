@@ -367,6 +367,21 @@ fn a_file_of_one_json_document_is_told_how_to_write_json_lines() {
         assert!(message.contains("set.jsonl:2: "), "{message}");
         assert!(!message.contains("jq"), "{message}");
     }
+    // A table of summaries (CSV or TSV, as spreadsheets save them) is pointed to the recipe that
+    // writes a set from one; a broken object line is not taken for one.
+    for table in [
+        "topic,system,text,relevance\nt1,a,\"One.\",4\n",
+        "topic\tsystem\ttext\nt1\ta\tOne.\n",
+    ] {
+        let message = error_of(table);
+        assert!(
+            message.contains("set.jsonl:1: malformed JSON")
+                && message.contains("(the file looks like a table (CSV or TSV)")
+                && message.contains("\"From a table\""),
+            "{message}"
+        );
+    }
+    assert!(!error_of("{\"topic\": \"a\", \"b\"\n").contains("a table"));
     // The file's name is quoted where a shell would split it.
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("my topics.json");

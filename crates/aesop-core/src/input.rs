@@ -198,7 +198,7 @@ pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
     }
     if start.starts_with(b"PK\x03\x04") {
         return Some(
-            "it is a ZIP archive (as a .docx or .odt file is), not text: save the text as \
+            "it is a ZIP archive (as .docx, .xlsx and .odt files are), not text: save the text as \
              plain UTF-8 text",
         );
     }
