@@ -154,6 +154,33 @@ fn fetch_refuses_a_directory_in_the_models_place_before_downloading() {
     assert!(leftovers(&models).is_empty(), "{:?}", leftovers(&models));
 }
 
+/// `AESOP_HOME` naming a file (a typo) is said to be one, naming the variable, before any
+/// download; the system's "Not a directory" named neither.
+#[cfg(unix)]
+#[test]
+fn fetch_refuses_an_aesop_home_that_is_a_file_before_downloading() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "not a directory\n").expect("write");
+    let marker = dir.path().join("pip-ran");
+    let python = fake_python(dir.path(), &format!("touch '{}'; exit 1", marker.display()));
+    for home in [file.clone(), file.join("below")] {
+        let (code, err) = fetch_smollm2(&home, &python);
+        assert_eq!(code, Some(1), "{err}");
+        let expected = format!(
+            "cannot install smollm2 under {}: {} is a file, not a directory (set AESOP_HOME",
+            home.display(),
+            file.display()
+        );
+        assert!(err.contains(&expected), "{err}");
+    }
+    assert!(!marker.exists(), "the download ran before the check");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        "not a directory\n"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn an_interrupted_fetch_exits_130_and_leaves_nothing() {

@@ -344,6 +344,17 @@ pub fn fetch(spec: &ModelSpec, cancel: &AtomicBool) -> Result<Fetched> {
     let dir = dest
         .parent()
         .ok_or_else(|| anyhow!("bad model path {}", dest.display()))?;
+    // A file where aesop's data directory belongs (`AESOP_HOME=~/.bashrc`, a typo) is named as
+    // such; the system's "Not a directory" named neither the variable nor the file.
+    if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+        bail!(
+            "cannot install {} under {}: {} is a file, not a directory (set AESOP_HOME to a \
+             directory, or unset it for the default)",
+            spec.name,
+            aesop_home().display(),
+            file.display()
+        );
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     remove_stale_fetches(dir, &dest);
     let tmp = dir.join(format!(".fetch-{}-{}", spec.name, std::process::id()));
