@@ -59,7 +59,12 @@ const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
 /// Parse and validate a request body against `limits`. Every error is a 4xx [`ApiError`] that
 /// names the field at fault.
 pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest, ApiError> {
-    let text = std::str::from_utf8(body).map_err(|e| invalid_utf8(body, e))?;
+    // A body in UTF-16 (with a byte-order mark, or without one: then valid UTF-8 that fails as
+    // JSON), a PDF or a ZIP is named for what it is, as the CLI names such files.
+    let not_text = aesop_core::input::not_text_advice(body)
+        .map(|advice| format!(" ({advice})"))
+        .unwrap_or_default();
+    let text = std::str::from_utf8(body).map_err(|e| invalid_utf8(body, e, &not_text))?;
     let text = aesop_core::input::without_bom(text);
     // Lenient as a judgment-set line is: Python's json.dumps writes a missing score as bare NaN.
     let value: Value = aesop_corpus::jsonl::parse_lenient(text).map_err(|e| {
@@ -83,7 +88,7 @@ pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest,
             axum::http::StatusCode::BAD_REQUEST,
             "malformed_json",
             format!(
-                "malformed JSON at line {} column {}: {message}",
+                "malformed JSON at line {} column {}: {message}{not_text}",
                 e.line(),
                 e.column()
             ),
@@ -328,7 +333,7 @@ fn topic(mut value: Value, i: usize, limits: &Limits) -> Result<Topic, ApiError>
 
 /// A body that is not UTF-8. The error names the string holding the first bad byte: the body
 /// is decoded lossily (bad bytes become U+FFFD) and the first string with a U+FFFD is named.
-fn invalid_utf8(body: &[u8], e: std::str::Utf8Error) -> ApiError {
+fn invalid_utf8(body: &[u8], e: std::str::Utf8Error, not_text: &str) -> ApiError {
     let offset = e.valid_up_to();
     let lossy = String::from_utf8_lossy(body);
     let field = serde_json::from_str::<Value>(&lossy)
@@ -337,7 +342,7 @@ fn invalid_utf8(body: &[u8], e: std::str::Utf8Error) -> ApiError {
     let error = ApiError::new(
         axum::http::StatusCode::BAD_REQUEST,
         "invalid_utf8",
-        format!("invalid UTF-8 at byte {offset} of the body; text must be UTF-8"),
+        format!("invalid UTF-8 at byte {offset} of the body; text must be UTF-8{not_text}"),
     );
     match field {
         Some(field) => error.at(field),
@@ -506,6 +511,34 @@ mod tests {
         let e = error(&bad);
         assert_eq!(e.code, "invalid_utf8");
         assert_eq!(e.field.as_deref(), Some("topics[0].summaries[0].text"));
+    }
+
+    #[test]
+    fn a_body_in_utf16_is_named_as_such() {
+        let body = format!(r#"{{"topics": [{TOPIC}]}}"#);
+        let le = |bom: bool| -> Vec<u8> {
+            let units = bom
+                .then_some(0xfeff_u16)
+                .into_iter()
+                .chain(body.encode_utf16());
+            units.flat_map(u16::to_le_bytes).collect()
+        };
+        let e = error(&le(true));
+        assert_eq!(e.code, "invalid_utf8");
+        assert!(
+            e.message.contains("(it is UTF-16 (as Windows Notepad"),
+            "{}",
+            e.message
+        );
+        let e = error(&le(false));
+        assert_eq!(e.code, "malformed_json");
+        assert!(
+            e.message.contains("(it looks like UTF-16 little-endian"),
+            "{}",
+            e.message
+        );
+        // An ordinary malformed body keeps the plain message.
+        assert!(!error(b"{\"topics\": [").message.contains("UTF-16"));
     }
 
     #[test]
