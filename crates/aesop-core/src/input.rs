@@ -181,8 +181,8 @@ fn byte_message(path: &Path, bytes: &[u8], at: usize, what: &str) -> String {
 /// message about its first bad byte (or NUL byte): UTF-16, with its byte-order mark (what
 /// Windows Notepad saves as "Unicode") or without one (told by a NUL byte beside each of its
 /// first ASCII characters, which is valid UTF-8 and would otherwise be read as text of NULs),
-/// a PDF, or a ZIP archive (a .docx or .odt). `None` for anything else, whose message keeps the
-/// plain advice to re-encode.
+/// a PDF, or a ZIP archive (a .docx, .xlsx or .odt). `None` for anything else, whose message
+/// keeps the plain advice to re-encode.
 pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
     const UTF16: &str = "it is UTF-16 (as Windows Notepad saves \"Unicode\"); aesop reads \
         UTF-8: re-encode the file, e.g. with `iconv -f UTF-16 -t UTF-8`";
@@ -228,8 +228,8 @@ pub fn read_text(path: &Path) -> Result<String> {
                 .unwrap_or("aesop reads UTF-8; re-encode the file, e.g. with iconv")
         )
     })?;
-    // No text holds a NUL byte, though UTF-8 allows it: a file of them is UTF-16 without its
-    // byte-order mark, or not text, and read on it would be scored as text of NULs.
+    // No text holds a NUL byte, though UTF-8 allows it: a file with one is UTF-16 without its
+    // byte-order mark, or not text, and would otherwise be scored as text of NULs.
     if let Some(at) = text.bytes().position(|b| b == 0) {
         bail!(
             "{} ({})",
