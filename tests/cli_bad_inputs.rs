@@ -428,7 +428,7 @@ fn evaluate_reads_a_bare_nan_as_missing_like_the_set_reader() {
             topic: "t".into(),
             system: "c".into(),
             score: 2.0,
-            words: 1
+            words: Some(1)
         }]
     );
     // An infinite prediction is an error naming file, line and field, as in a set.

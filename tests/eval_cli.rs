@@ -1165,3 +1165,88 @@ fn flags_that_cannot_work_are_usage_errors_before_any_file_is_read() {
     }
     assert!(!dir.path().join("t.csv").exists());
 }
+
+/// Human scores kept as a table (CSV or TSV of topic, system and the target, as annotations
+/// often are) judge a metric as the judgment set they come from does: every statistic the same,
+/// but the accuracy at matched length, which needs the summaries' lengths and says so. A score
+/// given twice, a missing column and an empty cell are handled as a set's are.
+#[test]
+fn human_scores_in_a_table_judge_as_their_set_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = fixture("eval/set.jsonl");
+    let text = std::fs::read_to_string(&set).expect("set");
+    let mut table = String::from("system,topic,pyramid,notes\n");
+    for line in text.lines() {
+        let topic: Value = serde_json::from_str(line).expect("json");
+        for summary in topic["summaries"].as_array().expect("summaries") {
+            table.push_str(&format!(
+                "{},{},{},\"a, b\"\n",
+                summary["system"].as_str().expect("system"),
+                topic["topic"].as_str().expect("topic"),
+                summary["scores"]["pyramid"]
+            ));
+        }
+    }
+    table.push_str("Z,T1,,\n");
+    let csv = dir.path().join("human.csv");
+    std::fs::write(&csv, &table).expect("write");
+    let tsv = dir.path().join("human.tsv");
+    std::fs::write(&tsv, table.replace(',', "\t").replace("\"a\t b\"", "x")).expect("write");
+    let predictions = fixture("eval/predictions.jsonl");
+    let from_set = evaluate_json(args(predictions.clone(), set, "pyramid"), dir.path());
+    for human in [&csv, &tsv] {
+        let from_table = evaluate_json(
+            args(predictions.clone(), human.clone(), "pyramid"),
+            dir.path(),
+        );
+        for name in [
+            "summary.kendall",
+            "system.kendall",
+            "global.pearson",
+            "system.pairwise_accuracy",
+            "input.pairwise_accuracy",
+        ] {
+            assert_eq!(
+                statistic(&from_table, name),
+                statistic(&from_set, name),
+                "{name}"
+            );
+        }
+        assert_eq!(from_table["length_alone"]["lengths_known"], false);
+        assert_eq!(from_set["length_alone"]["lengths_known"], true);
+    }
+    let rendered = {
+        let out = common::aesop()
+            .args([
+                "evaluate",
+                "--bootstrap",
+                "0",
+                "--target",
+                "pyramid",
+                "--human",
+            ])
+            .arg(&csv)
+            .arg(&predictions)
+            .output()
+            .expect("evaluate");
+        String::from_utf8(common::stdout_of_success(out)).expect("UTF-8")
+    };
+    assert!(
+        rendered.contains(
+            "input-level accuracy at matched length: —  (the summaries' lengths are \
+            unknown: the human scores came from a table without their texts)"
+        ),
+        "{rendered}"
+    );
+    std::fs::write(&csv, "topic,system,pyramid\nT1,A,1\nT1,A,2\n").expect("write");
+    let message = error_of(args(predictions.clone(), csv.clone(), "pyramid"));
+    assert!(
+        message.contains("topic \"T1\", system \"A\" is scored twice (lines 2 and 3)"),
+        "{message}"
+    );
+    let message = error_of(args(predictions, csv, "relevance"));
+    assert!(
+        message.contains("no column 'relevance' (columns: topic, system, pyramid)"),
+        "{message}"
+    );
+}

@@ -546,6 +546,9 @@ fn matched_length(a: f64, b: f64, tolerance: f64) -> bool {
 pub struct LengthAlone {
     pub all: PairwiseAccuracy,
     pub matched: PairwiseAccuracy,
+    /// Whether any summary's length is known: not where the human scores came from a table
+    /// without the summaries' texts.
+    pub lengths_known: bool,
 }
 
 impl LengthAlone {
@@ -567,9 +570,16 @@ impl LengthAlone {
                 }
             }
         }
+        let lengths_known = data
+            .cells
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|c| c.words.is_some());
         LengthAlone {
             all: all.finish(),
             matched: matched.finish(),
+            lengths_known,
         }
     }
 }

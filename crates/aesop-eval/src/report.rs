@@ -45,7 +45,9 @@ pub struct EvaluateArgs {
     /// model output, is used instead of `score` when present) or, with --feature, a features
     /// file (CSV or JSON Lines as written by `aesop features`).
     pub predictions: PathBuf,
-    /// Judgment set with the human scores (a name ending in .gz is read decompressed).
+    /// Judgment set with the human scores, or a table of them (CSV, or TSV for a .tsv name: a
+    /// `topic`, a `system` and the target's column; without the texts, the accuracy at matched
+    /// length is left out). A name ending in .gz is read decompressed.
     #[cfg_attr(feature = "cli", arg(long))]
     pub human: PathBuf,
     /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.
@@ -589,7 +591,7 @@ pub fn align(
                     system: h.system.clone(),
                     metric: m,
                     human: h.score,
-                    words: Some(h.words),
+                    words: h.words,
                 })
         })
         .collect();

@@ -17,8 +17,8 @@ pub struct HumanScore {
     pub system: String,
     pub score: f64,
     /// Words of the summary: maximal runs of letters and digits, as `surface.summary_tokens`
-    /// counts them.
-    pub words: usize,
+    /// counts them; `None` where the human scores come without the summaries' texts (a table).
+    pub words: Option<usize>,
 }
 
 /// Words of a text as `surface.summary_tokens` counts them (maximal alphanumeric runs). Kept
@@ -30,8 +30,15 @@ pub fn word_count(text: &str) -> usize {
         .count()
 }
 
-/// Human scores `target` of every summary of the set that has one.
+/// Human scores `target` of every summary of the set that has one. The set may also be a table
+/// (CSV or TSV, as [`is_csv`] tells) of `topic`, `system` and a `target` column, as annotations
+/// are often kept: its scores are read as a features file's column is (an empty or NaN cell is
+/// missing), and without the summaries' texts the statistics that need their lengths are left
+/// out.
 pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
+    if is_csv(path) {
+        return read_human_table(path, target);
+    }
     let topics = jsonl::read_set(path)?;
     let mut rows = Vec::new();
     let mut names = BTreeSet::new();
@@ -54,7 +61,7 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
                     topic: topic.topic.clone(),
                     system: summary.system.clone(),
                     score,
-                    words: word_count(&summary.text),
+                    words: Some(word_count(&summary.text)),
                 });
             }
         }
@@ -72,6 +79,38 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
         );
     }
     Ok(rows)
+}
+
+/// [`read_human`] of a table: the column `target` of a CSV or TSV with `topic` and `system`
+/// columns, each (topic, system) at most once.
+fn read_human_table(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
+    let scores = read_features_csv(path, target)?;
+    let mut first_line: HashMap<(&str, &str), usize> = HashMap::new();
+    for ((topic, system, _), &line) in scores.rows.iter().zip(&scores.lines) {
+        if let Some(first) = first_line.insert((topic.as_str(), system.as_str()), line) {
+            bail!(
+                "{}: topic {topic:?}, system {system:?} is scored twice (lines {first} and \
+                 {line}); evaluation needs one score per (topic, system)",
+                path.display()
+            );
+        }
+    }
+    if scores.rows.is_empty() {
+        bail!(
+            "{}: no row has a value in column '{target}'",
+            path.display()
+        );
+    }
+    Ok(scores
+        .rows
+        .into_iter()
+        .map(|(topic, system, score)| HumanScore {
+            topic,
+            system,
+            score,
+            words: None,
+        })
+        .collect())
 }
 
 /// Read a predictions file, or the column `feature` of a features file (CSV or JSON Lines, as

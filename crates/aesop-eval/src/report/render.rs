@@ -193,6 +193,14 @@ fn render_length_matched(
 ) {
     let matched = &s.input_length_matched;
     let percent = 100.0 * s.length_tolerance;
+    if !alone.lengths_known {
+        let _ = writeln!(
+            out,
+            "input-level accuracy at matched length: —  (the summaries' lengths are unknown: the \
+             human scores came from a table without their texts)"
+        );
+        return;
+    }
     if matched.pairs == 0 {
         let _ = writeln!(
             out,
