@@ -121,6 +121,7 @@ aesop train summeval.jsonl --target relevance --learner svr-rbf \\\n    \
     #[command(
         after_help = "Examples:\n  aesop score new.jsonl -o predictions.jsonl              (built-in models)\n  \
 aesop score new.jsonl --model relevance.aesop --model builtin:readability-noref\n  \
+aesop score new.jsonl -o predictions.jsonl --systems systems.csv   (and each system's mean, ranked)\n  \
 aesop score --documents article.txt --summary mine.txt theirs.txt"
     )]
     Score {
@@ -666,7 +667,9 @@ fn dispatch(command: Command) -> Result<()> {
         Command::Score { args, .. } => {
             // An unknown built-in or two models of one name: usage errors, before any file is
             // read (a model file that is missing or bad stays a failure, exit 1).
-            if let Err(e) = aesop::learn::scoring::NamedModel::check_specs(&args.model) {
+            if let Err(e) = aesop::learn::scoring::NamedModel::check_specs(&args.model)
+                .and_then(|()| args.check_usage())
+            {
                 usage_error("score", &format!("{e:#}"));
             }
             let to_stdout = args.output.is_none();

@@ -169,6 +169,7 @@ fn score_without_a_model_picks_the_variant_per_topic_and_keeps_set_order() {
         reference: Vec::new(),
         output: Some(out.clone()),
         format: None,
+        systems: None,
     };
     let written = score_command(&args, &AtomicBool::new(false)).expect("score");
     assert_eq!(written.len(), 2 * 2 * 3);

@@ -51,6 +51,7 @@ fn args(set: &std::path::Path, out: &std::path::Path, format: Option<ScoreFormat
         reference: Vec::new(),
         output: Some(out.to_path_buf()),
         format,
+        systems: None,
     }
 }
 
@@ -254,4 +255,145 @@ fn graph_without_references_is_named_only_for_models_that_read_its_reference_fea
     // The reference-free model reads `graph.input_*` alone: nothing of it is missing.
     let stderr = score("builtin:pyramid-noref");
     assert!(!stderr.contains("class graph"), "{stderr}");
+}
+
+#[test]
+fn systems_file_ranks_each_systems_mean_with_its_interval_and_coverage() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("set.jsonl");
+    let mut topics: Vec<Topic> = (0..6).map(|i| topic(i, i % 3 != 0)).collect();
+    // sys2 wrote nothing for topic 1; sys0's summary of topic 2 is empty (scored null).
+    topics[1].summaries.retain(|s| s.system != "sys2");
+    topics[2].summaries[0].text = String::new();
+    write_set(&set, &topics);
+    let predictions = dir.path().join("p.jsonl");
+    let systems_csv = dir.path().join("systems.csv");
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("-o")
+        .arg(&predictions)
+        .arg("--systems")
+        .arg(&systems_csv)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("mean predictions of pyramid are over different topics: 2 of 3 systems have scores on fewer topics than the most covered (6): 'sys0' on 5, 'sys2' on 5"),
+        "{stderr}"
+    );
+    // One warning: the three columns' coverage is the same.
+    assert_eq!(
+        stderr.matches("over different topics").count(),
+        1,
+        "{stderr}"
+    );
+
+    // Each mean is the mean of the system's scored predictions.
+    let mut by_system: std::collections::BTreeMap<(String, String), Vec<f64>> = Default::default();
+    for line in std::fs::read_to_string(&predictions).expect("read").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        if let Some(score) = v["score"].as_f64() {
+            by_system
+                .entry((
+                    v["target"].as_str().expect("target").to_string(),
+                    v["system"].as_str().expect("system").to_string(),
+                ))
+                .or_default()
+                .push(score);
+        }
+    }
+    let mut reader = csv::Reader::from_path(&systems_csv).expect("csv");
+    assert_eq!(
+        reader.headers().expect("header").iter().collect::<Vec<_>>(),
+        ["model", "rank", "system", "mean", "low", "high", "topics", "scored", "models"]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+    assert_eq!(rows.len(), 9);
+    let number = |s: &str| s.parse::<f64>().expect("number");
+    for (c, target) in ["pyramid", "responsiveness", "readability"]
+        .iter()
+        .enumerate()
+    {
+        let column = &rows[c * 3..c * 3 + 3];
+        let mut last = f64::INFINITY;
+        for (i, row) in column.iter().enumerate() {
+            assert_eq!(&row[0], *target);
+            assert_eq!(&row[1], (i + 1).to_string(), "ranks in order of the means");
+            let scores = &by_system[&(target.to_string(), row[2].to_string())];
+            let mean = scores.iter().sum::<f64>() / scores.len() as f64;
+            let (m, low, high) = (number(&row[3]), number(&row[4]), number(&row[5]));
+            assert!(common::close_1e12(m, mean), "{m} {mean}");
+            assert!(m <= last);
+            last = m;
+            assert!(low <= m && m <= high && low < high, "{low} {m} {high}");
+            let (topics, scored) = match &row[2] {
+                "sys0" => ("6", 5),
+                "sys2" => ("5", 5),
+                _ => ("6", 6),
+            };
+            assert_eq!((&row[6], number(&row[7]) as usize), (topics, scored));
+            assert_eq!(scores.len(), scored);
+            assert_eq!(&row[8], format!("{target} {target}-noref"));
+        }
+    }
+
+    // JSON Lines for another name, and on standard output with `-`: the same rows.
+    let systems_jsonl = dir.path().join("systems.jsonl");
+    for (flag, file) in [("--systems", Some(&systems_jsonl)), ("--systems", None)] {
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .arg("-o")
+            .arg(&predictions)
+            .arg(flag)
+            .arg(file.map_or_else(|| "-".into(), |f| f.as_os_str().to_owned()))
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        let text = match file {
+            Some(f) => std::fs::read_to_string(f).expect("read"),
+            None => String::from_utf8(out.stdout).expect("utf8"),
+        };
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(lines.len(), 9);
+        for (line, row) in lines.iter().zip(&rows) {
+            assert_eq!(line["system"], row[2].to_string());
+            assert_eq!(
+                line["mean"].as_f64().expect("mean").to_bits(),
+                number(&row[3]).to_bits()
+            );
+            assert_eq!(
+                line["low"].as_f64().expect("low").to_bits(),
+                number(&row[4]).to_bits()
+            );
+            assert_eq!(line["scored"], number(&row[7]) as u64);
+        }
+    }
+
+    // Both on standard output: a usage error before anything is read; one file named twice:
+    // refused, nothing written.
+    let out = common::aesop()
+        .args(["score", "missing.jsonl", "--systems", "-"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("would both go to standard output"));
+    let same = dir.path().join("same.csv");
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("-o")
+        .arg(&same)
+        .arg("--systems")
+        .arg(&same)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o and --systems name the same file"));
+    assert!(!same.exists());
 }

@@ -277,6 +277,7 @@ pub fn score_set(
         reference: Vec::new(),
         output: Some(output.to_path_buf()),
         format: None,
+        systems: None,
     };
     score_command(&args, &std::sync::atomic::AtomicBool::new(false)).expect("score")
 }

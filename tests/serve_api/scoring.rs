@@ -41,6 +41,7 @@ fn cli_predictions(
         reference: Vec::new(),
         output: Some(output.clone()),
         format: None,
+        systems: None,
     };
     score_command(&args, &AtomicBool::new(false)).expect("aesop score");
     std::fs::read_to_string(&output)

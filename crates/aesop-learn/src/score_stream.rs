@@ -13,10 +13,12 @@ use aesop_corpus::stream::{for_each_topic, StreamStats, Window};
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+mod systems;
+pub use systems::{SystemMean, SystemTally, SYSTEM_BOOTSTRAP_SAMPLES};
 
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
 /// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
@@ -57,6 +59,12 @@ pub struct ScoreArgs {
     /// .csv (or .csv.gz), TSV for .tsv, else JSON Lines.
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub format: Option<ScoreFormat>,
+    /// Also write each system's mean prediction per model, ranked, with a 95% bootstrap
+    /// interval over the system's topics and how many topics it was scored on (a system
+    /// comparison, as ROUGE-1.5.5's averages): CSV for a .csv name, TSV for .tsv, else JSON
+    /// Lines; `-` for standard output when the predictions go to a file.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    pub systems: Option<PathBuf>,
 }
 
 impl ScoreArgs {
@@ -75,6 +83,45 @@ impl ScoreArgs {
             .map(PathBuf::as_path)
             .chain(models)
             .collect()
+    }
+
+    /// Flags that do not go together, which clap's declarations cannot say: a usage error,
+    /// found before anything is read.
+    pub fn check_usage(&self) -> Result<()> {
+        let to_stdout = |p: Option<&Path>| aesop_core::output::file_or_stdout(p).is_none();
+        if self
+            .systems
+            .as_deref()
+            .is_some_and(aesop_core::output::names_stdout)
+            && to_stdout(self.output.as_deref())
+        {
+            bail!(
+                "--systems - and the predictions would both go to standard output; name a file \
+                 for one of them (-o FILE, or --systems FILE)"
+            );
+        }
+        Ok(())
+    }
+
+    /// The predictions' output and, with --systems, the system means', both opened (and told
+    /// apart) before any input is read.
+    fn create_outputs(&self) -> Result<(Output, Option<Output>)> {
+        self.check_usage()?;
+        let inputs = self.input_paths();
+        let files: Vec<(&str, &Path)> = [
+            ("-o", self.output.as_deref()),
+            ("--systems", self.systems.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, aesop_core::output::file_or_stdout(path)?)))
+        .collect();
+        aesop_core::output::check_distinct_outputs(&files)?;
+        let predictions = Output::create(self.output.as_deref(), &inputs)?;
+        let systems = match &self.systems {
+            Some(path) => Some(Output::create(Some(path), &inputs)?),
+            None => None,
+        };
+        Ok((predictions, systems))
     }
 
     /// The one topic built from the plain-text files (when no judgment set is given).
@@ -157,10 +204,9 @@ impl ScoreFormat {
 pub struct ScoreReport {
     pub predictions: usize,
     pub stats: StreamStats,
-    /// Per system, per column: (sum, count) of the predictions.
-    pub systems: BTreeMap<String, Vec<(f64, usize)>>,
-    /// Column names of `systems` (model names, or targets for the default built-ins).
-    pub columns: Vec<String>,
+    /// Per system and output column (model names, or targets for the default built-ins): the
+    /// predictions' means.
+    pub systems: SystemTally,
 }
 
 /// One prediction line.
@@ -418,10 +464,14 @@ pub fn score_streaming(
         topics
     };
 
-    let mut output = Output::create(args.output.as_deref(), &args.input_paths())?;
+    let (mut output, systems_output) = args.create_outputs()?;
     let mut writer =
         PredictionWriter::new(format, &columns, groups.defaults.is_some(), output.writer())?;
-    let mut systems: BTreeMap<String, Vec<(f64, usize)>> = BTreeMap::new();
+    let mut systems = SystemTally::new(
+        columns.clone(),
+        groups.defaults.is_some(),
+        systems_output.is_some(),
+    );
     let mut predictions = 0;
     // Degenerate summaries seen, for one warning per kind.
     let mut degenerate = super::degenerate::Tally::default();
@@ -503,15 +553,9 @@ pub fn score_streaming(
                 writer
                     .write(topic, &summary.system, models, row, raw)
                     .with_context(|| format!("writing {sink_name}"))?;
-                let sums = systems
-                    .entry(summary.system.clone())
-                    .or_insert_with(|| vec![(0.0, 0); columns.len()]);
-                for ((model, &score), slot) in models.iter().zip(row).zip(sums.iter_mut()) {
+                systems.add(&topic.topic, &summary.system, models, row);
+                for (model, &score) in models.iter().zip(row) {
                     on_prediction(&model.name, score);
-                    if score.is_finite() {
-                        slot.0 += score;
-                        slot.1 += 1;
-                    }
                     predictions += 1;
                 }
             }
@@ -524,12 +568,26 @@ pub fn score_streaming(
     writer
         .finish()
         .with_context(|| format!("writing {sink_name}"))?;
-    output.commit()?;
+    match systems_output {
+        Some(mut systems_output) => {
+            let means = systems.means(cancel)?;
+            let path = args.systems.as_deref().unwrap_or(Path::new("-"));
+            let format = ScoreFormat::resolve(None, aesop_core::output::file_or_stdout(Some(path)));
+            systems::write_means(
+                &means,
+                format,
+                groups.defaults.is_some(),
+                &mut *systems_output.writer(),
+            )
+            .with_context(|| format!("writing {}", path.display()))?;
+            Output::commit_all(output, systems_output)?;
+        }
+        None => output.commit()?,
+    }
     let report = ScoreReport {
         predictions,
         stats,
         systems,
-        columns,
     };
     for warning in degenerate.warnings("null") {
         aesop_core::eprintln_quiet!("warning: {warning}");
@@ -543,7 +601,10 @@ pub fn score_streaming(
     for warning in ranges.warnings() {
         aesop_core::eprintln_quiet!("warning: {warning}");
     }
-    aesop_core::eprint_quiet!("{}", system_table(&report, 40));
+    aesop_core::eprint_quiet!("{}", report.systems.table(40));
+    for warning in report.systems.coverage_warnings() {
+        aesop_core::eprintln_quiet!("warning: {warning}");
+    }
     // Two significant digits at least: the LM scores under one summary a second on a CPU,
     // which `{:.0}` showed as 0.
     let rate = report.stats.summaries_per_second();
@@ -630,46 +691,6 @@ fn split_topic(mut topic: Topic, part: usize) -> Vec<Topic> {
     parts
 }
 
-/// The per-system table of mean predictions (at most `max_rows` systems, then a count).
-pub fn system_table(report: &ScoreReport, max_rows: usize) -> String {
-    let mut out = String::new();
-    if report.systems.is_empty() {
-        return out;
-    }
-    let width = report
-        .systems
-        .keys()
-        .take(max_rows)
-        .map(|s| s.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    out.push_str(&format!("{:<width$} {:>9}", "system", "summaries"));
-    for c in &report.columns {
-        out.push_str(&format!(" {:>14}", c));
-    }
-    out.push('\n');
-    for (system, sums) in report.systems.iter().take(max_rows) {
-        let n = sums.iter().map(|s| s.1).max().unwrap_or(0);
-        out.push_str(&format!("{system:<width$} {n:>9}"));
-        for &(sum, count) in sums {
-            if count == 0 {
-                out.push_str(&format!(" {:>14}", "-"));
-            } else {
-                out.push_str(&format!(" {:>14.4}", sum / count as f64));
-            }
-        }
-        out.push('\n');
-    }
-    if report.systems.len() > max_rows {
-        out.push_str(&format!(
-            "… and {} more systems\n",
-            report.systems.len() - max_rows
-        ));
-    }
-    out
-}
-
 /// Where predictions go: standard output, or an [`aesop_core::output::OutputFile`] that
 /// [`Output::commit`] renames into place (dropped uncommitted, it is deleted; a device or pipe
 /// it writes in place).
@@ -699,6 +720,20 @@ impl Output {
         match self {
             Output::Stdout => Ok(()),
             Output::File(file) => file.commit(),
+        }
+    }
+
+    /// Commit both outputs of a run; two files are committed together
+    /// ([`aesop_core::output::OutputFile::commit_all`]), so a run writes both or neither.
+    fn commit_all(a: Output, b: Output) -> Result<()> {
+        match (a, b) {
+            (Output::File(a), Output::File(b)) => {
+                aesop_core::output::OutputFile::commit_all(vec![a, b])
+            }
+            (a, b) => {
+                a.commit()?;
+                b.commit()
+            }
         }
     }
 }
