@@ -27,6 +27,7 @@ mod eval_cli;
 mod eval_features_table;
 mod eval_statistics;
 mod fuzz_inputs;
+mod fuzz_texts;
 mod graph_features;
 mod learn_ablate;
 mod learn_anchor;

@@ -339,6 +339,35 @@ fn systems_file_ranks_each_systems_mean_with_its_interval_and_coverage() {
         }
     }
 
+    // The library's (and Python's) system means from the predictions in another order: the
+    // same rows, to the bit, and the same warning.
+    let groups = aesop::learn::score_stream::ModelGroups::load(&[] as &[&str]).expect("built-ins");
+    let cancel = AtomicBool::new(false);
+    let (mut in_process, _, _) = groups.predict(&topics, &cancel).expect("predict");
+    in_process.reverse();
+    let (means, warnings) = groups.system_means(&in_process, &cancel).expect("means");
+    assert_eq!(means.len(), rows.len());
+    for (mean, row) in means.iter().zip(&rows) {
+        assert_eq!(
+            (mean.model.as_str(), mean.rank, mean.system.as_str()),
+            (&row[0], Some(number(&row[1]) as usize), &row[2])
+        );
+        for (value, cell) in [
+            (mean.mean, &row[3]),
+            (mean.low, &row[4]),
+            (mean.high, &row[5]),
+        ] {
+            assert_eq!(value.map(f64::to_bits), Some(number(cell).to_bits()));
+        }
+        assert_eq!(
+            (mean.topics, mean.scored),
+            (number(&row[6]) as usize, number(&row[7]) as usize)
+        );
+        assert_eq!(mean.models.as_deref(), Some(&row[8]));
+    }
+    assert_eq!(warnings.len(), 1);
+    assert!(stderr.contains(&warnings[0]), "{stderr}\n{warnings:?}");
+
     // JSON Lines for another name, and on standard output with `-`: the same rows.
     let systems_jsonl = dir.path().join("systems.jsonl");
     for (flag, file) in [("--systems", Some(&systems_jsonl)), ("--systems", None)] {

@@ -8,7 +8,7 @@ use aesop::corpus::jsonl::topic_from_value;
 use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::features::{build_classes, run::extract_features, FeatureOptions};
 use aesop::learn::builtin::Family;
-use aesop::learn::score_stream::ModelGroups;
+use aesop::learn::score_stream::{ModelGroups, Prediction};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
@@ -152,6 +152,23 @@ type PredictionTuple = (
 
 /// (model, target, score per summary): one model's scores of `score_texts`.
 type ModelScores = (String, String, Vec<Option<f64>>);
+
+/// A prediction as `Scorer.system_means` takes it: (topic, system, target, score, model).
+type PredictionRow = (String, String, String, Option<f64>, String);
+
+/// One row of `aesop score --systems`: (model, rank, system, mean, low, high, topics, scored,
+/// models).
+type SystemMeanTuple = (
+    String,
+    Option<usize>,
+    String,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    usize,
+    usize,
+    Option<String>,
+);
 
 /// The warnings `aesop score` prints for classes left without values on some summaries.
 fn skipped_warnings(skipped: &[aesop::features::run::Skipped]) -> Vec<String> {
@@ -301,6 +318,39 @@ impl Scorer {
             })
             .collect();
         Ok((rows, warnings))
+    }
+
+    /// Each system's mean per output column from prediction rows in any order, as `aesop score
+    /// --systems` writes them, and the warning `aesop score` gives when the systems were scored
+    /// on different topics.
+    fn system_means(
+        &self,
+        py: Python<'_>,
+        rows: Vec<PredictionRow>,
+    ) -> PyResult<(Vec<SystemMeanTuple>, Vec<String>)> {
+        let (means, warnings) = interruptible(py, |cancel| {
+            let predictions: Vec<Prediction> = rows
+                .into_iter()
+                .map(|(topic, system, target, score, model)| Prediction {
+                    topic,
+                    system,
+                    target,
+                    score: score.unwrap_or(f64::NAN),
+                    raw: None,
+                    model,
+                })
+                .collect();
+            self.groups.system_means(&predictions, cancel)
+        })?;
+        let means = means
+            .into_iter()
+            .map(|m| {
+                (
+                    m.model, m.rank, m.system, m.mean, m.low, m.high, m.topics, m.scored, m.models,
+                )
+            })
+            .collect();
+        Ok((means, warnings))
     }
 
     /// Score summaries of one topic; returns (model, target, scores) per model and the CLI's

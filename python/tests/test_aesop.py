@@ -613,3 +613,34 @@ def test_a_bad_worker_thread_count_is_a_value_error(monkeypatch):
             aesop.features([topic], classes="surface")
     monkeypatch.setenv("RAYON_NUM_THREADS", "2")
     assert aesop.features([topic], classes="surface")
+
+
+def test_system_means_equal_the_cli_systems_file_in_any_row_order(summeval, tmp_path):
+    path, topics = summeval
+    # One system lacks a topic and one summary is empty (None), so coverage differs.
+    topics = json.loads(json.dumps(topics))
+    topics[0]["summaries"] = topics[0]["summaries"][1:]
+    topics[1]["summaries"][2]["text"] = ""
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text("".join(json.dumps(t) + "\n" for t in topics), encoding="utf-8")
+    systems = tmp_path / "systems.jsonl"
+    result = subprocess.run([str(BIN), "score", str(changed), "-o", str(tmp_path / "p.jsonl"),
+                             "--systems", str(systems)], check=True, capture_output=True, text=True)
+    expected = [json.loads(line) for line in systems.read_text(encoding="utf-8").splitlines()]
+    assert len(expected) == 16 * 3 and expected[0]["rank"] == 1
+    scorer = aesop.Scorer()
+    with warnings.catch_warnings(record=True):
+        rows = scorer.score_sets(topics)
+    with pytest.warns(aesop.AesopWarning, match="over different topics") as caught:
+        got = scorer.system_means(list(reversed(rows)))
+    assert got == expected
+    assert str(caught[0].message) in result.stderr
+    with warnings.catch_warnings(record=True):
+        frame = scorer.system_means(scorer.score_sets(topics, pandas=True).sample(frac=1, random_state=1),
+                                    pandas=True)
+    assert frame.to_dict("records") == expected
+    with pytest.raises(ValueError, match=r"rows\[0\]: no 'model'"):
+        scorer.system_means([{"topic": "t", "system": "s", "target": "pyramid", "score": 0.5}])
+    with pytest.raises(TypeError, match=r"rows\[0\].score: expected a number"):
+        scorer.system_means([{"topic": "t", "system": "s", "target": "pyramid", "model": "pyramid",
+                              "score": "high"}])

@@ -382,6 +382,28 @@ impl ModelGroups {
         usize::from(self.defaults.is_some() && topic.references.is_empty())
     }
 
+    /// Each system's mean per output column, as `aesop score --systems` writes them, from
+    /// predictions of these models in any order, and the warnings `score` gives when the
+    /// systems were scored on different topics (see [`systems`]).
+    pub fn system_means(
+        &self,
+        predictions: &[Prediction],
+        cancel: &AtomicBool,
+    ) -> Result<(Vec<SystemMean>, Vec<String>)> {
+        let columns = self.columns();
+        let defaults = self.defaults.is_some();
+        systems::means_of_predictions(
+            predictions,
+            columns.clone(),
+            defaults,
+            |p| {
+                let key = if defaults { &p.target } else { &p.model };
+                columns.iter().position(|c| c == key)
+            },
+            cancel,
+        )
+    }
+
     /// Output columns: one per target for the defaults (both variants share them), else one per
     /// model.
     fn columns(&self) -> Vec<String> {
@@ -530,6 +552,7 @@ pub fn score_streaming(
                 });
             }
             let models = &groups.groups[scores.group];
+            let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
             for (((summary, row), raw), kind) in topic
                 .summaries
                 .iter()
@@ -553,7 +576,7 @@ pub fn score_streaming(
                 writer
                     .write(topic, &summary.system, models, row, raw)
                     .with_context(|| format!("writing {sink_name}"))?;
-                systems.add(&topic.topic, &summary.system, models, row);
+                systems.add(&topic.topic, &summary.system, &names, row);
                 for (model, &score) in models.iter().zip(row) {
                     on_prediction(&model.name, score);
                     predictions += 1;

@@ -314,6 +314,56 @@ class Scorer:
         return [_line(r) for r in rows]
 
 
+    def system_means(self, rows, pandas=False):
+        """Each system's mean prediction per model from the rows of ``score_sets`` (dicts, in any
+        order, or the DataFrame of ``pandas=True``), exactly as ``aesop score --systems`` writes
+        them: ``{"model", "rank", "system", "mean", "low", "high", "topics", "scored"}`` (and
+        ``"models"``, the variants used, for the default built-ins, whose rows are per target),
+        highest mean first per model; ``low`` and ``high`` a 95% bootstrap interval over the
+        system's topics. A summary scored ``None`` is left out of its system's mean, and an
+        ``AesopWarning`` says when the systems were scored on different topics.
+
+        >>> scorer.system_means(scorer.score_sets(topics))
+        [{'model': 'pyramid', 'rank': 1, 'system': 's1', 'mean': ..., ...}, ...]
+        """
+        pandas = _check_bool("pandas", pandas)
+        if hasattr(rows, "to_dict") and not isinstance(rows, dict):
+            rows = rows.to_dict("records")
+        tuples = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise TypeError(f"rows[{i}]: expected a dict (a row of score_sets), got {type(row).__name__}")
+            values = []
+            for key in ("topic", "system", "target", "model"):
+                if key not in row:
+                    raise ValueError(f"rows[{i}]: no {key!r} (give the rows score_sets returns)")
+                value = _plain_scalar(row[key])
+                if not isinstance(value, str):
+                    raise TypeError(f"rows[{i}].{key}: expected a string, got {type(value).__name__}")
+                values.append(value)
+            score = _plain_scalar(row.get("score"))
+            if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+                raise TypeError(f"rows[{i}].score: expected a number or None, got {type(score).__name__}")
+            if score is not None and score != score:  # NaN: a DataFrame's missing score
+                score = None
+            topic, system, target, model = values
+            tuples.append((topic, system, target, None if score is None else float(score), model))
+        means, warnings = self._inner.system_means(tuples)
+        _warn(warnings)
+        keys = ("model", "rank", "system", "mean", "low", "high", "topics", "scored", "models")
+        with_models = any(m[8] is not None for m in means)
+        if pandas:
+            width = 9 if with_models else 8
+            return _frame({k: [m[i] for m in means] for i, k in enumerate(keys[:width])}, True)
+        out = []
+        for m in means:
+            line = dict(zip(keys[:8], m[:8]))
+            if m[8] is not None:
+                line["models"] = m[8]
+            out.append(line)
+        return out
+
+
 def _line(row):
     """A prediction tuple as the CLI's line: ``raw`` (the output before calibration) only where
     the model has a calibration."""

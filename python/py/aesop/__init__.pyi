@@ -34,6 +34,8 @@ class Scorer:
         """{model name: [score per summary, None where not scored]}, or a DataFrame when pandas=True."""
     def score_sets(self, topics: Union[Topic, Sequence[Topic]], pandas: bool = False) -> Any:
         """One dict per prediction ({"topic","system","target","score","raw","model"}; `raw` only for calibrated models), as `aesop score` writes."""
+    def system_means(self, rows: Any, pandas: bool = False) -> Any:
+        """Each system's mean per model from the rows of `score_sets` (in any order, or its DataFrame), as `aesop score --systems` writes them ({"model","rank","system","mean","low","high","topics","scored"}, and "models" for the default built-ins)."""
 
 def features(
     topics: Union[Topic, Sequence[Topic]],

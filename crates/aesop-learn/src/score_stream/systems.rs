@@ -10,7 +10,7 @@
 //! Memory stays flat in the set's size unless `--systems` asks for intervals, which keep one
 //! number per prediction (8 bytes: 24 MB for a million summaries with the three defaults).
 
-use super::NamedModel;
+use super::Prediction;
 use aesop_core::output::Interrupted;
 use aesop_core::rng::SplitMix64;
 use anyhow::Result;
@@ -93,9 +93,9 @@ impl SystemTally {
         }
     }
 
-    /// One summary's predictions (`row`, by `models`, in column order) in topic `topic`. Topics
-    /// come in set order, the parts of one topic one after another.
-    pub fn add(&mut self, topic: &str, system: &str, models: &[NamedModel], row: &[f64]) {
+    /// One summary's predictions (`row`, by the models named `models`, in column order) in
+    /// topic `topic`. Topics come in set order, the parts of one topic one after another.
+    pub fn add(&mut self, topic: &str, system: &str, models: &[&str], row: &[f64]) {
         if self.last_topic.as_deref() != Some(topic) {
             self.topics += 1;
             self.last_topic = Some(topic.to_string());
@@ -120,8 +120,8 @@ impl SystemTally {
             if self.keep_scores {
                 column.scores.push(score);
             }
-            if self.defaults && !column.models.contains(&model.name) {
-                column.models.insert(model.name.clone());
+            if self.defaults && !column.models.contains(*model) {
+                column.models.insert(model.to_string());
             }
         }
     }
@@ -253,9 +253,16 @@ impl SystemTally {
                 .map(|&(system, scores)| {
                     Interrupted::check(cancel)?;
                     let column = &scores.columns[c];
-                    let mean = (column.scored > 0).then(|| column.sum / column.scored as f64);
-                    let interval = (self.keep_scores && column.scores.len() >= 2)
-                        .then(|| bootstrap_mean_interval(&column.scores));
+                    // With the scores kept, the mean and interval are those of the sorted
+                    // scores, so they do not depend on the order the predictions came in.
+                    let mut sorted = column.scores.clone();
+                    sorted.sort_by(f64::total_cmp);
+                    let mean = match column.scored {
+                        0 => None,
+                        n if self.keep_scores => Some(sorted.iter().sum::<f64>() / n as f64),
+                        n => Some(column.sum / n as f64),
+                    };
+                    let interval = (sorted.len() >= 2).then(|| bootstrap_mean_interval(&sorted));
                     Ok(SystemMean {
                         model: name.clone(),
                         rank: None,
@@ -301,8 +308,49 @@ impl SystemTally {
     }
 }
 
+/// The rows of `--systems` and the coverage warnings from predictions in any order (the
+/// Python package's `Scorer.system_means`, whose rows may come sorted or filtered): grouped by
+/// topic and summary first, in the order each first appears. `column_of` gives a prediction's
+/// output column among `columns` (none: the prediction is not counted).
+pub fn means_of_predictions(
+    predictions: &[Prediction],
+    columns: Vec<String>,
+    defaults: bool,
+    column_of: impl Fn(&Prediction) -> Option<usize>,
+    cancel: &AtomicBool,
+) -> Result<(Vec<SystemMean>, Vec<String>)> {
+    let width = columns.len();
+    let mut order: Vec<(&str, &str)> = Vec::new();
+    // Per (topic, system): the model and score of each column.
+    type Row<'p> = (Vec<&'p str>, Vec<f64>);
+    let mut summaries: std::collections::HashMap<(&str, &str), Row> =
+        std::collections::HashMap::new();
+    let mut topic_order: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for p in predictions {
+        let Some(c) = column_of(p) else { continue };
+        let key = (p.topic.as_str(), p.system.as_str());
+        let n = topic_order.len();
+        topic_order.entry(key.0).or_insert(n);
+        let entry = summaries.entry(key).or_insert_with(|| {
+            order.push(key);
+            (vec![""; width], vec![f64::NAN; width])
+        });
+        entry.0[c] = p.model.as_str();
+        entry.1[c] = p.score;
+    }
+    // Topics together, each in the order it first appeared; summaries within it likewise.
+    order.sort_by_key(|(topic, _)| topic_order[topic]);
+    let mut tally = SystemTally::new(columns, defaults, true);
+    for key in order {
+        let (models, row) = &summaries[&key];
+        tally.add(key.0, key.1, models, row);
+    }
+    Ok((tally.means(cancel)?, tally.coverage_warnings()))
+}
+
 /// The central 95% percentile-bootstrap interval of the mean of `scores` (resampled with
-/// replacement, [`SYSTEM_BOOTSTRAP_SAMPLES`] times, from a fixed seed).
+/// replacement, [`SYSTEM_BOOTSTRAP_SAMPLES`] times, from a fixed seed; given sorted scores, the
+/// interval does not depend on their order).
 fn bootstrap_mean_interval(scores: &[f64]) -> (f64, f64) {
     let mut rng = SplitMix64::new(SYSTEM_BOOTSTRAP_SEED);
     let n = scores.len();
