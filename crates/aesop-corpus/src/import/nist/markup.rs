@@ -299,6 +299,72 @@ pub fn documents(text: &str, file_name: &str) -> Vec<Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of NIST-like SGML: tags of every case, attributes quoted or not, entities bare or
+    /// whole, and characters of several bytes beside them (where a scanner that slices by byte
+    /// would cut one in two).
+    fn sgml_piece() -> impl Strategy<Value = String> {
+        let fixed: Vec<&'static str> = vec![
+            "<DOC>",
+            "</DOC>",
+            "<doc id=\"D1\">",
+            "<DOC id = 'x' type=story>",
+            "<DOCNO>",
+            "</DOCNO>",
+            "<TEXT>",
+            "</text>",
+            "<P>",
+            "</P>",
+            "<p/>",
+            "<HEADLINE>",
+            "</HEADLINE>",
+            "<GRAPHIC>",
+            "<DOCTYPE>",
+            "</",
+            "<",
+            ">",
+            "/>",
+            "=",
+            "\"",
+            "'",
+            "&",
+            "&amp;",
+            "&#x1F600;",
+            "&#99999999;",
+            "&#;",
+            "&lt",
+            " ",
+            "\n",
+            "é",
+            "中",
+            "😀",
+            "<DOCé>",
+            "</DOC é>",
+            "<Pé",
+            "text",
+            "<!-- c -->",
+            "<?xml?>",
+        ];
+        prop_oneof![
+            6 => prop::sample::select(fixed).prop_map(String::from),
+            1 => any::<char>().prop_map(String::from),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn the_scanner_never_panics_on_sgml_like_text(
+            pieces in prop::collection::vec(sgml_piece(), 0..60)
+        ) {
+            let text = pieces.concat();
+            for document in documents(&text, "file") {
+                prop_assert!(!document.id.is_empty());
+            }
+            let _ = plain_text(&text);
+            let _ = decode_entities(&text);
+        }
+    }
 
     #[test]
     fn finds_elements_with_loose_attributes() {
