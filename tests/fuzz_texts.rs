@@ -301,3 +301,36 @@ proptest! {
         check_topic(&topic, &["gemma3".to_string()], &groups, &[alone(&topic)])?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases("AESOP_FUZZ_TEXT_CASES", 24) * 4,
+        ..ProptestConfig::default()
+    })]
+
+    /// `aesop analyze` on the same texts: every token is the text it points to, every sentence
+    /// has one root and heads within it, and the CoNLL-U written reads back with the same
+    /// sentences and words.
+    #[test]
+    fn analysis_is_well_formed_on_any_text(text in some_text(80)) {
+        let analysis = aesop::nlp::analyze(&text).expect("embedded models");
+        for sentence in &analysis.sentences {
+            prop_assert!(!sentence.tokens.is_empty());
+            let roots = sentence.tokens.iter().filter(|t| t.head == 0).count();
+            prop_assert_eq!(roots, 1);
+            for token in &sentence.tokens {
+                prop_assert!(token.head <= sentence.tokens.len());
+                prop_assert_eq!(text.get(token.start..token.end), Some(token.form.as_str()));
+            }
+        }
+        let sentences = aesop::nlp::analysis_to_conllu(&text, &analysis);
+        let written = aesop::nlp::conllu::write(&sentences);
+        let back = aesop::nlp::conllu::parse(&written);
+        prop_assert!(back.is_ok(), "{:?}\n{written}", back.err());
+        let back = back.expect("checked");
+        prop_assert_eq!(back.len(), analysis.sentences.len());
+        for (read, sentence) in back.iter().zip(&analysis.sentences) {
+            prop_assert_eq!(read.words.len(), sentence.tokens.len());
+        }
+    }
+}
