@@ -126,10 +126,6 @@ impl SystemTally {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.systems.is_empty()
-    }
-
     /// The table `score` prints: per system, its summaries and its mean per column (at most
     /// `max_rows` systems, then a count).
     pub fn table(&self, max_rows: usize) -> String {
