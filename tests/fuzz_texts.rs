@@ -189,7 +189,8 @@ fn cases(name: &str, default: u32) -> u32 {
 
 /// `classes` compute for `topic`, and `groups` score every summary (a number, or NaN for a
 /// degenerate one) the same, to the bit, in each of `arrangements` of the topic's summaries
-/// (each a list of topics holding some of them).
+/// (each a list of topics holding some of them, and other topics, whose predictions are not
+/// compared).
 fn check_topic(
     topic: &Topic,
     class_names: &[String],
@@ -205,6 +206,35 @@ fn check_topic(
         &cancel,
     );
     prop_assert!(table.is_ok(), "{:?}", table.err());
+    // The features of the classes that read no other summary (all but `consensus`), likewise.
+    let features = |table: &aesop::features::run::FeatureTable| {
+        let kept: Vec<usize> = (0..table.names.len())
+            .filter(|&i| {
+                let class = table.names[i].split('.').next().unwrap_or("");
+                !aesop::features::is_batch_dependent(class)
+            })
+            .collect();
+        let mut rows: Vec<(String, Vec<Option<u64>>)> = table
+            .records
+            .iter()
+            .filter(|r| r.topic == topic.topic)
+            .map(|r| {
+                let values = kept
+                    .iter()
+                    .map(|&i| r.values[i].map(f64::to_bits))
+                    .collect();
+                (r.system.clone(), values)
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let expected_features = features(&table.expect("checked"));
+    for topics in arrangements {
+        let again = aesop::features::run::extract_features(topics, &classes, false, &cancel)
+            .expect("features");
+        prop_assert_eq!(&features(&again), &expected_features);
+    }
     let (predictions, _, _) = groups
         .predict(std::slice::from_ref(topic), &cancel)
         .expect("scored");
@@ -216,6 +246,7 @@ fn check_topic(
     let bits = |predictions: &[aesop::learn::score_stream::Prediction]| {
         let mut bits: Vec<_> = predictions
             .iter()
+            .filter(|p| p.topic == topic.topic)
             .map(|p| (p.system.clone(), p.model.clone(), p.score.to_bits()))
             .collect();
         bits.sort();
@@ -249,7 +280,7 @@ proptest! {
     })]
 
     #[test]
-    fn scoring_never_panics_on_any_text(topic in topic()) {
+    fn scoring_never_panics_on_any_text(topic in topic(), other in topic()) {
         // Every classic class, the optional ones too.
         let names: Vec<String> = CLASSES
             .iter()
@@ -259,10 +290,18 @@ proptest! {
         prop_assert_eq!(names.len(), 16);
         let groups = ModelGroups::load(&[] as &[&str]).expect("built-ins");
         // The default built-ins read no other summary of the topic (their cards say so): a
-        // summary scored alone, or after the others, scores the same.
+        // summary scored alone, or after the others, scores the same; and a topic scores the
+        // same beside another topic in one run (a set) as alone (a service request).
         let mut reversed = topic.clone();
         reversed.summaries.reverse();
-        check_topic(&topic, &names, &groups, &[vec![reversed], alone(&topic)])?;
+        let mut other = other;
+        other.topic = "another".to_string();
+        check_topic(
+            &topic,
+            &names,
+            &groups,
+            &[vec![other.clone(), reversed], alone(&topic), vec![topic.clone(), other]],
+        )?;
     }
 }
 
