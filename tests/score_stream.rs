@@ -283,6 +283,13 @@ fn systems_file_ranks_each_systems_mean_with_its_interval_and_coverage() {
         stderr.contains("mean predictions of pyramid are over different topics: 2 of 3 systems have scores on fewer topics than the most covered (6): 'sys0' on 5, 'sys2' on 5"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains(&format!(
+            "wrote the means of 3 systems to {}",
+            systems_csv.display()
+        )),
+        "{stderr}"
+    );
     // One warning: the three columns' coverage is the same.
     assert_eq!(
         stderr.matches("over different topics").count(),

@@ -642,6 +642,13 @@ pub fn score_streaming(
         aesop_core::counted(report.stats.summaries, "summary", "summaries"),
         aesop_core::counted(report.stats.topics, "topic", "topics"),
     );
+    if let Some(path) = aesop_core::output::file_or_stdout(args.systems.as_deref()) {
+        aesop_core::eprintln_quiet!(
+            "wrote the means of {} to {}",
+            aesop_core::counted(report.systems.system_count(), "system", "systems"),
+            path.display()
+        );
+    }
     Ok(report)
 }
 

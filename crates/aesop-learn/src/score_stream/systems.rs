@@ -126,6 +126,11 @@ impl SystemTally {
         }
     }
 
+    /// How many systems have a summary in the run.
+    pub fn system_count(&self) -> usize {
+        self.systems.len()
+    }
+
     /// The table `score` prints: per system, its summaries and its mean per column (at most
     /// `max_rows` systems, then a count).
     pub fn table(&self, max_rows: usize) -> String {
