@@ -615,6 +615,60 @@ def test_a_bad_worker_thread_count_is_a_value_error(monkeypatch):
     assert aesop.features([topic], classes="surface")
 
 
+_FORKED_SCORING = textwrap.dedent("""
+    import json, multiprocessing, sys
+    import aesop
+    models, neural = json.loads(sys.argv[1])
+    text = "The council approved the budget after a long debate about schools and parks. " * 3
+    topics = [{"topic": f"t{k}", "documents": [{"id": "d", "text": text * 4}],
+               "summaries": [{"system": f"s{i}", "text": text[: 60 + 17 * i + 5 * k]}
+                             for i in range(4)]} for k in range(3)]
+    scorer = aesop.Scorer(models=models) if models else aesop.Scorer(neural=neural)
+    parent = scorer.score_sets(topics)
+
+    def child(k):
+        try:
+            return scorer.score_sets([topics[k]])
+        except ValueError as e:
+            return str(e)
+
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        # A bounded wait: a child that hangs fails the test instead of stopping the run.
+        children = pool.map_async(child, range(len(topics))).get(timeout=240)
+    print(json.dumps({"parent": parent, "children": children}))
+""")
+
+
+def _score_after_fork(models=None, neural=False, env=None):
+    """Score in a fresh Python, then in processes forked from it after that call."""
+    result = subprocess.run([sys.executable, "-c", _FORKED_SCORING, json.dumps([models, neural])],
+                            capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, **(env or {})))
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    return out["parent"], out["children"]
+
+
+def test_processes_forked_after_a_call_score_as_their_parent():
+    # multiprocessing's default on Linux: the children inherited rayon's pool without its
+    # threads, and their first call waited forever (stop 91 audit).
+    parent, children = _score_after_fork()
+    assert [row for rows in children for row in rows] == parent
+
+
+def test_forked_processes_run_the_lm_or_say_why_not():
+    _need_lm()
+    parent, children = _score_after_fork(models=["readability-lm-noref"])
+    assert [row for rows in children for row in rows] == parent
+    # With candle's own worker threads (the user's CANDLE_NUM_THREADS), which a fork cannot
+    # carry: a ValueError saying what to do, not a hang.
+    parent, children = _score_after_fork(models=["readability-lm-noref"],
+                                         env={"CANDLE_NUM_THREADS": "2"})
+    assert len(parent) == 12
+    for message in children:
+        assert "was forked from process" in message and "'spawn'" in message, message
+
+
 def test_system_means_equal_the_cli_systems_file_in_any_row_order(summeval, tmp_path):
     path, topics = summeval
     # One system lacks a topic and one summary is empty (None), so coverage differs.

@@ -13,7 +13,9 @@
 //!   across continuations; with the `cuda` feature, a tensor-only pass of it for an NVIDIA GPU
 //!   (`llama/portable.rs`).
 //! - [`int8`]: 8-bit matrix products on AVX-512 VNNI or AVX2 for its linear layers.
+//! - [`fork`]: a clear refusal, not a hang, in a process forked after candle's workers started.
 
+pub mod fork;
 pub mod int8;
 pub mod llama;
 pub mod model;

@@ -529,6 +529,7 @@ impl Llama {
         if total_len != tokens.len() || lens.contains(&0) || (keep && lens.len() != 1) {
             bail!("bad segment lengths");
         }
+        crate::fork::check_candle_workers()?;
         let past = prefix.map_or(0, |p| p.len);
         let longest = lens.iter().copied().max().unwrap_or(0);
         if past + longest > c.context {

@@ -535,11 +535,13 @@ fn assemble(
 }
 
 /// Load the model of `spec` once per process (every class instance shares it), checked
-/// against its pinned size and checksum.
+/// against its pinned size and checksum. In a process forked after the LM ran, an error
+/// ([`crate::fork`]) when the class is made, so a run stops before its first topic.
 fn load_once(
     spec: &'static ModelSpec,
     slot: &'static OnceLock<std::result::Result<Arc<Llama>, String>>,
 ) -> Result<Arc<Llama>> {
+    crate::fork::check_candle_workers()?;
     slot.get_or_init(|| {
         verify(spec)
             .and_then(|p| Llama::load(&p, Precision::from_env()?))
