@@ -83,7 +83,10 @@ fn interruptible<T: Send>(
         std::thread::Builder::new()
             .spawn_scoped(scope, move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    pool.install(|| work(cancel))
+                    let result = pool.install(|| work(cancel));
+                    // Nothing of the call left running when it returns: see `Scorer::new`.
+                    aesop::nlp::Pipeline::finish_background_decoding();
+                    result
                 }));
                 let _ = tx.send(result);
             })
@@ -284,6 +287,10 @@ impl Scorer {
                 let groups = ModelGroups::load_family(&specs, neural.then_some(Family::Neural))?;
                 // Models are loaded once, here: a missing LM is an error of the constructor.
                 groups.prepare()?;
+                // And the tagger and parser, which the classes started decoding on a thread
+                // of their own: a process forked before that thread ended (a `Pool` made right
+                // after the `Scorer`) waited forever for it at its first parse.
+                aesop::nlp::Pipeline::finish_background_decoding();
                 anyhow::Ok(groups)
             })
             .map_err(value_error)?;

@@ -618,13 +618,13 @@ def test_a_bad_worker_thread_count_is_a_value_error(monkeypatch):
 _FORKED_SCORING = textwrap.dedent("""
     import json, multiprocessing, sys
     import aesop
-    models, neural = json.loads(sys.argv[1])
+    models, neural, parent_first = json.loads(sys.argv[1])
     text = "The council approved the budget after a long debate about schools and parks. " * 3
     topics = [{"topic": f"t{k}", "documents": [{"id": "d", "text": text * 4}],
                "summaries": [{"system": f"s{i}", "text": text[: 60 + 17 * i + 5 * k]}
                              for i in range(4)]} for k in range(3)]
     scorer = aesop.Scorer(models=models) if models else aesop.Scorer(neural=neural)
-    parent = scorer.score_sets(topics)
+    parent = scorer.score_sets(topics) if parent_first else None
 
     def child(k):
         try:
@@ -635,13 +635,16 @@ _FORKED_SCORING = textwrap.dedent("""
     with multiprocessing.get_context("fork").Pool(2) as pool:
         # A bounded wait: a child that hangs fails the test instead of stopping the run.
         children = pool.map_async(child, range(len(topics))).get(timeout=240)
+    parent = parent or scorer.score_sets(topics)
     print(json.dumps({"parent": parent, "children": children}))
 """)
 
 
-def _score_after_fork(models=None, neural=False, env=None):
-    """Score in a fresh Python, then in processes forked from it after that call."""
-    result = subprocess.run([sys.executable, "-c", _FORKED_SCORING, json.dumps([models, neural])],
+def _score_after_fork(models=None, neural=False, env=None, parent_first=True):
+    """Score in a fresh Python, then in processes forked from it after that call (or, without
+    `parent_first`, forked as soon as the `Scorer` is made, the parent scoring after them)."""
+    result = subprocess.run([sys.executable, "-c", _FORKED_SCORING,
+                             json.dumps([models, neural, parent_first])],
                             capture_output=True, text=True, timeout=300,
                             env=dict(os.environ, **(env or {})))
     assert result.returncode == 0, result.stderr
@@ -653,6 +656,10 @@ def test_processes_forked_after_a_call_score_as_their_parent():
     # multiprocessing's default on Linux: the children inherited rayon's pool without its
     # threads, and their first call waited forever (stop 91 audit).
     parent, children = _score_after_fork()
+    assert [row for rows in children for row in rows] == parent
+    # Forked as soon as the Scorer is made: the children inherited the tagger's and parser's
+    # decoding, begun on a thread of its own, without the thread, and waited for it forever.
+    parent, children = _score_after_fork(parent_first=False)
     assert [row for rows in children for row in rows] == parent
 
 

@@ -105,6 +105,8 @@ pub struct Pipeline {
 }
 
 static EMBEDDED: OnceLock<Result<Pipeline, String>> = OnceLock::new();
+/// Whether [`Pipeline::decode_in_background`] has started decoding [`EMBEDDED`].
+static DECODING_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl Pipeline {
     /// The models embedded in the binary, decoded on first use.
@@ -122,9 +124,20 @@ impl Pipeline {
     /// then waits for it.
     pub fn decode_in_background() {
         if EMBEDDED.get().is_none() {
+            DECODING_STARTED.store(true, std::sync::atomic::Ordering::Relaxed);
             std::thread::spawn(|| {
                 let _ = Pipeline::embedded();
             });
+        }
+    }
+
+    /// Waits for a decoding [`Pipeline::decode_in_background`] started, if any. For callers
+    /// that return to code that may fork (the Python package's `Scorer`): a process forked
+    /// mid-decoding inherits the unfinished decoding without the thread doing it, and its first
+    /// parse waited forever.
+    pub fn finish_background_decoding() {
+        if DECODING_STARTED.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = Pipeline::embedded();
         }
     }
 
