@@ -4,7 +4,9 @@
 
 use crate::common;
 
-use aesop::features::rouge::{score, PreparedText, ReferenceSet, RougeOptions, RougeScores};
+use aesop::features::rouge::{
+    score, PreparedText, ReferenceSet, RougeOptions, RougeScores, Vocabulary,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
@@ -86,10 +88,15 @@ fn score_all(
     let cpu_start = thread_cpu_seconds();
     let mut out = Vec::new();
     for article in articles {
-        let references =
-            ReferenceSet::from_texts(article.references.iter().map(String::as_str), opts);
+        // One vocabulary per topic, as the feature class interns them.
+        let vocabulary = Vocabulary::default();
+        let references = ReferenceSet::from_texts(
+            article.references.iter().map(String::as_str),
+            opts,
+            &vocabulary,
+        );
         for (system, text) in &article.summaries {
-            let peer = PreparedText::new(text, opts);
+            let peer = PreparedText::new(text, opts, &vocabulary);
             out.push((
                 article.doc_id.clone(),
                 system.clone(),
@@ -111,14 +118,16 @@ fn assert_pairwise_agrees(
 ) {
     let mut row = 0;
     for article in articles {
+        let vocabulary = Vocabulary::default();
         let references: Vec<PreparedText> = article
             .references
             .iter()
-            .map(|r| PreparedText::new(r, opts))
+            .map(|r| PreparedText::new(r, opts, &vocabulary))
             .collect();
         let references: Vec<&PreparedText> = references.iter().collect();
         for (system, text) in &article.summaries {
-            let pairwise = score(&PreparedText::new(text, opts), &references, opts);
+            let peer = PreparedText::new(text, opts, &vocabulary);
+            let pairwise = score(&peer, &references, opts);
             assert_eq!(pairwise, scored[row].2, "{} {system}", article.doc_id);
             row += 1;
         }

@@ -23,7 +23,8 @@ use super::distribution::{
     grouped_divergences, Lidstone, WordCounts, WordMap, SIMETRIX_BINS_FACTOR, SIMETRIX_DELTA,
 };
 use super::rouge::{
-    score, MultiRefMode, NgramCounts, PooledNgrams, PreparedText, Prf, RougeOptions,
+    score, topic_vocabulary, MultiRefMode, NgramCounts, PooledNgrams, PreparedText, Prf,
+    RougeOptions, Vocabulary,
 };
 use super::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
 
@@ -166,7 +167,12 @@ impl FeatureClass for Consensus {
         let counts = summary_counts(ctx);
         let interned = InternedSummaries::new(&counts);
         let pool = PoolDistribution::new(&interned, &in_pool);
-        let rouge = RougeAgainstPool::new(summaries, &in_pool, &self.opts.rouge);
+        let rouge = RougeAgainstPool::new(
+            summaries,
+            &in_pool,
+            &self.opts.rouge,
+            &topic_vocabulary(ctx),
+        );
         (0..summaries.len())
             .map(|i| {
                 if members - usize::from(in_pool[i]) == 0 {
@@ -294,11 +300,12 @@ impl<'a> RougeAgainstPool<'a> {
         summaries: &[aesop_corpus::Summary],
         in_pool: &'a [bool],
         opts: &'a RougeOptions,
+        vocabulary: &Vocabulary,
     ) -> RougeAgainstPool<'a> {
         if opts.mode == MultiRefMode::Average {
             let texts: Vec<NgramCounts> = summaries
                 .iter()
-                .map(|s| NgramCounts::new(&s.text, opts))
+                .map(|s| NgramCounts::new(&s.text, opts, vocabulary))
                 .collect();
             let members: Vec<&NgramCounts> = texts
                 .iter()
@@ -316,7 +323,7 @@ impl<'a> RougeAgainstPool<'a> {
             RougeAgainstPool::Pairwise {
                 texts: summaries
                     .iter()
-                    .map(|s| PreparedText::new(&s.text, opts))
+                    .map(|s| PreparedText::new(&s.text, opts, vocabulary))
                     .collect(),
                 in_pool,
                 opts,
@@ -415,10 +422,11 @@ mod tests {
             let ctx = TopicContext::new(&topic);
             let rows = Consensus::new(opts.clone()).extract(&ctx);
             let counts = summary_counts(&ctx);
+            let vocabulary = Vocabulary::default();
             let prepared: Vec<PreparedText> = topic
                 .summaries
                 .iter()
-                .map(|s| PreparedText::new(&s.text, &opts.rouge))
+                .map(|s| PreparedText::new(&s.text, &opts.rouge, &vocabulary))
                 .collect();
             let in_pool = |j: usize| include_human || !topic.summaries[j].human;
             for (i, row) in rows.iter().enumerate() {

@@ -41,7 +41,8 @@ use aesop_corpus::Topic;
 use aesop_text::profile::{for_each_rouge155_token, Rouge155Options};
 use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// ROUGE's `-p` alpha: recall and precision weigh the same in F.
 const ALPHA: f64 = 0.5;
@@ -183,38 +184,67 @@ impl RougeScores {
 // ---------------------------------------------------------------------------------------------
 // Token interning and counting.
 
-/// Process-wide token ids, so that texts prepared independently (by different classes or
-/// threads) share ids. The vocabulary only grows; it is bounded by the distinct tokens seen.
-static VOCABULARY: LazyLock<RwLock<HashMap<Box<str>, u32, FxBuildHasher>>> =
-    LazyLock::new(|| RwLock::new(HashMap::default()));
+/// Token ids for texts that are compared with each other: one per topic ([`topic_vocabulary`]),
+/// shared by its references and summaries and by every class that prepares them.
+///
+/// Why per topic, not per process: a process-wide vocabulary only grew, so a long-lived
+/// service or Python process kept every distinct token it had ever seen (the service held 1.7
+/// MB more after each request of 23,000 new words, and a request at the body limit could add
+/// ~30 MB for good).
+#[derive(Debug)]
+pub struct Vocabulary {
+    ids: RwLock<HashMap<Box<str>, u32, FxBuildHasher>>,
+    /// Which vocabulary a [`PreparedText`] was interned with, so texts of two are never
+    /// compared (their ids would mean different tokens).
+    serial: u64,
+}
 
-/// Ids of the tokens of `tokens` (one after another; `ends[i]` is where token i ends), adding
-/// unseen tokens to the vocabulary.
-fn intern_all(tokens: &str, ends: &[usize]) -> Vec<u32> {
-    let token = |i: usize| &tokens[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-    let mut ids = vec![u32::MAX; ends.len()];
-    let mut missing = false;
-    {
-        let vocabulary = VOCABULARY.read().unwrap_or_else(|e| e.into_inner());
-        for (i, id) in ids.iter_mut().enumerate() {
-            match vocabulary.get(token(i)) {
-                Some(&known) => *id = known,
-                None => missing = true,
-            }
+impl Default for Vocabulary {
+    fn default() -> Vocabulary {
+        static SERIALS: AtomicU64 = AtomicU64::new(1);
+        Vocabulary {
+            ids: RwLock::default(),
+            serial: SERIALS.fetch_add(1, Ordering::Relaxed),
         }
     }
-    if missing {
-        let mut vocabulary = VOCABULARY.write().unwrap_or_else(|e| e.into_inner());
-        for (i, id) in ids.iter_mut().enumerate() {
-            if *id == u32::MAX {
-                // u32::MAX is reserved as the unigram tag of SU4 keys; 4 billion distinct
-                // tokens are out of reach, so the cap is only a guard against wrap-around.
-                let next = u32::try_from(vocabulary.len()).unwrap_or(u32::MAX - 1);
-                *id = *vocabulary.entry(token(i).into()).or_insert(next);
+}
+
+impl Vocabulary {
+    /// Ids of the tokens of `tokens` (one after another; `ends[i]` is where token i ends),
+    /// adding unseen tokens.
+    fn intern_all(&self, tokens: &str, ends: &[usize]) -> Vec<u32> {
+        let token = |i: usize| &tokens[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        let mut ids = vec![u32::MAX; ends.len()];
+        let mut missing = false;
+        {
+            let known = self.ids.read().unwrap_or_else(|e| e.into_inner());
+            for (i, id) in ids.iter_mut().enumerate() {
+                match known.get(token(i)) {
+                    Some(&found) => *id = found,
+                    None => missing = true,
+                }
             }
         }
+        if missing {
+            let mut known = self.ids.write().unwrap_or_else(|e| e.into_inner());
+            for (i, id) in ids.iter_mut().enumerate() {
+                if *id == u32::MAX {
+                    // u32::MAX is reserved as the unigram tag of SU4 keys; 4 billion distinct
+                    // tokens are out of reach, so the cap is only a guard against wrap-around.
+                    let next = u32::try_from(known.len()).unwrap_or(u32::MAX - 1);
+                    *id = *known.entry(token(i).into()).or_insert(next);
+                }
+            }
+        }
+        ids
     }
-    ids
+}
+
+/// The topic's [`Vocabulary`], made once per topic.
+pub fn topic_vocabulary(ctx: &TopicContext) -> Arc<Vocabulary> {
+    ctx.shared(SharedKey::new("rouge.vocabulary"), |_: &Topic| {
+        Vocabulary::default()
+    })
 }
 
 /// n-gram keys come from our own interner, so FxHash is safe (no hash flooding) and fast.
@@ -279,10 +309,12 @@ pub struct PreparedText {
     sentences: Vec<Vec<u32>>,
     /// Each sentence's tokens by position, for the bit-parallel LCS (see [`lcs`]).
     positions: Vec<TokenPositions>,
+    /// The [`Vocabulary::serial`] of its ids.
+    vocabulary: u64,
 }
 
 /// The interned tokens of `text` and the token count of each line (sentence).
-fn token_ids(text: &str, opts: &RougeOptions) -> (Vec<u32>, Vec<usize>) {
+fn token_ids(text: &str, opts: &RougeOptions, vocabulary: &Vocabulary) -> (Vec<u32>, Vec<usize>) {
     let profile = opts.profile();
     let mut sentence_lengths = Vec::new();
     // The tokens one after another in one buffer (no allocation per token).
@@ -295,7 +327,7 @@ fn token_ids(text: &str, opts: &RougeOptions) -> (Vec<u32>, Vec<usize>) {
         });
         sentence_lengths.push(ends.len() - before);
     }
-    (intern_all(&tokens, &ends), sentence_lengths)
+    (vocabulary.intern_all(&tokens, &ends), sentence_lengths)
 }
 
 fn unigram_counts(ids: &[u32]) -> Grams {
@@ -316,12 +348,15 @@ fn bigram_counts(ids: &[u32]) -> Grams {
 }
 
 impl PreparedText {
-    pub fn new(text: &str, opts: &RougeOptions) -> PreparedText {
-        let (ids, sentence_lengths) = token_ids(text, opts);
+    /// `text` tokenized and counted, its tokens interned in `vocabulary`: only texts of one
+    /// vocabulary can be compared.
+    pub fn new(text: &str, opts: &RougeOptions, vocabulary: &Vocabulary) -> PreparedText {
+        let (ids, sentence_lengths) = token_ids(text, opts, vocabulary);
         let mut prepared = PreparedText {
             unigrams: unigram_counts(&ids),
             bigrams: bigram_counts(&ids),
             su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
+            vocabulary: vocabulary.serial,
             ..PreparedText::default()
         };
         let mut start = 0;
@@ -375,6 +410,7 @@ pub struct PairCounts {
 
 /// Count the matches of `peer` against one `reference`.
 pub fn pair_counts(peer: &PreparedText, reference: &PreparedText) -> PairCounts {
+    assert_same_vocabulary(peer, reference);
     let counts = |r: &Grams, p: &Grams| Counts {
         hits: r.clipped_hits(p),
         reference_total: r.total,
@@ -386,6 +422,15 @@ pub fn pair_counts(peer: &PreparedText, reference: &PreparedText) -> PairCounts 
         rouge_l: lcs_counts(peer, reference),
         rouge_su4: counts(&reference.su4, &peer.su4),
     }
+}
+
+/// Texts interned in two vocabularies share ids that mean different tokens: comparing them
+/// would give wrong scores without a word, so it is a bug to stop at.
+fn assert_same_vocabulary(peer: &PreparedText, reference: &PreparedText) {
+    assert_eq!(
+        peer.vocabulary, reference.vocabulary,
+        "ROUGE texts of two vocabularies compared"
+    );
 }
 
 /// Which measure a combination is for: ROUGE-1.5.5 picks mode B's best reference by recall
@@ -515,10 +560,12 @@ fn cache_keys(opts: &RougeOptions) -> (SharedKey<ReferenceSet>, SharedKey<Vec<Pr
 /// The topic's references, prepared and indexed once per topic and tokenization options.
 pub fn prepared_references(ctx: &TopicContext, opts: &RougeOptions) -> Arc<ReferenceSet> {
     let opts_for_compute = opts.clone();
+    let vocabulary = topic_vocabulary(ctx);
     ctx.shared(cache_keys(opts).0, move |topic: &Topic| {
         ReferenceSet::from_texts(
             topic.references.iter().map(|r| r.text.as_str()),
             &opts_for_compute,
+            &vocabulary,
         )
     })
 }
@@ -527,11 +574,12 @@ pub fn prepared_references(ctx: &TopicContext, opts: &RougeOptions) -> Arc<Refer
 /// class scores summaries against each other with these).
 pub fn prepared_summaries(ctx: &TopicContext, opts: &RougeOptions) -> Arc<Vec<PreparedText>> {
     let opts_for_compute = opts.clone();
+    let vocabulary = topic_vocabulary(ctx);
     ctx.shared(cache_keys(opts).1, move |topic: &Topic| {
         topic
             .summaries
             .iter()
-            .map(|s| PreparedText::new(&s.text, &opts_for_compute))
+            .map(|s| PreparedText::new(&s.text, &opts_for_compute, &vocabulary))
             .collect()
     })
 }
@@ -609,8 +657,12 @@ mod tests {
         }
     }
 
+    /// One vocabulary for the module's tests, as one topic's texts share one.
+    static VOCABULARY: std::sync::LazyLock<Vocabulary> =
+        std::sync::LazyLock::new(Vocabulary::default);
+
     fn prep(text: &str) -> PreparedText {
-        PreparedText::new(text, &plain())
+        PreparedText::new(text, &plain(), &VOCABULARY)
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -685,6 +737,47 @@ mod tests {
         );
     }
 
+    /// Each topic interns its tokens in a vocabulary of its own, dropped with the topic: a
+    /// process-wide one kept every token a long-lived service had seen.
+    #[test]
+    fn a_topics_vocabulary_is_its_own_and_goes_with_it() {
+        let topic = |text: &str| {
+            let mut topic = Topic::new("t");
+            topic
+                .references
+                .push(aesop_corpus::Reference::new("r", text));
+            topic
+        };
+        let (first, second) = (topic("zebra crossing"), topic("crossing zebra"));
+        let (a, b) = (TopicContext::new(&first), TopicContext::new(&second));
+        let (va, vb) = (topic_vocabulary(&a), topic_vocabulary(&b));
+        assert!(Arc::ptr_eq(&va, &topic_vocabulary(&a)));
+        assert_ne!(va.serial, vb.serial);
+        let opts = plain();
+        prepared_references(&a, &opts);
+        prepared_references(&b, &opts);
+        // Ids from 0 in each, in each text's order.
+        assert_eq!(va.intern_all("zebra", &[5]), [0]);
+        assert_eq!(vb.intern_all("zebra", &[5]), [1]);
+        let weak = Arc::downgrade(&va);
+        drop((va, a));
+        assert!(
+            weak.upgrade().is_none(),
+            "the vocabulary outlived its topic"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "ROUGE texts of two vocabularies compared")]
+    fn texts_of_two_vocabularies_are_never_compared() {
+        let other = Vocabulary::default();
+        score(
+            &prep("a b"),
+            &[&PreparedText::new("a b", &plain(), &other)],
+            &plain(),
+        );
+    }
+
     #[test]
     fn reference_set_matches_pairwise_counts() {
         let texts = [
@@ -693,7 +786,7 @@ mod tests {
             "",
             "mat mat mat",
         ];
-        let set = ReferenceSet::from_texts(texts, &plain());
+        let set = ReferenceSet::from_texts(texts, &plain(), &VOCABULARY);
         let peer = prep("the mat sat on a cat hat");
         let pairs = set.pair_counts(&peer);
         assert_eq!(pairs.len(), 4);
@@ -727,7 +820,7 @@ mod tests {
     }
 
     fn id(token: &str) -> u32 {
-        intern_all(token, &[token.len()])[0]
+        VOCABULARY.intern_all(token, &[token.len()])[0]
     }
 
     #[test]

@@ -546,6 +546,7 @@ mod tests {
             "train",
         ];
         let opts = super::super::RougeOptions::default();
+        let vocabulary = super::super::Vocabulary::default();
         let mut seed = 0x1234_5678_9abc_def1_u64;
         let mut text = |lines: usize| -> String {
             let mut out: Vec<String> = Vec::new();
@@ -560,8 +561,8 @@ mod tests {
             out.join("\n")
         };
         for round in 0..300 {
-            let reference = PreparedText::new(&text(1 + round % 12), &opts);
-            let peer = PreparedText::new(&text(1 + (round * 5) % 12), &opts);
+            let reference = PreparedText::new(&text(1 + round % 12), &opts, &vocabulary);
+            let peer = PreparedText::new(&text(1 + (round * 5) % 12), &opts, &vocabulary);
             assert_eq!(
                 union_lcs_hits(&reference, &peer),
                 union_hits_of_every_pair(&reference, &peer),

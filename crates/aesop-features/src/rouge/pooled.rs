@@ -1,7 +1,7 @@
 //! Every text of a pool against all the others (the consensus class): hits against the whole
 //! pool minus hits against oneself, in time linear in the pool's size.
 
-use super::{bigram_counts, token_ids, unigram_counts, Grams, Prf, RougeOptions};
+use super::{bigram_counts, token_ids, unigram_counts, Grams, Prf, RougeOptions, Vocabulary};
 use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 
@@ -14,8 +14,9 @@ pub struct NgramCounts {
 }
 
 impl NgramCounts {
-    pub fn new(text: &str, opts: &RougeOptions) -> NgramCounts {
-        let (ids, _) = token_ids(text, opts);
+    /// `text`'s units, its tokens interned in `vocabulary` (one per pool).
+    pub fn new(text: &str, opts: &RougeOptions, vocabulary: &Vocabulary) -> NgramCounts {
+        let (ids, _) = token_ids(text, opts, vocabulary);
         NgramCounts {
             unigrams: unigram_counts(&ids),
             bigrams: bigram_counts(&ids),

@@ -2,8 +2,8 @@
 //! one hash lookup per distinct peer unit counts the peer's hits against every reference.
 
 use super::{
-    combine_pairs, jackknife_pairs, lcs_counts, Counts, Grams, PairCounts, PreparedText,
-    RougeOptions, RougeScores,
+    assert_same_vocabulary, combine_pairs, jackknife_pairs, lcs_counts, Counts, Grams, PairCounts,
+    PreparedText, RougeOptions, RougeScores, Vocabulary,
 };
 use crate::reference_runs::ReferenceRuns;
 
@@ -55,11 +55,12 @@ impl ReferenceSet {
     pub fn from_texts<'a>(
         texts: impl IntoIterator<Item = &'a str>,
         opts: &RougeOptions,
+        vocabulary: &Vocabulary,
     ) -> ReferenceSet {
         ReferenceSet::new(
             texts
                 .into_iter()
-                .map(|t| PreparedText::new(t, opts))
+                .map(|t| PreparedText::new(t, opts, vocabulary))
                 .collect(),
         )
     }
@@ -78,6 +79,9 @@ impl ReferenceSet {
 
     /// `pair_counts(peer, r)` for every reference r, in order.
     pub fn pair_counts(&self, peer: &PreparedText) -> Vec<PairCounts> {
+        for reference in &self.references {
+            assert_same_vocabulary(peer, reference);
+        }
         let k = self.references.len();
         let mut hits = vec![0u32; 3 * k];
         let (h1, rest) = hits.split_at_mut(k);
