@@ -257,7 +257,17 @@ fn a_write_error_leaves_no_partial_file_and_names_it() {
         .output()
         .unwrap();
     assert!(!out.status.success(), "a 4 KiB limit did not stop the run");
-    assert!(stderr(&out).contains("out.csv"), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("out.csv") && message.contains("File too large"),
+        "{message}"
+    );
+    // Not the hidden temporary file's name, which the user never gave (stop 91: `… at path
+    // "/data/.out.csv.eOkYgB.tmp"`).
+    assert!(
+        !message.contains(".out.csv.") && !message.contains("at path"),
+        "{message}"
+    );
     assert!(!output.exists());
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()

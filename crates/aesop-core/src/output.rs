@@ -107,15 +107,31 @@ pub struct OutputFile {
 /// The temporary file being written: as it is, or through a gzip encoder (a `.gz` name); or a
 /// character device or pipe written in place.
 enum Sink {
-    Plain(BufWriter<NamedTempFile>),
+    Plain(BufWriter<TempWriter>),
     // Boxed: the encoder's state would make every output as large.
-    Gzip(Box<GzEncoder<BufWriter<NamedTempFile>>>),
+    Gzip(Box<GzEncoder<BufWriter<TempWriter>>>),
     Stream(BufWriter<std::fs::File>),
+}
+
+/// The temporary file, written as the plain file it is: `NamedTempFile`'s own writes add its
+/// hidden name to every error (`No space left on device (os error 28) at path
+/// "/data/.p.csv.eOkYgB.tmp"`), a file the user never named; errors name the output instead
+/// ([`OutputFile::name_error`]).
+struct TempWriter(NamedTempFile);
+
+impl Write for TempWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.as_file_mut().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.as_file_mut().flush()
+    }
 }
 
 impl Sink {
     fn new(temp: NamedTempFile, gzip: bool) -> Sink {
-        let file = BufWriter::with_capacity(1 << 16, temp);
+        let file = BufWriter::with_capacity(1 << 16, TempWriter(temp));
         if gzip {
             Sink::Gzip(Box::new(GzEncoder::new(file, Compression::default())))
         } else {
@@ -134,8 +150,8 @@ impl Sink {
     /// The temporary file (under the encoder, if any); `None` for a stream written in place.
     fn temp(&self) -> Option<&NamedTempFile> {
         match self {
-            Sink::Plain(file) => Some(file.get_ref()),
-            Sink::Gzip(encoder) => Some(encoder.get_ref().get_ref()),
+            Sink::Plain(file) => Some(&file.get_ref().0),
+            Sink::Gzip(encoder) => Some(&encoder.get_ref().get_ref().0),
             Sink::Stream(_) => None,
         }
     }
@@ -160,7 +176,9 @@ impl Sink {
             Sink::Gzip(encoder) => encoder.finish()?,
             Sink::Stream(_) => return Ok(None),
         };
-        file.into_inner().map(Some).map_err(|e| e.into_error())
+        file.into_inner()
+            .map(|temp| Some(temp.0))
+            .map_err(|e| e.into_error())
     }
 }
 
