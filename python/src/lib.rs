@@ -6,14 +6,14 @@
 
 use aesop::corpus::jsonl::topic_from_value;
 use aesop::corpus::{Document, Reference, Summary, Topic};
-use aesop::features::{build_classes, run::extract_features, FeatureOptions};
+use aesop::features::{build_classes, run::extract_features_counted, FeatureOptions};
 use aesop::learn::builtin::Family;
 use aesop::learn::score_stream::{ModelGroups, Prediction};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,16 +66,30 @@ fn worker_pool() -> PyResult<Arc<rayon::ThreadPool>> {
 
 /// Run `work` on [`worker_pool`] while the calling thread waits without the GIL and, every
 /// 50 ms, lets Python handle signals: Ctrl-C sets the cancel flag, the work stops at its next
-/// checkpoint (a topic, a feature class, an LM pass), and `KeyboardInterrupt` is raised, as the CLI stops with exit 130 (the work
-/// ran to the end before, however long, and its result was thrown away). Python handles signals
-/// on its main thread only; called from another thread, this just waits.
+/// checkpoint (a topic, a feature class, an LM pass), and `KeyboardInterrupt` is raised, as the
+/// CLI stops with exit 130 (the work ran to the end before, however long, and its result was
+/// thrown away). Python handles signals on its main thread only; called from another thread,
+/// this just waits. The work counts the topics it has finished in its second argument, which
+/// is told to `progress` (the package's `progress=`) when it has changed, and at the end; an
+/// exception raised there stops the work as Ctrl-C does, and is raised.
 fn interruptible<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce(&AtomicBool) -> anyhow::Result<T> + Send,
+    progress: Option<Bound<'_, PyAny>>,
+    work: impl FnOnce(&AtomicBool, &AtomicUsize) -> anyhow::Result<T> + Send,
 ) -> PyResult<T> {
     let pool = worker_pool()?;
-    let cancel = AtomicBool::new(false);
-    let cancel = &cancel;
+    let (cancel, done) = (AtomicBool::new(false), AtomicUsize::new(0));
+    let (cancel, done) = (&cancel, &done);
+    let mut told = 0;
+    let mut tell = |count: usize| -> PyResult<()> {
+        match &progress {
+            Some(callback) if count != told => {
+                told = count;
+                callback.call1((count,)).map(drop)
+            }
+            _ => Ok(()),
+        }
+    };
     std::thread::scope(|scope| {
         let (tx, mut rx) = std::sync::mpsc::channel();
         // This thread only hands the work to the pool (`install` runs it on a worker there)
@@ -83,7 +97,7 @@ fn interruptible<T: Send>(
         std::thread::Builder::new()
             .spawn_scoped(scope, move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let result = pool.install(|| work(cancel));
+                    let result = pool.install(|| work(cancel, done));
                     // Nothing of the call left running when it returns: see `Scorer::new`.
                     aesop::nlp::Pipeline::finish_background_decoding();
                     result
@@ -104,7 +118,8 @@ fn interruptible<T: Send>(
                         return Err(e);
                     }
                     return match result {
-                        Ok(done) => done.map_err(value_error),
+                        Ok(Ok(value)) => tell(done.load(Ordering::Relaxed)).map(|()| value),
+                        Ok(Err(e)) => Err(value_error(e)),
                         Err(_) => Err(PyRuntimeError::new_err(
                             "aesop: internal error (a panic while scoring); please report it",
                         )),
@@ -112,7 +127,10 @@ fn interruptible<T: Send>(
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if interrupt.is_none() {
-                        if let Err(e) = py.check_signals() {
+                        let checked = py
+                            .check_signals()
+                            .and_then(|()| tell(done.load(Ordering::Relaxed)));
+                        if let Err(e) = checked {
                             cancel.store(true, Ordering::SeqCst);
                             interrupt = Some(e);
                         }
@@ -341,17 +359,20 @@ impl Scorer {
     /// Score topics given as JSON text (one judgment-set line each). Returns
     /// [`PredictionTuple`]s in the CLI's output order (`raw`: the model's output before
     /// calibration) and the CLI's warnings about unscored summaries.
+    #[pyo3(signature = (topics, progress=None))]
     fn score_json(
         &self,
         py: Python<'_>,
         topics: Vec<String>,
+        progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<(Vec<PredictionTuple>, Vec<String>)> {
-        let (predictions, warnings) = interruptible(py, |cancel| {
+        let (predictions, warnings) = interruptible(py, progress, |cancel, done| {
             let topics = parse_topics(&topics)?;
             let mut warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
                 format!("{}/{}", topic.topic, topic.summaries[i].system)
             });
-            let (predictions, skipped, ranges) = self.groups.predict(&topics, cancel)?;
+            let (predictions, skipped, ranges) =
+                self.groups.predict_counted(&topics, cancel, done)?;
             warnings.extend(skipped_warnings(&skipped));
             warnings.extend(aesop::features::language::warnings(&topics));
             warnings.extend(ranges.warnings());
@@ -377,7 +398,7 @@ impl Scorer {
         py: Python<'_>,
         rows: Vec<PredictionRow>,
     ) -> PyResult<(Vec<SystemMeanTuple>, Vec<String>)> {
-        let (means, warnings) = interruptible(py, |cancel| {
+        let (means, warnings) = interruptible(py, None, |cancel, _| {
             let predictions: Vec<Prediction> = rows
                 .into_iter()
                 .map(|(topic, system, target, score, model)| Prediction {
@@ -423,7 +444,7 @@ impl Scorer {
         for (i, s) in summaries.into_iter().enumerate() {
             topic.summaries.push(Summary::new(format!("{i}"), s));
         }
-        let (predictions, skipped, ranges) = interruptible(py, |cancel| {
+        let (predictions, skipped, ranges) = interruptible(py, None, |cancel, _| {
             self.groups.predict(std::slice::from_ref(&topic), cancel)
         })?;
         let mut warnings = degenerate_warnings((0..n).map(|i| (&topic, i)), |_, i| {
@@ -454,13 +475,14 @@ impl Scorer {
 /// the notes `aesop features` prints for classes left without values on some summaries.
 /// `options`: (name, value) pairs of `aesop features`' flags (`FeatureOptions::from_named`).
 #[pyfunction]
-#[pyo3(signature = (topics, classes=None, options=None))]
 #[allow(clippy::type_complexity)]
+#[pyo3(signature = (topics, classes=None, options=None, progress=None))]
 fn features_json(
     py: Python<'_>,
     topics: Vec<String>,
     classes: Option<Vec<String>>,
     options: Option<Vec<(String, String)>>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<(
     Vec<String>,
     Vec<String>,
@@ -468,13 +490,13 @@ fn features_json(
     Vec<Vec<Option<f64>>>,
     Vec<String>,
 )> {
-    let (table, languages) = interruptible(py, |cancel| {
+    let (table, languages) = interruptible(py, progress, |cancel, done| {
         let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
         let topics = parse_topics(&topics)?;
         let classes = classes.unwrap_or_default();
         aesop::features::check_options_apply(&options, &classes, None)?;
         let built = build_classes(&classes, &options)?;
-        let table = extract_features(&topics, &built, false, cancel)?;
+        let table = extract_features_counted(&topics, &built, false, cancel, done)?;
         Ok((table, aesop::features::language::warnings(&topics)))
     })?;
     let mut topic_col = Vec::with_capacity(table.records.len());
@@ -514,14 +536,6 @@ fn lm_runs_on() -> PyResult<String> {
 
 #[pymodule]
 fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // The LMs' element-wise operations on the thread of their topic (topics run in parallel):
-    // candle then starts no workers of its own, which a process forked from this one could not
-    // use (`aesop_neural::fork`), and a batch of topics runs 3% faster on 2 cores. Set at
-    // import, before any thread of the package exists; a value the user set is kept.
-    if std::env::var_os(aesop::neural::fork::CANDLE_THREADS_VAR).is_none() {
-        std::env::set_var(aesop::neural::fork::CANDLE_THREADS_VAR, "1");
-    }
-    aesop::neural::configure_cpu_threads();
     m.add_class::<Scorer>()?;
     m.add_function(wrap_pyfunction!(features_json, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_models, m)?)?;

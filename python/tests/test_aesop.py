@@ -615,6 +615,48 @@ def test_a_bad_worker_thread_count_is_a_value_error(monkeypatch):
     assert aesop.features([topic], classes="surface")
 
 
+def test_progress_tells_the_topics_done_and_can_stop_the_call(summeval):
+    _, topics = summeval
+    scorer = aesop.Scorer()
+    calls = []
+    rows = scorer.score_sets(topics, progress=lambda done, total: calls.append((done, total)))
+    assert rows == scorer.score_sets(topics)
+    n = len(topics)
+    assert calls[-1] == (n, n) and all(total == n for _, total in calls), calls
+    assert [d for d, _ in calls] == sorted(set(d for d, _ in calls)), calls
+    calls.clear()
+    cols = aesop.features(topics, classes="surface", progress=lambda d, t: calls.append((d, t)))
+    assert cols == aesop.features(topics, classes="surface") and calls[-1] == (n, n)
+
+    class Enough(Exception):
+        pass
+
+    def enough(done, total):
+        raise Enough(f"{done} of {total}")
+
+    with pytest.raises(Enough, match=f"of {n}"):
+        scorer.score_sets(topics, progress=enough)
+    with pytest.raises(TypeError, match="progress: expected a bool or a callable"):
+        scorer.score_sets(topics, progress="yes")
+
+
+def test_progress_true_draws_a_line_without_tqdm(summeval, monkeypatch, capsys):
+    _, topics = summeval
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # as if tqdm were not installed
+    aesop.Scorer().score_sets(topics[:3], progress=True)
+    aesop.features(topics[:3], classes="surface", progress=True)
+    err = capsys.readouterr().err
+    assert "aesop score: 3/3 topics" in err and "aesop features: 3/3 topics" in err, err
+
+
+def test_progress_true_draws_a_tqdm_bar_when_tqdm_is_installed(summeval, capsys):
+    pytest.importorskip("tqdm")
+    _, topics = summeval
+    aesop.Scorer().score_sets(topics[:3], progress=True)
+    err = capsys.readouterr().err
+    assert "aesop score" in err and "3/3" in err, err
+
+
 _FORKED_SCORING = textwrap.dedent("""
     import json, multiprocessing, sys
     import aesop

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::io::Write;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub use aesop_core::output::Interrupted;
 
@@ -189,6 +189,18 @@ pub fn extract_features(
     show_progress: bool,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
+    extract_features_counted(topics, classes, show_progress, cancel, &AtomicUsize::new(0))
+}
+
+/// [`extract_features`], adding 1 to `done` as each topic is finished, for a caller that
+/// reports progress its own way (the Python package's `progress=`).
+pub fn extract_features_counted(
+    topics: &[Topic],
+    classes: &[Box<dyn FeatureClass>],
+    show_progress: bool,
+    cancel: &AtomicBool,
+    done: &AtomicUsize,
+) -> Result<FeatureTable> {
     let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
     let bar = if show_progress {
         // Through the shared draw target, so `--progress` also draws off a terminal.
@@ -203,6 +215,7 @@ pub fn extract_features(
             Interrupted::check(cancel)?;
             let out = extract_topic(topic, classes, cancel);
             bar.inc(1);
+            done.fetch_add(1, Ordering::Relaxed);
             Ok(out)
         })
         .collect();

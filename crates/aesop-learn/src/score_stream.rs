@@ -311,6 +311,21 @@ impl ModelGroups {
         Vec<aesop_features::run::Skipped>,
         RunRanges,
     )> {
+        self.predict_counted(topics, cancel, &AtomicUsize::new(0))
+    }
+
+    /// [`ModelGroups::predict`], adding 1 to `done` as each topic is scored, for a caller that
+    /// reports progress its own way (the Python package's `progress=`).
+    pub fn predict_counted(
+        &self,
+        topics: &[Topic],
+        cancel: &AtomicBool,
+        done: &AtomicUsize,
+    ) -> Result<(
+        Vec<Prediction>,
+        Vec<aesop_features::run::Skipped>,
+        RunRanges,
+    )> {
         use rayon::prelude::*;
         let refs: Vec<Vec<&NamedModel>> = self.groups.iter().map(|g| g.iter().collect()).collect();
         let scorers = refs
@@ -336,6 +351,7 @@ impl ModelGroups {
                         });
                     }
                 }
+                done.fetch_add(1, Ordering::Relaxed);
                 Ok((out, scored.table.skipped, group, scored.outside))
             })
             .collect::<Vec<Result<_>>>();

@@ -21,6 +21,11 @@ import warnings as _warnings
 # As the CLI does at start (aesop_neural::configure_cpu_threads): idle workers of the neural LM's
 # CPU thread pool spin briefly, so topics scored in parallel keep their cores. Speed only.
 _os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
+# The LMs' element-wise operations on the thread of their topic (topics run in parallel): candle
+# then starts no worker threads of its own, which a process forked from this one would lack
+# (its LM passes are refused there, aesop_neural::fork), and a batch of topics runs 3% faster on
+# 2 cores. A value the user set is kept.
+_os.environ.setdefault("CANDLE_NUM_THREADS", "1")
 
 from . import _aesop  # noqa: E402 (after the environment is set)
 
@@ -160,6 +165,50 @@ def _check_unicode(name, text):
         raise ValueError(f"{name}: not valid Unicode (a lone surrogate)")
 
 
+class _Progress:
+    """What ``progress=`` asks for, as the callable the compiled module tells the topics finished
+    to: ``False`` nothing; a callable ``progress(done, total)`` itself; ``True`` a bar (tqdm's,
+    which draws in notebooks too, when tqdm is installed; else a line on standard error about
+    once a second). Use as a context manager, so the bar is closed however the call ends."""
+
+    def __init__(self, progress, total, what):
+        progress = _plain_scalar(progress)
+        if progress is False or progress is None:
+            self.tell = None
+        elif callable(progress) and not isinstance(progress, bool):
+            self.tell = lambda done: progress(done, total)
+        elif progress is True:
+            self.tell = self._draw
+        else:
+            raise TypeError(f"progress: expected a bool or a callable(done, total), got {type(progress).__name__}")
+        self._total, self._what, self._bar, self._last = total, what, None, 0.0
+
+    def _draw(self, done):
+        if self._bar is None:
+            try:
+                from tqdm.auto import tqdm
+                self._bar = tqdm(total=self._total, desc=f"aesop {self._what}", unit="topic")
+            except ImportError:
+                self._bar = False
+        if self._bar is False:
+            import sys
+            import time
+            now = time.monotonic()
+            if now - self._last >= 1.0 or done == self._total:
+                self._last = now
+                print(f"aesop {self._what}: {done}/{self._total} topics", file=sys.stderr, flush=True)
+        else:
+            self._bar.update(done - self._bar.n)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar:
+            self._bar.close()
+        return False
+
+
 def _check_bool(name, value):
     value = _plain_scalar(value)
     if not isinstance(value, bool):
@@ -292,7 +341,7 @@ class Scorer:
         _warn(warnings)
         return _frame(out, pandas)
 
-    def score_sets(self, topics, pandas=False):
+    def score_sets(self, topics, pandas=False, progress=False):
         """Score judgment-set topics: dicts with ``topic``, ``documents``, ``summaries`` and
         optional ``references`` (the JSON Lines format of ``aesop score``; see
         docs/JUDGMENT_SETS.md). Returns one dict per prediction, exactly the lines ``aesop score``
@@ -301,11 +350,18 @@ class Scorer:
         without one; both ``None`` for a summary the model cannot score (the CLI's ``null``; a
         DataFrame with those columns when ``pandas=True``).
 
+        ``progress``: ``True`` draws a bar of the topics scored (tqdm's when it is installed, so
+        in notebooks too; else a line on standard error about once a second); a callable is
+        called as ``progress(done, total)`` as topics finish (at most every 50 ms, and once at
+        the end); an exception it raises stops the call.
+
         >>> rows = scorer.score_sets([{"topic": "t1", "documents": [{"id": "d", "text": "..."}],
         ...                             "summaries": [{"system": "s1", "text": "..."}]}])
         """
         pandas = _check_bool("pandas", pandas)
-        rows, warnings = self._inner.score_json(_topics_json(topics))
+        texts = _topics_json(topics)
+        with _Progress(progress, len(texts), "score") as report:
+            rows, warnings = self._inner.score_json(texts, report.tell)
         _warn(warnings)
         if pandas:
             keys = ("topic", "system", "target", "score", "raw", "model")
@@ -388,7 +444,7 @@ def _option_text(name, value):
     raise TypeError(f"{name}: expected bool, number or str, got {type(value).__name__}")
 
 
-def features(topics, classes=None, pandas=False, **options):
+def features(topics, classes=None, pandas=False, progress=False, **options):
     """Feature columns for every summary of ``topics`` (judgment-set dicts): ``{"topic": [...],
     "system": [...], "rouge.r1_f": [...], ...}``; ``None`` marks a value that could not be
     computed. ``classes``: names as in ``aesop features --classes`` (default: all).
@@ -397,6 +453,7 @@ def features(topics, classes=None, pandas=False, **options):
     ``neural_references=0`` (the reference-free LM features only, much faster),
     ``rouge_mode="b"``, ``simetrix=True``, ``graph_rank=4``. An unknown name raises
     ``ValueError`` listing the known ones; so does an option none of ``classes`` reads.
+    ``progress``: as for :meth:`Scorer.score_sets`.
 
     >>> cols = aesop.features(topics, classes=["rouge"])
     >>> cols["rouge.r1_f"][:2]
@@ -412,9 +469,11 @@ def features(topics, classes=None, pandas=False, **options):
             raise ValueError("classes: an empty list; give None for every class")
     pandas = _check_bool("pandas", pandas)
     pairs = [(name, _option_text(name, value)) for name, value in options.items()]
-    names, topic_col, system_col, rows, notes = _aesop.features_json(
-        _topics_json(topics), classes, pairs
-    )
+    texts = _topics_json(topics)
+    with _Progress(progress, len(texts), "features") as report:
+        names, topic_col, system_col, rows, notes = _aesop.features_json(
+            texts, classes, pairs, report.tell
+        )
     _warn(notes)
     cols = {"topic": topic_col, "system": system_col}
     for j, name in enumerate(names):

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 __version__: str
 
@@ -32,7 +32,12 @@ class Scorer:
         pandas: bool = False,
     ) -> Any:
         """{model name: [score per summary, None where not scored]}, or a DataFrame when pandas=True."""
-    def score_sets(self, topics: Union[Topic, Sequence[Topic]], pandas: bool = False) -> Any:
+    def score_sets(
+        self,
+        topics: Union[Topic, Sequence[Topic]],
+        pandas: bool = False,
+        progress: Union[bool, Callable[[int, int], Any]] = False,
+    ) -> Any:
         """One dict per prediction ({"topic","system","target","score","raw","model"}; `raw` only for calibrated models), as `aesop score` writes."""
     def system_means(self, rows: Any, pandas: bool = False) -> Any:
         """Each system's mean per model from the rows of `score_sets` (in any order, or its DataFrame), as `aesop score --systems` writes them ({"model","rank","system","mean","low","high","topics","scored"}, and "models" for the default built-ins)."""
@@ -41,6 +46,7 @@ def features(
     topics: Union[Topic, Sequence[Topic]],
     classes: Optional[Union[str, Sequence[str]]] = None,
     pandas: bool = False,
+    progress: Union[bool, Callable[[int, int], Any]] = False,
     **options: Union[bool, int, float, str],
 ) -> Any:
     """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""
