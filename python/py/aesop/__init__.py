@@ -23,8 +23,8 @@ import warnings as _warnings
 _os.environ.setdefault("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200")
 # The LMs' element-wise operations on the thread of their topic (topics run in parallel): candle
 # then starts no worker threads of its own, which a process forked from this one would lack
-# (its LM passes are refused there, aesop_neural::fork), and a batch of topics runs 3% faster on
-# 2 cores. A value the user set is kept.
+# (its LM passes are refused there, aesop_neural::fork), and a batch of topics runs 2-4 % faster
+# on 2 cores. A value the user set is kept.
 _os.environ.setdefault("CANDLE_NUM_THREADS", "1")
 
 from . import _aesop  # noqa: E402 (after the environment is set)
