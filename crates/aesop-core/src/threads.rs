@@ -5,7 +5,8 @@
 //! 160-summary `score` ran past a minute, and at 100,000 the process aborted with "fatal
 //! runtime error: failed to initiate panic". The CLI checks the variable before any work and
 //! starts the pool itself, so a failure is an error naming the variable. The Python package
-//! checks it on every call, since another library in the same process may have started the pool.
+//! checks it on every call and sizes a pool of its own per process by it (`worker_pool` in
+//! `python/src/lib.rs`: a forked child cannot use its parent's threads).
 
 use anyhow::{bail, Result};
 
