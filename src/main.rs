@@ -830,8 +830,7 @@ fn generate_man(dir: Option<&std::path::Path>) -> Result<()> {
     let named: Vec<(&str, &std::path::Path)> = paths.iter().map(|p| ("-o", p.as_path())).collect();
     let mut files = OutputFile::create_all(&named, &[])?;
     for (file, (_, roff)) in files.iter_mut().zip(&pages) {
-        file.write_all(roff)
-            .with_context(|| format!("writing {}", file.path().display()))?;
+        file.write_all(roff).context("writing the man pages")?;
     }
     OutputFile::commit_all(files)?;
     aesop_core::eprintln_quiet!("wrote {} man pages to {}", pages.len(), dir.display());

@@ -657,7 +657,7 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
         output.to_str().expect("utf-8"),
         set.to_str().expect("utf-8"),
     );
-    let refused: [Vec<&str>; 4] = [
+    let refused: [Vec<&str>; 5] = [
         vec![
             "cross-validate",
             "-",
@@ -673,6 +673,16 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
             "--set=-:relevance",
             "--classes",
             "content",
+            "-o",
+            out_path,
+        ],
+        // `-:COLUMN` as its own word: clap took it for short flags (`unexpected argument '-:'`).
+        vec![
+            "ablate",
+            "--set",
+            "-:relevance",
+            "--classes",
+            "content,surface",
             "-o",
             out_path,
         ],

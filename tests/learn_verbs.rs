@@ -482,7 +482,7 @@ fn outputs_named_for_formats_aesop_does_not_write_are_refused_before_the_work() 
         ),
         (
             format!("train {learn} -o nodir/m.aesop"),
-            "writing model nodir/m.aesop: nodir/m.aesop: no such directory nodir",
+            "writing the model: nodir/m.aesop: no such directory nodir",
         ),
         (
             format!("cross-validate {learn} -o o.parquet"),

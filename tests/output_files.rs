@@ -278,6 +278,97 @@ fn a_write_error_leaves_no_partial_file_and_names_it() {
 }
 
 #[test]
+fn every_verb_names_an_output_it_cannot_write_once() {
+    // Each verb's output under a file-size limit of zero, so its first write fails: the message
+    // names the output the user gave, once (it read `writing model m.aesop: m.aesop: cannot
+    // write: …`, `i.jsonl not written: cannot write topic …: i.jsonl: …`), and nothing is left.
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+    let set = dir.path().join("set.jsonl");
+    let imported = common::aesop()
+        .arg("import")
+        .arg("summeval")
+        .arg(examples.join("summeval-sample.jsonl"))
+        .arg("-o")
+        .arg(&set)
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    let features = dir.path().join("features.csv");
+    let made = common::aesop()
+        .args([
+            "features",
+            "set.jsonl",
+            "--classes",
+            "surface",
+            "-o",
+            "features.csv",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    let sample = examples.join("summeval-sample.jsonl");
+    let sample = sample.display();
+    let learn = "--set set.jsonl:readability --classes surface";
+    let bin = assert_cmd::cargo::cargo_bin("aesop");
+    for (command, output) in [
+        (
+            "features set.jsonl --classes surface -o o.csv".to_string(),
+            "o.csv",
+        ),
+        (
+            "features set.jsonl --classes surface -o o.jsonl.gz".to_string(),
+            "o.jsonl.gz",
+        ),
+        ("score set.jsonl -o p.jsonl".to_string(), "p.jsonl"),
+        (format!("train {learn} -o m.aesop"), "m.aesop"),
+        (format!("cross-validate {learn} -o cv.jsonl"), "cv.jsonl"),
+        (format!("ablate {learn},content -o ab.csv"), "ab.csv"),
+        (format!("import summeval {sample} -o i.jsonl"), "i.jsonl"),
+        ("analyze set.jsonl -o a.conllu".to_string(), "a.conllu"),
+        (
+            "evaluate features.csv --human set.jsonl --target readability \
+             --feature surface.density --json e.json"
+                .to_string(),
+            "e.json",
+        ),
+        ("generate man -o pages".to_string(), "aesop.1"),
+    ] {
+        let script = format!(
+            "trap '' XFSZ; ulimit -f 0; exec '{}' {command}",
+            bin.display()
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let message = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{command}: {message}");
+        assert!(message.contains("File too large"), "{command}: {message}");
+        let error = message
+            .lines()
+            .find(|line| line.starts_with("aesop: error:"))
+            .unwrap_or_default();
+        assert_eq!(
+            error.matches(output).count(),
+            1,
+            "{command}: the output named other than once: {message}"
+        );
+        let mut left = common::file_names(dir.path());
+        left.retain(|name| !["set.jsonl", "features.csv", "pages"].contains(&name.as_str()));
+        assert!(left.is_empty(), "{command}: {left:?}");
+    }
+    // The man pages' directory is made before the pages are written; none is left in it.
+    assert_eq!(
+        common::file_names(&dir.path().join("pages")),
+        Vec::<String>::new()
+    );
+    assert!(features.exists());
+}
+
+#[test]
 fn a_dash_output_is_standard_output_where_the_output_is_optional_and_refused_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
     let set = write_set(dir.path());

@@ -383,8 +383,15 @@ impl OutputFile {
         let mut out = OutputFile::create(path, inputs)?;
         // "OUT not written", not "writing OUT": the closure's errors are often about the input
         // it reads while writing (a bad line of a set read as "writing features.csv:
-        // set.jsonl:3: …"), and either way nothing was written.
-        write(&mut out).with_context(|| format!("{} not written", path.display()))?;
+        // set.jsonl:3: …"), and either way nothing was written. A write error of the output
+        // names it already.
+        write(&mut out).map_err(|err| {
+            if names_an_output(&err) {
+                err
+            } else {
+                err.context(format!("{} not written", path.display()))
+            }
+        })?;
         out.commit()
     }
 
@@ -404,8 +411,43 @@ impl OutputFile {
     }
 
     fn name_error(&self, err: std::io::Error) -> std::io::Error {
-        std::io::Error::new(err.kind(), format!("{}: {err}", self.shown.display()))
+        let kind = err.kind();
+        std::io::Error::new(
+            kind,
+            OutputError {
+                shown: self.shown.clone(),
+                err,
+            },
+        )
     }
+}
+
+/// A write error of an output, naming the file the user gave. Typed, so that a caller's context
+/// can tell that the message names the file already ([`names_an_output`]).
+#[derive(Debug)]
+struct OutputError {
+    shown: PathBuf,
+    err: std::io::Error,
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.shown.display(), self.err)
+    }
+}
+
+// No `source`: the message holds the underlying error already, and a chain would print it twice.
+impl std::error::Error for OutputError {}
+
+/// Whether `err` is, or was caused by, a write error of an [`OutputFile`], whose message names
+/// the output: a context that names it again reads `writing m.aesop: m.aesop: …`.
+pub fn names_an_output(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+            .is_some_and(|inner| inner.is::<OutputError>())
+    })
 }
 
 /// Refuse an output whose name says a format aesop never writes (a spreadsheet, a data-frame or

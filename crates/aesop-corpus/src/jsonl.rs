@@ -536,9 +536,12 @@ pub fn write_set<W: Write>(mut out: W, topics: &[Topic]) -> Result<()> {
 
 /// Write one topic as one line.
 pub fn write_topic<W: Write>(mut out: W, topic: &Topic) -> Result<()> {
-    serde_json::to_writer(&mut out, topic)
+    // Serialized first, so that a write error reaches the caller as the output's own error
+    // (naming the file), not inside serde_json's, which hides it.
+    let mut line = serde_json::to_vec(topic)
         .with_context(|| format!("cannot write topic {:?}", topic.topic))?;
-    out.write_all(b"\n")?;
+    line.push(b'\n');
+    out.write_all(&line)?;
     Ok(())
 }
 

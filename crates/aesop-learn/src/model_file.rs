@@ -576,7 +576,7 @@ impl ModelFile {
     pub fn save_checked(&self, path: &Path, inputs: &[&Path]) -> Result<()> {
         let bytes = self.to_bytes()?;
         aesop_core::output::OutputFile::write_all_to(path, inputs, &bytes)
-            .with_context(|| format!("writing model {}", path.display()))
+            .context("writing the model")
     }
 
     pub fn load(path: &Path) -> Result<ModelFile> {

@@ -467,6 +467,11 @@ pub fn score_streaming(
         || "standard output".to_string(),
         |p| p.display().to_string(),
     );
+    // A file's write errors name it ([`aesop_core::output::OutputFile`]); standard output's do not.
+    let writing_predictions = match aesop_core::output::file_or_stdout(args.output.as_deref()) {
+        Some(_) => "writing the predictions",
+        None => "writing the predictions to standard output",
+    };
     let (topics, source): (Box<dyn Iterator<Item = Result<Topic>> + Send>, String) = match &args.set
     {
         Some(set) if aesop_core::input::names_stdin(set) => (
@@ -591,7 +596,7 @@ pub fn score_streaming(
                 }
                 writer
                     .write(topic, &summary.system, models, row, raw)
-                    .with_context(|| format!("writing {sink_name}"))?;
+                    .context(writing_predictions)?;
                 systems.add(&topic.topic, &summary.system, &names, row);
                 for (model, &score) in models.iter().zip(row) {
                     on_prediction(&model.name, score);
@@ -604,9 +609,7 @@ pub fn score_streaming(
     .with_context(|| format!("scoring {source}"))?;
     let mut stats = stats;
     stats.topics -= split_parts.load(Ordering::Relaxed);
-    writer
-        .finish()
-        .with_context(|| format!("writing {sink_name}"))?;
+    writer.finish().context(writing_predictions)?;
     match systems_output {
         Some(mut systems_output) => {
             let means = systems.means(cancel)?;
@@ -618,7 +621,10 @@ pub fn score_streaming(
                 groups.defaults.is_some(),
                 &mut *systems_output.writer(),
             )
-            .with_context(|| format!("writing {}", path.display()))?;
+            .context(match aesop_core::output::file_or_stdout(Some(path)) {
+                Some(_) => "writing the system means",
+                None => "writing the system means to standard output",
+            })?;
             Output::commit_all(output, systems_output)?;
         }
         None => output.commit()?,

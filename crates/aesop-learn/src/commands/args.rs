@@ -103,7 +103,7 @@ pub struct TransferArgs {
     /// One file may be given with several columns (a.jsonl:coherence, a.jsonl:fluency): one
     /// corpus, whose summaries share their folds under cross-validation and are held out
     /// together under --leave-one-set-out.
-    #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", value_parser = crate::transfer::set_spec_parser()))]
+    #[cfg_attr(feature = "cli", arg(long = "set", value_name = "PATH:COLUMN", allow_hyphen_values = true, value_parser = crate::transfer::set_spec_parser()))]
     pub sets: Vec<SetSpec>,
     /// Weigh every set equally whatever its number of summaries.
     #[cfg_attr(feature = "cli", arg(long))]

@@ -53,7 +53,7 @@ pub fn train_command(
     inputs.extend(args.report.clone());
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
     let mut output = aesop_core::output::OutputFile::create(&args.output, &inputs)
-        .with_context(|| format!("writing model {}", args.output.display()))?;
+        .context("writing the model")?;
     // The report, and the held-out error of the calibrated scores when it measured one.
     let (report, held_out_mae) = match &args.report {
         Some(path) => {
@@ -184,7 +184,7 @@ pub fn train_command(
         .write_all(&bytes)
         .map_err(anyhow::Error::from)
         .and_then(|()| output.commit())
-        .with_context(|| format!("writing model {}", args.output.display()))?;
+        .context("writing the model")?;
     for base in file.model.stack_bases().unwrap_or_default() {
         aesop_core::eprintln_quiet!(
             "base model {}: {} on {} ({}{})",
