@@ -176,7 +176,10 @@ fn openapi_document_matches_the_service() {
     }
     // A scoring answer with features, and error answers, match their schemas as well.
     for (request, status) in [
-        (json!({"topics": sample_topics(), "features": true}), 200),
+        (
+            json!({"topics": sample_topics(), "features": true, "systems": true}),
+            200,
+        ),
         (json!({"topics": sample_topics(), "models": ["nope"]}), 422),
         (json!({"topics": "nope"}), 422),
     ] {

@@ -150,6 +150,13 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             Some("features"),
         ),
         (
+            "systems not a boolean",
+            request_with(|r| r["systems"] = json!(1)),
+            422,
+            "wrong_type",
+            Some("systems"),
+        ),
+        (
             "misspelt field",
             request_with(|r| r["model"] = json!(["pyramid"])),
             422,

@@ -2,6 +2,7 @@
 //! CLI's warnings; models whose classes run under different options score apart.
 
 use super::*;
+use std::path::PathBuf;
 
 /// `aesop score` on the same topics, as (topic, system, model) -> score.
 fn cli_scores(
@@ -20,6 +21,24 @@ fn cli_predictions(
     dir: &Path,
     field: &str,
 ) -> BTreeMap<(String, String, String), f64> {
+    let output = run_cli_score(topics, models, dir, None);
+    std::fs::read_to_string(&output)
+        .expect("predictions")
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("prediction line");
+            let key = |k: &str| v[k].as_str().expect(k).to_string();
+            (
+                (key("topic"), key("system"), key("model")),
+                v[field].as_f64().expect(field),
+            )
+        })
+        .collect()
+}
+
+/// Run `aesop score` on `topics` (written to DIR/set.jsonl) with the built-ins `models` (none:
+/// the defaults), and `--systems` when given; the path of its predictions.
+fn run_cli_score(topics: &Value, models: &[&str], dir: &Path, systems: Option<PathBuf>) -> PathBuf {
     let set = dir.join("set.jsonl");
     let lines: Vec<String> = topics
         .as_array()
@@ -41,21 +60,10 @@ fn cli_predictions(
         reference: Vec::new(),
         output: Some(output.clone()),
         format: None,
-        systems: None,
+        systems,
     };
     score_command(&args, &AtomicBool::new(false)).expect("aesop score");
-    std::fs::read_to_string(&output)
-        .expect("predictions")
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("prediction line");
-            let key = |k: &str| v[k].as_str().expect(k).to_string();
-            (
-                (key("topic"), key("system"), key("model")),
-                v[field].as_f64().expect(field),
-            )
-        })
-        .collect()
+    output
 }
 
 #[test]
@@ -470,4 +478,71 @@ fn models_with_different_neural_options_score_apart() {
     );
     assert!(!features.contains_key("neural.src_slor"), "{features:?}");
     assert!(server.shutdown().is_ok());
+}
+
+/// `aesop score --systems S.jsonl` on the same topics: its rows, as JSON values.
+fn cli_system_means(topics: &Value, models: &[&str], dir: &Path) -> Vec<Value> {
+    let systems = dir.join("systems.jsonl");
+    run_cli_score(topics, models, dir, Some(systems.clone()));
+    std::fs::read_to_string(&systems)
+        .expect("system means")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("system line"))
+        .collect()
+}
+
+#[test]
+fn system_means_match_aesop_score_systems() {
+    let server = start(&local_args());
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A third system in one topic only: the means cover different topics, which `score` warns of.
+    let mut topics = sample_topics();
+    topics[0]["summaries"]
+        .as_array_mut()
+        .expect("summaries")
+        .push(json!({"system": "s3", "text": "The budget raises school spending."}));
+    for models in [&[][..], &["readability-noref", "pyramid-noref"][..]] {
+        let mut request = json!({"topics": topics, "systems": true});
+        if !models.is_empty() {
+            request["models"] = json!(models);
+        }
+        let reply = post(server.addr, "/v1/score", &request);
+        assert_eq!(
+            reply.status,
+            200,
+            "{}",
+            String::from_utf8_lossy(&reply.body)
+        );
+        let body = reply.json();
+        let served = body["systems"].as_array().expect("systems").clone();
+        assert_eq!(
+            served,
+            cli_system_means(&topics, models, dir.path()),
+            "{models:?}"
+        );
+        // Defaults: one row per target and system, the variants that scored it named; named
+        // models: one per model and system.
+        let columns = if models.is_empty() { 3 } else { 2 };
+        assert_eq!(served.len(), columns * 3, "{served:?}");
+        let s1 = served
+            .iter()
+            .find(|row| {
+                row["system"] == "s1" && row["model"] == json!(models.first().unwrap_or(&"pyramid"))
+            })
+            .expect("s1's row");
+        assert_eq!(s1["topics"], 2);
+        if models.is_empty() {
+            assert_eq!(s1["models"], "pyramid pyramid-noref", "{s1}");
+        }
+        let warnings = body["warnings"].as_array().expect("warnings");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.as_str().is_some_and(|w| w.contains("s3"))),
+            "{warnings:?}"
+        );
+    }
+    // Without the flag the answer has no `systems`.
+    let reply = post(server.addr, "/v1/score", &json!({"topics": topics}));
+    assert!(reply.json().get("systems").is_none());
 }

@@ -406,18 +406,7 @@ impl ModelGroups {
         predictions: &[Prediction],
         cancel: &AtomicBool,
     ) -> Result<(Vec<SystemMean>, Vec<String>)> {
-        let columns = self.columns();
-        let defaults = self.defaults.is_some();
-        systems::means_of_predictions(
-            predictions,
-            columns.clone(),
-            defaults,
-            |p| {
-                let key = if defaults { &p.target } else { &p.model };
-                columns.iter().position(|c| c == key)
-            },
-            cancel,
-        )
+        system_means(predictions, self.columns(), self.defaults.is_some(), cancel)
     }
 
     /// Output columns: one per target for the defaults (both variants share them), else one per
@@ -429,6 +418,23 @@ impl ModelGroups {
             self.groups[0].iter().map(|m| m.name.clone()).collect()
         }
     }
+}
+
+/// Each system's mean per output column, as `aesop score --systems` writes them, from
+/// predictions in any order: `columns` are the default built-ins' targets when `defaults` (a
+/// prediction counts under its target, whichever variant made it), else model names. Also the
+/// warnings `score` gives when the systems were scored on different topics.
+pub fn system_means(
+    predictions: &[Prediction],
+    columns: Vec<String>,
+    defaults: bool,
+    cancel: &AtomicBool,
+) -> Result<(Vec<SystemMean>, Vec<String>)> {
+    let column_of = |p: &Prediction| {
+        let key = if defaults { &p.target } else { &p.model };
+        columns.iter().position(|c| c == key)
+    };
+    systems::means_of_predictions(predictions, columns.clone(), defaults, column_of, cancel)
 }
 
 /// The predictions for one topic: the group that scored it and, per summary, one score per model.

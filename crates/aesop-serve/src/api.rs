@@ -5,6 +5,7 @@ use super::error::ApiError;
 use super::limits::Limits;
 use aesop_corpus::jsonl::{self, FieldError};
 use aesop_corpus::Topic;
+use aesop_learn::score_stream::SystemMean;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -17,6 +18,8 @@ pub struct ScoreRequest {
     pub models: Option<Vec<String>>,
     /// Include every summary's features in the answer.
     pub features: bool,
+    /// Include each system's mean per model, as `aesop score --systems` writes them.
+    pub systems: bool,
 }
 
 /// One summary's predictions.
@@ -52,9 +55,13 @@ pub struct ScoreResponse {
     /// the other summaries of the request, classes that gave no values for some summaries.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// With `"systems": true`: each system's mean per model (per target for the defaults),
+    /// ranked, the rows of `aesop score --systems`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub systems: Option<Vec<SystemMean>>,
 }
 
-const REQUEST_KEYS: &[&str] = &["topics", "models", "features"];
+const REQUEST_KEYS: &[&str] = &["topics", "models", "features", "systems"];
 
 /// Parse and validate a request body against `limits`. Every error is a 4xx [`ApiError`] that
 /// names the field at fault.
@@ -108,17 +115,8 @@ pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest,
             format!("unknown field (a request has {})", REQUEST_KEYS.join(", ")),
         ));
     }
-    let features = match request.remove("features") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => b,
-        Some(other) => {
-            return Err(ApiError::invalid(
-                "wrong_type",
-                "features",
-                format!("expected true or false, found {}", kind(&other)),
-            ))
-        }
-    };
+    let features = flag(&mut request, "features")?;
+    let systems = flag(&mut request, "systems")?;
     let models = match request.remove("models") {
         None | Some(Value::Null) => None,
         Some(Value::Array(items)) => Some(model_names(items)?),
@@ -197,7 +195,21 @@ pub fn parse_score_request(body: &[u8], limits: &Limits) -> Result<ScoreRequest,
         topics: parsed,
         models,
         features,
+        systems,
     })
+}
+
+/// An optional boolean field of the request (absent or `null`: false).
+fn flag(request: &mut serde_json::Map<String, Value>, name: &str) -> Result<bool, ApiError> {
+    match request.remove(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(ApiError::invalid(
+            "wrong_type",
+            name,
+            format!("expected true or false, found {}", kind(&other)),
+        )),
+    }
 }
 
 fn model_names(items: Vec<Value>) -> Result<Vec<String>, ApiError> {

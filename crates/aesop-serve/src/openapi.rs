@@ -124,7 +124,9 @@ pub fn document() -> Value {
                                    "description": "Model names (GET /v1/models). Default: per topic the built-in pyramid, \
                                                    responsiveness and readability models, reference-based if the topic has \
                                                    references, else the -noref ones."},
-                        "features": {"type": "boolean", "default": false}
+                        "features": {"type": "boolean", "default": false},
+                        "systems": {"type": "boolean", "default": false,
+                                    "description": "Also answer each system's mean per model, ranked, as aesop score --systems."}
                     }
                 },
                 "ModelRef": {
@@ -154,7 +156,26 @@ pub fn document() -> Value {
                         }},
                         "models": {"type": "array", "items": {"$ref": "#/components/schemas/ModelRef"}},
                         "warnings": {"type": "array", "items": text,
-                                     "description": "aesop score's warnings about the request: batch-dependent models, feature classes without values for some summaries, text that does not read as English."}
+                                     "description": "aesop score's warnings about the request: batch-dependent models, feature classes without values for some summaries, text that does not read as English, systems scored on different topics."},
+                        "systems": {"type": "array", "items": {"$ref": "#/components/schemas/SystemMean"},
+                                    "description": "With \"systems\": true: the rows of aesop score --systems."}
+                    }
+                },
+                "SystemMean": {
+                    "type": "object",
+                    "required": ["model", "rank", "system", "mean", "low", "high", "topics", "scored"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "model": {"type": "string", "description": "The model's name, or the target for the default built-ins."},
+                        "rank": {"type": "integer", "nullable": true, "minimum": 1,
+                                 "description": "1 for the highest mean; equal means share a rank; null when no summary was scored."},
+                        "system": text,
+                        "mean": number_or_null,
+                        "low": {"type": "number", "nullable": true, "description": "95% percentile-bootstrap interval over the system's topics (1,000 samples, seed 1); null with fewer than two."},
+                        "high": number_or_null,
+                        "topics": {"type": "integer", "minimum": 0, "description": "Topics with a summary of the system."},
+                        "scored": {"type": "integer", "minimum": 0, "description": "Summaries scored (the mean is over these)."},
+                        "models": {"type": "string", "description": "Default built-ins only: the variants that scored the system's topics."}
                     }
                 },
                 "ModelCard": model_card,

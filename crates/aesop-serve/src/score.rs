@@ -7,7 +7,7 @@ use super::registry::Registry;
 use aesop_corpus::Topic;
 use aesop_features::run::Skipped;
 use aesop_learn::range_tally::RunRanges;
-use aesop_learn::score_stream::{batch_warnings_of, skipped_warning};
+use aesop_learn::score_stream::{batch_warnings_of, skipped_warning, Prediction, SystemMean};
 use aesop_learn::scoring::{
     check_compatible, computes_class_differently, default_model_names_of, NamedModel, Scorer,
 };
@@ -70,11 +70,7 @@ pub fn score_request(
             let group = scorer.models();
             let scored = scorer.score(topics.as_ref(), false, cancel).map_err(|e| {
                 if e.is::<aesop_features::run::Interrupted>() {
-                    ApiError::new(
-                        axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                        "timeout",
-                        "the request took longer than the service's time limit",
-                    )
+                    timeout_error()
                 } else {
                     ApiError::internal(format!("scoring failed: {e:#}"))
                 }
@@ -168,11 +164,85 @@ pub fn score_request(
     warnings.extend(skipped.iter().map(skipped_warning));
     warnings.extend(aesop_features::language::warnings(&request.topics));
     warnings.extend(ranges.warnings());
+    let results: Vec<ScoreResult> = results.into_iter().flatten().collect();
+    let systems = if request.systems {
+        let (means, coverage) = system_means(request, registry, &runs, &results, cancel)?;
+        warnings.extend(coverage);
+        Some(means)
+    } else {
+        None
+    };
     Ok(ScoreResponse {
-        results: results.into_iter().flatten().collect(),
+        results,
         models: used,
         warnings,
+        systems,
     })
+}
+
+/// Each system's mean per model, as `aesop score --systems` computes them: one column per
+/// named model, or for the defaults one per target, whichever variant (`pyramid` or
+/// `pyramid-noref`) scored a topic. Also the warnings `score` gives when the systems were
+/// scored on different topics.
+fn system_means(
+    request: &ScoreRequest,
+    registry: &Registry,
+    runs: &[Run],
+    results: &[ScoreResult],
+    cancel: &AtomicBool,
+) -> Result<(Vec<SystemMean>, Vec<String>), ApiError> {
+    let defaults = request.models.is_none();
+    let columns: Vec<String> = match &request.models {
+        None => registry
+            .family()
+            .targets()
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+        Some(names) => {
+            let mut columns: Vec<String> = Vec::with_capacity(names.len());
+            for name in names {
+                if !columns.contains(name) {
+                    columns.push(name.clone());
+                }
+            }
+            columns
+        }
+    };
+    let target_of: BTreeMap<&str, &str> = runs
+        .iter()
+        .flat_map(|run| &run.models)
+        .map(|model| (model.name.as_str(), model.target.as_str()))
+        .collect();
+    let predictions: Vec<Prediction> = results
+        .iter()
+        .flat_map(|result| {
+            result.scores.iter().map(|(model, score)| Prediction {
+                topic: result.topic.clone(),
+                system: result.system.clone(),
+                target: target_of.get(model.as_str()).unwrap_or(&"").to_string(),
+                score: score.unwrap_or(f64::NAN),
+                raw: None,
+                model: model.clone(),
+            })
+        })
+        .collect();
+    aesop_learn::score_stream::system_means(&predictions, columns, defaults, cancel).map_err(|e| {
+        if e.is::<aesop_features::run::Interrupted>() {
+            timeout_error()
+        } else {
+            ApiError::internal(format!("system means failed: {e:#}"))
+        }
+    })
+}
+
+/// The answer to a request cut short by the service's time limit.
+fn timeout_error() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "timeout",
+        "the request took longer than the service's time limit",
+    )
 }
 
 /// The models of a run in groups that can each score in one pass ([`check_compatible`]): a
