@@ -199,15 +199,8 @@ fn system_means(
             .iter()
             .map(|t| t.to_string())
             .collect(),
-        Some(names) => {
-            let mut columns: Vec<String> = Vec::with_capacity(names.len());
-            for name in names {
-                if !columns.contains(name) {
-                    columns.push(name.clone());
-                }
-            }
-            columns
-        }
+        // Distinct: a request that names a model twice is refused.
+        Some(names) => names.clone(),
     };
     let target_of: BTreeMap<&str, &str> = runs
         .iter()
