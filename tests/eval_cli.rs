@@ -270,13 +270,20 @@ fn score_writes_tsv_under_a_tsv_name_and_evaluate_reads_it_back() {
             .assert()
             .success();
     }
-    common::aesop()
-        .arg("score")
-        .arg(&set)
-        .args(["--format", "tsv", "-o"])
-        .arg(dir.path().join("p.txt"))
-        .assert()
-        .success();
+    // The format asked for under another name: a table under `.txt` or `.jsonl`.
+    for (format, name) in [
+        ("tsv", "p.txt"),
+        ("csv", "p-csv.jsonl"),
+        ("tsv", "p-tsv.jsonl"),
+    ] {
+        common::aesop()
+            .arg("score")
+            .arg(&set)
+            .args(["--format", format, "-o"])
+            .arg(dir.path().join(name))
+            .assert()
+            .success();
+    }
     let csv = std::fs::read_to_string(dir.path().join("p.csv")).expect("csv");
     let tsv = std::fs::read_to_string(dir.path().join("p.tsv")).expect("tsv");
     assert!(
@@ -299,6 +306,11 @@ fn score_writes_tsv_under_a_tsv_name_and_evaluate_reads_it_back() {
     let expected = tau_of("p.csv");
     assert!(expected.is_finite() && expected != 0.0);
     assert_eq!(tau_of("p.tsv"), expected);
+    // Read by their header: the `.jsonl` names failed as `malformed JSON`, and the tabs of the
+    // `.txt` were split at commas (one column, no `responsiveness`).
+    for name in ["p.txt", "p-csv.jsonl", "p-tsv.jsonl"] {
+        assert_eq!(tau_of(name), expected, "{name}");
+    }
 }
 
 /// Ids written in decomposed Unicode in one file (some macOS file systems store file names so, and

@@ -335,9 +335,14 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
 }
 
 /// A reader of the CSV at `path`, its fields split at tabs when the name ends in `.tsv` (through
-/// `.gz`), as `aesop features -o f.tsv` writes them.
+/// `.gz`), as `aesop features -o f.tsv` writes them, or, under a name that is neither `.csv`
+/// nor `.tsv`, when its header is split by tabs (`score --format tsv -o p.jsonl`).
 fn csv_reader(path: &Path) -> Result<csv::Reader<Box<dyn std::io::BufRead + Send>>> {
-    let tabs = aesop_core::input::format_extension(path).as_deref() == Some("tsv");
+    let tabs = match aesop_core::input::format_extension(path).as_deref() {
+        Some("tsv") => true,
+        Some("csv") => false,
+        _ => first_line(path).and_then(|line| table_delimiter(&line)) == Some(b'\t'),
+    };
     Ok(csv::ReaderBuilder::new()
         .delimiter(if tabs { b'\t' } else { b',' })
         .from_reader(aesop_core::input::open_text(path)?))
@@ -349,12 +354,40 @@ fn csv_reader(path: &Path) -> Result<csv::Reader<Box<dyn std::io::BufRead + Send
 /// standard output, so `features … -o f.out` or `features … > f` used to be read back here as
 /// JSON Lines ("f:1: malformed JSON"). A `.csv` whose first line starts with `{` is JSON Lines
 /// too (no CSV header does): `cross-validate -o oof.csv` wrote JSON Lines before stop 79.
+///
+/// A `.jsonl` or `.json` whose first line is a table's header (`score --format csv -o
+/// p.jsonl`: the format asked for, under the name given) is CSV as well: that header is no JSON,
+/// and reading it as JSON failed with `p.jsonl:1: malformed JSON at column 2: expected ident`.
 fn is_csv(path: &Path) -> bool {
     let starts_json = || first_line(path).is_some_and(|line| line.trim_start().starts_with('{'));
     match aesop_core::input::format_extension(path).as_deref() {
         Some("csv" | "tsv") => !starts_json(),
-        Some("jsonl" | "json") => false,
+        Some("jsonl" | "json") => {
+            first_line(path).is_some_and(|line| table_delimiter(&line).is_some())
+        }
         _ => first_line(path).is_some_and(|line| !line.trim_start().starts_with('{')),
+    }
+}
+
+/// The delimiter of a table whose header is `line`: a tab or a comma when, split at it, the
+/// header has a `topic` and a `system` column (every table aesop writes or reads has both);
+/// `None` for a line that is no such header (JSON, or anything else).
+fn table_delimiter(line: &str) -> Option<u8> {
+    let has_columns = |delimiter: char| {
+        let names: Vec<&str> = line
+            .split(delimiter)
+            .map(|name| name.trim().trim_matches('"'))
+            .collect();
+        names.contains(&"topic") && names.contains(&"system")
+    };
+    if line.trim_start().starts_with('{') {
+        None
+    } else if has_columns('\t') {
+        Some(b'\t')
+    } else if has_columns(',') {
+        Some(b',')
+    } else {
+        None
     }
 }
 
@@ -730,5 +763,20 @@ pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
         format!("{}, … ({} in all)", names[..20].join(", "), names.len())
     } else {
         names.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_delimiter;
+
+    #[test]
+    fn a_table_header_is_told_from_json_by_its_topic_and_system_columns() {
+        assert_eq!(table_delimiter("topic,system,pyramid"), Some(b','));
+        assert_eq!(table_delimiter("\"topic\",\"system\",x"), Some(b','));
+        assert_eq!(table_delimiter("system\ttopic\tscore, raw"), Some(b'\t'));
+        assert_eq!(table_delimiter(r#"{"topic": "t", "system": "s"}"#), None);
+        assert_eq!(table_delimiter("topic,score"), None);
+        assert_eq!(table_delimiter("not json, topic system"), None);
     }
 }
