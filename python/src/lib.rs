@@ -518,6 +518,104 @@ fn features_json(
     Ok((table.names, topic_col, system_col, rows, notes))
 }
 
+/// `aesop.evaluate`: prediction records (or, with `feature`, feature records), each as JSON
+/// text, judged against the human scores `target` of topics given as JSON text, by the code of
+/// `aesop evaluate`, and compared with the records `compare` as its `--compare` does. Returns the report as `aesop evaluate --json` writes it (JSON text; no
+/// `inputs`, as no file was read), the text the CLI prints, and the report's warnings.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (records, topics, target, feature=None, model=None, predicted=None,
+    compare=None, compare_feature=None, compare_model=None,
+    bootstrap=1000, resample="both", seed=1, alpha=0.05, length_tolerance=None))]
+fn evaluate_json(
+    py: Python<'_>,
+    records: Vec<String>,
+    topics: Vec<String>,
+    target: String,
+    feature: Option<String>,
+    model: Option<String>,
+    predicted: Option<String>,
+    compare: Option<Vec<String>>,
+    compare_feature: Option<String>,
+    compare_model: Option<String>,
+    bootstrap: usize,
+    resample: &str,
+    seed: u64,
+    alpha: f64,
+    length_tolerance: Option<f64>,
+) -> PyResult<(String, String, Vec<String>)> {
+    use aesop::eval::report::{
+        add_comparison, compare_column, human_scores, metric_of_records, records_hold_predictions,
+        report_of, Keywords, StatisticsOptions,
+    };
+    let defaults = StatisticsOptions::default();
+    let options = StatisticsOptions {
+        bootstrap,
+        resample: resample.parse().map_err(value_error)?,
+        seed,
+        alpha,
+        length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
+    };
+    // The checks of `aesop evaluate`, their flags named as this function's keywords.
+    options.check().map_err(|e| {
+        PyValueError::new_err(
+            format!("{e:#}")
+                .replace("--alpha", "alpha")
+                .replace("--length-tolerance", "length_tolerance"),
+        )
+    })?;
+    let report = interruptible(py, None, |cancel, _| {
+        let topics = parse_topics(&topics)?;
+        let human = human_scores(&topics, &target, "topics")?;
+        let predicted = predicted.as_deref().unwrap_or(&target);
+        let name = if feature.is_some() {
+            "features"
+        } else {
+            "predictions"
+        };
+        let mut metric = metric_of_records(
+            name,
+            &records,
+            predicted,
+            feature.as_deref(),
+            model.as_deref(),
+            Keywords::METRIC,
+        )?;
+        if predicted != target && feature.is_none() {
+            metric.label = format!("{} [predicts {predicted}]", metric.label);
+        }
+        let mut report = report_of(&metric, &human, "topics", &target, &options, cancel)?;
+        if let Some(compare) = &compare {
+            let column = compare_column(
+                compare_feature.as_deref(),
+                feature.as_deref(),
+                records_hold_predictions(compare),
+            );
+            let other = metric_of_records(
+                "compare",
+                compare,
+                predicted,
+                column,
+                compare_model.as_deref(),
+                Keywords::COMPARE,
+            )?;
+            add_comparison(
+                &mut report,
+                &metric,
+                &other,
+                &human,
+                "topics",
+                &options,
+                cancel,
+            )?;
+        }
+        Ok(report)
+    })?;
+    let json = serde_json::to_string(&report).map_err(|e| value_error(e.into()))?;
+    let text = aesop::eval::report::render_text(&report);
+    Ok((json, text, report.warnings))
+}
+
 /// The built-in model names.
 #[pyfunction]
 fn builtin_models() -> Vec<String> {
@@ -538,6 +636,7 @@ fn lm_runs_on() -> PyResult<String> {
 fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scorer>()?;
     m.add_function(wrap_pyfunction!(features_json, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_models, m)?)?;
     m.add_function(wrap_pyfunction!(lm_runs_on, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -747,3 +747,124 @@ def test_system_means_equal_the_cli_systems_file_in_any_row_order(summeval, tmp_
     with pytest.raises(TypeError, match=r"rows\[0\].score: expected a number"):
         scorer.system_means([{"topic": "t", "system": "s", "target": "pyramid", "model": "pyramid",
                               "score": "high"}])
+
+
+def _without_files(report):
+    """A report less what names the inputs (files for the CLI, lists for Python)."""
+    return {k: v for k, v in report.items() if k not in ("metric", "human", "inputs")}
+
+
+def test_evaluate_equals_the_cli_report_and_text(summeval, tmp_path):
+    path, topics = summeval
+    predictions = tmp_path / "p.jsonl"
+    subprocess.run([str(BIN), "score", str(path), "-o", str(predictions)], check=True,
+                   capture_output=True)
+    cli_json = tmp_path / "r.json"
+    flags = ["--bootstrap", "200", "--resample", "topics", "--seed", "7", "--alpha", "0.1",
+             "--length-tolerance", "0.2"]
+    result = subprocess.run([str(BIN), "evaluate", str(predictions), "--human", str(path),
+                             "--target", "relevance", "--predicted", "responsiveness",
+                             "--json", str(cli_json)] + flags,
+                            check=True, capture_output=True, text=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    rows = aesop.Scorer().score_sets(topics)
+    options = dict(predicted="responsiveness", bootstrap=200, resample="topics", seed=7, alpha=0.1,
+                   length_tolerance=0.2)
+    got = aesop.evaluate(rows, topics, "relevance", **options)
+    assert _without_files(got) == _without_files(expected)
+    assert "inputs" not in got and got["counts"]["matched"] == 192
+    assert got["human"] == "topics [relevance]"
+    # The printed report, less its first two lines (which name the inputs).
+    text = aesop.evaluate(rows, topics, "relevance", text=True, **options)
+    assert text.splitlines()[2:] == result.stdout.splitlines()[2:]
+    assert text.startswith("metric: predictions ")
+    # The DataFrame of score_sets gives the same report; so do rows in another order.
+    frame = aesop.Scorer().score_sets(topics, pandas=True)
+    assert aesop.evaluate(frame, topics, "relevance", **options) == got
+    assert aesop.evaluate(list(reversed(rows)), topics, "relevance", **options) == got
+
+
+def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeval, tmp_path):
+    path, topics = summeval
+    features = tmp_path / "f.csv"
+    subprocess.run([str(BIN), "features", str(path), "--classes", "content", "-o", str(features)],
+                   check=True, capture_output=True)
+    cli_json = tmp_path / "r.json"
+    subprocess.run([str(BIN), "evaluate", str(features), "--feature", "-content.js", "--human",
+                    str(path), "--target", "relevance", "--bootstrap", "100", "--json",
+                    str(cli_json)], check=True, capture_output=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    cols = aesop.features(topics, classes="content")
+    got = aesop.evaluate(cols, topics, "relevance", feature="-content.js", bootstrap=100)
+    assert _without_files(got) == _without_files(expected)
+    assert got["metric"] == "features [-content.js]"
+    plain = aesop.evaluate(cols, topics, "relevance", feature="content.js", bootstrap=0)
+    assert plain["statistics"]["summary"]["kendall"] == pytest.approx(
+        -got["statistics"]["summary"]["kendall"])
+
+
+def test_evaluate_refuses_bad_rows_and_options_naming_them(summeval):
+    _, topics = summeval
+    rows = aesop.Scorer(models=["pyramid-noref"]).score_sets(topics[:2])
+    with pytest.raises(ValueError, match=r"predictions\[1\]: score: missing \(a features list needs feature=COLUMN\)"):
+        aesop.evaluate([rows[0], {"topic": "t", "system": "s"}], topics, "relevance", predicted="pyramid")
+    with pytest.raises(ValueError, match=r"predictions\[32\]: topic .*, system .* already has a prediction at \[0\]"):
+        aesop.evaluate(rows + rows, topics, "relevance", predicted="pyramid")
+    with pytest.raises(ValueError, match=r"no prediction for target 'relevance' \(targets in the list: pyramid; predicted=TARGET"):
+        aesop.evaluate(rows, topics, "relevance")
+    with pytest.raises(ValueError, match=r"by model 'pyramid' \(models in the list: pyramid-noref\)"):
+        aesop.evaluate(rows, topics, "relevance", predicted="pyramid", model="pyramid")
+    with pytest.raises(ValueError, match=r"topics: no summary has a score 'quality' \(scores in this set: .*relevance"):
+        aesop.evaluate(rows, topics, "quality", predicted="pyramid")
+    with pytest.raises(ValueError, match=r"features\[0\]: no field 'content.js' \(fields: .*surface.density"):
+        aesop.evaluate(aesop.features(topics[:1], classes="surface"), topics, "relevance",
+                       feature="content.js")
+    with pytest.raises(ValueError, match=r"features: the columns differ in length"):
+        aesop.evaluate({"topic": ["a"], "system": ["b", "c"], "x": [1]}, topics, "relevance", feature="x")
+    with pytest.raises(ValueError, match=r"^alpha must be between 0 and 1, got 2$"):
+        aesop.evaluate(rows, topics, "relevance", predicted="pyramid", alpha=2)
+    with pytest.raises(ValueError, match=r"resample: \"all\" is none of systems, topics, both"):
+        aesop.evaluate(rows, topics, "relevance", predicted="pyramid", resample="all")
+    with pytest.raises(ValueError, match=r"predictions: no records \(an empty list\)"):
+        aesop.evaluate([], topics, "relevance")
+    with pytest.raises(TypeError, match=r"predictions: expected a list of dicts, got a string"):
+        aesop.evaluate("p.jsonl", topics, "relevance")
+    with pytest.raises(TypeError, match=r"predictions\[0\]\.score: expected a JSON value, got bytes"):
+        aesop.evaluate([dict(rows[0], score=b"1")], topics, "relevance", predicted="pyramid")
+    # Every score missing is said as such, not as rows that do not match.
+    with pytest.raises(ValueError, match=r"all 32 values are missing"):
+        aesop.evaluate([dict(r, score=None, raw=None) for r in rows], topics, "relevance", predicted="pyramid")
+
+
+def test_evaluate_compares_as_the_cli_compare_does(summeval, tmp_path):
+    path, topics = summeval
+    predictions = tmp_path / "p.jsonl"
+    features = tmp_path / "f.csv"
+    subprocess.run([str(BIN), "score", str(path), "-o", str(predictions)], check=True,
+                   capture_output=True)
+    subprocess.run([str(BIN), "features", str(path), "--classes", "content", "-o", str(features)],
+                   check=True, capture_output=True)
+    cli_json = tmp_path / "r.json"
+    subprocess.run([str(BIN), "evaluate", str(predictions), "--human", str(path), "--target",
+                    "relevance", "--predicted", "responsiveness", "--compare", str(features),
+                    "--compare-feature", "-content.js", "--bootstrap", "200", "--json",
+                    str(cli_json)], check=True, capture_output=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    rows = aesop.Scorer().score_sets(topics)
+    cols = aesop.features(topics, classes="content")
+    got = aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare=cols,
+                         compare_feature="-content.js", bootstrap=200)
+    assert got["comparison"]["metric"] == "compare [-content.js]"
+    for report in (got, expected):
+        report["comparison"].pop("metric")
+    assert _without_files(got) == _without_files(expected)
+    assert got["comparison"]["shared_rows"] == 192
+    # `feature` carries over to feature columns: the same feature on both sides ties.
+    same = aesop.evaluate(cols, topics, "relevance", feature="content.js", compare=cols, bootstrap=50)
+    assert same["comparison"]["metric"] == "compare [content.js]"
+    assert all(row["difference"] == 0 for row in same["comparison"]["statistics"])
+    with pytest.raises(ValueError, match=r"compare_model chooses in the compare= rows: give compare= too"):
+        aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare_model="x")
+    with pytest.raises(ValueError, match=r"compare: no prediction of 'responsiveness' by model 'x' "):
+        aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare=rows,
+                       compare_model="x")

@@ -27,6 +27,20 @@ pub enum Resample {
     Both,
 }
 
+impl std::str::FromStr for Resample {
+    type Err = anyhow::Error;
+
+    /// The names `--resample` takes (and the report writes): `systems`, `topics`, `both`.
+    fn from_str(name: &str) -> anyhow::Result<Self> {
+        match name {
+            "systems" => Ok(Resample::Systems),
+            "topics" => Ok(Resample::Topics),
+            "both" => Ok(Resample::Both),
+            other => anyhow::bail!("resample: {other:?} is none of systems, topics, both"),
+        }
+    }
+}
+
 /// A percentile interval and how many samples defined the statistic.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Interval {

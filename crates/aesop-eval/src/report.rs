@@ -30,7 +30,10 @@ pub use across::{
     FeaturesOnSet, HeldOutChoice,
 };
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
-pub use read::{read_human, read_metric, word_count, HumanScore};
+pub use read::{
+    human_scores, metric_of_records, read_human, read_metric, records_hold_predictions, word_count,
+    HumanScore, Keywords, Origin,
+};
 pub use render::{render_text, scatter_svg};
 pub use table::{
     build_feature_table, build_feature_tables, features_table_command, render_table_csv,
@@ -146,6 +149,55 @@ pub struct EvaluateArgs {
     pub csv: Option<PathBuf>,
 }
 
+impl EvaluateArgs {
+    /// The flags that set the statistics, not the files.
+    pub fn statistics(&self) -> StatisticsOptions {
+        StatisticsOptions {
+            bootstrap: self.bootstrap,
+            resample: self.resample,
+            seed: self.seed,
+            alpha: self.alpha,
+            length_tolerance: self.length_tolerance,
+        }
+    }
+}
+
+/// How a report's statistics are computed: `aesop evaluate`'s flags that name no file, with
+/// their defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StatisticsOptions {
+    /// Bootstrap (and permutation) samples; 0 gives point estimates only.
+    pub bootstrap: usize,
+    pub resample: Resample,
+    pub seed: u64,
+    /// Significance level of the discriminative-power table.
+    pub alpha: f64,
+    /// Matched length: word counts within this share of the longer summary.
+    pub length_tolerance: f64,
+}
+
+impl Default for StatisticsOptions {
+    fn default() -> Self {
+        StatisticsOptions {
+            bootstrap: 1000,
+            resample: Resample::Both,
+            seed: 1,
+            alpha: 0.05,
+            length_tolerance: crate::levels::DEFAULT_LENGTH_TOLERANCE,
+        }
+    }
+}
+
+impl StatisticsOptions {
+    /// The one place their ranges are checked (`--alpha`, `--length-tolerance`).
+    pub fn check(&self) -> Result<()> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            bail!("--alpha must be between 0 and 1, got {}", self.alpha);
+        }
+        crate::levels::check_length_tolerance(self.length_tolerance)
+    }
+}
+
 /// Scores of one metric read from a file.
 #[derive(Debug, Clone)]
 pub struct MetricScores {
@@ -178,7 +230,8 @@ pub struct EvaluationReport {
     pub human: String,
     /// The files read, each with its content hash (FNV-1a 64 of its bytes, as model cards and
     /// `cross-validate` reports record sets): which data the figures were measured on,
-    /// whatever the files are called.
+    /// whatever the files are called. None for records evaluated in memory ([`report_of`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<InputFile>,
     pub target: String,
     pub counts: AlignCounts,
@@ -349,10 +402,7 @@ fn commit_then_print(mut outputs: Vec<OutputFile>, contents: &[String], text: &s
 /// the CLI runs them before any file is read and gives a failure as a usage error (exit 2), as
 /// the learning verbs do; both reports run them again for library callers.
 pub fn check_usage(args: &EvaluateArgs) -> Result<()> {
-    if !(args.alpha > 0.0 && args.alpha < 1.0) {
-        bail!("--alpha must be between 0 and 1, got {}", args.alpha);
-    }
-    crate::levels::check_length_tolerance(args.length_tolerance)?;
+    args.statistics().check()?;
     if !args.features.is_empty() {
         return Ok(());
     }
@@ -402,21 +452,82 @@ pub fn build_report(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<Evaluati
             model: args.model.as_deref(),
             flag: "--model",
             feature_flag: "--feature",
+            predicted_flag: "--predicted",
             set,
         },
     )?;
     if predicted != args.target && args.feature.is_none() {
         metric.label = format!("{} [predicts {predicted}]", metric.label);
     }
-    let (rows, counts) = align(&metric, &human, &args.human)?;
+    let human_label = args.human.display().to_string();
+    let options = args.statistics();
+    let mut report = report_of(
+        &metric,
+        &human,
+        &human_label,
+        &args.target,
+        &options,
+        cancel,
+    )?;
+    if let Some(path) = &args.compare {
+        let column = compare_column(
+            args.compare_feature.as_deref(),
+            args.feature.as_deref(),
+            holds_predictions(path),
+        );
+        let other = read_metric_for(
+            path,
+            predicted,
+            column,
+            ModelChoice {
+                model: args.compare_model.as_deref(),
+                flag: "--compare-model",
+                feature_flag: "--compare-feature",
+                predicted_flag: "--predicted",
+                set,
+            },
+        )?;
+        add_comparison(
+            &mut report,
+            &metric,
+            &other,
+            &human,
+            &human_label,
+            &options,
+            cancel,
+        )?;
+    }
+    let mut inputs = vec![("predictions", &args.predictions), ("human", &args.human)];
+    if let Some(path) = &args.compare {
+        inputs.push(("compare", path));
+    }
+    report.inputs = input_files(&inputs)?;
+    Ok(report)
+}
+
+/// The report of `metric` against the human scores `human` (named `human_label` in messages
+/// and the report, judged on `target`): every level, coefficient and interval, without the
+/// inputs' files or a comparison. [`build_report`] adds those to it for the files it reads; the
+/// Python package's `aesop.evaluate` calls it on records held in memory, so both report the
+/// same figures for the same scores.
+pub fn report_of(
+    metric: &MetricScores,
+    human: &[HumanScore],
+    human_label: &str,
+    target: &str,
+    options: &StatisticsOptions,
+    cancel: &AtomicBool,
+) -> Result<EvaluationReport> {
+    options.check()?;
+    let (rows, counts) = align(metric, human, human_label)?;
     let mut data = Aligned::new(&rows)?;
-    data.length_tolerance = args.length_tolerance;
+    data.length_tolerance = options.length_tolerance;
     let statistics = evaluate(&data);
     let estimates = bootstrap_intervals(
         &data,
-        args.bootstrap,
-        args.resample,
-        args.seed,
+        options.bootstrap,
+        options.resample,
+        options.seed,
         0.95,
         cancel,
     )?;
@@ -427,69 +538,70 @@ pub fn build_report(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<Evaluati
         .filter_map(|(name, m)| m.map(|(x, y)| (name.clone(), x, y)))
         .collect();
     let misordered_system_pairs = misordered_system_pairs(&system_means);
-    let comparison = match &args.compare {
-        None => None,
-        Some(path) => {
-            // --feature carries over to a second features file, not to a predictions file:
-            // `evaluate features.csv --feature rouge.r1_f --compare predictions.jsonl` compares
-            // the feature with the model.
-            let column = match args.compare_feature.as_deref() {
-                Some(column) => Some(column),
-                None if holds_predictions(path) => None,
-                None => args.feature.as_deref(),
-            };
-            let other = read_metric_for(
-                path,
-                predicted,
-                column,
-                ModelChoice {
-                    model: args.compare_model.as_deref(),
-                    flag: "--compare-model",
-                    feature_flag: "--compare-feature",
-                    set,
-                },
-            )?;
-            Some(compare(&metric, &other, &human, args, cancel)?)
-        }
-    };
-    let mut inputs = vec![("predictions", &args.predictions), ("human", &args.human)];
-    if let Some(path) = &args.compare {
-        inputs.push(("compare", path));
-    }
-    let inputs = input_files(&inputs)?;
     let summary_coverage = SummaryCoverage::of(&data);
-    let mut warnings: Vec<String> = summary_coverage.warning().into_iter().collect();
-    // The comparison is made on the rows both metrics score; when that is fewer than the
-    // tables above cover, its figures for A differ from theirs, which reads as an error.
-    if let Some(cmp) = comparison.as_ref().filter(|c| c.shared_rows < rows.len()) {
-        warnings.push(format!(
-            "the comparison uses the {} rows both metrics score, of the {} above: its figures \
-             for A are computed on those rows only",
-            cmp.shared_rows,
-            rows.len()
-        ));
-    }
+    let warnings: Vec<String> = summary_coverage.warning().into_iter().collect();
     Ok(EvaluationReport {
         metric: metric.label.clone(),
-        human: format!("{} [{}]", args.human.display(), args.target),
-        inputs,
-        target: args.target.clone(),
+        human: format!("{human_label} [{target}]"),
+        inputs: Vec::new(),
+        target: target.to_string(),
         counts,
         topics: data.topics.len(),
         systems: data.systems.len(),
-        bootstrap_samples: args.bootstrap,
-        resample: args.resample,
-        seed: args.seed,
+        bootstrap_samples: options.bootstrap,
+        resample: options.resample,
+        seed: options.seed,
         statistics,
         summary_coverage,
         length_alone: LengthAlone::of(&data),
         estimates,
         system_means,
         misordered_system_pairs,
-        discriminative_power: discriminative_power(&data, args.alpha),
-        comparison,
+        discriminative_power: discriminative_power(&data, options.alpha),
+        comparison: None,
         warnings,
     })
+}
+
+/// The column read of the compared metric's records: the one named for them, or else the
+/// metric's own feature, which carries over to feature records but not to predictions:
+/// `evaluate features.csv --feature rouge.r1_f --compare predictions.jsonl` compares the
+/// feature with the model.
+pub fn compare_column<'a>(
+    compare_feature: Option<&'a str>,
+    feature: Option<&'a str>,
+    compared_are_predictions: bool,
+) -> Option<&'a str> {
+    match compare_feature {
+        Some(column) => Some(column),
+        None if compared_are_predictions => None,
+        None => feature,
+    }
+}
+
+/// Add to `report` (of `metric`, by [`report_of`]) its comparison with `other` on the rows both
+/// score: the paired bootstrap, the permutation test and both discriminative-power tables.
+pub fn add_comparison(
+    report: &mut EvaluationReport,
+    metric: &MetricScores,
+    other: &MetricScores,
+    human: &[HumanScore],
+    human_label: &str,
+    options: &StatisticsOptions,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let comparison = compare(metric, other, human, human_label, options, cancel)?;
+    // The comparison is made on the rows both metrics score; when that is fewer than the
+    // tables above cover, its figures for A differ from theirs, which reads as an error.
+    if comparison.shared_rows < report.counts.matched {
+        report.warnings.push(format!(
+            "the comparison uses the {} rows both metrics score, of the {} above: its figures \
+             for A are computed on those rows only",
+            comparison.shared_rows, report.counts.matched
+        ));
+    }
+    report.comparison = Some(comparison);
+    Ok(())
 }
 
 /// Each (role, path) read, with its content hash.
@@ -511,7 +623,8 @@ fn compare(
     a: &MetricScores,
     b: &MetricScores,
     human: &[HumanScore],
-    args: &EvaluateArgs,
+    human_label: &str,
+    options: &StatisticsOptions,
     cancel: &AtomicBool,
 ) -> Result<Comparison> {
     let b_keys: HashMap<(Cow<str>, Cow<str>), f64> = b
@@ -519,8 +632,8 @@ fn compare(
         .iter()
         .map(|(t, s, v)| (join_key(t, s), *v))
         .collect();
-    let (rows_a, _) = align(a, human, &args.human)?;
-    let (_, counts_b) = align(b, human, &args.human)?;
+    let (rows_a, _) = align(a, human, human_label)?;
+    let (_, counts_b) = align(b, human, human_label)?;
     let shared: Vec<&ScoreRow> = rows_a
         .iter()
         .filter(|r| b_keys.contains_key(&join_key(&r.topic, &r.system)))
@@ -542,16 +655,16 @@ fn compare(
     let rows_a_shared: Vec<ScoreRow> = shared.into_iter().cloned().collect();
     let mut data_a = Aligned::new(&rows_a_shared)?;
     let mut data_b = Aligned::new(&rows_b_shared)?;
-    data_a.length_tolerance = args.length_tolerance;
-    data_b.length_tolerance = args.length_tolerance;
+    data_a.length_tolerance = options.length_tolerance;
+    data_b.length_tolerance = options.length_tolerance;
     Ok(Comparison {
         metric: b.label.clone(),
         counts: counts_b,
         shared_rows: rows_a_shared.len(),
-        statistics: compare_metrics(&data_a, &data_b, args.bootstrap, args.seed, cancel)?,
+        statistics: compare_metrics(&data_a, &data_b, options.bootstrap, options.seed, cancel)?,
         summary_coverage: [SummaryCoverage::of(&data_a), SummaryCoverage::of(&data_b)],
-        discriminative_power_a: discriminative_power(&data_a, args.alpha),
-        discriminative_power: discriminative_power(&data_b, args.alpha),
+        discriminative_power_a: discriminative_power(&data_a, options.alpha),
+        discriminative_power: discriminative_power(&data_b, options.alpha),
     })
 }
 
@@ -569,7 +682,7 @@ fn join_key<'a>(topic: &'a str, system: &'a str) -> (Cow<'a, str>, Cow<'a, str>)
 pub fn align(
     metric: &MetricScores,
     human: &[HumanScore],
-    human_path: &Path,
+    human_label: &str,
 ) -> Result<(Vec<ScoreRow>, AlignCounts)> {
     let mut by_key: HashMap<(Cow<str>, Cow<str>), (f64, usize)> = HashMap::new();
     for (row, (topic, system, value)) in metric.rows.iter().enumerate() {
@@ -603,7 +716,7 @@ pub fn align(
         bail!(
             "{} and {} share no (topic, system) row (first in each: {} and {})",
             metric.label,
-            human_path.display(),
+            human_label,
             example(metric.rows.first()),
             human
                 .first()

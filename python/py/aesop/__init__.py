@@ -30,7 +30,7 @@ _os.environ.setdefault("CANDLE_NUM_THREADS", "1")
 from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
-__all__ = ["Scorer", "AesopWarning", "Topic", "features", "builtin_models", "lm_runs_on",
+__all__ = ["Scorer", "AesopWarning", "Topic", "features", "evaluate", "builtin_models", "lm_runs_on",
            "__version__"]
 
 # One judgment-set topic (docs/JUDGMENT_SETS.md), as the type stubs name it.
@@ -479,3 +479,106 @@ def features(topics, classes=None, pandas=False, progress=False, **options):
     for j, name in enumerate(names):
         cols[name] = [r[j] for r in rows]
     return _frame(cols, pandas)
+
+
+def _records(predictions, name):
+    """Prediction rows (dicts, a DataFrame) or feature columns (``aesop.features``' dict of
+    lists, or its DataFrame) as one JSON text per row, rows named ``name[i]`` in messages."""
+    if hasattr(predictions, "to_dict") and hasattr(predictions, "columns"):
+        predictions = predictions.to_dict("records")
+    elif isinstance(predictions, dict):
+        columns = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in predictions.items()}
+        bad = [k for k, v in columns.items() if not isinstance(v, list)]
+        if bad:
+            raise TypeError(f"{name}: expected rows (a list of dicts) or columns (a dict of lists, as "
+                            f"aesop.features returns), but {bad[0]!r} is not a list")
+        lengths = {len(v) for v in columns.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"{name}: the columns differ in length ({sorted(lengths)})")
+        predictions = [dict(zip(columns, values)) for values in zip(*columns.values())]
+    elif isinstance(predictions, (str, bytes)):
+        raise TypeError(f"{name}: expected a list of dicts, got a string")
+    try:
+        predictions = list(predictions)
+    except TypeError:
+        raise TypeError(f"{name}: expected a list of dicts, got {type(predictions).__name__}") from None
+    texts = []
+    for i, row in enumerate(predictions):
+        if not isinstance(row, dict):
+            raise TypeError(f"{name}[{i}]: expected a dict, got {type(row).__name__}")
+        try:
+            text = _json.dumps(row, ensure_ascii=False, allow_nan=True, default=_json_default)
+        except (TypeError, ValueError):
+            found = _first(row, "", _not_json)
+            where, kind = found if found is not None else ("", "a value JSON cannot hold")
+            raise TypeError(f"{name}[{i}].{where}: expected a JSON value, got {kind}") from None
+        if not _is_unicode(text):
+            raise ValueError(f"{name}[{i}]: not valid Unicode (a lone surrogate)")
+        texts.append(text)
+    return texts
+
+
+def evaluate(predictions, topics, target, *, feature=None, model=None, predicted=None,
+             compare=None, compare_feature=None, compare_model=None, bootstrap=1000,
+             resample="both", seed=1, alpha=0.05, length_tolerance=None, text=False):
+    """Judge predictions, or one feature, against the human scores ``target`` of ``topics``
+    (judgment-set dicts, as for :meth:`Scorer.score_sets`), by the code of ``aesop evaluate``:
+    summary-, system- and global-level correlations, pairwise accuracies, bootstrap intervals,
+    the misordered system pairs. Returns the report ``aesop evaluate --json`` writes, as a dict
+    (without ``inputs``: no file was read), or with ``text=True`` the text the CLI prints; the
+    same figures as the CLI on the same scores.
+
+    ``predictions``: the rows of :meth:`Scorer.score_sets` (dicts or its DataFrame; a row's
+    ``raw`` is judged where the rows are one model's, as the CLI does) or, with ``feature``,
+    the columns of :func:`features` (``feature="-content.js"`` reads a column negated, for a
+    feature whose larger values mean worse summaries). ``model`` chooses one model's rows where
+    several predict ``target``; ``predicted`` reads another target's rows (a responsiveness
+    model judged against a pyramid column). ``compare``: a second metric's rows or columns,
+    compared with the first on the rows both score (``report["comparison"]``: the paired
+    bootstrap, the permutation test, both discriminative-power tables), as ``--compare`` does;
+    ``compare_feature`` and ``compare_model`` choose in it as ``feature`` and ``model`` do, and
+    ``feature`` carries over to feature columns (not to prediction rows) when
+    ``compare_feature`` is not given. ``bootstrap`` (0: point estimates only),
+    ``resample`` (``"both"``, ``"topics"``, ``"systems"``), ``seed``, ``alpha`` and
+    ``length_tolerance`` are the CLI's flags.
+
+    >>> report = aesop.evaluate(scorer.score_sets(topics), topics, "relevance",
+    ...                         predicted="responsiveness")
+    >>> report["statistics"]["summary"]["kendall"]
+    0.31
+    """
+    text = _check_bool("text", text)
+    for flag, value in (("target", target), ("feature", feature), ("model", model),
+                        ("predicted", predicted), ("compare_feature", compare_feature),
+                        ("compare_model", compare_model), ("resample", resample)):
+        if value is None and flag not in ("target", "resample"):
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"{flag}: expected a str, got {type(value).__name__}")
+        _check_unicode(flag, value)
+    for flag, value in (("bootstrap", bootstrap), ("seed", seed)):
+        value = _plain_scalar(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{flag}: expected an int, got {type(value).__name__}")
+        if value < 0:
+            raise ValueError(f"{flag}: must be 0 or more, got {value}")
+    for flag, value in (("alpha", alpha), ("length_tolerance", length_tolerance)):
+        value = _plain_scalar(value)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TypeError(f"{flag}: expected a number, got {type(value).__name__}")
+    if compare is None:
+        # As the CLI refuses --compare-feature without --compare.
+        for flag, value in (("compare_feature", compare_feature), ("compare_model", compare_model)):
+            if value is not None:
+                raise ValueError(f"{flag} chooses in the compare= rows: give compare= too")
+    records = _records(predictions, "features" if feature is not None else "predictions")
+    other = None if compare is None else _records(compare, "compare")
+    texts = _topics_json(topics)
+    report, printed, warnings = _aesop.evaluate_json(
+        records, texts, target, feature, model, predicted, other, compare_feature, compare_model,
+        int(_plain_scalar(bootstrap)), resample,
+        int(_plain_scalar(seed)), float(_plain_scalar(alpha)),
+        None if length_tolerance is None else float(_plain_scalar(length_tolerance)),
+    )
+    _warn(warnings)
+    return printed if text else _json.loads(report)

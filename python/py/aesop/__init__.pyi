@@ -50,3 +50,23 @@ def features(
     **options: Union[bool, int, float, str],
 ) -> Any:
     """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""
+
+def evaluate(
+    predictions: Any,
+    topics: Union[Topic, Sequence[Topic]],
+    target: str,
+    *,
+    feature: Optional[str] = None,
+    model: Optional[str] = None,
+    predicted: Optional[str] = None,
+    compare: Any = None,
+    compare_feature: Optional[str] = None,
+    compare_model: Optional[str] = None,
+    bootstrap: int = 1000,
+    resample: str = "both",
+    seed: int = 1,
+    alpha: float = 0.05,
+    length_tolerance: Optional[float] = None,
+    text: bool = False,
+) -> Any:
+    """The report of `aesop evaluate --json` (a dict, without `inputs`) for prediction rows, or with `feature` for feature columns, against the topics' human scores `target`, with `compare` as `--compare`; the CLI's printed text with `text=True`."""

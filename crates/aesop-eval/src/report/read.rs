@@ -3,7 +3,7 @@
 //! plain `topic, system, score` table. Every error names the file, the line and the field.
 
 use super::MetricScores;
-use aesop_corpus::jsonl;
+use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -30,6 +30,69 @@ pub fn word_count(text: &str) -> usize {
         .count()
 }
 
+/// Where the records of a metric come from, as messages name them: the lines of a file
+/// (`p.jsonl:3`), or the items of a list a caller holds in memory (the Python package's
+/// `aesop.evaluate`: `predictions[2]`).
+#[derive(Debug, Clone, Copy)]
+pub enum Origin<'a> {
+    File(&'a Path),
+    /// The list's name in messages; its items are numbered from 1 as lines are, and named
+    /// from 0 as Python indexes them.
+    List(&'a str),
+}
+
+impl Origin<'_> {
+    /// The record numbered `line` (from 1): `p.jsonl:3`, or `predictions[2]`.
+    pub fn at(self, line: usize) -> String {
+        match self {
+            Origin::File(path) => format!("{}:{line}", path.display()),
+            Origin::List(name) => format!("{name}[{}]", line.saturating_sub(1)),
+        }
+    }
+
+    /// The file or the list as a whole.
+    pub fn name(self) -> String {
+        match self {
+            Origin::File(path) => path.display().to_string(),
+            Origin::List(name) => name.to_string(),
+        }
+    }
+
+    /// The record numbered `line` where the whole is already named: `line 3`, or `[2]`.
+    fn record(self, line: usize) -> String {
+        match self {
+            Origin::File(_) => format!("line {line}"),
+            Origin::List(_) => format!("[{}]", line.saturating_sub(1)),
+        }
+    }
+
+    /// What holds the records: `file` or `list`.
+    fn holder(self) -> &'static str {
+        match self {
+            Origin::File(_) => "file",
+            Origin::List(_) => "list",
+        }
+    }
+
+    /// What one record is: a `line` or a `row`.
+    fn item(self) -> &'static str {
+        match self {
+            Origin::File(_) => "line",
+            Origin::List(_) => "row",
+        }
+    }
+}
+
+/// A flag with its value's placeholder, as messages suggest it: `--model NAME`, or a Python
+/// keyword `model=NAME`.
+fn with_value(flag: &str, placeholder: &str) -> String {
+    if flag.ends_with('=') {
+        format!("{flag}{placeholder}")
+    } else {
+        format!("{flag} {placeholder}")
+    }
+}
+
 /// Human scores `target` of every summary of the set that has one. The set may also be a table
 /// (CSV or TSV, as [`is_csv`] tells) of `topic`, `system` and a `target` column, as annotations
 /// are often kept: its scores are read as a features file's column is (an empty or NaN cell is
@@ -40,19 +103,24 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
         return read_human_table(path, target);
     }
     let topics = jsonl::read_set(path)?;
+    human_scores(&topics, target, &path.display().to_string())
+}
+
+/// [`read_human`] of topics already read (`label` names them in messages: the set's file, or
+/// `topics` for the Python package's).
+pub fn human_scores(topics: &[Topic], target: &str, label: &str) -> Result<Vec<HumanScore>> {
     let mut rows = Vec::new();
     let mut names = BTreeSet::new();
     let mut seen: HashSet<(String, String)> = HashSet::new();
-    for topic in &topics {
+    for topic in topics {
         for summary in &topic.summaries {
             names.extend(summary.scores.keys().cloned());
             if let Some(&score) = summary.scores.get(target) {
                 let key = (topic.topic.clone(), summary.system.clone());
                 if !seen.insert(key) {
                     bail!(
-                        "{}: topic {:?}: system {:?} has two summaries scored '{target}'; \
+                        "{label}: topic {:?}: system {:?} has two summaries scored '{target}'; \
                          evaluation needs one score per (topic, system)",
-                        path.display(),
                         topic.topic,
                         summary.system
                     );
@@ -69,8 +137,7 @@ pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
     if rows.is_empty() {
         let known: Vec<String> = names.into_iter().collect();
         bail!(
-            "{}: no summary has a score '{target}' (scores in this set: {})",
-            path.display(),
+            "{label}: no summary has a score '{target}' (scores in this set: {})",
             if known.is_empty() {
                 "none".to_string()
             } else {
@@ -124,6 +191,7 @@ pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<M
             model: None,
             flag: "--model",
             feature_flag: "--feature",
+            predicted_flag: "--predicted",
             set: SetChoice::All,
         },
     )
@@ -136,6 +204,8 @@ pub(super) struct ModelChoice<'a> {
     pub(super) model: Option<&'a str>,
     pub(super) flag: &'static str,
     pub(super) feature_flag: &'static str,
+    /// The flag that reads another target's predictions (`--predicted`).
+    pub(super) predicted_flag: &'static str,
     pub(super) set: SetChoice<'a>,
 }
 
@@ -192,7 +262,12 @@ pub(super) fn read_metric_for(
         (false, Some(column)) => read_features_jsonl(path, column)?,
         (false, None) => read_predictions(path, target, choice)?,
     };
-    // Every value missing is not "no shared row" (what align would say): say what it is.
+    some_values(scores)
+}
+
+/// `scores`, unless every value is missing: that is not "no shared row" (what [`super::align`]
+/// would say), so say what it is.
+fn some_values(scores: MetricScores) -> Result<MetricScores> {
     if scores.rows.is_empty() && scores.missing > 0 {
         bail!(
             "{}: all {} values are missing (null, NaN or empty); there is nothing to evaluate",
@@ -201,6 +276,73 @@ pub(super) fn read_metric_for(
         );
     }
     Ok(scores)
+}
+
+/// The metric of records held in memory, one JSON object per text, named `name` in messages
+/// (`predictions[2]: score: missing`): prediction records (the lines of `aesop score`) or, with
+/// `feature`, feature records (`topic`, `system` and a field per feature) read as `--feature`
+/// reads a features file. What the Python package's `aesop.evaluate` judges; its keywords are
+/// the flags its messages suggest (`model=NAME`).
+pub fn metric_of_records(
+    name: &str,
+    records: &[String],
+    target: &str,
+    feature: Option<&str>,
+    model: Option<&str>,
+    keywords: Keywords,
+) -> Result<MetricScores> {
+    let origin = Origin::List(name);
+    let objects = objects_of_texts(origin, records)?;
+    let scores = match (feature, model) {
+        (Some(_), Some(_)) => bail!(
+            "{} chooses among predictions, and {} reads a feature's column: give one of them",
+            keywords.model,
+            keywords.feature
+        ),
+        (Some(column), None) => one_column(feature_columns_of(origin, &objects, &[column])?)?,
+        (None, model) => predictions_of(
+            origin,
+            &objects,
+            target,
+            ModelChoice {
+                model,
+                flag: keywords.model,
+                feature_flag: keywords.feature,
+                predicted_flag: "predicted=",
+                set: SetChoice::All,
+            },
+        )?,
+    };
+    some_values(scores)
+}
+
+/// The keywords that choose a model's rows and a feature's column of records in memory, as
+/// messages suggest them.
+#[derive(Debug, Clone, Copy)]
+pub struct Keywords {
+    pub model: &'static str,
+    pub feature: &'static str,
+}
+
+impl Keywords {
+    /// Of the records judged (`model=`, `feature=`).
+    pub const METRIC: Keywords = Keywords {
+        model: "model=",
+        feature: "feature=",
+    };
+    /// Of the records compared with them (`compare_model=`, `compare_feature=`).
+    pub const COMPARE: Keywords = Keywords {
+        model: "compare_model=",
+        feature: "compare_feature=",
+    };
+}
+
+/// Whether records in memory are predictions, as [`holds_predictions`] tells a file: the first
+/// has a `score`, which feature records never have.
+pub fn records_hold_predictions(records: &[String]) -> bool {
+    records.first().is_some_and(|first| {
+        matches!(jsonl::parse_json(first), Ok(Value::Object(map)) if map.contains_key("score"))
+    })
 }
 
 fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
@@ -267,7 +409,7 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
         };
         value_cols.push(value_col);
     }
-    let mut all_scores = empty_scores(path, columns);
+    let mut all_scores = empty_scores(&path.display().to_string(), columns);
     for record in reader.records() {
         let record = record.with_context(|| format!("{}: invalid CSV", path.display()))?;
         let line = record.position().map(|p| p.line()).unwrap_or(0);
@@ -306,12 +448,12 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
     Ok(all_scores)
 }
 
-/// No scores yet for each of `columns` of the file at `path`, labelled `path [column]`.
-fn empty_scores(path: &Path, columns: &[&str]) -> Vec<MetricScores> {
+/// No scores yet for each of `columns` of the file (or list) `name`, labelled `name [column]`.
+fn empty_scores(name: &str, columns: &[&str]) -> Vec<MetricScores> {
     columns
         .iter()
         .map(|column| MetricScores {
-            label: format!("{} [{column}]", path.display()),
+            label: format!("{name} [{column}]"),
             rows: Vec::new(),
             lines: Vec::new(),
             missing: 0,
@@ -444,8 +586,29 @@ fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value
     Ok(out)
 }
 
+/// Each of `texts` (one JSON object each, as a line of a JSON Lines file) as an object, numbered
+/// from 1 as [`json_objects`] numbers lines: the records a caller holds in memory (the Python
+/// package serializes its rows so), read and checked as a file's lines are.
+pub fn objects_of_texts(
+    origin: Origin,
+    texts: &[String],
+) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
+    let mut out = Vec::with_capacity(texts.len());
+    for (i, text) in texts.iter().enumerate() {
+        match jsonl::parse_json(text) {
+            Ok(Value::Object(map)) => out.push((i + 1, map)),
+            Ok(_) => bail!("{}: expected a JSON object", origin.at(i + 1)),
+            Err(message) => bail!("{}: {message}", origin.at(i + 1)),
+        }
+    }
+    if out.is_empty() {
+        bail!("{}: no records (an empty list)", origin.name());
+    }
+    Ok(out)
+}
+
 fn string_field(
-    path: &Path,
+    origin: Origin,
     line: usize,
     object: &serde_json::Map<String, Value>,
     name: &str,
@@ -453,15 +616,15 @@ fn string_field(
     match object.get(name) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Number(n)) => Ok(n.to_string()),
-        Some(_) => bail!("{}:{line}: {name}: expected a string", path.display()),
-        None => bail!("{}:{line}: {name}: missing", path.display()),
+        Some(_) => bail!("{}: {name}: expected a string", origin.at(line)),
+        None => bail!("{}: {name}: missing", origin.at(line)),
     }
 }
 
 /// A number, or `None` for a missing value: null or NaN (bare, as Python writes it, or `"NaN"`),
 /// as in a judgment set (docs/JUDGMENT_SETS.md); an infinite value is an error.
 fn number_field(
-    path: &Path,
+    origin: Origin,
     line: usize,
     object: &serde_json::Map<String, Value>,
     name: &str,
@@ -477,15 +640,15 @@ fn number_field(
             ) =>
         {
             bail!(
-                "{}:{line}: {name}: infinite value (use null or NaN for a missing one)",
-                path.display()
+                "{}: {name}: infinite value (use null or NaN for a missing one)",
+                origin.at(line)
             )
         }
         Some(other) => bail!(
-            "{}:{line}: {name}: expected a number, found {other}",
-            path.display()
+            "{}: {name}: expected a number, found {other}",
+            origin.at(line)
         ),
-        None => bail!("{}:{line}: {name}: missing", path.display()),
+        None => bail!("{}: {name}: missing", origin.at(line)),
     }
 }
 
@@ -496,7 +659,17 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 /// [`read_features_csv_columns`] for a features file in JSON Lines: the columns are the fields
 /// of its first line.
 fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
-    let objects = json_objects(path)?;
+    feature_columns_of(Origin::File(path), &json_objects(path)?, columns)
+}
+
+/// The columns `columns` of feature records (`topic`, `system` and a field per feature, as a
+/// line of `aesop features -o f.jsonl`), each as `--feature` reads it (`-COLUMN` negated,
+/// where no field has that name), labelled with the name asked.
+pub fn feature_columns_of(
+    origin: Origin,
+    objects: &[(usize, serde_json::Map<String, Value>)],
+    columns: &[&str],
+) -> Result<Vec<MetricScores>> {
     let mut resolved = Vec::with_capacity(columns.len());
     for &column in columns {
         let (name_in_file, negate) = objects
@@ -506,20 +679,20 @@ fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metr
         if let Some((line, first)) = objects.first() {
             if !first.contains_key(name_in_file) {
                 bail!(
-                    "{}:{line}: no field '{column}' (fields: {})",
-                    path.display(),
+                    "{}: no field '{column}' (fields: {})",
+                    origin.at(*line),
                     column_list(first.keys().map(String::as_str))
                 );
             }
         }
         resolved.push((name_in_file, negate));
     }
-    let mut all_scores = empty_scores(path, columns);
-    for (line, object) in &objects {
-        let topic = string_field(path, *line, object, "topic")?;
-        let system = string_field(path, *line, object, "system")?;
+    let mut all_scores = empty_scores(&origin.name(), columns);
+    for (line, object) in objects {
+        let topic = string_field(origin, *line, object, "topic")?;
+        let system = string_field(origin, *line, object, "system")?;
         for (scores, &(name_in_file, negate)) in all_scores.iter_mut().zip(&resolved) {
-            match number_field(path, *line, object, name_in_file)? {
+            match number_field(origin, *line, object, name_in_file)? {
                 Some(v) => {
                     scores
                         .rows
@@ -588,11 +761,20 @@ pub(super) fn read_feature_columns(path: &Path, columns: &[&str]) -> Result<Vec<
 /// model's lines are read. One summary predicted by two models (`aesop score --model A --model
 /// B` on one target) is an error naming both lines and the flag that chooses one.
 fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<MetricScores> {
-    let objects = json_objects(path)?;
+    predictions_of(Origin::File(path), &json_objects(path)?, target, choice)
+}
+
+/// [`read_predictions`] of records already parsed.
+pub(super) fn predictions_of(
+    origin: Origin,
+    objects: &[(usize, serde_json::Map<String, Value>)],
+    target: &str,
+    choice: ModelChoice,
+) -> Result<MetricScores> {
     let mut scores = MetricScores {
         label: match choice.model {
-            Some(model) => format!("{} [model {model}]", path.display()),
-            None => path.display().to_string(),
+            Some(model) => format!("{} [model {model}]", origin.name()),
+            None => origin.name(),
         },
         rows: Vec::new(),
         lines: Vec::new(),
@@ -610,10 +792,10 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
     };
     // (topic, system) -> (line, model) of its prediction, to name both lines of a repeat.
     let mut first: HashMap<(String, String), (usize, Option<String>)> = HashMap::new();
-    for (line, object) in &objects {
+    for (line, object) in objects {
         if let Some(set) = object.get("set") {
             let Value::String(set) = set else {
-                bail!("{}:{line}: set: expected a string", path.display());
+                bail!("{}: set: expected a string", origin.at(*line));
             };
             sets.insert(set.clone());
             if wanted_set.is_some_and(|wanted| wanted != set) {
@@ -622,7 +804,7 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
         }
         if let Some(t) = object.get("target") {
             let Value::String(t) = t else {
-                bail!("{}:{line}: target: expected a string", path.display());
+                bail!("{}: target: expected a string", origin.at(*line));
             };
             if t != target {
                 other_targets.insert(t.clone());
@@ -631,7 +813,7 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
         }
         let model = match object.get("model") {
             None | Some(Value::Null) => None,
-            Some(_) => Some(string_field(path, *line, object, "model")?),
+            Some(_) => Some(string_field(origin, *line, object, "model")?),
         };
         if let Some(model) = &model {
             models_of_target.insert(model.clone());
@@ -641,33 +823,35 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
         }
         if !object.contains_key("score") {
             bail!(
-                "{}:{line}: score: missing (a features file needs {} COLUMN)",
-                path.display(),
-                choice.feature_flag
+                "{}: score: missing (a features {} needs {})",
+                origin.at(*line),
+                origin.holder(),
+                with_value(choice.feature_flag, "COLUMN")
             );
         }
-        let topic = string_field(path, *line, object, "topic")?;
-        let system = string_field(path, *line, object, "system")?;
+        let topic = string_field(origin, *line, object, "topic")?;
+        let system = string_field(origin, *line, object, "system")?;
         if let Some((first_line, first_model)) =
             first.insert((topic.clone(), system.clone()), (*line, model.clone()))
         {
             let models = match (&first_model, &model) {
                 (Some(a), Some(b)) if a != b => format!(
-                    ": models {a} and {b} both predict '{target}'; choose one with {} NAME",
-                    choice.flag
+                    ": models {a} and {b} both predict '{target}'; choose one with {}",
+                    with_value(choice.flag, "NAME")
                 ),
                 _ => String::new(),
             };
             bail!(
-                "{}:{line}: topic {topic:?}, system {system:?} already has a prediction at line {first_line}{models}",
-                path.display()
+                "{}: topic {topic:?}, system {system:?} already has a prediction at {}{models}",
+                origin.at(*line),
+                origin.record(first_line)
             );
         }
         let raw = match object.get("raw") {
-            Some(raw) if !raw.is_null() => Some(number_field(path, *line, object, "raw")?),
+            Some(raw) if !raw.is_null() => Some(number_field(origin, *line, object, "raw")?),
             _ => None,
         };
-        let score = number_field(path, *line, object, "score")?;
+        let score = number_field(origin, *line, object, "score")?;
         if let Some(model) = model {
             read_models.insert(model);
         }
@@ -699,19 +883,22 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
         if first.is_empty() {
             bail!(
                 "{}: no prediction of '{target}' by model '{model}' ({})",
-                path.display(),
+                origin.name(),
                 if models_of_target.is_empty() && !other_targets.is_empty() {
                     // The lines name models, but of other targets (audit stop 53: this said
                     // "its lines name no model").
                     format!(
-                        "no line predicts '{target}'; targets in the file: {}",
+                        "no {} predicts '{target}'; targets in the {}: {}",
+                        origin.item(),
+                        origin.holder(),
                         other_targets.iter().cloned().collect::<Vec<_>>().join(", ")
                     )
                 } else if models_of_target.is_empty() {
                     format!("its lines of '{target}' name no model")
                 } else {
                     format!(
-                        "models in the file: {}",
+                        "models in the {}: {}",
+                        origin.holder(),
                         models_of_target.into_iter().collect::<Vec<_>>().join(", ")
                     )
                 }
@@ -722,7 +909,7 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
         SetChoice::Named(set) if sets.is_empty() => bail!(
             "{}: --set {set}: its lines name no set (only `cross-validate` with several --set \
              writes `set`)",
-            path.display()
+            origin.name()
         ),
         SetChoice::Named(set) | SetChoice::HumanFile(set)
             if !sets.is_empty() && !sets.contains(set) =>
@@ -730,7 +917,7 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
             bail!(
                 "{}: no line of set '{set}'{} (sets in the file: {}); choose one with --set NAME \
                  and give that set's file as --human",
-                path.display(),
+                origin.name(),
                 if matches!(choice.set, SetChoice::HumanFile(_)) {
                     ", the --human file's name"
                 } else {
@@ -748,10 +935,13 @@ fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<Me
     }
     if first.is_empty() && !other_targets.is_empty() {
         bail!(
-            "{}: no prediction for target '{target}' (targets in the file: {}; --predicted \
-             TARGET reads another target's lines)",
-            path.display(),
-            other_targets.into_iter().collect::<Vec<_>>().join(", ")
+            "{}: no prediction for target '{target}' (targets in the {}: {}; {} reads another \
+             target's {}s)",
+            origin.name(),
+            origin.holder(),
+            other_targets.into_iter().collect::<Vec<_>>().join(", "),
+            with_value(choice.predicted_flag, "TARGET"),
+            origin.item()
         );
     }
     Ok(scores)
@@ -768,7 +958,108 @@ pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::table_delimiter;
+    use super::{metric_of_records, table_delimiter, Keywords};
+
+    fn texts(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn records_in_memory_are_read_as_a_files_lines_and_named_by_index() {
+        // One model's lines: `raw` is judged where a line has it; another target is skipped.
+        let rows = texts(&[
+            r#"{"topic":"t","system":"a","target":"pyramid","score":0.5,"raw":1.5,"model":"m"}"#,
+            r#"{"topic":"t","system":"b","target":"pyramid","score":0.25,"model":"m"}"#,
+            r#"{"topic":"t","system":"a","target":"readability","score":3,"model":"r"}"#,
+        ]);
+        let scores = metric_of_records(
+            "predictions",
+            &rows,
+            "pyramid",
+            None,
+            None,
+            Keywords::METRIC,
+        )
+        .unwrap();
+        assert_eq!(
+            scores.rows,
+            vec![
+                ("t".into(), "a".into(), 1.5),
+                ("t".into(), "b".into(), 0.25)
+            ]
+        );
+        assert_eq!(scores.label, "predictions");
+        let error = |rows: &[&str], feature, model| {
+            metric_of_records(
+                "predictions",
+                &texts(rows),
+                "pyramid",
+                feature,
+                model,
+                Keywords::METRIC,
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            error(
+                &[
+                    r#"{"topic":"t","system":"a","score":1}"#,
+                    r#"{"topic":"t"}"#
+                ],
+                None,
+                None
+            ),
+            "predictions[1]: score: missing (a features list needs feature=COLUMN)"
+        );
+        assert_eq!(
+            error(
+                &[
+                    r#"{"topic":"t","system":"a","score":1}"#,
+                    r#"{"topic":"t","system":"a","score":2}"#
+                ],
+                None,
+                None
+            ),
+            "predictions[1]: topic \"t\", system \"a\" already has a prediction at [0]"
+        );
+        assert_eq!(
+            error(
+                &[r#"{"topic":"t","system":"a","target":"x","score":1}"#],
+                None,
+                None
+            ),
+            "predictions: no prediction for target 'pyramid' (targets in the list: x; \
+             predicted=TARGET reads another target's rows)"
+        );
+        assert_eq!(
+            error(&["[1]"], None, None),
+            "predictions[0]: expected a JSON object"
+        );
+        assert_eq!(
+            error(&[], None, None),
+            "predictions: no records (an empty list)"
+        );
+        assert!(error(
+            &[r#"{"topic":"t","system":"a","score":1}"#],
+            Some("x"),
+            Some("m")
+        )
+        .starts_with("model= chooses among predictions"));
+        // Feature records: `-NAME` reads NAME negated where no field is called so.
+        let features = texts(&[r#"{"topic":"t","system":"a","c.x":2}"#]);
+        let negated = metric_of_records(
+            "features",
+            &features,
+            "pyramid",
+            Some("-c.x"),
+            None,
+            Keywords::COMPARE,
+        )
+        .unwrap();
+        assert_eq!(negated.rows, vec![("t".into(), "a".into(), -2.0)]);
+        assert_eq!(negated.label, "features [-c.x]");
+    }
 
     #[test]
     fn a_table_header_is_told_from_json_by_its_topic_and_system_columns() {

@@ -333,7 +333,7 @@ fn evaluate_column(
             estimates: Vec::new(),
         });
     }
-    let (mut rows, counts) = align(metric, human, &set.human)?;
+    let (mut rows, counts) = align(metric, human, &set.human.display().to_string())?;
     let mut data = Aligned::new(&rows)?;
     data.length_tolerance = args.length_tolerance;
     let negated = evaluate(&data).summary.kendall < 0.0;
