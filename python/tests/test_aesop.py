@@ -798,6 +798,11 @@ def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeva
     got = aesop.evaluate(cols, topics, "relevance", feature="-content.js", bootstrap=100)
     assert _without_files(got) == _without_files(expected)
     assert got["metric"] == "features [-content.js]"
+    # Columns as numpy arrays (a DataFrame's `to_dict("series")`) are read as lists.
+    import numpy as np  # noqa: PLC0415 (pandas installs it)
+    arrays = {k: np.array(v, dtype=object if k in ("topic", "system") else float)
+              for k, v in cols.items()}
+    assert aesop.evaluate(arrays, topics, "relevance", feature="-content.js", bootstrap=100) == got
     plain = aesop.evaluate(cols, topics, "relevance", feature="content.js", bootstrap=0)
     assert plain["statistics"]["summary"]["kendall"] == pytest.approx(
         -got["statistics"]["summary"]["kendall"])

@@ -3,8 +3,10 @@
 //! accuracy with bootstrap intervals; optionally compare with a second metric, write the report
 //! as JSON and draw the system means as an SVG scatter plot.
 //!
-//! This file builds the report (alignment, statistics, comparison); `report/read.rs` reads the
-//! inputs and `report/render.rs` writes the text and the plot.
+//! This file builds the report (alignment, statistics, comparison): [`build_report`] from the
+//! files, [`report_of`] from scores already read (the Python package's `aesop.evaluate` judges
+//! rows held in memory with it). `report/read.rs` reads the inputs (`read/records.rs` the JSON
+//! records of a file or of memory) and `report/render.rs` writes the text and the plot.
 
 use super::bootstrap::{
     bootstrap_intervals, compare_metrics, discriminative_power, DiscriminativePower, Estimate,

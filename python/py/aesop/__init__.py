@@ -487,7 +487,9 @@ def _records(predictions, name):
     if hasattr(predictions, "to_dict") and hasattr(predictions, "columns"):
         predictions = predictions.to_dict("records")
     elif isinstance(predictions, dict):
-        columns = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in predictions.items()}
+        # Any sequence of values per column (a list, a numpy array, a pandas Series).
+        columns = {k: list(v) if hasattr(v, "__len__") and not isinstance(v, (str, bytes, dict)) else v
+                   for k, v in predictions.items()}
         bad = [k for k, v in columns.items() if not isinstance(v, list)]
         if bad:
             raise TypeError(f"{name}: expected rows (a list of dicts) or columns (a dict of lists, as "

@@ -1,6 +1,7 @@
 //! The inputs of `aesop evaluate`: a set's human scores, and the metric's scores from a
 //! predictions file (`aesop score`, `cross-validate`), a features file (CSV or JSON Lines) or a
 //! plain `topic, system, score` table. Every error names the file, the line and the field.
+//! The JSON records themselves, from a file or from memory, are read in `read/records.rs`.
 
 use super::MetricScores;
 use aesop_corpus::{jsonl, Topic};
@@ -9,6 +10,10 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
+
+mod records;
+use records::{feature_columns_of, predictions_of};
+pub use records::{metric_of_records, records_hold_predictions, Keywords, Origin};
 
 /// One summary's human score, with its length for the statistics at matched length.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,69 +33,6 @@ pub fn word_count(text: &str) -> usize {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
         .count()
-}
-
-/// Where the records of a metric come from, as messages name them: the lines of a file
-/// (`p.jsonl:3`), or the items of a list a caller holds in memory (the Python package's
-/// `aesop.evaluate`: `predictions[2]`).
-#[derive(Debug, Clone, Copy)]
-pub enum Origin<'a> {
-    File(&'a Path),
-    /// The list's name in messages; its items are numbered from 1 as lines are, and named
-    /// from 0 as Python indexes them.
-    List(&'a str),
-}
-
-impl Origin<'_> {
-    /// The record numbered `line` (from 1): `p.jsonl:3`, or `predictions[2]`.
-    pub fn at(self, line: usize) -> String {
-        match self {
-            Origin::File(path) => format!("{}:{line}", path.display()),
-            Origin::List(name) => format!("{name}[{}]", line.saturating_sub(1)),
-        }
-    }
-
-    /// The file or the list as a whole.
-    pub fn name(self) -> String {
-        match self {
-            Origin::File(path) => path.display().to_string(),
-            Origin::List(name) => name.to_string(),
-        }
-    }
-
-    /// The record numbered `line` where the whole is already named: `line 3`, or `[2]`.
-    fn record(self, line: usize) -> String {
-        match self {
-            Origin::File(_) => format!("line {line}"),
-            Origin::List(_) => format!("[{}]", line.saturating_sub(1)),
-        }
-    }
-
-    /// What holds the records: `file` or `list`.
-    fn holder(self) -> &'static str {
-        match self {
-            Origin::File(_) => "file",
-            Origin::List(_) => "list",
-        }
-    }
-
-    /// What one record is: a `line` or a `row`.
-    fn item(self) -> &'static str {
-        match self {
-            Origin::File(_) => "line",
-            Origin::List(_) => "row",
-        }
-    }
-}
-
-/// A flag with its value's placeholder, as messages suggest it: `--model NAME`, or a Python
-/// keyword `model=NAME`.
-fn with_value(flag: &str, placeholder: &str) -> String {
-    if flag.ends_with('=') {
-        format!("{flag}{placeholder}")
-    } else {
-        format!("{flag} {placeholder}")
-    }
 }
 
 /// Human scores `target` of every summary of the set that has one. The set may also be a table
@@ -276,73 +218,6 @@ fn some_values(scores: MetricScores) -> Result<MetricScores> {
         );
     }
     Ok(scores)
-}
-
-/// The metric of records held in memory, one JSON object per text, named `name` in messages
-/// (`predictions[2]: score: missing`): prediction records (the lines of `aesop score`) or, with
-/// `feature`, feature records (`topic`, `system` and a field per feature) read as `--feature`
-/// reads a features file. What the Python package's `aesop.evaluate` judges; its keywords are
-/// the flags its messages suggest (`model=NAME`).
-pub fn metric_of_records(
-    name: &str,
-    records: &[String],
-    target: &str,
-    feature: Option<&str>,
-    model: Option<&str>,
-    keywords: Keywords,
-) -> Result<MetricScores> {
-    let origin = Origin::List(name);
-    let objects = objects_of_texts(origin, records)?;
-    let scores = match (feature, model) {
-        (Some(_), Some(_)) => bail!(
-            "{} chooses among predictions, and {} reads a feature's column: give one of them",
-            keywords.model,
-            keywords.feature
-        ),
-        (Some(column), None) => one_column(feature_columns_of(origin, &objects, &[column])?)?,
-        (None, model) => predictions_of(
-            origin,
-            &objects,
-            target,
-            ModelChoice {
-                model,
-                flag: keywords.model,
-                feature_flag: keywords.feature,
-                predicted_flag: "predicted=",
-                set: SetChoice::All,
-            },
-        )?,
-    };
-    some_values(scores)
-}
-
-/// The keywords that choose a model's rows and a feature's column of records in memory, as
-/// messages suggest them.
-#[derive(Debug, Clone, Copy)]
-pub struct Keywords {
-    pub model: &'static str,
-    pub feature: &'static str,
-}
-
-impl Keywords {
-    /// Of the records judged (`model=`, `feature=`).
-    pub const METRIC: Keywords = Keywords {
-        model: "model=",
-        feature: "feature=",
-    };
-    /// Of the records compared with them (`compare_model=`, `compare_feature=`).
-    pub const COMPARE: Keywords = Keywords {
-        model: "compare_model=",
-        feature: "compare_feature=",
-    };
-}
-
-/// Whether records in memory are predictions, as [`holds_predictions`] tells a file: the first
-/// has a `score`, which feature records never have.
-pub fn records_hold_predictions(records: &[String]) -> bool {
-    records.first().is_some_and(|first| {
-        matches!(jsonl::parse_json(first), Ok(Value::Object(map)) if map.contains_key("score"))
-    })
 }
 
 fn read_features_csv(path: &Path, column: &str) -> Result<MetricScores> {
@@ -586,72 +461,6 @@ fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value
     Ok(out)
 }
 
-/// Each of `texts` (one JSON object each, as a line of a JSON Lines file) as an object, numbered
-/// from 1 as [`json_objects`] numbers lines: the records a caller holds in memory (the Python
-/// package serializes its rows so), read and checked as a file's lines are.
-pub fn objects_of_texts(
-    origin: Origin,
-    texts: &[String],
-) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
-    let mut out = Vec::with_capacity(texts.len());
-    for (i, text) in texts.iter().enumerate() {
-        match jsonl::parse_json(text) {
-            Ok(Value::Object(map)) => out.push((i + 1, map)),
-            Ok(_) => bail!("{}: expected a JSON object", origin.at(i + 1)),
-            Err(message) => bail!("{}: {message}", origin.at(i + 1)),
-        }
-    }
-    if out.is_empty() {
-        bail!("{}: no records (an empty list)", origin.name());
-    }
-    Ok(out)
-}
-
-fn string_field(
-    origin: Origin,
-    line: usize,
-    object: &serde_json::Map<String, Value>,
-    name: &str,
-) -> Result<String> {
-    match object.get(name) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Number(n)) => Ok(n.to_string()),
-        Some(_) => bail!("{}: {name}: expected a string", origin.at(line)),
-        None => bail!("{}: {name}: missing", origin.at(line)),
-    }
-}
-
-/// A number, or `None` for a missing value: null or NaN (bare, as Python writes it, or `"NaN"`),
-/// as in a judgment set (docs/JUDGMENT_SETS.md); an infinite value is an error.
-fn number_field(
-    origin: Origin,
-    line: usize,
-    object: &serde_json::Map<String, Value>,
-    name: &str,
-) -> Result<Option<f64>> {
-    match object.get(name) {
-        Some(Value::Number(n)) => Ok(n.as_f64().filter(|v| v.is_finite())),
-        Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("nan") => Ok(None),
-        Some(Value::String(s))
-            if matches!(
-                s.trim().to_ascii_lowercase().as_str(),
-                "infinity" | "-infinity" | "inf" | "-inf"
-            ) =>
-        {
-            bail!(
-                "{}: {name}: infinite value (use null or NaN for a missing one)",
-                origin.at(line)
-            )
-        }
-        Some(other) => bail!(
-            "{}: {name}: expected a number, found {other}",
-            origin.at(line)
-        ),
-        None => bail!("{}: {name}: missing", origin.at(line)),
-    }
-}
-
 fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
     one_column(read_features_jsonl_columns(path, &[column])?)
 }
@@ -660,50 +469,6 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 /// of its first line.
 fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
     feature_columns_of(Origin::File(path), &json_objects(path)?, columns)
-}
-
-/// The columns `columns` of feature records (`topic`, `system` and a field per feature, as a
-/// line of `aesop features -o f.jsonl`), each as `--feature` reads it (`-COLUMN` negated,
-/// where no field has that name), labelled with the name asked.
-pub fn feature_columns_of(
-    origin: Origin,
-    objects: &[(usize, serde_json::Map<String, Value>)],
-    columns: &[&str],
-) -> Result<Vec<MetricScores>> {
-    let mut resolved = Vec::with_capacity(columns.len());
-    for &column in columns {
-        let (name_in_file, negate) = objects
-            .first()
-            .and_then(|(_, first)| resolve_column(column, |name| first.contains_key(name)))
-            .unwrap_or((column, false));
-        if let Some((line, first)) = objects.first() {
-            if !first.contains_key(name_in_file) {
-                bail!(
-                    "{}: no field '{column}' (fields: {})",
-                    origin.at(*line),
-                    column_list(first.keys().map(String::as_str))
-                );
-            }
-        }
-        resolved.push((name_in_file, negate));
-    }
-    let mut all_scores = empty_scores(&origin.name(), columns);
-    for (line, object) in objects {
-        let topic = string_field(origin, *line, object, "topic")?;
-        let system = string_field(origin, *line, object, "system")?;
-        for (scores, &(name_in_file, negate)) in all_scores.iter_mut().zip(&resolved) {
-            match number_field(origin, *line, object, name_in_file)? {
-                Some(v) => {
-                    scores
-                        .rows
-                        .push((topic.clone(), system.clone(), if negate { -v } else { v }));
-                    scores.lines.push(*line);
-                }
-                None => scores.missing += 1,
-            }
-        }
-    }
-    Ok(all_scores)
 }
 
 /// The feature columns of a features file (CSV header or the fields of the first JSON line),
@@ -756,195 +521,9 @@ pub(super) fn read_feature_columns(path: &Path, columns: &[&str]) -> Result<Vec<
     }
 }
 
-/// Predictions JSON Lines; lines whose `target` names another target are skipped (a file may
-/// hold several targets), lines without `target` are taken. With `choice.model`, only that
-/// model's lines are read. One summary predicted by two models (`aesop score --model A --model
-/// B` on one target) is an error naming both lines and the flag that chooses one.
+/// A predictions file (JSON Lines), read by [`predictions_of`].
 fn read_predictions(path: &Path, target: &str, choice: ModelChoice) -> Result<MetricScores> {
     predictions_of(Origin::File(path), &json_objects(path)?, target, choice)
-}
-
-/// [`read_predictions`] of records already parsed.
-pub(super) fn predictions_of(
-    origin: Origin,
-    objects: &[(usize, serde_json::Map<String, Value>)],
-    target: &str,
-    choice: ModelChoice,
-) -> Result<MetricScores> {
-    let mut scores = MetricScores {
-        label: match choice.model {
-            Some(model) => format!("{} [model {model}]", origin.name()),
-            None => origin.name(),
-        },
-        rows: Vec::new(),
-        lines: Vec::new(),
-        missing: 0,
-    };
-    let mut other_targets = BTreeSet::new();
-    let mut models_of_target = BTreeSet::new();
-    let mut sets = BTreeSet::new();
-    // The lines taken (topic, system, raw, score, line) and the models they name.
-    let mut read = Vec::new();
-    let mut read_models = BTreeSet::new();
-    let wanted_set = match choice.set {
-        SetChoice::All => None,
-        SetChoice::Named(set) | SetChoice::HumanFile(set) => Some(set),
-    };
-    // (topic, system) -> (line, model) of its prediction, to name both lines of a repeat.
-    let mut first: HashMap<(String, String), (usize, Option<String>)> = HashMap::new();
-    for (line, object) in objects {
-        if let Some(set) = object.get("set") {
-            let Value::String(set) = set else {
-                bail!("{}: set: expected a string", origin.at(*line));
-            };
-            sets.insert(set.clone());
-            if wanted_set.is_some_and(|wanted| wanted != set) {
-                continue;
-            }
-        }
-        if let Some(t) = object.get("target") {
-            let Value::String(t) = t else {
-                bail!("{}: target: expected a string", origin.at(*line));
-            };
-            if t != target {
-                other_targets.insert(t.clone());
-                continue;
-            }
-        }
-        let model = match object.get("model") {
-            None | Some(Value::Null) => None,
-            Some(_) => Some(string_field(origin, *line, object, "model")?),
-        };
-        if let Some(model) = &model {
-            models_of_target.insert(model.clone());
-        }
-        if choice.model.is_some() && model.as_deref() != choice.model {
-            continue;
-        }
-        if !object.contains_key("score") {
-            bail!(
-                "{}: score: missing (a features {} needs {})",
-                origin.at(*line),
-                origin.holder(),
-                with_value(choice.feature_flag, "COLUMN")
-            );
-        }
-        let topic = string_field(origin, *line, object, "topic")?;
-        let system = string_field(origin, *line, object, "system")?;
-        if let Some((first_line, first_model)) =
-            first.insert((topic.clone(), system.clone()), (*line, model.clone()))
-        {
-            let models = match (&first_model, &model) {
-                (Some(a), Some(b)) if a != b => format!(
-                    ": models {a} and {b} both predict '{target}'; choose one with {}",
-                    with_value(choice.flag, "NAME")
-                ),
-                _ => String::new(),
-            };
-            bail!(
-                "{}: topic {topic:?}, system {system:?} already has a prediction at {}{models}",
-                origin.at(*line),
-                origin.record(first_line)
-            );
-        }
-        let raw = match object.get("raw") {
-            Some(raw) if !raw.is_null() => Some(number_field(origin, *line, object, "raw")?),
-            _ => None,
-        };
-        let score = number_field(origin, *line, object, "score")?;
-        if let Some(model) = model {
-            read_models.insert(model);
-        }
-        read.push((topic, system, raw, score, *line));
-    }
-    // The model's own output when the lines have it: a calibrated `score` is a clamped linear
-    // map of `raw`, and cross-validate's out-of-fold lines carry one map per fold, which would
-    // mix the folds' scales within a topic's ranking. Lines of several models (`aesop score`'s
-    // defaults: `pyramid` where a topic has references, `pyramid-noref` where not) have raw
-    // outputs on several scales and share only the target's scale: `score` then.
-    let use_raw = read_models.len() <= 1;
-    if !use_raw {
-        scores.label = format!(
-            "{} [`score`, not `raw`: lines of the models {}]",
-            scores.label,
-            read_models.iter().cloned().collect::<Vec<_>>().join(", ")
-        );
-    }
-    for (topic, system, raw, score, line) in read {
-        match if use_raw { raw.unwrap_or(score) } else { score } {
-            Some(v) => {
-                scores.rows.push((topic, system, v));
-                scores.lines.push(line);
-            }
-            None => scores.missing += 1,
-        }
-    }
-    if let Some(model) = choice.model {
-        if first.is_empty() {
-            bail!(
-                "{}: no prediction of '{target}' by model '{model}' ({})",
-                origin.name(),
-                if models_of_target.is_empty() && !other_targets.is_empty() {
-                    // The lines name models, but of other targets (audit stop 53: this said
-                    // "its lines name no model").
-                    format!(
-                        "no {} predicts '{target}'; targets in the {}: {}",
-                        origin.item(),
-                        origin.holder(),
-                        other_targets.iter().cloned().collect::<Vec<_>>().join(", ")
-                    )
-                } else if models_of_target.is_empty() {
-                    format!("its lines of '{target}' name no model")
-                } else {
-                    format!(
-                        "models in the {}: {}",
-                        origin.holder(),
-                        models_of_target.into_iter().collect::<Vec<_>>().join(", ")
-                    )
-                }
-            );
-        }
-    }
-    match choice.set {
-        SetChoice::Named(set) if sets.is_empty() => bail!(
-            "{}: --set {set}: its lines name no set (only `cross-validate` with several --set \
-             writes `set`)",
-            origin.name()
-        ),
-        SetChoice::Named(set) | SetChoice::HumanFile(set)
-            if !sets.is_empty() && !sets.contains(set) =>
-        {
-            bail!(
-                "{}: no line of set '{set}'{} (sets in the file: {}); choose one with --set NAME \
-                 and give that set's file as --human",
-                origin.name(),
-                if matches!(choice.set, SetChoice::HumanFile(_)) {
-                    ", the --human file's name"
-                } else {
-                    ""
-                },
-                sets.into_iter().collect::<Vec<_>>().join(", ")
-            )
-        }
-        _ => {}
-    }
-    if !sets.is_empty() {
-        if let Some(set) = wanted_set {
-            scores.label = format!("{} [set {set}]", scores.label);
-        }
-    }
-    if first.is_empty() && !other_targets.is_empty() {
-        bail!(
-            "{}: no prediction for target '{target}' (targets in the {}: {}; {} reads another \
-             target's {}s)",
-            origin.name(),
-            origin.holder(),
-            other_targets.into_iter().collect::<Vec<_>>().join(", "),
-            with_value(choice.predicted_flag, "TARGET"),
-            origin.item()
-        );
-    }
-    Ok(scores)
 }
 
 pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
@@ -958,108 +537,7 @@ pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{metric_of_records, table_delimiter, Keywords};
-
-    fn texts(lines: &[&str]) -> Vec<String> {
-        lines.iter().map(|l| l.to_string()).collect()
-    }
-
-    #[test]
-    fn records_in_memory_are_read_as_a_files_lines_and_named_by_index() {
-        // One model's lines: `raw` is judged where a line has it; another target is skipped.
-        let rows = texts(&[
-            r#"{"topic":"t","system":"a","target":"pyramid","score":0.5,"raw":1.5,"model":"m"}"#,
-            r#"{"topic":"t","system":"b","target":"pyramid","score":0.25,"model":"m"}"#,
-            r#"{"topic":"t","system":"a","target":"readability","score":3,"model":"r"}"#,
-        ]);
-        let scores = metric_of_records(
-            "predictions",
-            &rows,
-            "pyramid",
-            None,
-            None,
-            Keywords::METRIC,
-        )
-        .unwrap();
-        assert_eq!(
-            scores.rows,
-            vec![
-                ("t".into(), "a".into(), 1.5),
-                ("t".into(), "b".into(), 0.25)
-            ]
-        );
-        assert_eq!(scores.label, "predictions");
-        let error = |rows: &[&str], feature, model| {
-            metric_of_records(
-                "predictions",
-                &texts(rows),
-                "pyramid",
-                feature,
-                model,
-                Keywords::METRIC,
-            )
-            .unwrap_err()
-            .to_string()
-        };
-        assert_eq!(
-            error(
-                &[
-                    r#"{"topic":"t","system":"a","score":1}"#,
-                    r#"{"topic":"t"}"#
-                ],
-                None,
-                None
-            ),
-            "predictions[1]: score: missing (a features list needs feature=COLUMN)"
-        );
-        assert_eq!(
-            error(
-                &[
-                    r#"{"topic":"t","system":"a","score":1}"#,
-                    r#"{"topic":"t","system":"a","score":2}"#
-                ],
-                None,
-                None
-            ),
-            "predictions[1]: topic \"t\", system \"a\" already has a prediction at [0]"
-        );
-        assert_eq!(
-            error(
-                &[r#"{"topic":"t","system":"a","target":"x","score":1}"#],
-                None,
-                None
-            ),
-            "predictions: no prediction for target 'pyramid' (targets in the list: x; \
-             predicted=TARGET reads another target's rows)"
-        );
-        assert_eq!(
-            error(&["[1]"], None, None),
-            "predictions[0]: expected a JSON object"
-        );
-        assert_eq!(
-            error(&[], None, None),
-            "predictions: no records (an empty list)"
-        );
-        assert!(error(
-            &[r#"{"topic":"t","system":"a","score":1}"#],
-            Some("x"),
-            Some("m")
-        )
-        .starts_with("model= chooses among predictions"));
-        // Feature records: `-NAME` reads NAME negated where no field is called so.
-        let features = texts(&[r#"{"topic":"t","system":"a","c.x":2}"#]);
-        let negated = metric_of_records(
-            "features",
-            &features,
-            "pyramid",
-            Some("-c.x"),
-            None,
-            Keywords::COMPARE,
-        )
-        .unwrap();
-        assert_eq!(negated.rows, vec![("t".into(), "a".into(), -2.0)]);
-        assert_eq!(negated.label, "features [-c.x]");
-    }
+    use super::table_delimiter;
 
     #[test]
     fn a_table_header_is_told_from_json_by_its_topic_and_system_columns() {
