@@ -1178,6 +1178,75 @@ fn flags_that_cannot_work_are_usage_errors_before_any_file_is_read() {
     assert!(!dir.path().join("t.csv").exists());
 }
 
+/// A bootstrap count past `aesop_eval::bootstrap::MAX_SAMPLES` is a usage error in every verb
+/// that takes `--bootstrap`, before any file is read: `evaluate --bootstrap 1000000000000`
+/// reserved its draws up front (8 TB) and ran until killed (audit stop 93). A million is taken.
+#[test]
+fn bootstrap_counts_past_a_million_are_usage_errors_in_every_verb() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for verb in [
+        &[
+            "evaluate",
+            "missing.jsonl",
+            "--human",
+            "missing.jsonl",
+            "--target",
+            "t",
+        ][..],
+        &[
+            "cross-validate",
+            "missing.jsonl",
+            "--target",
+            "t",
+            "--classes",
+            "surface",
+            "-o",
+            "o.jsonl",
+        ],
+        &[
+            "ablate",
+            "missing.jsonl",
+            "--target",
+            "t",
+            "--classes",
+            "surface,content",
+            "-o",
+            "a.txt",
+        ],
+    ] {
+        let out = common::aesop()
+            .args(verb)
+            .args(["--bootstrap", "1000000000000"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{verb:?}: {stderr}");
+        assert!(
+            stderr.contains("1000000000000 is not in 0..=1000000"),
+            "{verb:?}: {stderr}"
+        );
+        // A million passes the flag's check (and fails on the missing file instead).
+        let out = common::aesop()
+            .args(verb)
+            .args(["--bootstrap", "1000000"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{verb:?}: {stderr}");
+        assert!(stderr.contains("missing.jsonl"), "{verb:?}: {stderr}");
+    }
+    // The library's own check, for callers that did not parse the flag.
+    let message = aesop::eval::bootstrap::check_samples(1_000_001)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("--bootstrap: at most 1000000 samples, got 1000001"),
+        "{message}"
+    );
+}
+
 /// Human scores kept as a table (CSV or TSV of topic, system and the target, as annotations
 /// often are) judge a metric as the judgment set they come from does: every statistic the same,
 /// but the accuracy at matched length, which needs the summaries' lengths and says so. A score

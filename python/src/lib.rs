@@ -560,6 +560,7 @@ fn evaluate_json(
     options.check().map_err(|e| {
         PyValueError::new_err(
             format!("{e:#}")
+                .replace("--bootstrap", "bootstrap")
                 .replace("--alpha", "alpha")
                 .replace("--length-tolerance", "length_tolerance"),
         )

@@ -828,6 +828,8 @@ def test_evaluate_refuses_bad_rows_and_options_naming_them(summeval):
         aesop.evaluate({"topic": ["a"], "system": ["b", "c"], "x": [1]}, topics, "relevance", feature="x")
     with pytest.raises(ValueError, match=r"^alpha must be between 0 and 1, got 2$"):
         aesop.evaluate(rows, topics, "relevance", predicted="pyramid", alpha=2)
+    with pytest.raises(ValueError, match=r"^bootstrap: at most 1000000 samples, got 1000000000000"):
+        aesop.evaluate(rows, topics, "relevance", predicted="pyramid", bootstrap=10**12)
     with pytest.raises(ValueError, match=r"resample: \"all\" is none of systems, topics, both"):
         aesop.evaluate(rows, topics, "relevance", predicted="pyramid", resample="all")
     with pytest.raises(ValueError, match=r"predictions: no records \(an empty list\)"):

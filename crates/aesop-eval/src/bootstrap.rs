@@ -58,6 +58,29 @@ pub struct Estimate {
     pub interval: Interval,
 }
 
+/// The most bootstrap samples a report draws. Percentile intervals settle to two decimals
+/// within 10,000 samples (ten seconds on 2,400 summaries); a count past this is a typo, and
+/// its draws were reserved up front: `--bootstrap 1000000000000` asked for 8 TB and ran until
+/// killed (stop 93).
+pub const MAX_SAMPLES: usize = 1_000_000;
+
+/// `--bootstrap`'s range, checked where the flag is parsed (exit 2, before any input is read).
+#[cfg(feature = "cli")]
+pub fn samples_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_SAMPLES as u64)
+}
+
+/// [`MAX_SAMPLES`] for callers that did not parse the flag (the library, the Python package).
+pub fn check_samples(samples: usize) -> Result<()> {
+    if samples > MAX_SAMPLES {
+        anyhow::bail!(
+            "--bootstrap: at most {MAX_SAMPLES} samples, got {samples} (intervals settle to two \
+             decimals within 10,000)"
+        );
+    }
+    Ok(())
+}
+
 /// Point estimates with percentile-bootstrap intervals for every statistic of
 /// [`STATISTIC_NAMES`]. Stops with [`Interrupted`] once `cancel` is set (Ctrl-C): at 10,000
 /// samples on a set of 2,400 summaries the draws take some ten seconds on two cores.
@@ -69,6 +92,7 @@ pub fn bootstrap_intervals(
     confidence: f64,
     cancel: &AtomicBool,
 ) -> Result<Vec<Estimate>> {
+    check_samples(samples)?;
     let point = level_statistics(data, &data.all_topics(), &data.all_systems()).values();
     let mut rng = SeededRng::new(seed);
     let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); STATISTIC_NAMES.len()];
@@ -198,6 +222,7 @@ pub fn compare_metrics(
     seed: u64,
     cancel: &AtomicBool,
 ) -> Result<Vec<PairedComparison>> {
+    check_samples(samples)?;
     check_same_rows(a, b)?;
     let all_topics = a.all_topics();
     let all_systems = a.all_systems();

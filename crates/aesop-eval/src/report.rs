@@ -120,7 +120,7 @@ pub struct EvaluateArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub compare_model: Option<String>,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = crate::bootstrap::samples_parser()))]
     pub bootstrap: usize,
     /// What the bootstrap redraws.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Resample::Both))]
@@ -191,8 +191,10 @@ impl Default for StatisticsOptions {
 }
 
 impl StatisticsOptions {
-    /// The one place their ranges are checked (`--alpha`, `--length-tolerance`).
+    /// The one place their ranges are checked (`--bootstrap`, `--alpha`,
+    /// `--length-tolerance`).
     pub fn check(&self) -> Result<()> {
+        crate::bootstrap::check_samples(self.bootstrap)?;
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
             bail!("--alpha must be between 0 and 1, got {}", self.alpha);
         }

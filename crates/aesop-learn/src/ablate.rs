@@ -63,7 +63,7 @@ pub struct AblateArgs {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = super::commands::DEFAULT_SYSTEM_FOLDS))]
     pub system_folds: usize,
     /// Bootstrap (and permutation) samples; 0 gives point estimates only.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = aesop_eval::bootstrap::samples_parser()))]
     pub bootstrap: usize,
     /// Two summaries of a topic are of matched length when their word counts differ by at most
     /// this share of the longer one: each model's accuracy at matched length is the input-level

@@ -47,7 +47,7 @@ pub struct CrossValidateArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub leave_one_set_out: bool,
     /// Bootstrap (and permutation) samples of the --leave-one-set-out statistics.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = aesop_eval::bootstrap::samples_parser()))]
     pub bootstrap: usize,
     /// Two summaries of a topic are of matched length when their word counts differ by at most
     /// this share of the longer one: the accuracy at matched length is the input-level pairwise
