@@ -400,6 +400,21 @@ fn flags_that_cannot_apply_are_usage_errors() {
     }
     let out = train(&["--stack", "a=relevance:surface:0"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A forest of 10^12 trees grew until killed (audit stop 93); 10,000 is the most taken.
+    let out = train(&[
+        "--classes",
+        "surface",
+        "--learner",
+        "forest",
+        "--trees",
+        "1000000000000",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--trees: at most 10000, got 1000000000000"),
+        "{}",
+        stderr(&out)
+    );
     for extra in [
         &["--classes", "surface", "--equal-set-weights"][..],
         &["--stack", "a=relevance:surface", "--equal-set-weights"][..],
