@@ -1331,3 +1331,59 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
         "{message}"
     );
 }
+
+/// The lines of a pooled cross-validation name their set; `--set` (or the `--human` file's name)
+/// chooses one, and the messages when it cannot say which sets there are and how to choose
+/// (the reader is shared with Python's `aesop.evaluate` since stop 93, whose messages say
+/// `set=NAME` instead; these keep the CLI's).
+#[test]
+fn pooled_predictions_are_read_one_set_at_a_time_with_the_cli_s_messages() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = std::fs::read_to_string(fixture("eval/predictions.jsonl")).expect("fixture");
+    let mut pooled = String::new();
+    for set in ["a.jsonl", "b.jsonl"] {
+        for line in lines.lines().filter(|l| !l.trim().is_empty()) {
+            let mut row: Value = serde_json::from_str(line).expect("json");
+            row["set"] = Value::from(set);
+            pooled.push_str(&format!("{row}\n"));
+        }
+    }
+    let pooled_path = dir.path().join("pooled.jsonl");
+    std::fs::write(&pooled_path, pooled).expect("write");
+    let named = |set: &str| {
+        let mut a = args(pooled_path.clone(), fixture("eval/set.jsonl"), "pyramid");
+        a.set = Some(set.to_string());
+        a.bootstrap = 0;
+        a
+    };
+    let report = evaluate_json(named("b.jsonl"), dir.path());
+    assert_eq!(report["counts"]["matched"], 12);
+    // Neither --set nor a --human file named as a set: the sets are listed.
+    let message = error_of(args(
+        pooled_path.clone(),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    ));
+    assert!(
+        message.ends_with(
+            "no line of set 'set.jsonl', the --human file's name (sets in the file: a.jsonl, \
+             b.jsonl); choose one with --set NAME and give that set's file as --human"
+        ),
+        "{message}"
+    );
+    // --set on lines that name no set.
+    let mut a = args(
+        fixture("eval/predictions.jsonl"),
+        fixture("eval/set.jsonl"),
+        "pyramid",
+    );
+    a.set = Some("a.jsonl".into());
+    let message = error_of(a);
+    assert!(
+        message.ends_with(
+            "--set a.jsonl: its lines name no set (only `cross-validate` with several --set \
+             writes `set`)"
+        ),
+        "{message}"
+    );
+}

@@ -525,7 +525,7 @@ fn features_json(
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (records, topics, target, feature=None, model=None, predicted=None,
-    compare=None, compare_feature=None, compare_model=None,
+    set=None, compare=None, compare_feature=None, compare_model=None,
     bootstrap=1000, resample="both", seed=1, alpha=0.05, length_tolerance=None))]
 fn evaluate_json(
     py: Python<'_>,
@@ -535,6 +535,7 @@ fn evaluate_json(
     feature: Option<String>,
     model: Option<String>,
     predicted: Option<String>,
+    set: Option<String>,
     compare: Option<Vec<String>>,
     compare_feature: Option<String>,
     compare_model: Option<String>,
@@ -580,6 +581,7 @@ fn evaluate_json(
             predicted,
             feature.as_deref(),
             model.as_deref(),
+            set.as_deref(),
             Keywords::METRIC,
         )?;
         if predicted != target && feature.is_none() {
@@ -598,6 +600,7 @@ fn evaluate_json(
                 predicted,
                 column,
                 compare_model.as_deref(),
+                set.as_deref(),
                 Keywords::COMPARE,
             )?;
             add_comparison(

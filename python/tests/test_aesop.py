@@ -838,6 +838,15 @@ def test_evaluate_refuses_bad_rows_and_options_naming_them(summeval):
         aesop.evaluate("p.jsonl", topics, "relevance")
     with pytest.raises(TypeError, match=r"predictions\[0\]\.score: expected a JSON value, got bytes"):
         aesop.evaluate([dict(rows[0], score=b"1")], topics, "relevance", predicted="pyramid")
+    # Rows of two sets (a pooled cross-validation's): refused together, read one set with set=.
+    pooled = [dict(r, set="a.jsonl") for r in rows] + [dict(r, set="b.jsonl") for r in rows]
+    with pytest.raises(ValueError, match=r"already has a prediction at \[0\]: the rows name their set \(`set`\); choose one with set=NAME"):
+        aesop.evaluate(pooled, topics, "relevance", predicted="pyramid")
+    one = aesop.evaluate(pooled, topics, "relevance", predicted="pyramid", set="b.jsonl", bootstrap=0)
+    assert one == aesop.evaluate(rows, topics, "relevance", predicted="pyramid", bootstrap=0) | {
+        "metric": "predictions [set b.jsonl] [predicts pyramid]"}
+    with pytest.raises(ValueError, match=r"no row of set 'c.jsonl' \(sets in the list: a.jsonl, b.jsonl\)"):
+        aesop.evaluate(pooled, topics, "relevance", predicted="pyramid", set="c.jsonl")
     # Every score missing is said as such, not as rows that do not match.
     with pytest.raises(ValueError, match=r"all 32 values are missing"):
         aesop.evaluate([dict(r, score=None, raw=None) for r in rows], topics, "relevance", predicted="pyramid")

@@ -457,6 +457,7 @@ pub fn build_report(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<Evaluati
             flag: "--model",
             feature_flag: "--feature",
             predicted_flag: "--predicted",
+            set_flag: "--set",
             set,
         },
     )?;
@@ -488,6 +489,7 @@ pub fn build_report(args: &EvaluateArgs, cancel: &AtomicBool) -> Result<Evaluati
                 flag: "--compare-model",
                 feature_flag: "--compare-feature",
                 predicted_flag: "--predicted",
+                set_flag: "--set",
                 set,
             },
         )?;

@@ -521,8 +521,8 @@ def _records(predictions, name):
 
 
 def evaluate(predictions, topics, target, *, feature=None, model=None, predicted=None,
-             compare=None, compare_feature=None, compare_model=None, bootstrap=1000,
-             resample="both", seed=1, alpha=0.05, length_tolerance=None, text=False):
+             set=None, compare=None, compare_feature=None, compare_model=None, bootstrap=1000,
+             resample="both", seed=1, alpha=0.05, length_tolerance=None, text=False):  # noqa: A002 (the CLI's --set)
     """Judge predictions, or one feature, against the human scores ``target`` of ``topics``
     (judgment-set dicts, as for :meth:`Scorer.score_sets`), by the code of ``aesop evaluate``:
     summary-, system- and global-level correlations, pairwise accuracies, bootstrap intervals,
@@ -535,7 +535,8 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     the columns of :func:`features` (``feature="-content.js"`` reads a column negated, for a
     feature whose larger values mean worse summaries). ``model`` chooses one model's rows where
     several predict ``target``; ``predicted`` reads another target's rows (a responsiveness
-    model judged against a pyramid column). ``compare``: a second metric's rows or columns,
+    model judged against a pyramid column); ``set`` reads the rows of one set where they name
+    theirs (``cross-validate`` with several ``--set`` writes a ``set`` field). ``compare``: a second metric's rows or columns,
     compared with the first on the rows both score (``report["comparison"]``: the paired
     bootstrap, the permutation test, both discriminative-power tables), as ``--compare`` does;
     ``compare_feature`` and ``compare_model`` choose in it as ``feature`` and ``model`` do, and
@@ -551,7 +552,7 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     """
     text = _check_bool("text", text)
     for flag, value in (("target", target), ("feature", feature), ("model", model),
-                        ("predicted", predicted), ("compare_feature", compare_feature),
+                        ("predicted", predicted), ("set", set), ("compare_feature", compare_feature),
                         ("compare_model", compare_model), ("resample", resample)):
         if value is None and flag not in ("target", "resample"):
             continue
@@ -577,7 +578,7 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     other = None if compare is None else _records(compare, "compare")
     texts = _topics_json(topics)
     report, printed, warnings = _aesop.evaluate_json(
-        records, texts, target, feature, model, predicted, other, compare_feature, compare_model,
+        records, texts, target, feature, model, predicted, set, other, compare_feature, compare_model,
         int(_plain_scalar(bootstrap)), resample,
         int(_plain_scalar(seed)), float(_plain_scalar(alpha)),
         None if length_tolerance is None else float(_plain_scalar(length_tolerance)),

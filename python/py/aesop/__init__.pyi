@@ -59,6 +59,7 @@ def evaluate(
     feature: Optional[str] = None,
     model: Optional[str] = None,
     predicted: Optional[str] = None,
+    set: Optional[str] = None,
     compare: Any = None,
     compare_feature: Optional[str] = None,
     compare_model: Optional[str] = None,

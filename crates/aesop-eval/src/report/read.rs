@@ -134,6 +134,7 @@ pub fn read_metric(path: &Path, target: &str, feature: Option<&str>) -> Result<M
             flag: "--model",
             feature_flag: "--feature",
             predicted_flag: "--predicted",
+            set_flag: "--set",
             set: SetChoice::All,
         },
     )
@@ -148,6 +149,8 @@ pub(super) struct ModelChoice<'a> {
     pub(super) feature_flag: &'static str,
     /// The flag that reads another target's predictions (`--predicted`).
     pub(super) predicted_flag: &'static str,
+    /// The flag that chooses the lines of one set (`--set`).
+    pub(super) set_flag: &'static str,
     pub(super) set: SetChoice<'a>,
 }
 

@@ -89,6 +89,7 @@ pub fn metric_of_records(
     target: &str,
     feature: Option<&str>,
     model: Option<&str>,
+    set: Option<&str>,
     keywords: Keywords,
 ) -> Result<MetricScores> {
     let origin = Origin::List(name);
@@ -109,7 +110,8 @@ pub fn metric_of_records(
                 flag: keywords.model,
                 feature_flag: keywords.feature,
                 predicted_flag: "predicted=",
-                set: SetChoice::All,
+                set_flag: "set=",
+                set: set.map_or(SetChoice::All, SetChoice::Named),
             },
         )?,
     };
@@ -333,6 +335,12 @@ pub(super) fn predictions_of(
                     ": models {a} and {b} both predict '{target}'; choose one with {}",
                     with_value(choice.flag, "NAME")
                 ),
+                // Lines of several sets (a pooled `cross-validate`) read all together.
+                _ if wanted_set.is_none() && object.contains_key("set") => format!(
+                    ": the {}s name their set (`set`); choose one with {}",
+                    origin.item(),
+                    with_value(choice.set_flag, "NAME")
+                ),
                 _ => String::new(),
             };
             bail!(
@@ -401,23 +409,30 @@ pub(super) fn predictions_of(
     }
     match choice.set {
         SetChoice::Named(set) if sets.is_empty() => bail!(
-            "{}: --set {set}: its lines name no set (only `cross-validate` with several --set \
-             writes `set`)",
-            origin.name()
+            "{}: {}: its {}s name no set (only `cross-validate` with several --set writes `set`)",
+            origin.name(),
+            with_value(choice.set_flag, set),
+            origin.item()
         ),
         SetChoice::Named(set) | SetChoice::HumanFile(set)
             if !sets.is_empty() && !sets.contains(set) =>
         {
             bail!(
-                "{}: no line of set '{set}'{} (sets in the file: {}); choose one with --set NAME \
-                 and give that set's file as --human",
+                "{}: no {} of set '{set}'{} (sets in the {}: {}); choose one with {}{}",
                 origin.name(),
+                origin.item(),
                 if matches!(choice.set, SetChoice::HumanFile(_)) {
                     ", the --human file's name"
                 } else {
                     ""
                 },
-                sets.into_iter().collect::<Vec<_>>().join(", ")
+                origin.holder(),
+                sets.into_iter().collect::<Vec<_>>().join(", "),
+                with_value(choice.set_flag, "NAME"),
+                match origin {
+                    Origin::File(_) => " and give that set's file as --human",
+                    Origin::List(_) => "",
+                }
             )
         }
         _ => {}
@@ -463,6 +478,7 @@ mod tests {
             "pyramid",
             None,
             None,
+            None,
             Keywords::METRIC,
         )
         .unwrap();
@@ -481,6 +497,7 @@ mod tests {
                 "pyramid",
                 feature,
                 model,
+                None,
                 Keywords::METRIC,
             )
             .unwrap_err()
@@ -531,6 +548,37 @@ mod tests {
             Some("m")
         )
         .starts_with("model= chooses among predictions"));
+        // Rows of two sets (a pooled cross-validation): read together, a summary of both is
+        // refused with the keyword that chooses one; `set=` reads one set's rows.
+        let pooled = texts(&[
+            r#"{"set":"a.jsonl","topic":"t","system":"s","score":1}"#,
+            r#"{"set":"b.jsonl","topic":"t","system":"s","score":2}"#,
+        ]);
+        let read = |set| {
+            metric_of_records(
+                "predictions",
+                &pooled,
+                "pyramid",
+                None,
+                None,
+                set,
+                Keywords::METRIC,
+            )
+        };
+        assert_eq!(
+            read(None).unwrap_err().to_string(),
+            "predictions[1]: topic \"t\", system \"s\" already has a prediction at [0]: the \
+             rows name their set (`set`); choose one with set=NAME"
+        );
+        assert_eq!(
+            read(Some("b.jsonl")).unwrap().rows,
+            vec![("t".into(), "s".into(), 2.0)]
+        );
+        assert_eq!(
+            read(Some("c.jsonl")).unwrap_err().to_string(),
+            "predictions: no row of set 'c.jsonl' (sets in the list: a.jsonl, b.jsonl); choose \
+             one with set=NAME"
+        );
         // Feature records: `-NAME` reads NAME negated where no field is called so.
         let features = texts(&[r#"{"topic":"t","system":"a","c.x":2}"#]);
         let negated = metric_of_records(
@@ -538,6 +586,7 @@ mod tests {
             &features,
             "pyramid",
             Some("-c.x"),
+            None,
             None,
             Keywords::COMPARE,
         )
