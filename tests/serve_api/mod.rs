@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+mod answers;
 mod load;
 mod openapi;
 mod process;

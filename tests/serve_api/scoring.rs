@@ -38,7 +38,12 @@ fn cli_predictions(
 
 /// Run `aesop score` on `topics` (written to DIR/set.jsonl) with the built-ins `models` (none:
 /// the defaults), and `--systems` when given; the path of its predictions.
-fn run_cli_score(topics: &Value, models: &[&str], dir: &Path, systems: Option<PathBuf>) -> PathBuf {
+pub(super) fn run_cli_score(
+    topics: &Value,
+    models: &[&str],
+    dir: &Path,
+    systems: Option<PathBuf>,
+) -> PathBuf {
     let set = dir.join("set.jsonl");
     let lines: Vec<String> = topics
         .as_array()

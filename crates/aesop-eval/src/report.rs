@@ -47,8 +47,9 @@ pub use table::{
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct EvaluateArgs {
     /// Predictions (JSON Lines: topic, system, target, score; a line's `raw`, the uncalibrated
-    /// model output, is used instead of `score` when present) or, with --feature, a features
-    /// file (CSV or JSON Lines as written by `aesop features`).
+    /// model output, is used instead of `score` when present), a saved answer of the service's
+    /// POST /v1/score, or, with --feature, a features file (CSV or JSON Lines as written by
+    /// `aesop features`).
     pub predictions: PathBuf,
     /// Judgment set with the human scores, or a table of them (CSV, or TSV for a .tsv name: a
     /// `topic`, a `system` and the target's column; without the texts, the accuracy at matched

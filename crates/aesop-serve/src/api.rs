@@ -45,6 +45,9 @@ pub struct ScoreResult {
 pub struct ModelRef {
     pub name: String,
     pub version: String,
+    /// What the model predicts (`pyramid`, a user model's target), so that a saved answer can
+    /// be judged against the human scores of that target (`aesop evaluate answer.json`).
+    pub target: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

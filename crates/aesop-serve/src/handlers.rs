@@ -253,7 +253,7 @@ fn model_refs(registry: &super::registry::Registry) -> Vec<serde_json::Value> {
     registry
         .models()
         .iter()
-        .map(|m| json!({"name": m.name, "version": m.version}))
+        .map(|m| json!({"name": m.name, "version": m.version, "target": m.target}))
         .collect()
 }
 

@@ -131,9 +131,9 @@ pub fn document() -> Value {
                 },
                 "ModelRef": {
                     "type": "object",
-                    "required": ["name", "version"],
+                    "required": ["name", "version", "target"],
                     "additionalProperties": false,
-                    "properties": {"name": text, "version": text}
+                    "properties": {"name": text, "version": text, "target": text}
                 },
                 "ScoreResponse": {
                     "type": "object",

@@ -152,6 +152,7 @@ pub fn score_request(
                 let reference = ModelRef {
                     name: model.name.clone(),
                     version: model.version.clone(),
+                    target: model.target.clone(),
                 };
                 if !used.contains(&reference) {
                     used.push(reference);

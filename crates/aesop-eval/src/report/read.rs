@@ -1,7 +1,8 @@
 //! The inputs of `aesop evaluate`: a set's human scores, and the metric's scores from a
 //! predictions file (`aesop score`, `cross-validate`), a features file (CSV or JSON Lines) or a
-//! plain `topic, system, score` table. Every error names the file, the line and the field.
-//! The JSON records themselves, from a file or from memory, are read in `read/records.rs`.
+//! plain `topic, system, score` table, or a saved answer of the HTTP service (`read/answer.rs`).
+//! Every error names the file, the line and the field. The JSON records themselves, from a file,
+//! an answer or memory, are read in `read/records.rs`.
 
 use super::MetricScores;
 use aesop_corpus::{jsonl, Topic};
@@ -11,7 +12,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
 
+mod answer;
 mod records;
+use answer::read_answer;
 use records::{feature_columns_of, predictions_of};
 pub use records::{metric_of_records, records_hold_predictions, Keywords, Origin};
 
@@ -179,6 +182,25 @@ pub(super) fn read_metric_for(
             choice.flag,
             path.display()
         );
+    }
+    if !is_csv(path) {
+        if let Some(answer) = read_answer(path)? {
+            let origin = answer.origin(path);
+            let scores = match feature {
+                Some(column) => one_column(feature_columns_of(
+                    origin,
+                    &answer.feature_records(path)?,
+                    &[column],
+                )?)?,
+                None => predictions_of(
+                    origin,
+                    &answer.prediction_records(path, choice.model, choice.flag)?,
+                    target,
+                    choice,
+                )?,
+            };
+            return some_values(scores);
+        }
     }
     let scores = match (is_csv(path), feature) {
         (true, Some(column)) => read_features_csv(path, column)?,
@@ -428,9 +450,20 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
     if is_csv(path) {
         return false;
     }
+    // A service's answer holds predictions (and features only when they were asked for:
+    // `--compare-feature` reads those).
+    if is_service_answer(path) {
+        return true;
+    }
     first_line(path).is_some_and(|line| {
         matches!(jsonl::parse_json(&line), Ok(Value::Object(map)) if map.contains_key("score"))
     })
+}
+
+/// Whether `path` holds a saved answer of the service (or a file of them), which `--features`
+/// reads the features of.
+pub(super) fn is_service_answer(path: &Path) -> bool {
+    !is_csv(path) && matches!(read_answer(path), Ok(Some(_)))
 }
 
 /// Each non-blank line of a JSON Lines file as an object, with its line number.
@@ -471,6 +504,9 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 /// [`read_features_csv_columns`] for a features file in JSON Lines: the columns are the fields
 /// of its first line.
 fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
+    if let Some(answer) = read_answer(path)? {
+        return feature_columns_of(answer.origin(path), &answer.feature_records(path)?, columns);
+    }
     feature_columns_of(Origin::File(path), &json_objects(path)?, columns)
 }
 
@@ -485,6 +521,10 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
             .iter()
             .map(str::to_string)
             .collect()
+    } else if let Some(answer) = read_answer(path)? {
+        // An answer without features is refused here, saying how to ask for them.
+        answer.feature_records(path)?;
+        answer.feature_names()
     } else {
         // Only the first line: the reader of the columns reads (and checks) them all.
         let file = aesop_core::input::open_text(path)?;

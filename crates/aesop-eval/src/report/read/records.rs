@@ -24,6 +24,9 @@ pub enum Origin<'a> {
     /// The list's name in messages; its items are numbered from 1 as lines are, and named
     /// from 0 as Python indexes them.
     List(&'a str),
+    /// The results of a saved answer of the service (`read/answer.rs`), numbered from 1 by
+    /// position and named by their labels (`results[3]`, or `line 2: results[3]`).
+    Answer(&'a Path, &'a [String]),
 }
 
 impl Origin<'_> {
@@ -32,13 +35,16 @@ impl Origin<'_> {
         match self {
             Origin::File(path) => format!("{}:{line}", path.display()),
             Origin::List(name) => format!("{name}[{}]", line.saturating_sub(1)),
+            Origin::Answer(path, labels) => {
+                format!("{}: {}", path.display(), answer_label(labels, line))
+            }
         }
     }
 
     /// The file or the list as a whole.
     pub fn name(self) -> String {
         match self {
-            Origin::File(path) => path.display().to_string(),
+            Origin::File(path) | Origin::Answer(path, _) => path.display().to_string(),
             Origin::List(name) => name.to_string(),
         }
     }
@@ -48,6 +54,7 @@ impl Origin<'_> {
         match self {
             Origin::File(_) => format!("line {line}"),
             Origin::List(_) => format!("[{}]", line.saturating_sub(1)),
+            Origin::Answer(_, labels) => answer_label(labels, line),
         }
     }
 
@@ -56,6 +63,7 @@ impl Origin<'_> {
         match self {
             Origin::File(_) => "file",
             Origin::List(_) => "list",
+            Origin::Answer(..) => "answer",
         }
     }
 
@@ -64,8 +72,17 @@ impl Origin<'_> {
         match self {
             Origin::File(_) => "line",
             Origin::List(_) => "row",
+            Origin::Answer(..) => "result",
         }
     }
+}
+
+/// The label of the result numbered `line` (from 1) of an answer.
+fn answer_label(labels: &[String], line: usize) -> String {
+    labels
+        .get(line.saturating_sub(1))
+        .cloned()
+        .unwrap_or_else(|| format!("result {line}"))
 }
 
 /// A flag with its value's placeholder, as messages suggest it: `--model NAME`, or a Python
@@ -431,7 +448,7 @@ pub(super) fn predictions_of(
                 with_value(choice.set_flag, "NAME"),
                 match origin {
                     Origin::File(_) => " and give that set's file as --human",
-                    Origin::List(_) => "",
+                    Origin::List(_) | Origin::Answer(..) => "",
                 }
             )
         }

@@ -1,0 +1,345 @@
+//! A saved answer of the HTTP service's `POST /v1/score` (`curl … > answer.json`, one JSON
+//! document, pretty-printed or not), or a JSON Lines file of such answers, one per line (a
+//! client that posts batches and appends each answer). `evaluate` reads it as the records of
+//! the file it stands for: one prediction record per (result, model), with the model's
+//! `target` from the answer's `models` and its `raw` output where it has one, as `aesop score`
+//! writes its lines; or, with `--feature`, one feature record per result from its `features`
+//! (asked with `"features": true`). Messages name the result: `answer.json: results[3]`, or
+//! `answers.jsonl:2: results[3]` in a file of several answers.
+
+use super::records::Origin;
+use aesop_corpus::jsonl;
+use anyhow::{bail, Result};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::io::BufRead;
+use std::path::Path;
+
+/// The results of one or more answers, and where each came from.
+pub(crate) struct Answer {
+    /// Every answer's results in file order.
+    results: Vec<Map<String, Value>>,
+    /// Each result's name in messages (`results[3]`, or `line 2: results[3]`), by position.
+    labels: Vec<String>,
+    /// Model name -> its target, from the answers' `models` (answers saved before the service
+    /// named targets give none).
+    targets: HashMap<String, String>,
+}
+
+/// The answer or answers in the file at `path`, or `None` when it holds none: JSON Lines of
+/// records, a table, or a file that cannot be read (its reader then says why). One JSON
+/// object spread over several lines that is no answer is refused here, since the JSON Lines
+/// reader would only say its first line is cut short.
+pub(crate) fn read_answer(path: &Path) -> Result<Option<Answer>> {
+    let Some(first) = super::first_line(path) else {
+        return Ok(None);
+    };
+    match jsonl::parse_json(&first) {
+        Ok(Value::Object(map)) if is_answer(&map) => answers_by_line(path).map(Some),
+        Ok(_) => Ok(None),
+        Err(_) if first.trim_start().starts_with('{') => one_document(path),
+        Err(_) => Ok(None),
+    }
+}
+
+/// An answer has `results`; no record (a line of `score`, `features` or `cross-validate`) does.
+fn is_answer(map: &Map<String, Value>) -> bool {
+    map.contains_key("results") && !map.contains_key("topic")
+}
+
+/// A file whose first line opens an object it does not close: one pretty-printed document.
+fn one_document(path: &Path) -> Result<Option<Answer>> {
+    let text = aesop_core::input::read_text(path)?;
+    let text = aesop_core::input::without_bom(&text);
+    match jsonl::parse_lenient(text) {
+        Ok(Value::Object(map)) if is_answer(&map) => {
+            let mut answer = Answer::empty();
+            answer.add(path, None, map)?;
+            answer.finish(path).map(Some)
+        }
+        Ok(_) => bail!(
+            "{}: one JSON document over several lines, which is neither JSON Lines (one record \
+             per line, as `aesop score` and `aesop features` write them) nor a saved answer of \
+             the service (`results`)",
+            path.display()
+        ),
+        Err(jsonl::Unparsed::Duplicate { message, .. }) => {
+            bail!("{}: {message}", path.display())
+        }
+        Err(jsonl::Unparsed::Json(e)) => {
+            let message = e.to_string();
+            let message = message
+                .rfind(" at line ")
+                .map_or(message.as_str(), |pos| &message[..pos]);
+            bail!(
+                "{}:{}: malformed JSON at column {}: {message} (read as one JSON document, \
+                 since its first line opens an object it does not close)",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        }
+    }
+}
+
+/// A JSON Lines file whose lines are answers (a one-line answer is the common case).
+fn answers_by_line(path: &Path) -> Result<Answer> {
+    let file = aesop_core::input::open_text(path)?;
+    let mut answer = Answer::empty();
+    let mut lines = Vec::new();
+    for (i, line) in file.lines().enumerate() {
+        let number = i + 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => bail!("{}:{number}: cannot read: {e}", path.display()),
+        };
+        let line = match number {
+            1 => aesop_core::input::without_bom(&line).to_string(),
+            _ => line,
+        };
+        if !line.trim().is_empty() {
+            lines.push((number, line));
+        }
+    }
+    let several = lines.len() > 1;
+    for (number, line) in lines {
+        match jsonl::parse_json(&line) {
+            Ok(Value::Object(map)) if is_answer(&map) => {
+                answer.add(path, several.then_some(number), map)?
+            }
+            Ok(_) => bail!(
+                "{}:{number}: expected a saved answer of the service (an object with \
+                 `results`), as line 1 is",
+                path.display()
+            ),
+            Err(message) => bail!("{}:{number}: {message}", path.display()),
+        }
+    }
+    answer.finish(path)
+}
+
+impl Answer {
+    fn empty() -> Answer {
+        Answer {
+            results: Vec::new(),
+            labels: Vec::new(),
+            targets: HashMap::new(),
+        }
+    }
+
+    /// Add one answer's results (`line`: its line in a file of several answers).
+    fn add(&mut self, path: &Path, line: Option<usize>, mut map: Map<String, Value>) -> Result<()> {
+        let at = |field: &str| match line {
+            Some(line) => format!("{}:{line}: {field}", path.display()),
+            None => format!("{}: {field}", path.display()),
+        };
+        let results = match map.remove("results") {
+            Some(Value::Array(results)) => results,
+            _ => bail!("{}: expected an array of results", at("results")),
+        };
+        if let Some(models) = map.get("models") {
+            let Value::Array(models) = models else {
+                bail!("{}: expected an array", at("models"));
+            };
+            for (i, model) in models.iter().enumerate() {
+                let (Some(Value::String(name)), target) = (model.get("name"), model.get("target"))
+                else {
+                    bail!(
+                        "{}: expected an object with a `name`",
+                        at(&format!("models[{i}]"))
+                    );
+                };
+                match target {
+                    None | Some(Value::Null) => {}
+                    Some(Value::String(target)) => {
+                        if let Some(other) = self.targets.insert(name.clone(), target.clone()) {
+                            if &other != target {
+                                bail!(
+                                    "{}: model {name:?} predicts '{target}' here and '{other}' \
+                                     in an earlier answer",
+                                    at(&format!("models[{i}].target"))
+                                );
+                            }
+                        }
+                    }
+                    Some(_) => bail!("{}: expected a string", at(&format!("models[{i}].target"))),
+                }
+            }
+        }
+        for (i, result) in results.into_iter().enumerate() {
+            let label = match line {
+                Some(line) => format!("line {line}: results[{i}]"),
+                None => format!("results[{i}]"),
+            };
+            let Value::Object(result) = result else {
+                bail!("{}: {label}: expected an object", path.display());
+            };
+            self.results.push(result);
+            self.labels.push(label);
+        }
+        Ok(())
+    }
+
+    fn finish(self, path: &Path) -> Result<Answer> {
+        if self.results.is_empty() {
+            bail!(
+                "{}: the service's answer holds no results; there is nothing to evaluate",
+                path.display()
+            );
+        }
+        Ok(self)
+    }
+
+    /// How messages name the answer's results.
+    pub(crate) fn origin<'a>(&'a self, path: &'a Path) -> Origin<'a> {
+        Origin::Answer(path, &self.labels)
+    }
+
+    /// Whether any result carries `features` (the request asked `"features": true`).
+    pub(crate) fn has_features(&self) -> bool {
+        self.results.iter().any(|r| r.contains_key("features"))
+    }
+
+    /// The feature names of the first result that has features.
+    pub(crate) fn feature_names(&self) -> Vec<String> {
+        self.results
+            .iter()
+            .find_map(|r| match r.get("features") {
+                Some(Value::Object(features)) => Some(features.keys().cloned().collect()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// One feature record per result: `topic`, `system` and its `features`, numbered from 1 by
+    /// position.
+    pub(crate) fn feature_records(&self, path: &Path) -> Result<Vec<(usize, Map<String, Value>)>> {
+        if !self.has_features() {
+            bail!(
+                "{}: the service's answer holds no features (ask for them with \"features\": \
+                 true); evaluate its predictions without --feature",
+                path.display()
+            );
+        }
+        let mut out = Vec::with_capacity(self.results.len());
+        for (i, result) in self.results.iter().enumerate() {
+            let mut record = identity(result);
+            match result.get("features") {
+                Some(Value::Object(features)) => {
+                    record.extend(features.iter().map(|(k, v)| (k.clone(), v.clone())))
+                }
+                Some(_) => bail!(
+                    "{}: {}.features: expected an object",
+                    path.display(),
+                    self.labels[i]
+                ),
+                // A result without features (a summary not scored) has every column missing.
+                None => {}
+            }
+            out.push((i + 1, record));
+        }
+        Ok(out)
+    }
+
+    /// One prediction record per (result, model): `topic`, `system`, `model`, its `target`
+    /// where the answer names it, `score` and `raw`, as a line of `aesop score`.
+    pub(crate) fn prediction_records(
+        &self,
+        path: &Path,
+        model: Option<&str>,
+        model_flag: &str,
+    ) -> Result<Vec<(usize, Map<String, Value>)>> {
+        let mut out = Vec::new();
+        let mut models = BTreeSet::new();
+        let none = Map::new();
+        for (i, result) in self.results.iter().enumerate() {
+            let label = &self.labels[i];
+            let scores = object_of(path, label, result, "scores")?.unwrap_or(&none);
+            let raw = object_of(path, label, result, "raw")?.unwrap_or(&none);
+            for (name, score) in scores {
+                check_number(path, label, "scores", name, score)?;
+                let mut record = identity(result);
+                record.insert("model".into(), Value::String(name.clone()));
+                if let Some(target) = self.targets.get(name) {
+                    record.insert("target".into(), Value::String(target.clone()));
+                }
+                record.insert("score".into(), score.clone());
+                if let Some(raw) = raw.get(name) {
+                    check_number(path, label, "raw", name, raw)?;
+                    record.insert("raw".into(), raw.clone());
+                }
+                models.insert(name.clone());
+                out.push((i + 1, record));
+            }
+        }
+        if out.is_empty() {
+            bail!(
+                "{}: no result of the service's answer has `scores`",
+                path.display()
+            );
+        }
+        // Without targets, a model's predictions cannot be told from another's by what they
+        // predict: the answer must hold one model, or the flag must choose.
+        let untargeted: Vec<&String> = models
+            .iter()
+            .filter(|m| !self.targets.contains_key(*m))
+            .collect();
+        if model.is_none() && models.len() > 1 && !untargeted.is_empty() {
+            bail!(
+                "{}: the answer scores with the models {} and does not name what {} predict \
+                 (`models[].target`, which answers saved before aesop named targets lack); choose one \
+                 with {}",
+                path.display(),
+                models.iter().cloned().collect::<Vec<_>>().join(", "),
+                if untargeted.len() == 1 { "one of them" } else { "they" },
+                if model_flag.ends_with('=') {
+                    format!("{model_flag}NAME")
+                } else {
+                    format!("{model_flag} NAME")
+                }
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// A result's `topic` and `system`, as given (the record reader checks them).
+fn identity(result: &Map<String, Value>) -> Map<String, Value> {
+    let mut record = Map::new();
+    for key in ["topic", "system"] {
+        if let Some(value) = result.get(key) {
+            record.insert(key.into(), value.clone());
+        }
+    }
+    record
+}
+
+/// The object `field` of a result, `None` when absent.
+fn object_of<'a>(
+    path: &Path,
+    label: &str,
+    result: &'a Map<String, Value>,
+    field: &str,
+) -> Result<Option<&'a Map<String, Value>>> {
+    match result.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(map)) => Ok(Some(map)),
+        Some(_) => bail!(
+            "{}: {label}.{field}: expected an object of model names and scores",
+            path.display()
+        ),
+    }
+}
+
+/// A model's score is a number or null (the service writes null where a model gave no finite
+/// number); the record reader reads `NaN` as null too.
+fn check_number(path: &Path, label: &str, field: &str, model: &str, value: &Value) -> Result<()> {
+    match value {
+        Value::Number(_) | Value::Null => Ok(()),
+        Value::String(s) if s.trim().eq_ignore_ascii_case("nan") => Ok(()),
+        other => bail!(
+            "{}: {label}.{field}.{model}: expected a number or null, found {other}",
+            path.display()
+        ),
+    }
+}
