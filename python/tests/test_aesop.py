@@ -852,6 +852,67 @@ def test_evaluate_refuses_bad_rows_and_options_naming_them(summeval):
         aesop.evaluate([dict(r, score=None, raw=None) for r in rows], topics, "relevance", predicted="pyramid")
 
 
+def _service_answer(request):
+    """The answer of a fresh `aesop serve` (on a free loopback port) to POST /v1/score."""
+    import urllib.request  # noqa: PLC0415 (only this test talks HTTP)
+    serve = subprocess.Popen([str(BIN), "serve", "--addr", "127.0.0.1:0"], stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, text=True)
+    try:
+        addr = None
+        for line in serve.stderr:
+            log = json.loads(line)
+            addr = log.get("addr", addr)
+            if log.get("message") == "ready":
+                break
+        assert addr is not None, "aesop serve logged no address"
+        post = urllib.request.Request(f"http://{addr}/v1/score", data=json.dumps(request).encode(),
+                                      headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(post, timeout=600) as reply:
+            return json.loads(reply.read())
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
+
+
+def test_evaluate_reads_a_service_answer_as_the_cli_reads_it_saved(summeval, tmp_path):
+    path, topics = summeval
+    answer = _service_answer({"topics": topics, "features": True})
+    assert {m["target"] for m in answer["models"]} == {"pyramid", "responsiveness", "readability"}
+    saved = tmp_path / "answer.json"
+    saved.write_text(json.dumps(answer, indent=1), encoding="utf-8")
+    cli_json = tmp_path / "r.json"
+    subprocess.run([str(BIN), "evaluate", str(saved), "--human", str(path), "--target", "relevance",
+                    "--predicted", "responsiveness", "--bootstrap", "100", "--json", str(cli_json)],
+                   check=True, capture_output=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    got = aesop.evaluate(answer, topics, "relevance", predicted="responsiveness", bootstrap=100)
+    assert _without_files(got) == _without_files(expected)
+    assert got["counts"]["matched"] == 192
+    # The same figures as the rows of score_sets, which score as the service does.
+    rows = aesop.Scorer().score_sets(topics)
+    assert _without_files(aesop.evaluate(rows, topics, "relevance", predicted="responsiveness",
+                                         bootstrap=100)) == _without_files(got)
+    # Its features, as those of aesop.features; as the compared metric too.
+    cols = aesop.features(topics, classes="content")
+    by_answer = aesop.evaluate(answer, topics, "relevance", feature="-content.js", bootstrap=0)
+    assert _without_files(by_answer) == _without_files(
+        aesop.evaluate(cols, topics, "relevance", feature="-content.js", bootstrap=0))
+    compared = aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare=answer,
+                              bootstrap=50)
+    assert compared["comparison"]["shared_rows"] == 192
+    # Refusals name the result at fault.
+    bad = json.loads(json.dumps(answer))
+    bad["results"][1]["scores"]["responsiveness"] = "high"
+    with pytest.raises(ValueError, match=r"predictions: results\[1\]\.scores\.responsiveness: expected a number or null"):
+        aesop.evaluate(bad, topics, "relevance", predicted="responsiveness")
+    for result in bad["results"]:
+        del result["features"]
+    with pytest.raises(ValueError, match=r"features: the service's answer holds no features"):
+        aesop.evaluate(bad, topics, "relevance", feature="content.js")
+    with pytest.raises(ValueError, match=r"predictions: the service's answer holds no results"):
+        aesop.evaluate({"results": [], "models": []}, topics, "relevance")
+
+
 def test_evaluate_compares_as_the_cli_compare_does(summeval, tmp_path):
     path, topics = summeval
     predictions = tmp_path / "p.jsonl"

@@ -481,11 +481,28 @@ def features(topics, classes=None, pandas=False, progress=False, **options):
     return _frame(cols, pandas)
 
 
+def _record_text(record, where):
+    """One record (a row, or a service's answer) as JSON text, named ``where`` in messages."""
+    try:
+        text = _json.dumps(record, ensure_ascii=False, allow_nan=True, default=_json_default)
+    except (TypeError, ValueError):
+        found = _first(record, "", _not_json)
+        field, kind = found if found is not None else ("", "a value JSON cannot hold")
+        raise TypeError(f"{where}.{field}: expected a JSON value, got {kind}") from None
+    if not _is_unicode(text):
+        raise ValueError(f"{where}: not valid Unicode (a lone surrogate)")
+    return text
+
+
 def _records(predictions, name):
     """Prediction rows (dicts, a DataFrame) or feature columns (``aesop.features``' dict of
-    lists, or its DataFrame) as one JSON text per row, rows named ``name[i]`` in messages."""
+    lists, or its DataFrame) as one JSON text per row, rows named ``name[i]`` in messages; or
+    the answer of the service's POST /v1/score as one text, read whole as ``aesop evaluate``
+    reads a saved one (its messages name ``results[i]``)."""
     if hasattr(predictions, "to_dict") and hasattr(predictions, "columns"):
         predictions = predictions.to_dict("records")
+    elif isinstance(predictions, dict) and "results" in predictions and "topic" not in predictions:
+        return [_record_text(predictions, name)]
     elif isinstance(predictions, dict):
         # Any sequence of values per column (a list, a numpy array, a pandas Series).
         columns = {k: list(v) if hasattr(v, "__len__") and not isinstance(v, (str, bytes, dict)) else v
@@ -508,15 +525,7 @@ def _records(predictions, name):
     for i, row in enumerate(predictions):
         if not isinstance(row, dict):
             raise TypeError(f"{name}[{i}]: expected a dict, got {type(row).__name__}")
-        try:
-            text = _json.dumps(row, ensure_ascii=False, allow_nan=True, default=_json_default)
-        except (TypeError, ValueError):
-            found = _first(row, "", _not_json)
-            where, kind = found if found is not None else ("", "a value JSON cannot hold")
-            raise TypeError(f"{name}[{i}].{where}: expected a JSON value, got {kind}") from None
-        if not _is_unicode(text):
-            raise ValueError(f"{name}[{i}]: not valid Unicode (a lone surrogate)")
-        texts.append(text)
+        texts.append(_record_text(row, f"{name}[{i}]"))
     return texts
 
 
@@ -531,9 +540,11 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     same figures as the CLI on the same scores.
 
     ``predictions``: the rows of :meth:`Scorer.score_sets` (dicts or its DataFrame; a row's
-    ``raw`` is judged where the rows are one model's, as the CLI does) or, with ``feature``,
-    the columns of :func:`features` (``feature="-content.js"`` reads a column negated, for a
-    feature whose larger values mean worse summaries). ``model`` chooses one model's rows where
+    ``raw`` is judged where the rows are one model's, as the CLI does), the answer of the
+    service's ``POST /v1/score`` (its JSON as a dict: each result's scores per model, the
+    models' targets from its ``models``; with ``feature``, its results' ``features``) or, with
+    ``feature``, the columns of :func:`features` (``feature="-content.js"`` reads a column
+    negated, for a feature whose larger values mean worse summaries). ``model`` chooses one model's rows where
     several predict ``target``; ``predicted`` reads another target's rows (a responsiveness
     model judged against a pyramid column); ``set`` reads the rows of one set where they name
     theirs (``cross-validate`` with several ``--set`` writes a ``set`` field). ``compare``: a second metric's rows or columns,

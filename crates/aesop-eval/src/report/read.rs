@@ -14,7 +14,7 @@ use std::path::Path;
 
 mod answer;
 mod records;
-use answer::read_answer;
+use answer::{metric_of_answer, read_answer};
 use records::{feature_columns_of, predictions_of};
 pub use records::{metric_of_records, records_hold_predictions, Keywords, Origin};
 
@@ -185,21 +185,7 @@ pub(super) fn read_metric_for(
     }
     if !is_csv(path) {
         if let Some(answer) = read_answer(path)? {
-            let origin = answer.origin(path);
-            let scores = match feature {
-                Some(column) => one_column(feature_columns_of(
-                    origin,
-                    &answer.feature_records(path)?,
-                    &[column],
-                )?)?,
-                None => predictions_of(
-                    origin,
-                    &answer.prediction_records(path, choice.model, choice.flag)?,
-                    target,
-                    choice,
-                )?,
-            };
-            return some_values(scores);
+            return some_values(metric_of_answer(&answer, target, feature, choice)?);
         }
     }
     let scores = match (is_csv(path), feature) {
@@ -505,7 +491,7 @@ fn read_features_jsonl(path: &Path, column: &str) -> Result<MetricScores> {
 /// of its first line.
 fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
     if let Some(answer) = read_answer(path)? {
-        return feature_columns_of(answer.origin(path), &answer.feature_records(path)?, columns);
+        return feature_columns_of(answer.origin(), &answer.feature_records()?, columns);
     }
     feature_columns_of(Origin::File(path), &json_objects(path)?, columns)
 }
@@ -523,7 +509,7 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
             .collect()
     } else if let Some(answer) = read_answer(path)? {
         // An answer without features is refused here, saying how to ask for them.
-        answer.feature_records(path)?;
+        answer.feature_records()?;
         answer.feature_names()
     } else {
         // Only the first line: the reader of the columns reads (and checks) them all.

@@ -7,7 +7,8 @@
 //! (asked with `"features": true`). Messages name the result: `answer.json: results[3]`, or
 //! `answers.jsonl:2: results[3]` in a file of several answers.
 
-use super::records::Origin;
+use super::records::{feature_columns_of, predictions_of, Origin};
+use super::{one_column, MetricScores, ModelChoice};
 use aesop_corpus::jsonl;
 use anyhow::{bail, Result};
 use serde_json::{Map, Value};
@@ -17,6 +18,8 @@ use std::path::Path;
 
 /// The results of one or more answers, and where each came from.
 pub(crate) struct Answer {
+    /// The file (or, in memory, the list) in messages.
+    name: String,
     /// Every answer's results in file order.
     results: Vec<Map<String, Value>>,
     /// Each result's name in messages (`results[3]`, or `line 2: results[3]`), by position.
@@ -53,9 +56,9 @@ fn one_document(path: &Path) -> Result<Option<Answer>> {
     let text = aesop_core::input::without_bom(&text);
     match jsonl::parse_lenient(text) {
         Ok(Value::Object(map)) if is_answer(&map) => {
-            let mut answer = Answer::empty();
-            answer.add(path, None, map)?;
-            answer.finish(path).map(Some)
+            let mut answer = Answer::empty(path.display().to_string());
+            answer.add(None, map)?;
+            answer.finish().map(Some)
         }
         Ok(_) => bail!(
             "{}: one JSON document over several lines, which is neither JSON Lines (one record \
@@ -85,7 +88,7 @@ fn one_document(path: &Path) -> Result<Option<Answer>> {
 /// A JSON Lines file whose lines are answers (a one-line answer is the common case).
 fn answers_by_line(path: &Path) -> Result<Answer> {
     let file = aesop_core::input::open_text(path)?;
-    let mut answer = Answer::empty();
+    let mut answer = Answer::empty(path.display().to_string());
     let mut lines = Vec::new();
     for (i, line) in file.lines().enumerate() {
         let number = i + 1;
@@ -105,7 +108,7 @@ fn answers_by_line(path: &Path) -> Result<Answer> {
     for (number, line) in lines {
         match jsonl::parse_json(&line) {
             Ok(Value::Object(map)) if is_answer(&map) => {
-                answer.add(path, several.then_some(number), map)?
+                answer.add(several.then_some(number), map)?
             }
             Ok(_) => bail!(
                 "{}:{number}: expected a saved answer of the service (an object with \
@@ -115,12 +118,53 @@ fn answers_by_line(path: &Path) -> Result<Answer> {
             Err(message) => bail!("{}:{number}: {message}", path.display()),
         }
     }
-    answer.finish(path)
+    answer.finish()
+}
+
+/// The answer a caller holds in memory (the Python package's `aesop.evaluate` given the dict
+/// of a `POST /v1/score` reply): one record that is an answer, named `name` in messages.
+pub(crate) fn answer_in_records(name: &str, texts: &[String]) -> Result<Option<Answer>> {
+    let [text] = texts else {
+        return Ok(None);
+    };
+    match jsonl::parse_json(text) {
+        Ok(Value::Object(map)) if is_answer(&map) => {
+            let mut answer = Answer::empty(name.to_string());
+            answer.add(None, map)?;
+            answer.finish().map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The metric an answer holds: the predictions of `target` (as `choice` chooses among them) or,
+/// with `feature`, that column of its features.
+pub(crate) fn metric_of_answer(
+    answer: &Answer,
+    target: &str,
+    feature: Option<&str>,
+    choice: ModelChoice,
+) -> Result<MetricScores> {
+    let origin = answer.origin();
+    match feature {
+        Some(column) => one_column(feature_columns_of(
+            origin,
+            &answer.feature_records()?,
+            &[column],
+        )?),
+        None => predictions_of(
+            origin,
+            &answer.prediction_records(choice.model, choice.flag)?,
+            target,
+            choice,
+        ),
+    }
 }
 
 impl Answer {
-    fn empty() -> Answer {
+    fn empty(name: String) -> Answer {
         Answer {
+            name,
             results: Vec::new(),
             labels: Vec::new(),
             targets: HashMap::new(),
@@ -128,10 +172,11 @@ impl Answer {
     }
 
     /// Add one answer's results (`line`: its line in a file of several answers).
-    fn add(&mut self, path: &Path, line: Option<usize>, mut map: Map<String, Value>) -> Result<()> {
+    fn add(&mut self, line: Option<usize>, mut map: Map<String, Value>) -> Result<()> {
+        let name = &self.name;
         let at = |field: &str| match line {
-            Some(line) => format!("{}:{line}: {field}", path.display()),
-            None => format!("{}: {field}", path.display()),
+            Some(line) => format!("{name}:{line}: {field}"),
+            None => format!("{name}: {field}"),
         };
         let results = match map.remove("results") {
             Some(Value::Array(results)) => results,
@@ -172,7 +217,7 @@ impl Answer {
                 None => format!("results[{i}]"),
             };
             let Value::Object(result) = result else {
-                bail!("{}: {label}: expected an object", path.display());
+                bail!("{}: {label}: expected an object", self.name);
             };
             self.results.push(result);
             self.labels.push(label);
@@ -180,19 +225,19 @@ impl Answer {
         Ok(())
     }
 
-    fn finish(self, path: &Path) -> Result<Answer> {
+    fn finish(self) -> Result<Answer> {
         if self.results.is_empty() {
             bail!(
                 "{}: the service's answer holds no results; there is nothing to evaluate",
-                path.display()
+                self.name
             );
         }
         Ok(self)
     }
 
     /// How messages name the answer's results.
-    pub(crate) fn origin<'a>(&'a self, path: &'a Path) -> Origin<'a> {
-        Origin::Answer(path, &self.labels)
+    pub(crate) fn origin(&self) -> Origin<'_> {
+        Origin::Answer(&self.name, &self.labels)
     }
 
     /// Whether any result carries `features` (the request asked `"features": true`).
@@ -213,12 +258,12 @@ impl Answer {
 
     /// One feature record per result: `topic`, `system` and its `features`, numbered from 1 by
     /// position.
-    pub(crate) fn feature_records(&self, path: &Path) -> Result<Vec<(usize, Map<String, Value>)>> {
+    pub(crate) fn feature_records(&self) -> Result<Vec<(usize, Map<String, Value>)>> {
         if !self.has_features() {
             bail!(
                 "{}: the service's answer holds no features (ask for them with \"features\": \
-                 true); evaluate its predictions without --feature",
-                path.display()
+                 true); evaluate its predictions without a feature",
+                self.name
             );
         }
         let mut out = Vec::with_capacity(self.results.len());
@@ -230,7 +275,7 @@ impl Answer {
                 }
                 Some(_) => bail!(
                     "{}: {}.features: expected an object",
-                    path.display(),
+                    self.name,
                     self.labels[i]
                 ),
                 // A result without features (a summary not scored) has every column missing.
@@ -245,7 +290,6 @@ impl Answer {
     /// where the answer names it, `score` and `raw`, as a line of `aesop score`.
     pub(crate) fn prediction_records(
         &self,
-        path: &Path,
         model: Option<&str>,
         model_flag: &str,
     ) -> Result<Vec<(usize, Map<String, Value>)>> {
@@ -254,10 +298,10 @@ impl Answer {
         let none = Map::new();
         for (i, result) in self.results.iter().enumerate() {
             let label = &self.labels[i];
-            let scores = object_of(path, label, result, "scores")?.unwrap_or(&none);
-            let raw = object_of(path, label, result, "raw")?.unwrap_or(&none);
+            let scores = object_of(&self.name, label, result, "scores")?.unwrap_or(&none);
+            let raw = object_of(&self.name, label, result, "raw")?.unwrap_or(&none);
             for (name, score) in scores {
-                check_number(path, label, "scores", name, score)?;
+                check_number(&self.name, label, "scores", name, score)?;
                 let mut record = identity(result);
                 record.insert("model".into(), Value::String(name.clone()));
                 if let Some(target) = self.targets.get(name) {
@@ -265,7 +309,7 @@ impl Answer {
                 }
                 record.insert("score".into(), score.clone());
                 if let Some(raw) = raw.get(name) {
-                    check_number(path, label, "raw", name, raw)?;
+                    check_number(&self.name, label, "raw", name, raw)?;
                     record.insert("raw".into(), raw.clone());
                 }
                 models.insert(name.clone());
@@ -275,7 +319,7 @@ impl Answer {
         if out.is_empty() {
             bail!(
                 "{}: no result of the service's answer has `scores`",
-                path.display()
+                self.name
             );
         }
         // Without targets, a model's predictions cannot be told from another's by what they
@@ -289,7 +333,7 @@ impl Answer {
                 "{}: the answer scores with the models {} and does not name what {} predict \
                  (`models[].target`, which answers saved before aesop named targets lack); choose one \
                  with {}",
-                path.display(),
+                self.name,
                 models.iter().cloned().collect::<Vec<_>>().join(", "),
                 if untargeted.len() == 1 { "one of them" } else { "they" },
                 if model_flag.ends_with('=') {
@@ -316,7 +360,7 @@ fn identity(result: &Map<String, Value>) -> Map<String, Value> {
 
 /// The object `field` of a result, `None` when absent.
 fn object_of<'a>(
-    path: &Path,
+    name: &str,
     label: &str,
     result: &'a Map<String, Value>,
     field: &str,
@@ -324,22 +368,16 @@ fn object_of<'a>(
     match result.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(map)) => Ok(Some(map)),
-        Some(_) => bail!(
-            "{}: {label}.{field}: expected an object of model names and scores",
-            path.display()
-        ),
+        Some(_) => bail!("{name}: {label}.{field}: expected an object of model names and scores"),
     }
 }
 
 /// A model's score is a number or null (the service writes null where a model gave no finite
 /// number); the record reader reads `NaN` as null too.
-fn check_number(path: &Path, label: &str, field: &str, model: &str, value: &Value) -> Result<()> {
+fn check_number(name: &str, label: &str, field: &str, model: &str, value: &Value) -> Result<()> {
     match value {
         Value::Number(_) | Value::Null => Ok(()),
         Value::String(s) if s.trim().eq_ignore_ascii_case("nan") => Ok(()),
-        other => bail!(
-            "{}: {label}.{field}.{model}: expected a number or null, found {other}",
-            path.display()
-        ),
+        other => bail!("{name}: {label}.{field}.{model}: expected a number or null, found {other}"),
     }
 }

@@ -5,6 +5,7 @@
 //! `predictions[2]` ([`Origin`]) and the flags or keywords that choose (`--model NAME`,
 //! `model=NAME`).
 
+use super::answer::{answer_in_records, metric_of_answer};
 use super::{
     column_list, empty_scores, one_column, resolve_column, some_values, MetricScores, ModelChoice,
     SetChoice,
@@ -25,8 +26,9 @@ pub enum Origin<'a> {
     /// from 0 as Python indexes them.
     List(&'a str),
     /// The results of a saved answer of the service (`read/answer.rs`), numbered from 1 by
-    /// position and named by their labels (`results[3]`, or `line 2: results[3]`).
-    Answer(&'a Path, &'a [String]),
+    /// position and named by their labels (`results[3]`, or `line 2: results[3]`), in the file
+    /// (or list) named first.
+    Answer(&'a str, &'a [String]),
 }
 
 impl Origin<'_> {
@@ -35,17 +37,15 @@ impl Origin<'_> {
         match self {
             Origin::File(path) => format!("{}:{line}", path.display()),
             Origin::List(name) => format!("{name}[{}]", line.saturating_sub(1)),
-            Origin::Answer(path, labels) => {
-                format!("{}: {}", path.display(), answer_label(labels, line))
-            }
+            Origin::Answer(name, labels) => format!("{name}: {}", answer_label(labels, line)),
         }
     }
 
     /// The file or the list as a whole.
     pub fn name(self) -> String {
         match self {
-            Origin::File(path) | Origin::Answer(path, _) => path.display().to_string(),
-            Origin::List(name) => name.to_string(),
+            Origin::File(path) => path.display().to_string(),
+            Origin::List(name) | Origin::Answer(name, _) => name.to_string(),
         }
     }
 
@@ -110,27 +110,28 @@ pub fn metric_of_records(
     keywords: Keywords,
 ) -> Result<MetricScores> {
     let origin = Origin::List(name);
-    let objects = objects_of_texts(origin, records)?;
-    let scores = match (feature, model) {
-        (Some(_), Some(_)) => bail!(
+    if let (Some(_), Some(_)) = (feature, model) {
+        bail!(
             "{} chooses among predictions, and {} reads a feature's column: give one of them",
             keywords.model,
             keywords.feature
-        ),
-        (Some(column), None) => one_column(feature_columns_of(origin, &objects, &[column])?)?,
-        (None, model) => predictions_of(
-            origin,
-            &objects,
-            target,
-            ModelChoice {
-                model,
-                flag: keywords.model,
-                feature_flag: keywords.feature,
-                predicted_flag: "predicted=",
-                set_flag: "set=",
-                set: set.map_or(SetChoice::All, SetChoice::Named),
-            },
-        )?,
+        );
+    }
+    let choice = ModelChoice {
+        model,
+        flag: keywords.model,
+        feature_flag: keywords.feature,
+        predicted_flag: "predicted=",
+        set_flag: "set=",
+        set: set.map_or(SetChoice::All, SetChoice::Named),
+    };
+    if let Some(answer) = answer_in_records(name, records)? {
+        return some_values(metric_of_answer(&answer, target, feature, choice)?);
+    }
+    let objects = objects_of_texts(origin, records)?;
+    let scores = match feature {
+        Some(column) => one_column(feature_columns_of(origin, &objects, &[column])?)?,
+        None => predictions_of(origin, &objects, target, choice)?,
     };
     some_values(scores)
 }
@@ -159,8 +160,10 @@ impl Keywords {
 /// Whether records in memory are predictions, as [`super::holds_predictions`] tells a file:
 /// the first has a `score`, which feature records never have.
 pub fn records_hold_predictions(records: &[String]) -> bool {
+    // A service's answer holds predictions first (`compare_feature=` reads its features).
     records.first().is_some_and(|first| {
-        matches!(jsonl::parse_json(first), Ok(Value::Object(map)) if map.contains_key("score"))
+        matches!(jsonl::parse_json(first),
+                 Ok(Value::Object(map)) if map.contains_key("score") || map.contains_key("results"))
     })
 }
 
