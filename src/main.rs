@@ -185,7 +185,8 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
         after_help = "Examples:\n  aesop evaluate pred.jsonl --human summeval.jsonl --target relevance --plot systems.svg\n  \
 aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target relevance \\\n    \
 --compare features.csv --compare-feature rouge.r2_f\n  \
-aesop evaluate features.csv --features '*' --human summeval.jsonl --target relevance --csv ranked.csv"
+aesop evaluate features.csv --features '*' --human summeval.jsonl --target relevance --csv ranked.csv\n  \
+aesop evaluate answer.json --human set.jsonl --target pyramid   # a saved answer of `aesop serve`"
     )]
     Evaluate {
         #[command(flatten)]
