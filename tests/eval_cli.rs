@@ -581,6 +581,61 @@ fn errors_name_the_file_line_and_field() {
     assert!(e.contains("share no (topic, system) row"), "{e}");
 }
 
+/// aesop's other outputs given where predictions, features or a set belong are named for what
+/// they are: the set as the predictions (or as a features file), the system means of `score
+/// --systems` as predictions, predictions as the human scores (and as the set to score).
+#[test]
+fn outputs_given_in_each_others_place_are_named() {
+    let set = fixture("eval/set.jsonl");
+    let predictions = fixture("eval/predictions.jsonl");
+    let e = error_of(args(set.clone(), set.clone(), "pyramid"));
+    assert!(
+        e.contains(
+            "set.jsonl:1: a judgment-set topic (`documents`, `summaries`), not a prediction"
+        ) && e.contains("aesop score SET -o pred.jsonl"),
+        "{e}"
+    );
+    let mut a = args(set.clone(), set.clone(), "pyramid");
+    a.feature = Some("rouge.r1_f".into());
+    let e = error_of(a);
+    assert!(e.contains("set.jsonl:1: a judgment-set topic"), "{e}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let means = dir.path().join("systems.jsonl");
+    common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("-o")
+        .arg(dir.path().join("p.jsonl"))
+        .arg("--systems")
+        .arg(&means)
+        .assert()
+        .success();
+    let e = error_of(args(means, set.clone(), "pyramid"));
+    assert!(
+        e.contains("systems.jsonl:1: a system's mean (`aesop score --systems`"),
+        "{e}"
+    );
+
+    let e = error_of(args(predictions.clone(), predictions.clone(), "pyramid"));
+    assert!(
+        e.contains("predictions.jsonl:1: system: a line of scores for one summary or system")
+            && e.contains("give the judgment set"),
+        "{e}"
+    );
+    let out = common::aesop()
+        .arg("score")
+        .arg(&predictions)
+        .arg("-o")
+        .arg(dir.path().join("q.jsonl"))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("not a judgment-set topic"), "{stderr}");
+    assert!(!dir.path().join("q.jsonl").exists());
+}
+
 /// Two models' predictions of one target in one file (`aesop score --model A --model B`): the
 /// repeat names both lines and `--model`; `--model` and `--compare-model` choose; a predictions
 /// file whose values are all missing, and a features CSV giving the column twice, say so.

@@ -553,6 +553,21 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
     if topic.trim().is_empty() {
         return Err(FieldError::new("topic", "must not be empty"));
     }
+    // A line of predictions, features or system means (the outputs of `score`, `features`,
+    // `cross-validate`) given where a set belongs would otherwise read as a topic with neither
+    // documents nor summaries: `score` wrote 0 predictions, and a second line of the same topic
+    // was called a duplicate topic id.
+    if map.contains_key("system")
+        && !map.contains_key("documents")
+        && !map.contains_key("summaries")
+    {
+        return Err(FieldError::new(
+            "system",
+            "a line of scores for one summary or system (`topic`, `system`, …: predictions, \
+             features or system means, as `aesop score`, `features` and `cross-validate` write \
+             them), not a judgment-set topic (`documents`, `summaries`); give the judgment set",
+        ));
+    }
     let query = match map.remove("query") {
         None | Some(Value::Null) => None,
         Some(value) => Some(query_from_value(value)?),
@@ -889,6 +904,32 @@ mod tests {
             let message = format!("{:#}", results[0].as_ref().expect_err("no topics"));
             assert!(message.starts_with("empty.jsonl: no topics"), "{message}");
         }
+    }
+
+    /// The outputs aesop writes (predictions, features, system means) given where a set belongs
+    /// are named for what they are; a topic with a `system` beside its summaries is read.
+    #[test]
+    fn lines_of_scores_are_not_read_as_topics() {
+        let first_error = |content: &str| {
+            SetReader::new(content.as_bytes(), "p.jsonl")
+                .find_map(|topic| topic.err())
+                .map(|e| format!("{e:#}"))
+        };
+        for line in [
+            r#"{"topic":"T1","system":"A","target":"pyramid","score":1.0}"#,
+            r#"{"topic":"T1","system":"A","content.js":0.3}"#,
+            r#"{"model":"pyramid","rank":1,"topic":"-","system":"A","mean":0.4}"#,
+        ] {
+            let message = first_error(&format!("{line}\n{line}\n")).expect("read as a topic");
+            assert!(
+                message
+                    .starts_with("p.jsonl:1: system: a line of scores for one summary or system")
+                    && message.ends_with("give the judgment set"),
+                "{message}"
+            );
+        }
+        let topic = r#"{"topic":"t","system":"batch 3","documents":[{"id":"d","text":"A."}]}"#;
+        assert_eq!(first_error(topic), None);
     }
 
     /// A blank document or reference text is refused, naming the line and the field; a blank

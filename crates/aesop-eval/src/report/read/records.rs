@@ -233,6 +233,36 @@ fn number_field(
     }
 }
 
+/// What a record that is neither a prediction nor a row of features is, where it is one of
+/// aesop's other outputs given in their place: a judgment set's topic (the set given twice, or
+/// before scoring), or a system mean of `score --systems`.
+fn misplaced(origin: Origin, object: &serde_json::Map<String, Value>) -> Option<String> {
+    let (score, features) = match origin {
+        Origin::List(_) => ("Scorer.score_sets", "aesop.features"),
+        Origin::File(_) | Origin::Answer(..) => (
+            "aesop score SET -o pred.jsonl",
+            "aesop features SET -o f.csv",
+        ),
+    };
+    if object.contains_key("summaries") || object.contains_key("documents") {
+        Some(format!(
+            "a judgment-set topic (`documents`, `summaries`), not a prediction or a row of features: judge a model's \
+             predictions (`{score}`) or a feature's column (`{features}`)"
+        ))
+    } else if object.contains_key("mean")
+        && object.contains_key("rank")
+        && !object.contains_key("topic")
+    {
+        Some(format!(
+            "a system's mean (`aesop score --systems` writes one per model and system), not a \
+             prediction for one summary: judge the summaries' predictions (`{score}`), from which \
+             the system level is computed"
+        ))
+    } else {
+        None
+    }
+}
+
 /// The columns `columns` of feature records (`topic`, `system` and a field per feature, as a
 /// line of `aesop features -o f.jsonl`), each as `--feature` reads it (`-COLUMN` negated,
 /// where no field has that name), labelled with the name asked.
@@ -241,6 +271,12 @@ pub(super) fn feature_columns_of(
     objects: &[(usize, serde_json::Map<String, Value>)],
     columns: &[&str],
 ) -> Result<Vec<MetricScores>> {
+    if let Some((line, what)) = objects
+        .first()
+        .and_then(|(line, first)| Some((line, misplaced(origin, first)?)))
+    {
+        bail!("{}: {what}", origin.at(*line));
+    }
     let mut resolved = Vec::with_capacity(columns.len());
     for &column in columns {
         let (name_in_file, negate) = objects
@@ -336,6 +372,9 @@ pub(super) fn predictions_of(
         }
         if choice.model.is_some() && model.as_deref() != choice.model {
             continue;
+        }
+        if let Some(what) = misplaced(origin, object) {
+            bail!("{}: {what}", origin.at(*line));
         }
         if !object.contains_key("score") {
             bail!(
