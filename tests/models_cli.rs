@@ -74,6 +74,49 @@ fn models_arguments_are_usage_errors_naming_what_is_wrong() {
     }
 }
 
+/// A judgment set, a features table or a binary file given where a model file belongs is
+/// refused by `models FILE` and `score --model`, saying what the file seems to hold.
+#[test]
+fn files_that_are_no_model_say_what_they_hold() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = common::fixture("eval/set.jsonl");
+    let table = common::fixture("eval/features.csv");
+    let binary = dir.path().join("m.bin");
+    std::fs::write(&binary, b"\x00\x01\x02 not a model").expect("write");
+    for (file, needle) in [
+        (
+            &set,
+            "wrong magic bytes; it holds JSON text, as a judgment set, predictions",
+        ),
+        (
+            &table,
+            "wrong magic bytes; it holds plain text, as a table of features",
+        ),
+        (&binary, "not an aesop model file (wrong magic bytes)\n"),
+    ] {
+        let out = common::aesop()
+            .arg("models")
+            .arg(file)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file:?}: {err}");
+        assert!(err.contains(needle), "{file:?}: {err}");
+    }
+    let out = common::aesop()
+        .arg("score")
+        .arg(&set)
+        .arg("--model")
+        .arg(&set)
+        .arg("-o")
+        .arg(dir.path().join("p.jsonl"))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("it holds JSON text"), "{err}");
+}
+
 #[test]
 fn the_listing_says_what_it_checked() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -89,8 +89,12 @@ pub const MAX_DECODED_BYTES: usize = 256 << 20;
 /// Why a model file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelFileError {
-    #[error("{file}: not an aesop model file (wrong magic bytes)")]
-    WrongMagic { file: String },
+    #[error("{file}: not an aesop model file (wrong magic bytes{what_it_holds})")]
+    WrongMagic {
+        file: String,
+        /// What the file seems to be instead, as `; it holds …`, or empty.
+        what_it_holds: String,
+    },
     /// Said apart from wrong magic bytes: a file left empty by a failed copy or a full disk is
     /// a different problem from a file of another kind.
     #[error("{file}: the model file is empty (0 bytes)")]
@@ -106,6 +110,32 @@ pub enum ModelFileError {
     Truncated { file: String, what: &'static str },
     #[error("{file}: corrupt model file ({what})")]
     Corrupt { file: String, what: String },
+}
+
+/// What a file that is no model seems to hold, for [`ModelFileError::WrongMagic`]: aesop's other
+/// files are text (a judgment set, predictions, features, a saved service answer, the card
+/// `aesop models FILE --json` prints), which `--model` is easily given by mistake.
+fn what_it_holds(bytes: &[u8]) -> String {
+    let start = aesop_core::input::without_bom_bytes(&bytes[..bytes.len().min(4096)]);
+    let valid = match std::str::from_utf8(start) {
+        Ok(_) => start.len(),
+        // A character cut at the 4 KiB boundary is still text; a bad byte before it is not.
+        Err(e) if start.len() - e.valid_up_to() < 4 && e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => return String::new(),
+    };
+    let text = String::from_utf8_lossy(&start[..valid]);
+    let first = text.trim_start().chars().next();
+    if matches!(first, Some('{' | '[')) {
+        "; it holds JSON text, as a judgment set, predictions, features or a model's card do: \
+         give a file `aesop train` wrote"
+            .to_string()
+    } else if text.chars().all(|c| !c.is_control() || c.is_whitespace()) && first.is_some() {
+        "; it holds plain text, as a table of features or scores does: give a file `aesop train` \
+         wrote"
+            .to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// Where the training rows came from.
@@ -432,6 +462,7 @@ impl ModelFile {
         if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
             return Err(ModelFileError::WrongMagic {
                 file: file.to_string(),
+                what_it_holds: what_it_holds(bytes),
             });
         }
         cur.pos = MAGIC.len();
