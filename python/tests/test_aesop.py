@@ -145,6 +145,9 @@ def test_missing_keys_and_bad_values_raise_value_errors_with_the_cli_messages():
     with pytest.raises(ValueError, match="duplicate topic id"):
         t = {"topic": "t", "documents": [{"id": "d", "text": "x"}], "summaries": [{"system": "s", "text": "y"}]}
         scorer.score_sets([t, t])
+    # Rows of predictions given as topics: named, not scored as topics without summaries.
+    with pytest.raises(ValueError, match=r"topic 0: system: a line of scores .* not a judgment-set topic"):
+        scorer.score_sets([{"topic": "t", "system": "s", "target": "pyramid", "score": 0.5}])
     # A reference-based model on a topic without references: the CLI's message.
     with pytest.raises(ValueError, match="needs references|need references"):
         aesop.Scorer(models=["pyramid"]).score(["a summary"], ["a document"])
