@@ -549,6 +549,14 @@ pub fn write_topic<W: Write>(mut out: W, topic: &Topic) -> Result<()> {
 /// applying every rule of docs/JUDGMENT_SETS.md except the cross-line duplicate-topic check.
 pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> {
     let mut map = into_object(value, "")?;
+    if map.contains_key("results") && !map.contains_key("topic") {
+        return Err(FieldError::new(
+            "results",
+            "a saved answer of the service (POST /v1/score: `results`, `models`), not a \
+             judgment-set topic; give the judgment set (`aesop evaluate ANSWER --human SET` \
+             judges an answer)",
+        ));
+    }
     let topic = required_string(&mut map, "", "topic")?;
     if topic.trim().is_empty() {
         return Err(FieldError::new("topic", "must not be empty"));
@@ -906,8 +914,9 @@ mod tests {
         }
     }
 
-    /// The outputs aesop writes (predictions, features, system means) given where a set belongs
-    /// are named for what they are; a topic with a `system` beside its summaries is read.
+    /// The outputs aesop writes (predictions, features, system means, the service's answers)
+    /// given where a set belongs are named for what they are; a topic with a `system` beside its
+    /// documents is read.
     #[test]
     fn lines_of_scores_are_not_read_as_topics() {
         let first_error = |content: &str| {
@@ -928,6 +937,13 @@ mod tests {
                 "{message}"
             );
         }
+        let answer =
+            r#"{"results":[{"topic":"t","system":"a","scores":{"pyramid":0.5}}],"models":[]}"#;
+        let message = first_error(answer).expect("read as a topic");
+        assert!(
+            message.starts_with("p.jsonl:1: results: a saved answer of the service"),
+            "{message}"
+        );
         let topic = r#"{"topic":"t","system":"batch 3","documents":[{"id":"d","text":"A."}]}"#;
         assert_eq!(first_error(topic), None);
     }
