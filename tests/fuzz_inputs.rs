@@ -1,9 +1,11 @@
-//! Property-based fuzz tests (proptest) for the three readers of untrusted input: the judgment-set
-//! reader, the model-file reader and the HTTP score-request parser. Each must return `Ok` or an
-//! error for any input, never panic. `cargo test` runs proptest's default number of cases
+//! Property-based fuzz tests (proptest) for the readers of untrusted input: the judgment-set
+//! reader, the model-file reader, the HTTP score-request parser and `evaluate`'s reader of
+//! prediction records and saved service answers. Each must return `Ok` or an error for any
+//! input, never panic. `cargo test` runs proptest's default number of cases
 //! (256 per property, or `PROPTEST_CASES`); `scripts/experiments/fuzz` runs over a million.
 
 use aesop::corpus::jsonl::SetReader;
+use aesop::eval::report::{metric_of_records, Keywords};
 use aesop::learn::model_file::{fnv1a64, ModelFile};
 use aesop::serve::api::parse_score_request;
 use aesop::serve::limits::Limits;
@@ -34,6 +36,11 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("\"scores\"".to_string()),
         Just("\"models\"".to_string()),
         Just("\"features\"".to_string()),
+        Just("\"results\"".to_string()),
+        Just("\"score\"".to_string()),
+        Just("\"raw\"".to_string()),
+        Just("\"target\"".to_string()),
+        Just("\"pyramid\"".to_string()),
         Just("NaN".to_string()),
         Just("1e999".to_string()),
         Just("-0".to_string()),
@@ -78,6 +85,24 @@ fn mutated(base: &'static str) -> impl Strategy<Value = Vec<u8>> {
 fn read_set(bytes: &[u8]) {
     for topic in SetReader::new(std::io::Cursor::new(bytes), "fuzz.jsonl") {
         let _ = topic.map(|t| t.summaries.len());
+    }
+}
+
+const VALID_ANSWER: &str = r#"{"results": [{"topic": "t1", "system": "s1", "scores": {"pyramid": 0.5, "readability": 3.1}, "raw": {"readability": 0.2}, "features": {"content.js": 0.3}}, {"topic": "t1", "system": "s2", "scores": {"pyramid": 0.2, "readability": null}, "features": {"content.js": 0.4}}], "models": [{"name": "pyramid", "version": "1", "target": "pyramid"}, {"name": "readability", "version": "1", "target": "readability"}]}"#;
+
+/// `evaluate`'s reading of records in memory (a saved answer, or prediction rows) for its
+/// predictions and for a feature's column.
+fn read_records(texts: &[String]) {
+    for feature in [None, Some("content.js"), Some("-content.js")] {
+        let _ = metric_of_records(
+            "fuzz",
+            texts,
+            "pyramid",
+            feature,
+            None,
+            None,
+            Keywords::METRIC,
+        );
     }
 }
 
@@ -168,6 +193,17 @@ proptest! {
     }
 
     #[test]
+    fn record_reader_never_panics_on_json_like_text(text in json_like()) {
+        read_records(&[text.clone()]);
+        read_records(&text.lines().map(str::to_string).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn record_reader_never_panics_on_mutated_answers(bytes in mutated(VALID_ANSWER)) {
+        read_records(&[String::from_utf8_lossy(&bytes).into_owned()]);
+    }
+
+    #[test]
     fn request_parser_never_panics_on_json_like_text(text in json_like()) {
         let _ = parse_score_request(text.as_bytes(), &small_limits());
     }
@@ -188,6 +224,17 @@ fn seeds_are_valid() {
         .collect::<Result<_, _>>()
         .expect("valid topic");
     assert_eq!(topics.len(), 1);
+    let answer = metric_of_records(
+        "seed",
+        &[VALID_ANSWER.to_string()],
+        "pyramid",
+        None,
+        None,
+        None,
+        Keywords::METRIC,
+    )
+    .expect("valid answer");
+    assert_eq!(answer.rows.len(), 2);
     let bytes = model_bytes();
     ModelFile::from_bytes(bytes, "seed").expect("valid model");
     // The layout the payload mutations assume.
