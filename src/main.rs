@@ -619,12 +619,14 @@ fn dispatch(command: Command) -> Result<()> {
             }
             // A built-in model's predictions on its own training set: say the figures are
             // in-sample (docs/ROBUSTNESS.md).
+            // The models are those of the target the predictions are read for (`--predicted`).
             let mut warnings = Vec::new();
+            let predicted = args.predicted.as_deref().unwrap_or(&args.target);
             if args.feature.is_none() {
                 warnings.extend(aesop::learn::in_sample::in_sample_warnings(
                     &args.predictions,
                     &args.human,
-                    &args.target,
+                    predicted,
                 ));
             }
             if let (Some(compare), None) = (&args.compare, args.compare_feature.as_ref()) {
@@ -632,7 +634,7 @@ fn dispatch(command: Command) -> Result<()> {
                     warnings.extend(aesop::learn::in_sample::in_sample_warnings(
                         compare,
                         &args.human,
-                        &args.target,
+                        predicted,
                     ));
                 }
             }

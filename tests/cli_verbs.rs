@@ -389,18 +389,44 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
         .success();
     let other = dir.path().join("mine.jsonl");
     std::fs::copy(&set, &other).expect("copy");
-    for (human, warned) in [(&set, true), (&other, false)] {
+    // The same predictions as a saved answer of the service, which names its models too.
+    let answer = dir.path().join("answer.json");
+    let results: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
+        .expect("predictions")
+        .lines()
+        .map(|line| {
+            let p: serde_json::Value = serde_json::from_str(line).expect("line");
+            serde_json::json!({"topic": p["topic"], "system": p["system"],
+                               "scores": {"responsiveness": p["score"]}})
+        })
+        .collect();
+    let saved = serde_json::json!({"results": results, "models": [
+        {"name": "responsiveness", "version": "v", "target": "responsiveness"}]});
+    std::fs::write(&answer, serde_json::to_string_pretty(&saved).expect("JSON")).expect("write");
+    for (file, human, target, warned) in [
+        (&predictions, &set, "responsiveness", true),
+        (&predictions, &other, "responsiveness", false),
+        // Judged against another column (`--predicted`), the model is still the one trained.
+        (&predictions, &set, "relevance", true),
+        (&answer, &set, "responsiveness", true),
+        (&answer, &other, "responsiveness", false),
+    ] {
         let json = dir.path().join("report.json");
         let out = common::aesop()
             .arg("evaluate")
-            .arg(&predictions)
+            .arg(file)
             .arg("--human")
             .arg(human)
-            .args(["--target", "responsiveness", "--bootstrap", "0", "--json"])
+            .args(["--target", target, "--predicted", "responsiveness"])
+            .args(["--bootstrap", "0", "--json"])
             .arg(&json)
             .output()
             .expect("evaluate");
-        assert!(out.status.success());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         let report: serde_json::Value = common::read_json(&json);
         let message = "model responsiveness was trained on set summeval.jsonl; these topics look like summeval.jsonl";

@@ -33,8 +33,8 @@ pub use across::{
 };
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use read::{
-    human_scores, metric_of_records, read_human, read_metric, records_hold_predictions, word_count,
-    HumanScore, Keywords, Origin,
+    human_scores, metric_of_records, prediction_models, read_human, read_metric,
+    records_hold_predictions, word_count, HumanScore, Keywords, Origin,
 };
 pub use render::{render_text, scatter_svg};
 pub use table::{

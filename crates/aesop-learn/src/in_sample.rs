@@ -1,7 +1,8 @@
 //! `evaluate` of a built-in model's predictions on the model's own training data: an in-sample
 //! correlation, which overstates how well the model agrees with humans on new summaries.
 //!
-//! What can be checked: a predictions line records the model's name (`"model"`), and a built-in's
+//! What can be checked: a predictions line records the model's name (`"model"`, as a saved answer
+//! of the service names its models), and a built-in's
 //! model file records the judgment sets it was trained on, by file name and FNV-1a 64 content
 //! hash (`training`, and `transfer.sets` for several sets), not by topic id. So the human set is
 //! matched on its content hash (the very file: certain) or else on its file name (`summeval.jsonl`,
@@ -10,8 +11,6 @@
 //! predictions line names it by its file stem only, which does not find the file reliably.
 
 use super::builtin;
-use std::collections::BTreeSet;
-use std::io::BufRead;
 use std::path::Path;
 
 /// Warnings for `evaluate PREDICTIONS --human HUMAN --target TARGET` when a built-in model that
@@ -23,7 +22,7 @@ pub fn in_sample_warnings(predictions: &Path, human: &Path, target: &str) -> Vec
     };
     let human_name = file_name(&human.display().to_string());
     let mut warnings = Vec::new();
-    for model in prediction_models(predictions, target) {
+    for model in aesop_eval::report::prediction_models(predictions, target) {
         let Ok(found) = builtin::find(&model) else {
             continue;
         };
@@ -55,27 +54,6 @@ pub fn in_sample_warnings(predictions: &Path, human: &Path, target: &str) -> Vec
         }
     }
     warnings
-}
-
-/// The distinct `model` names of the predictions for `target` (lines without `target` count).
-fn prediction_models(path: &Path, target: &str) -> BTreeSet<String> {
-    let mut models = BTreeSet::new();
-    let Ok(file) = aesop_core::input::open(path) else {
-        return models;
-    };
-    for line in file.lines().map_while(Result::ok) {
-        let Ok(serde_json::Value::Object(object)) = serde_json::from_str(&line) else {
-            continue;
-        };
-        let for_target = match object.get("target") {
-            Some(serde_json::Value::String(t)) => t == target,
-            _ => true,
-        };
-        if let (true, Some(serde_json::Value::String(model))) = (for_target, object.get("model")) {
-            models.insert(model.clone());
-        }
-    }
-    models
 }
 
 /// The last component of a path as the model file records it (`bench-out/builtin/x.jsonl`).

@@ -452,6 +452,37 @@ pub(super) fn is_service_answer(path: &Path) -> bool {
     !is_csv(path) && matches!(read_answer(path), Ok(Some(_)))
 }
 
+/// The distinct models whose predictions of `target` the file at `path` holds: the `model` of
+/// its lines for `target` (lines without `target` count), or of a saved answer of the service
+/// (models whose target the answer does not name count). For the warning that a built-in is
+/// judged on its own training set; best effort, so a file that cannot be read holds none
+/// (`evaluate` itself reports it).
+pub fn prediction_models(path: &Path, target: &str) -> BTreeSet<String> {
+    if is_csv(path) {
+        return BTreeSet::new();
+    }
+    if let Ok(Some(answer)) = read_answer(path) {
+        return answer.models_predicting(target);
+    }
+    let mut models = BTreeSet::new();
+    let Ok(file) = aesop_core::input::open(path) else {
+        return models;
+    };
+    for line in file.lines().map_while(std::result::Result::ok) {
+        let Ok(Value::Object(object)) = serde_json::from_str(&line) else {
+            continue;
+        };
+        let for_target = match object.get("target") {
+            Some(Value::String(t)) => t == target,
+            _ => true,
+        };
+        if let (true, Some(Value::String(model))) = (for_target, object.get("model")) {
+            models.insert(model.clone());
+        }
+    }
+    models
+}
+
 /// Each non-blank line of a JSON Lines file as an object, with its line number.
 fn json_objects(path: &Path) -> Result<Vec<(usize, serde_json::Map<String, Value>)>> {
     let file = aesop_core::input::open_text(path)?;

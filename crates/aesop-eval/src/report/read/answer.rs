@@ -240,6 +240,21 @@ impl Answer {
         Origin::Answer(&self.name, &self.labels)
     }
 
+    /// The models that score some result and predict `target` (or whose target the answer does
+    /// not name).
+    pub(crate) fn models_predicting(&self, target: &str) -> BTreeSet<String> {
+        self.results
+            .iter()
+            .filter_map(|r| match r.get("scores") {
+                Some(Value::Object(scores)) => Some(scores.keys()),
+                _ => None,
+            })
+            .flatten()
+            .filter(|model| self.targets.get(*model).is_none_or(|t| t == target))
+            .cloned()
+            .collect()
+    }
+
     /// Whether any result carries `features` (the request asked `"features": true`).
     pub(crate) fn has_features(&self) -> bool {
         self.results.iter().any(|r| r.contains_key("features"))
