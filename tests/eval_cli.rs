@@ -634,6 +634,17 @@ fn outputs_given_in_each_others_place_are_named() {
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("not a judgment-set topic"), "{stderr}");
     assert!(!dir.path().join("q.jsonl").exists());
+
+    // A model file as the predictions, or as the human scores.
+    let model =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/builtin/pyramid.aesop");
+    let e = error_of(args(model.clone(), set.clone(), "pyramid"));
+    assert!(
+        e.contains("pyramid.aesop: not UTF-8 text: it is an aesop model file"),
+        "{e}"
+    );
+    let e = error_of(args(predictions, model, "pyramid"));
+    assert!(e.contains("it is an aesop model file"), "{e}");
 }
 
 /// Two models' predictions of one target in one file (`aesop score --model A --model B`): the

@@ -177,8 +177,12 @@ fn byte_message(path: &Path, bytes: &[u8], at: usize, what: &str) -> String {
     )
 }
 
+/// The first bytes of an aesop model file (what `aesop train` writes; `aesop_learn::model_file`
+/// reads it), here so that every reader of text can name a model file given in a text's place.
+pub const MODEL_FILE_MAGIC: &[u8; 8] = b"AESOPMDL";
+
 /// What a file is when its first bytes say it is not UTF-8 text, and what to do, for the
-/// message about its first bad byte (or NUL byte): UTF-16, with its byte-order mark (what
+/// message about its first bad byte (or NUL byte): an aesop model file, UTF-16, with its byte-order mark (what
 /// Windows Notepad saves as "Unicode") or without one (told by a NUL byte beside each of its
 /// first ASCII characters, which is valid UTF-8 and would otherwise be read as text of NULs),
 /// a PDF, or a ZIP archive (a .docx, .xlsx or .odt). `None` for anything else, whose message
@@ -190,6 +194,12 @@ pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
         reads UTF-8: re-encode the file, e.g. with `iconv -f UTF-16BE -t UTF-8`";
     const UTF16_LE: &str = "it looks like UTF-16 little-endian without a byte-order mark; aesop \
         reads UTF-8: re-encode the file, e.g. with `iconv -f UTF-16LE -t UTF-8`";
+    if start.starts_with(MODEL_FILE_MAGIC) {
+        return Some(
+            "it is an aesop model file (what `aesop train` writes): give it to `--model` \
+             (`aesop score SET --model FILE`), or `aesop models FILE` for its card",
+        );
+    }
     if start.starts_with(b"\xFF\xFE") || start.starts_with(b"\xFE\xFF") {
         return Some(UTF16);
     }
@@ -410,6 +420,9 @@ mod tests {
         );
         assert!(not_text_advice(b"%PDF-1.7\n").is_some_and(|a| a.contains("PDF")));
         assert!(not_text_advice(b"PK\x03\x04\x14\x00").is_some_and(|a| a.contains(".docx")));
+        let model = [MODEL_FILE_MAGIC.as_slice(), b"\x0a\x00\x00\x00\x05\x00"].concat();
+        assert!(not_text_advice(&model)
+            .is_some_and(|a| a.contains("an aesop model file") && a.contains("--model")));
         // Text, Latin-1 text, and one character beside a NUL are none of these.
         for bytes in [b"The text.".as_slice(), b"caf\xe9", b"a\x00", b""] {
             assert_eq!(not_text_advice(bytes), None, "{bytes:?}");

@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub const MAGIC: &[u8; 8] = b"AESOPMDL";
+pub const MAGIC: &[u8; 8] = aesop_core::input::MODEL_FILE_MAGIC;
 /// The newest format version this build reads and writes. Bump when the payload layout changes;
 /// older readers then refuse newer files. Version 2 added stacked models (`Fitted::Stacked`, an
 /// appended enum variant): a version-1 payload decodes unchanged, so one reader serves both.
