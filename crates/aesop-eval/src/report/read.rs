@@ -430,26 +430,19 @@ fn first_line(path: &Path) -> Option<String> {
 }
 
 /// Whether `path` is a JSON Lines predictions file: its first record has a `score`, which
-/// `aesop features` never writes. False for a CSV or a file that cannot be read (the reader
-/// then says why).
-pub(super) fn holds_predictions(path: &Path) -> bool {
-    if is_csv(path) {
-        return false;
-    }
-    // A service's answer holds predictions (and features only when they were asked for:
-    // `--compare-feature` reads those).
-    if is_service_answer(path) {
-        return true;
-    }
-    first_line(path).is_some_and(|line| {
-        matches!(jsonl::parse_json(&line), Ok(Value::Object(map)) if map.contains_key("score"))
-    })
+/// `aesop features` never writes. False for a CSV, a saved answer of the service, or a file that
+/// cannot be read (the reader then says why).
+pub(super) fn holds_prediction_lines(path: &Path) -> bool {
+    !is_csv(path)
+        && first_line(path).is_some_and(|line| {
+            matches!(jsonl::parse_json(&line), Ok(Value::Object(map)) if map.contains_key("score"))
+        })
 }
 
-/// Whether `path` holds a saved answer of the service (or a file of them), which `--features`
-/// reads the features of.
-pub(super) fn is_service_answer(path: &Path) -> bool {
-    !is_csv(path) && matches!(read_answer(path), Ok(Some(_)))
+/// Whether `path` holds predictions: a predictions file, or a saved answer of the service (whose
+/// features, when they were asked for, `--compare-feature` reads).
+pub(super) fn holds_predictions(path: &Path) -> bool {
+    holds_prediction_lines(path) || (!is_csv(path) && matches!(read_answer(path), Ok(Some(_))))
 }
 
 /// The distinct models whose predictions of `target` the file at `path` holds: the `model` of

@@ -12,7 +12,7 @@
 //! unranked: a feature defined in three topics can reach τ 1.000 there.
 
 use super::across::{across_sets, render_across_text, set_names, AcrossSets, FeaturesOnSet};
-use super::read::{feature_columns, holds_predictions, is_service_answer, read_feature_columns};
+use super::read::{feature_columns, holds_prediction_lines, read_feature_columns};
 use super::render::bootstrap_line;
 use super::{
     align, commit_then_print, input_files, named_outputs, AlignCounts, EvaluateArgs, HumanScore,
@@ -217,7 +217,7 @@ fn check_set(set: &FeaturesOnSet, patterns: &[String]) -> Result<()> {
     for input in [&set.features, &set.human] {
         aesop_core::hash::check_hashable(input)?;
     }
-    if holds_predictions(&set.features) && !is_service_answer(&set.features) {
+    if holds_prediction_lines(&set.features) {
         bail!(
             "{}: a predictions file (its lines have `score`); --features reads the columns of a \
              features file (`aesop features`): evaluate predictions without it",
