@@ -52,7 +52,6 @@ pub fn train_command(
     let mut inputs = learn.input_paths();
     inputs.extend(args.report.clone());
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-    refuse_text_name(&args.output)?;
     let mut output = aesop_core::output::OutputFile::create(&args.output, &inputs)
         .context("writing the model")?;
     // The report, and the held-out error of the calibrated scores when it measured one.
@@ -230,22 +229,4 @@ fn hyper_suffix(hyper: &crate::learners::Hyper) -> String {
         text if text.is_empty() => text,
         text => format!(", {text}"),
     }
-}
-
-/// Refuse a model named as one of aesop's text files (`-o m.jsonl`): every verb that reads such a
-/// name reads text, so the binary model would later be taken for predictions, features or a set
-/// (and refused as not UTF-8) wherever it is not given to `--model`.
-fn refuse_text_name(path: &std::path::Path) -> Result<()> {
-    let text = match aesop_core::input::format_extension(path).as_deref() {
-        Some("jsonl") => "JSON Lines (a judgment set, predictions or features)",
-        Some("json") => "a JSON report",
-        Some("csv" | "tsv") => "a table",
-        Some("svg") => "a chart",
-        _ => return Ok(()),
-    };
-    anyhow::bail!(
-        "{}: the name says {text}, but a model file is binary: name it .aesop (as `aesop score \
-         --model` and `aesop models` expect)",
-        path.display()
-    )
 }
