@@ -679,8 +679,11 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
 
     // The verbs that record each input's content hash refuse it before any work, writing nothing.
     let output = dir.path().join("out.jsonl");
-    let (out_path, set_path) = (
+    // train writes a model, which is named .aesop (a text file's name is refused).
+    let model = dir.path().join("out.aesop");
+    let (out_path, model_path, set_path) = (
         output.to_str().expect("utf-8"),
+        model.to_str().expect("utf-8"),
         set.to_str().expect("utf-8"),
     );
     let refused: [Vec<&str>; 5] = [
@@ -700,7 +703,7 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
             "--classes",
             "content",
             "-o",
-            out_path,
+            model_path,
         ],
         // `-:COLUMN` as its own word: clap took it for short flags (`unexpected argument '-:'`).
         vec![
@@ -745,5 +748,6 @@ fn score_and_features_read_a_set_from_standard_input_as_from_its_file() {
             "{stderr}"
         );
         assert!(!output.exists(), "{args:?} wrote {}", output.display());
+        assert!(!model.exists(), "{args:?} wrote {}", model.display());
     }
 }

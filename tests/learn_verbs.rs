@@ -496,6 +496,15 @@ fn outputs_named_for_formats_aesop_does_not_write_are_refused_before_the_work() 
             "m.pkl: a name ending in .pkl says a binary data file, a format aesop does not write",
         ),
         (
+            format!("train {learn} -o m.jsonl"),
+            "m.jsonl: the name says JSON Lines (a judgment set, predictions or features), but a \
+             model file is binary: name it .aesop",
+        ),
+        (
+            format!("train {learn} -o m.csv.gz"),
+            "m.csv.gz: the name says a table, but a model file is binary",
+        ),
+        (
             format!("train {learn} -o nodir/m.aesop"),
             "writing the model: nodir/m.aesop: no such directory nodir",
         ),

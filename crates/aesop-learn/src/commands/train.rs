@@ -54,6 +54,9 @@ pub fn train_command(
     let inputs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
     let mut output = aesop_core::output::OutputFile::create(&args.output, &inputs)
         .context("writing the model")?;
+    // After the checks of the destination itself, so `--report r.json -o r.json` is told that
+    // the output is its input, the graver mistake.
+    refuse_text_name(&args.output)?;
     // The report, and the held-out error of the calibrated scores when it measured one.
     let (report, held_out_mae) = match &args.report {
         Some(path) => {
@@ -229,4 +232,22 @@ fn hyper_suffix(hyper: &crate::learners::Hyper) -> String {
         text if text.is_empty() => text,
         text => format!(", {text}"),
     }
+}
+
+/// Refuse a model named as one of aesop's text files (`-o m.jsonl`): every verb that reads such a
+/// name reads text, so the binary model would later be taken for predictions, features or a set
+/// (and refused as not UTF-8) wherever it is not given to `--model`.
+fn refuse_text_name(path: &std::path::Path) -> Result<()> {
+    let text = match aesop_core::input::format_extension(path).as_deref() {
+        Some("jsonl") => "JSON Lines (a judgment set, predictions or features)",
+        Some("json") => "a JSON report",
+        Some("csv" | "tsv") => "a table",
+        Some("svg") => "a chart",
+        _ => return Ok(()),
+    };
+    anyhow::bail!(
+        "{}: the name says {text}, but a model file is binary: name it .aesop (as `aesop score \
+         --model` and `aesop models` expect)",
+        path.display()
+    )
 }
