@@ -43,14 +43,9 @@ fn judged_topics() -> Value {
 }
 
 fn answer_of(server: &ServerHandle, request: Value) -> Value {
-    let reply = post(server.addr, "/v1/score", &request);
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
-    reply.json()
+    post(server.addr, "/v1/score", &request)
+        .assert_status(200)
+        .json()
 }
 
 fn write_pretty(path: &Path, answer: &Value) {

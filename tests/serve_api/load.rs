@@ -69,12 +69,7 @@ fn overload_is_turned_away_with_429_and_retry_after() {
         // The slow request may not have reached the handler yet.
         std::thread::sleep(Duration::from_millis(10));
     };
-    assert_eq!(
-        reply.status,
-        429,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(429);
     assert_eq!(reply.header("retry-after"), Some("1"));
     assert_eq!(reply.json()["error"]["code"], "overloaded");
     // Probes are not scoring requests: they answer.
@@ -102,12 +97,7 @@ fn a_request_over_the_time_limit_gets_503_and_the_server_recovers() {
     args.timeout_ms = 5;
     let server = start(&args);
     let reply = post(server.addr, "/v1/score", &heavy_request(256));
-    assert_eq!(
-        reply.status,
-        503,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(503);
     assert_eq!(reply.json()["error"]["code"], "timeout");
     assert_eq!(reply.header("retry-after"), Some("1"));
     assert_eq!(get(server.addr, "/healthz").status, 200);
@@ -129,21 +119,11 @@ fn a_timed_out_request_keeps_its_slot_until_its_scoring_ends() {
     let addr = server.addr;
     let light = request_with(|_| {});
     let timed_out = post(addr, "/v1/score", &slow_request());
-    assert_eq!(
-        timed_out.status,
-        503,
-        "{}",
-        String::from_utf8_lossy(&timed_out.body)
-    );
+    timed_out.assert_status(503);
     assert_eq!(timed_out.json()["error"]["code"], "timeout");
     // The slow topic is still being scored (seconds): no room for another request.
     let refused = http(addr, "POST", "/v1/score", &[], &light);
-    assert_eq!(
-        refused.status,
-        429,
-        "{}",
-        String::from_utf8_lossy(&refused.body)
-    );
+    refused.assert_status(429);
     assert_eq!(refused.json()["error"]["code"], "overloaded");
     // Once that scoring ends the slot is free again.
     let started = Instant::now();
@@ -152,12 +132,7 @@ fn a_timed_out_request_keeps_its_slot_until_its_scoring_ends() {
         if reply.status == 200 {
             break;
         }
-        assert_eq!(
-            reply.status,
-            429,
-            "{}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        reply.assert_status(429);
         assert!(
             started.elapsed() < Duration::from_secs(600),
             "the slot was never freed"
@@ -273,12 +248,7 @@ fn graceful_shutdown_finishes_requests_in_flight() {
     }
     server.begin_shutdown();
     let reply = in_flight.join().expect("client");
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     assert_eq!(reply.json()["results"].as_array().map(Vec::len), Some(256));
     server.shutdown().expect("clean stop");
     assert!(

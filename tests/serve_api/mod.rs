@@ -33,6 +33,17 @@ struct Reply {
 }
 
 impl Reply {
+    /// Fail, showing the body, unless the status is `status`; the reply itself, for chaining.
+    fn assert_status(&self, status: u16) -> &Reply {
+        assert_eq!(
+            self.status,
+            status,
+            "{}",
+            String::from_utf8_lossy(&self.body)
+        );
+        self
+    }
+
     fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
@@ -184,12 +195,7 @@ fn sample_topics() -> Value {
 }
 
 fn service_scores(reply: &Reply) -> BTreeMap<(String, String, String), f64> {
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     let body = reply.json();
     let mut out = BTreeMap::new();
     for result in body["results"].as_array().expect("results") {

@@ -177,12 +177,7 @@ fn sigterm_stops_the_service_while_a_reload_hangs_on_a_fifo() {
     assert!(status.success(), "{status:?}");
     // The reload request got an answer (503, the shutdown) or lost its connection at exit.
     if let Ok(reply) = reload.join() {
-        assert_eq!(
-            reply.status,
-            503,
-            "{}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        reply.assert_status(503);
     }
 }
 
@@ -272,12 +267,7 @@ fn a_closed_log_stream_neither_stops_nor_hangs_the_service() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     assert_eq!(service_scores(&reply).len(), 2);
     let status = std::process::Command::new("kill")
         .args(["-TERM", &child.0.id().to_string()])

@@ -67,12 +67,7 @@ fn reload_with_a_corrupt_model_keeps_the_old_one_and_drops_no_request() {
     // A good file replaces the model: new version, new predictions.
     save_builtin("readability-noref", &model);
     let reply = post(addr, "/v1/models/reload", &json!({}));
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     assert_ne!(version(addr), old_version);
     let after = service_scores(&post(
         addr,

@@ -244,12 +244,7 @@ fn a_gzip_compressed_body_scores_as_the_plain_body() {
     let addr = server.addr;
     let body = json!({"topics": sample_topics()}).to_string().into_bytes();
     let plain = http(addr, "POST", "/v1/score", &[], &body);
-    assert_eq!(
-        plain.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&plain.body)
-    );
+    plain.assert_status(200);
     let gzipped = common::gzip(&body);
     for coding in ["gzip", "GZIP", "x-gzip", "identity, gzip"] {
         let reply = http(
@@ -401,12 +396,7 @@ fn a_bare_nan_score_is_accepted_and_a_repeated_key_is_named() {
     );
     assert_ne!(with_nan, text, "the edit applies");
     let reply = http(addr, "POST", "/v1/score", &[], with_nan.as_bytes());
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     assert_eq!(service_scores(&reply), service_scores(&scored));
     // Still malformed where the quoting does not help; the position is in the body as sent.
     let broken = http(addr, "POST", "/v1/score", &[], br#"{"topics": [NaN,]}"#);
@@ -625,12 +615,7 @@ fn listed_origins_may_call_the_service_from_a_browser() {
         ],
         &body,
     );
-    assert_eq!(
-        answer.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&answer.body)
-    );
+    answer.assert_status(200);
     assert!(answer.json()["results"]
         .as_array()
         .is_some_and(|p| !p.is_empty()));

@@ -265,12 +265,7 @@ fn the_answer_warns_as_aesop_score_does_and_gives_raw_values() {
                       {"system": "s2", "text": "Critics said transport costs were ignored."}]
     }], "models": ["pyramid"]});
     let reply = post(addr, "/v1/score", &human);
-    assert_eq!(
-        reply.status,
-        200,
-        "{}",
-        String::from_utf8_lossy(&reply.body)
-    );
+    reply.assert_status(200);
     let warnings = reply.json()["warnings"].clone();
     let warnings: Vec<&str> = warnings
         .as_array()
@@ -512,12 +507,7 @@ fn system_means_match_aesop_score_systems() {
             request["models"] = json!(models);
         }
         let reply = post(server.addr, "/v1/score", &request);
-        assert_eq!(
-            reply.status,
-            200,
-            "{}",
-            String::from_utf8_lossy(&reply.body)
-        );
+        reply.assert_status(200);
         let body = reply.json();
         let served = body["systems"].as_array().expect("systems").clone();
         assert_eq!(
