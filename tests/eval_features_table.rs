@@ -857,3 +857,62 @@ fn also_sets_that_cannot_be_judged_are_refused() {
     assert!(e.contains("given twice"), "{e}");
     assert!(!json.exists());
 }
+
+#[test]
+fn a_features_file_gives_one_table_as_csv_or_json_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let (csv, jsonl) = (dir.path().join("f.csv"), dir.path().join("f.jsonl"));
+    write_features(&set, "content,surface", &csv);
+    write_features(&set, "content,surface", &jsonl);
+    // Each line's fields in the CSV's column order: `topic`, `system`, then the classes' order
+    // (they came sorted, `content.cosine_tfidf` first and `topic` among the features).
+    let text = std::fs::read_to_string(&jsonl).expect("f.jsonl");
+    let first = text.lines().next().expect("a line");
+    let header: Vec<String> = std::fs::read_to_string(&csv)
+        .expect("f.csv")
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .map(|name| format!("\"{name}\":"))
+        .collect();
+    let mut at = 0;
+    for key in &header {
+        let found = first[at..]
+            .find(key.as_str())
+            .unwrap_or_else(|| panic!("{key} after byte {at} of {first}"));
+        at += found + key.len();
+    }
+    assert!(first.starts_with("{\"topic\":"), "{first}");
+    // surface.summary_tokens and -surface.compression tie at the summary level; equal columns
+    // are ranked in file order, which both files now give alike.
+    let judge = |features: &Path, json: &str| {
+        let (mut table, _) = evaluate_json(
+            features,
+            (&set, "relevance"),
+            &["--features", "*", "--bootstrap", "50"],
+            &dir.path().join(json),
+        );
+        let map = table.as_object_mut().expect("object");
+        for field in ["features_file", "inputs"] {
+            map.remove(field);
+        }
+        table
+    };
+    let from_csv = judge(&csv, "csv.json");
+    let rows = from_csv["rows"].as_array().expect("rows");
+    let position = |feature: &str| {
+        rows.iter()
+            .position(|r| r["feature"] == feature)
+            .unwrap_or_else(|| panic!("no row {feature}"))
+    };
+    let (tokens, compression) = (
+        position("surface.summary_tokens"),
+        position("-surface.compression"),
+    );
+    let tau = |row: usize| rows[row]["statistics"]["summary"]["kendall"].as_f64();
+    assert_eq!(tau(tokens), tau(compression));
+    assert!(tokens < compression, "{rows:?}");
+    assert_eq!(judge(&jsonl, "jsonl.json"), from_csv);
+}

@@ -321,6 +321,38 @@ pub fn parse_lenient(text: &str) -> std::result::Result<Value, Unparsed> {
     }
 }
 
+/// The keys of the JSON object `text` in the order the text gives them (a [`Value`]'s map sorts
+/// them), or `None` where `text` is no object: the order of a features line's columns, which
+/// tables keep (`evaluate --features` ranks equal columns in file order, as a CSV header gives
+/// it). Bare `NaN`/`Infinity` are read as [`parse_json`] reads them.
+pub fn object_keys_in_order(text: &str) -> Option<Vec<String>> {
+    struct Keys;
+    impl<'de> serde::de::Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> std::result::Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    let keys = |text: &str| {
+        use serde::Deserializer as _;
+        serde_json::Deserializer::from_str(text)
+            .deserialize_map(Keys)
+            .ok()
+    };
+    keys(text).or_else(|| keys(&quote_bare_non_finite(text)?))
+}
+
 /// Why [`parse_strict`] gave no value.
 pub enum Unparsed {
     Json(serde_json::Error),
@@ -842,6 +874,16 @@ pub fn kind(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn object_keys_come_in_the_texts_order() {
+        assert_eq!(
+            object_keys_in_order(r#"{"topic": "t", "b.z": 1, "a.y": NaN, "c": {"d": [1]}}"#),
+            Some(vec!["topic".into(), "b.z".into(), "a.y".into(), "c".into()])
+        );
+        assert_eq!(object_keys_in_order("[1, 2]"), None);
+        assert_eq!(object_keys_in_order("{\"a\": "), None);
+    }
 
     /// Numbers are read exactly as Rust (and Python) read them: without serde_json's
     /// `float_roundtrip` feature, 125 of REALSumm's 2,500 pyramid scores changed in their last

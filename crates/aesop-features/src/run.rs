@@ -436,17 +436,18 @@ impl<'n, W: Write> TableWriter<'n, W> {
                 w.write_record(&row)?;
             }
             TableWriter::Jsonl { out, names } => {
-                let mut obj = serde_json::Map::new();
-                obj.insert("topic".into(), r.topic.clone().into());
-                obj.insert("system".into(), r.system.clone().into());
+                // Written field by field, in the CSV's column order: a `serde_json::Map` sorts
+                // its keys, which put `topic` and `system` among the features.
+                use serde::ser::{SerializeMap, Serializer};
+                let mut line = serde_json::Serializer::new(&mut *out);
+                let mut fields = (&mut line).serialize_map(Some(2 + names.len()))?;
+                fields.serialize_entry("topic", &r.topic)?;
+                fields.serialize_entry("system", &r.system)?;
                 for (name, v) in names.iter().zip(&r.values) {
-                    obj.insert(
-                        name.clone(),
-                        v.map(serde_json::Value::from)
-                            .unwrap_or(serde_json::Value::Null),
-                    );
+                    // A missing or non-finite value is `null`, as a `Value` of it was.
+                    fields.serialize_entry(name, &v.filter(|x| x.is_finite()))?;
                 }
-                serde_json::to_writer(&mut *out, &obj)?;
+                fields.end()?;
                 out.write_all(b"\n")?;
             }
         }

@@ -16,7 +16,9 @@ mod answer;
 mod records;
 use answer::{metric_of_answer, read_answer};
 use records::{feature_columns_of, predictions_of};
-pub use records::{metric_of_records, records_hold_predictions, Keywords, Origin};
+pub use records::{
+    feature_columns_of_records, metric_of_records, records_hold_predictions, Keywords, Origin,
+};
 
 /// One summary's human score, with its length for the statistics at matched length.
 #[derive(Debug, Clone, PartialEq)]
@@ -521,7 +523,8 @@ fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metr
 }
 
 /// The feature columns of a features file (CSV header or the fields of the first JSON line),
-/// in file order, less `topic` and `system`.
+/// in file order (the line's, not its parsed map's, which sorts them), less `topic` and
+/// `system`.
 pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
     let names: Vec<String> = if is_csv(path) {
         let mut reader = csv_reader(path)?;
@@ -550,7 +553,10 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
                 continue;
             }
             match jsonl::parse_json(line) {
-                Ok(Value::Object(map)) => names = map.keys().cloned().collect(),
+                Ok(Value::Object(map)) => {
+                    names = jsonl::object_keys_in_order(line)
+                        .unwrap_or_else(|| map.keys().cloned().collect())
+                }
                 Ok(_) => bail!("{}:{}: expected a JSON object", path.display(), i + 1),
                 Err(message) => bail!("{}:{}: {message}", path.display(), i + 1),
             }
