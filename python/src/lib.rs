@@ -620,6 +620,57 @@ fn evaluate_json(
     Ok((json, text, report.warnings))
 }
 
+/// `aesop.evaluate(…, features=PATTERNS)`: feature records, each as JSON text, their columns
+/// chosen by `patterns` (names or prefixes ending in `*`) judged against the human scores
+/// `target` of topics given as JSON text and ranked, by the code of `aesop evaluate --features`.
+/// Returns the table as `--json` writes it (JSON text), the text the CLI prints, and no
+/// warnings (the table has none; the tuple is `evaluate_json`'s).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (records, topics, target, patterns, bootstrap=1000, resample="both", seed=1,
+    length_tolerance=None))]
+fn feature_table_json(
+    py: Python<'_>,
+    records: Vec<String>,
+    topics: Vec<String>,
+    target: String,
+    patterns: Vec<String>,
+    bootstrap: usize,
+    resample: &str,
+    seed: u64,
+    length_tolerance: Option<f64>,
+) -> PyResult<(String, String, Vec<String>)> {
+    use aesop::eval::report::{feature_table_of_records, human_scores, StatisticsOptions};
+    let defaults = StatisticsOptions::default();
+    let options = StatisticsOptions {
+        bootstrap,
+        resample: resample.parse().map_err(value_error)?,
+        seed,
+        length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
+        ..defaults
+    };
+    // The CLI's messages, their flags named as `aesop.evaluate`'s keywords.
+    let keywords = |e: anyhow::Error| {
+        anyhow::anyhow!(format!("{e:#}")
+            .replace("with --features", "with features=")
+            .replace("--features ", "features=")
+            .replace("--bootstrap", "bootstrap")
+            .replace("--length-tolerance", "length_tolerance"))
+    };
+    options.check().map_err(keywords).map_err(value_error)?;
+    let table = interruptible(py, None, |cancel, _| {
+        let topics = parse_topics(&topics)?;
+        let human = human_scores(&topics, &target, "topics")?;
+        feature_table_of_records(
+            "features", &records, &patterns, &human, "topics", &target, &options, cancel,
+        )
+        .map_err(keywords)
+    })?;
+    let json = serde_json::to_string(&table).map_err(|e| value_error(e.into()))?;
+    let text = aesop::eval::report::render_table_text(&table);
+    Ok((json, text, Vec::new()))
+}
+
 /// The built-in model names.
 #[pyfunction]
 fn builtin_models() -> Vec<String> {
@@ -641,6 +692,7 @@ fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Scorer>()?;
     m.add_function(wrap_pyfunction!(features_json, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_table_json, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_models, m)?)?;
     m.add_function(wrap_pyfunction!(lm_runs_on, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

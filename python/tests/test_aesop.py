@@ -948,3 +948,54 @@ def test_evaluate_compares_as_the_cli_compare_does(summeval, tmp_path):
     with pytest.raises(ValueError, match=r"compare: no prediction of 'responsiveness' by model 'x' "):
         aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare=rows,
                        compare_model="x")
+
+
+def _without_table_files(table):
+    """A features table less what names its inputs (files for the CLI, lists for Python)."""
+    return {k: v for k, v in table.items() if k not in ("set", "features_file", "human", "inputs")}
+
+
+def test_evaluate_ranks_feature_columns_as_the_cli_features_table(summeval, tmp_path):
+    path, topics = summeval
+    features = tmp_path / "f.csv"
+    subprocess.run([str(BIN), "features", str(path), "--classes", "content,surface", "-o",
+                    str(features)], check=True, capture_output=True)
+    cli_json = tmp_path / "t.json"
+    result = subprocess.run([str(BIN), "evaluate", str(features), "--features", "content.*,surface.*",
+                             "--human", str(path), "--target", "relevance", "--bootstrap", "100",
+                             "--seed", "3", "--json", str(cli_json)],
+                            check=True, capture_output=True, text=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    cols = aesop.features(topics, classes="content,surface")
+    options = dict(bootstrap=100, seed=3)
+    got = aesop.evaluate(cols, topics, "relevance", features="content.*,surface.*", **options)
+    # Equal taus keep the columns' order (surface.summary_tokens before -surface.compression).
+    assert _without_table_files(got) == _without_table_files(expected)
+    assert "inputs" not in got and got["human"] == "topics [relevance]"
+    ranked = [row for row in got["rows"] if row["rank"] is not None]
+    taus = [row["statistics"]["summary"]["kendall"] for row in ranked]
+    assert len(ranked) > 10 and taus == sorted(taus, reverse=True) and taus[-1] >= 0
+    # A list of patterns, a DataFrame, and the printed table less the line naming the files.
+    frame = aesop.features(topics, classes="content,surface", pandas=True)
+    assert aesop.evaluate(frame, topics, "relevance", features=["content.*", "surface.*"],
+                          **options) == got
+    text = aesop.evaluate(cols, topics, "relevance", features="content.*,surface.*", text=True,
+                          **options)
+    assert text.splitlines()[2:] == result.stdout.splitlines()[2:]
+    # Each row is the column's own report, read the way round the table chose.
+    best = ranked[0]
+    alone = aesop.evaluate(cols, topics, "relevance", feature=best["feature"], **options)
+    assert alone["statistics"] == best["statistics"]
+    with pytest.raises(ValueError, match=r"features=rouge\.\*: no column of features matches"):
+        aesop.evaluate(cols, topics, "relevance", features="rouge.*")
+    with pytest.raises(ValueError, match=r"features=-content\.js: give content\.js"):
+        aesop.evaluate(cols, topics, "relevance", features="-content.js")
+    with pytest.raises(ValueError, match=r"features= ranks many columns, each judged alone; feature="):
+        aesop.evaluate(cols, topics, "relevance", features="*", feature="content.js")
+    with pytest.raises(ValueError, match=r"features\[0\]: a prediction \(it has `score`\)"):
+        aesop.evaluate(aesop.Scorer(models=["pyramid"]).score_sets(topics[:1]), topics, "relevance",
+                       features="*")
+    with pytest.raises(TypeError, match=r"features: expected a str or a list of str, got int"):
+        aesop.evaluate(cols, topics, "relevance", features=3)
+    with pytest.raises(ValueError, match=r"bootstrap: must be 0 or more"):
+        aesop.evaluate(cols, topics, "relevance", features="*", bootstrap=-1)

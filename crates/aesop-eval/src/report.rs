@@ -31,15 +31,15 @@ pub use across::{
     across_sets, parse_features_on_set, render_across_text, set_names, AcrossRow, AcrossSets,
     FeaturesOnSet, HeldOutChoice,
 };
-use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use read::{
-    human_scores, metric_of_records, prediction_models, read_human, read_metric,
-    records_hold_predictions, word_count, HumanScore, Keywords, Origin,
+    feature_columns_of_records, human_scores, metric_of_records, prediction_models, read_human,
+    read_metric, records_hold_predictions, word_count, HumanScore, Keywords, Origin,
 };
+use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use render::{render_text, scatter_svg};
 pub use table::{
-    build_feature_table, build_feature_tables, features_table_command, render_table_csv,
-    render_table_text, FeatureRow, FeatureTable, FeatureTables,
+    build_feature_table, build_feature_tables, feature_table_of_records, features_table_command,
+    render_table_csv, render_table_text, FeatureRow, FeatureTable, FeatureTables,
 };
 
 /// Arguments of `aesop evaluate`.

@@ -529,9 +529,10 @@ def _records(predictions, name):
     return texts
 
 
-def evaluate(predictions, topics, target, *, feature=None, model=None, predicted=None,
-             set=None, compare=None, compare_feature=None, compare_model=None, bootstrap=1000,
-             resample="both", seed=1, alpha=0.05, length_tolerance=None, text=False):  # noqa: A002 (the CLI's --set)
+def evaluate(predictions, topics, target, *, feature=None, features=None, model=None,
+             predicted=None, set=None, compare=None, compare_feature=None, compare_model=None,
+             bootstrap=1000, resample="both", seed=1, alpha=0.05, length_tolerance=None,
+             text=False):  # noqa: A002 (the CLI's --set)
     """Judge predictions, or one feature, against the human scores ``target`` of ``topics``
     (judgment-set dicts, as for :meth:`Scorer.score_sets`), by the code of ``aesop evaluate``:
     summary-, system- and global-level correlations, pairwise accuracies, bootstrap intervals,
@@ -556,12 +557,28 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     ``resample`` (``"both"``, ``"topics"``, ``"systems"``), ``seed``, ``alpha`` and
     ``length_tolerance`` are the CLI's flags.
 
+    ``features``: many columns of ``predictions`` (feature columns, as ``feature`` reads one)
+    judged at once and ranked by summary-level Kendall tau, as ``aesop evaluate --features``
+    ranks a features file: column names or prefixes ending in ``*`` (``"*"``: every column), as
+    a comma-separated string or a list. Each column is read the way round that agrees with the
+    annotators (named ``-COLUMN`` where negated); columns that cover too few summaries or topics
+    are listed apart, unranked. Returns the table ``--features --json`` writes (``rows``, best
+    first; without ``inputs``), or with ``text=True`` the table the CLI prints.
+
     >>> report = aesop.evaluate(scorer.score_sets(topics), topics, "relevance",
     ...                         predicted="responsiveness")
     >>> report["statistics"]["summary"]["kendall"]
     0.31
     """
     text = _check_bool("text", text)
+    if features is not None:
+        return _feature_table(predictions, topics, target, features, text=text, bootstrap=bootstrap,
+                              resample=resample, seed=seed, length_tolerance=length_tolerance,
+                              others={"feature": feature, "model": model, "predicted": predicted,
+                                      "set": set, "compare": compare,
+                                      "compare_feature": compare_feature,
+                                      "compare_model": compare_model,
+                                      "alpha": None if alpha == 0.05 else alpha})
     for flag, value in (("target", target), ("feature", feature), ("model", model),
                         ("predicted", predicted), ("set", set), ("compare_feature", compare_feature),
                         ("compare_model", compare_model), ("resample", resample)):
@@ -570,16 +587,10 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
         if not isinstance(value, str):
             raise TypeError(f"{flag}: expected a str, got {type(value).__name__}")
         _check_unicode(flag, value)
-    for flag, value in (("bootstrap", bootstrap), ("seed", seed)):
-        value = _plain_scalar(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{flag}: expected an int, got {type(value).__name__}")
-        if value < 0:
-            raise ValueError(f"{flag}: must be 0 or more, got {value}")
-    for flag, value in (("alpha", alpha), ("length_tolerance", length_tolerance)):
-        value = _plain_scalar(value)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise TypeError(f"{flag}: expected a number, got {type(value).__name__}")
+    _check_statistics_keywords(bootstrap, seed, length_tolerance)
+    value = _plain_scalar(alpha)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"alpha: expected a number, got {type(value).__name__}")
     if compare is None:
         # As the CLI refuses --compare-feature without --compare.
         for flag, value in (("compare_feature", compare_feature), ("compare_model", compare_model)):
@@ -596,3 +607,51 @@ def evaluate(predictions, topics, target, *, feature=None, model=None, predicted
     )
     _warn(warnings)
     return printed if text else _json.loads(report)
+
+
+def _check_statistics_keywords(bootstrap, seed, length_tolerance):
+    """``bootstrap`` and ``seed`` as ints of 0 or more, ``length_tolerance`` a number or None."""
+    for flag, value in (("bootstrap", bootstrap), ("seed", seed)):
+        value = _plain_scalar(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{flag}: expected an int, got {type(value).__name__}")
+        if value < 0:
+            raise ValueError(f"{flag}: must be 0 or more, got {value}")
+    value = _plain_scalar(length_tolerance)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise TypeError(f"length_tolerance: expected a number, got {type(value).__name__}")
+
+
+def _feature_table(records, topics, target, features, *, text, bootstrap, resample, seed,
+                   length_tolerance, others):
+    """``evaluate(…, features=…)``: the ranked table of ``aesop evaluate --features``."""
+    # As the CLI refuses --features beside the flags that judge one metric.
+    given = [flag for flag, value in others.items() if value is not None]
+    if given:
+        raise ValueError(f"features= ranks many columns, each judged alone; {given[0]}= does not "
+                         f"apply to it: give one of them")
+    if isinstance(features, str):
+        patterns = [p.strip() for p in features.split(",")]
+    elif isinstance(features, (list, tuple)) and all(isinstance(p, str) for p in features):
+        patterns = [p.strip() for p in features]
+    else:
+        raise TypeError(f"features: expected a str or a list of str, got {type(features).__name__}")
+    if not patterns or any(not p for p in patterns):
+        raise ValueError(f"features: an empty pattern in {features!r} (names, or prefixes ending in *)")
+    for flag, value in (("target", target), ("resample", resample)):
+        if not isinstance(value, str):
+            raise TypeError(f"{flag}: expected a str, got {type(value).__name__}")
+        _check_unicode(flag, value)
+    for p in patterns:
+        _check_unicode("features", p)
+    _check_statistics_keywords(bootstrap, seed, length_tolerance)
+    table, printed, _ = _aesop.feature_table_json(
+        _records(records, "features"), _topics_json(topics), target, patterns,
+        int(_plain_scalar(bootstrap)), resample, int(_plain_scalar(seed)),
+        None if length_tolerance is None else float(_plain_scalar(length_tolerance)),
+    )
+    if text:
+        return printed
+    table = _json.loads(table)
+    table.pop("inputs", None)
+    return table

@@ -16,7 +16,7 @@ use super::read::{feature_columns, holds_prediction_lines, read_feature_columns}
 use super::render::bootstrap_line;
 use super::{
     align, commit_then_print, input_files, named_outputs, AlignCounts, EvaluateArgs, HumanScore,
-    InputFile,
+    InputFile, StatisticsOptions,
 };
 use crate::bootstrap::{bootstrap_intervals, Estimate, Resample};
 use crate::levels::{
@@ -87,9 +87,9 @@ pub struct FeatureRow {
 
 /// The columns of `available` that `patterns` choose, in file order: a pattern is a column name
 /// or a prefix ending in `*` (`*` alone: every column). A pattern that matches nothing is an
-/// error naming the file.
+/// error naming `source` (the file, or the list in memory).
 pub fn chosen_columns(
-    path: &Path,
+    source: &str,
     available: &[String],
     patterns: &[String],
 ) -> Result<Vec<String>> {
@@ -108,9 +108,8 @@ pub fn chosen_columns(
             );
         }
         bail!(
-            "--features {pattern}: no column of {} matches (a name, or a prefix ending in *; \
-             columns: {})",
-            path.display(),
+            "--features {pattern}: no column of {source} matches (a name, or a prefix ending in \
+             *; columns: {})",
             super::read::column_list(available.iter().map(String::as_str))
         );
     }
@@ -224,7 +223,11 @@ fn check_set(set: &FeaturesOnSet, patterns: &[String]) -> Result<()> {
             set.features.display()
         );
     }
-    chosen_columns(&set.features, &feature_columns(&set.features)?, patterns)?;
+    chosen_columns(
+        &set.features.display().to_string(),
+        &feature_columns(&set.features)?,
+        patterns,
+    )?;
     Ok(())
 }
 
@@ -236,12 +239,74 @@ fn build_set_table(
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     let human = super::read_human(&set.human, &set.target)?;
+    let features_file = set.features.display().to_string();
     let available = feature_columns(&set.features)?;
-    let columns = chosen_columns(&set.features, &available, &args.features)?;
+    let columns = chosen_columns(&features_file, &available, &args.features)?;
     let column_refs: Vec<&str> = columns.iter().map(String::as_str).collect();
     let scores = read_feature_columns(&set.features, &column_refs)?;
-    let topics_ranked_by_humans = topics_ranked_by(&human)?;
+    let inputs = input_files(&[("predictions", &set.features), ("human", &set.human)])?;
+    let judged = Judged {
+        set: name,
+        features: features_file,
+        human_file: set.human.display().to_string(),
+        inputs,
+        target: &set.target,
+        patterns: &args.features,
+    };
+    table_of(judged, columns, scores, &human, &args.statistics(), cancel)
+}
 
+/// The table of feature records held in memory (the Python package's `aesop.evaluate(…,
+/// features=…)`), named `name` in messages, against `human`, the scores of the judgment-set
+/// topics named `human_name`: the table `evaluate --features` makes of a features file.
+#[allow(clippy::too_many_arguments)]
+pub fn feature_table_of_records(
+    name: &str,
+    records: &[String],
+    patterns: &[String],
+    human: &[HumanScore],
+    human_name: &str,
+    target: &str,
+    options: &StatisticsOptions,
+    cancel: &AtomicBool,
+) -> Result<FeatureTable> {
+    options.check()?;
+    let (columns, scores) = super::read::feature_columns_of_records(name, records, |available| {
+        chosen_columns(name, available, patterns)
+    })?;
+    let judged = Judged {
+        set: human_name,
+        features: name.to_string(),
+        human_file: human_name.to_string(),
+        inputs: Vec::new(),
+        target,
+        patterns,
+    };
+    table_of(judged, columns, scores, human, options, cancel)
+}
+
+/// What a table names: the set, the features and the human scores judged, as its report says
+/// them.
+struct Judged<'a> {
+    set: &'a str,
+    features: String,
+    /// The judgment set's file (or list), as alignment errors name it.
+    human_file: String,
+    inputs: Vec<InputFile>,
+    target: &'a str,
+    patterns: &'a [String],
+}
+
+/// Every column of `scores` (named `columns`) judged against `human`, ranked.
+fn table_of(
+    judged: Judged,
+    columns: Vec<String>,
+    scores: Vec<super::MetricScores>,
+    human: &[HumanScore],
+    options: &StatisticsOptions,
+    cancel: &AtomicBool,
+) -> Result<FeatureTable> {
+    let topics_ranked_by_humans = topics_ranked_by(human)?;
     let bar = aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns");
     let evaluated: Vec<Result<FeatureRow>> = scores
         .par_iter()
@@ -251,9 +316,9 @@ fn build_set_table(
             let row = evaluate_column(
                 metric,
                 column,
-                &human,
-                set,
-                args,
+                human,
+                &judged.human_file,
+                options,
                 topics_ranked_by_humans,
                 cancel,
             );
@@ -265,17 +330,16 @@ fn build_set_table(
     aesop_core::output::Interrupted::check(cancel)?;
     let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
     rank_rows(&mut rows);
-    let inputs = input_files(&[("predictions", &set.features), ("human", &set.human)])?;
     Ok(FeatureTable {
-        set: name.to_string(),
-        features_file: set.features.display().to_string(),
-        human: format!("{} [{}]", set.human.display(), set.target),
-        inputs,
-        target: set.target.clone(),
-        patterns: args.features.clone(),
-        bootstrap_samples: args.bootstrap,
-        resample: args.resample,
-        seed: args.seed,
+        set: judged.set.to_string(),
+        features_file: judged.features,
+        human: format!("{} [{}]", judged.human_file, judged.target),
+        inputs: judged.inputs,
+        target: judged.target.to_string(),
+        patterns: judged.patterns.to_vec(),
+        bootstrap_samples: options.bootstrap,
+        resample: options.resample,
+        seed: options.seed,
         human_rows: human.len(),
         topics_ranked_by_humans,
         min_coverage: METRIC_MIN_COVERAGE,
@@ -306,8 +370,8 @@ fn evaluate_column(
     metric: &super::MetricScores,
     column: &str,
     human: &[HumanScore],
-    set: &FeaturesOnSet,
-    args: &EvaluateArgs,
+    human_file: &str,
+    options: &StatisticsOptions,
     topics_ranked_by_humans: usize,
     cancel: &AtomicBool,
 ) -> Result<FeatureRow> {
@@ -333,16 +397,16 @@ fn evaluate_column(
             estimates: Vec::new(),
         });
     }
-    let (mut rows, counts) = align(metric, human, &set.human.display().to_string())?;
+    let (mut rows, counts) = align(metric, human, human_file)?;
     let mut data = Aligned::new(&rows)?;
-    data.length_tolerance = args.length_tolerance;
+    data.length_tolerance = options.length_tolerance;
     let negated = evaluate(&data).summary.kendall < 0.0;
     if negated {
         for row in &mut rows {
             row.metric = -row.metric;
         }
         data = Aligned::new(&rows)?;
-        data.length_tolerance = args.length_tolerance;
+        data.length_tolerance = options.length_tolerance;
     }
     let statistics = evaluate(&data);
     let summary_coverage = SummaryCoverage::of(&data);
@@ -354,8 +418,9 @@ fn evaluate_column(
     );
     // A column that does not cover the set is no metric for it: its point figures are listed,
     // its intervals not drawn (they would take as long as a ranked column's).
-    let samples = if covers { args.bootstrap } else { 0 };
-    let estimates = bootstrap_intervals(&data, samples, args.resample, args.seed, 0.95, cancel)?;
+    let samples = if covers { options.bootstrap } else { 0 };
+    let estimates =
+        bootstrap_intervals(&data, samples, options.resample, options.seed, 0.95, cancel)?;
     Ok(FeatureRow {
         rank: None,
         feature: if negated {

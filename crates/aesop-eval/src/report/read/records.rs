@@ -136,6 +136,51 @@ pub fn metric_of_records(
     some_values(scores)
 }
 
+/// Feature records held in memory (the rows of the Python package's `aesop.features`, or a
+/// saved answer of the service with its `features`), named `name` in messages: the columns
+/// `choose` picks from those the records hold (the fields of the first record less `topic` and
+/// `system`, in its order), and each chosen column's scores, as `evaluate --features` reads a
+/// features file.
+pub fn feature_columns_of_records(
+    name: &str,
+    records: &[String],
+    choose: impl FnOnce(&[String]) -> Result<Vec<String>>,
+) -> Result<(Vec<String>, Vec<MetricScores>)> {
+    if let Some(answer) = answer_in_records(name, records)? {
+        let objects = answer.feature_records()?;
+        let columns = choose(&answer.feature_names())?;
+        let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let scores = feature_columns_of(answer.origin(), &objects, &refs)?;
+        return Ok((columns, scores));
+    }
+    let origin = Origin::List(name);
+    let objects = objects_of_texts(origin, records)?;
+    if let Some((line, _)) = objects
+        .first()
+        .filter(|(_, first)| first.contains_key("score"))
+    {
+        bail!(
+            "{}: a prediction (it has `score`); features= ranks feature columns (aesop.features): \
+             evaluate predictions without it",
+            origin.at(*line)
+        );
+    }
+    // In the first record's own order, as a CSV header gives a file's.
+    let available: Vec<String> = objects.first().map_or_else(Vec::new, |(_, first)| {
+        records
+            .first()
+            .and_then(|text| jsonl::object_keys_in_order(text))
+            .unwrap_or_else(|| first.keys().cloned().collect())
+            .into_iter()
+            .filter(|k| k != "topic" && k != "system")
+            .collect()
+    });
+    let columns = choose(&available)?;
+    let refs: Vec<&str> = columns.iter().map(String::as_str).collect();
+    let scores = feature_columns_of(origin, &objects, &refs)?;
+    Ok((columns, scores))
+}
+
 /// The keywords that choose a model's rows and a feature's column of records in memory, as
 /// messages suggest them.
 #[derive(Debug, Clone, Copy)]
