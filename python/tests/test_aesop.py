@@ -903,6 +903,15 @@ def test_evaluate_reads_a_service_answer_as_the_cli_reads_it_saved(summeval, tmp
     compared = aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", compare=answer,
                               bootstrap=50)
     assert compared["comparison"]["shared_rows"] == 192
+    # Its features ranked, as the CLI ranks them in the saved answer.
+    table_json = tmp_path / "t.json"
+    subprocess.run([str(BIN), "evaluate", str(saved), "--features", "content.*", "--human", str(path),
+                    "--target", "relevance", "--bootstrap", "0", "--json", str(table_json)],
+                   check=True, capture_output=True)
+    table = aesop.evaluate(answer, topics, "relevance", features="content.*", bootstrap=0)
+    assert _without_table_files(table) == _without_table_files(
+        json.loads(table_json.read_text(encoding="utf-8")))
+    assert {row["column"] for row in table["rows"]} == {k for k in cols if k.startswith("content.")}
     # Refusals name the result at fault.
     bad = json.loads(json.dumps(answer))
     bad["results"][1]["scores"]["responsiveness"] = "high"
