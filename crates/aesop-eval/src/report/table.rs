@@ -252,6 +252,7 @@ fn build_set_table(
         inputs,
         target: &set.target,
         patterns: &args.features,
+        progress: true,
     };
     table_of(judged, columns, scores, &human, &args.statistics(), cancel)
 }
@@ -281,6 +282,8 @@ pub fn feature_table_of_records(
         inputs: Vec::new(),
         target,
         patterns,
+        // The package draws its own progress (`progress=`), never a bar on standard error.
+        progress: false,
     };
     table_of(judged, columns, scores, human, options, cancel)
 }
@@ -295,6 +298,8 @@ struct Judged<'a> {
     inputs: Vec<InputFile>,
     target: &'a str,
     patterns: &'a [String],
+    /// Draw a bar of the columns judged (where `aesop_core::progress` draws).
+    progress: bool,
 }
 
 /// Every column of `scores` (named `columns`) judged against `human`, ranked.
@@ -307,7 +312,9 @@ fn table_of(
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     let topics_ranked_by_humans = topics_ranked_by(human)?;
-    let bar = aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns");
+    let bar = judged
+        .progress
+        .then(|| aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns"));
     let evaluated: Vec<Result<FeatureRow>> = scores
         .par_iter()
         .zip(&columns)
@@ -322,11 +329,15 @@ fn table_of(
                 topics_ranked_by_humans,
                 cancel,
             );
-            bar.inc(1);
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
             row
         })
         .collect();
-    bar.finish_and_clear();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     aesop_core::output::Interrupted::check(cancel)?;
     let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
     rank_rows(&mut rows);
