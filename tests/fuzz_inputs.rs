@@ -5,7 +5,7 @@
 //! (256 per property, or `PROPTEST_CASES`); `scripts/experiments/fuzz` runs over a million.
 
 use aesop::corpus::jsonl::SetReader;
-use aesop::eval::report::{metric_of_records, Keywords};
+use aesop::eval::report::{feature_columns_of_records, metric_of_records, Keywords};
 use aesop::learn::model_file::{fnv1a64, ModelFile};
 use aesop::serve::api::parse_score_request;
 use aesop::serve::limits::Limits;
@@ -91,8 +91,13 @@ fn read_set(bytes: &[u8]) {
 const VALID_ANSWER: &str = r#"{"results": [{"topic": "t1", "system": "s1", "scores": {"pyramid": 0.5, "readability": 3.1}, "raw": {"readability": 0.2}, "features": {"content.js": 0.3}}, {"topic": "t1", "system": "s2", "scores": {"pyramid": 0.2, "readability": null}, "features": {"content.js": 0.4}}], "models": [{"name": "pyramid", "version": "1", "target": "pyramid"}, {"name": "readability", "version": "1", "target": "readability"}]}"#;
 
 /// `evaluate`'s reading of records in memory (a saved answer, or prediction rows) for its
-/// predictions and for a feature's column.
+/// predictions, for a feature's column, and for every column (`features=`, in each record's
+/// own key order).
 fn read_records(texts: &[String]) {
+    let _ = feature_columns_of_records("fuzz", texts, |available| Ok(available.to_vec()));
+    for text in texts {
+        let _ = aesop::corpus::jsonl::object_keys_in_order(text);
+    }
     for feature in [None, Some("content.js"), Some("-content.js")] {
         let _ = metric_of_records(
             "fuzz",
@@ -235,6 +240,15 @@ fn seeds_are_valid() {
     )
     .expect("valid answer");
     assert_eq!(answer.rows.len(), 2);
+    let (columns, scores) =
+        feature_columns_of_records("seed", &[VALID_ANSWER.to_string()], |available| {
+            Ok(available.to_vec())
+        })
+        .expect("the answer's features");
+    assert_eq!(
+        (columns, scores[0].rows.len()),
+        (vec!["content.js".to_string()], 2)
+    );
     let bytes = model_bytes();
     ModelFile::from_bytes(bytes, "seed").expect("valid model");
     // The layout the payload mutations assume.
