@@ -1006,5 +1006,7 @@ def test_evaluate_ranks_feature_columns_as_the_cli_features_table(summeval, tmp_
                        features="*")
     with pytest.raises(TypeError, match=r"features: expected a str or a list of str, got int"):
         aesop.evaluate(cols, topics, "relevance", features=3)
+    with pytest.raises(ValueError, match=r"features: no pattern given"):
+        aesop.evaluate(cols, topics, "relevance", features=[])
     with pytest.raises(ValueError, match=r"bootstrap: must be 0 or more"):
         aesop.evaluate(cols, topics, "relevance", features="*", bootstrap=-1)

@@ -636,7 +636,9 @@ def _feature_table(records, topics, target, features, *, text, bootstrap, resamp
         patterns = [p.strip() for p in features]
     else:
         raise TypeError(f"features: expected a str or a list of str, got {type(features).__name__}")
-    if not patterns or any(not p for p in patterns):
+    if not patterns:
+        raise ValueError("features: no pattern given (names, or prefixes ending in *; \"*\": every column)")
+    if any(not p for p in patterns):
         raise ValueError(f"features: an empty pattern in {features!r} (names, or prefixes ending in *)")
     for flag, value in (("target", target), ("resample", resample)):
         if not isinstance(value, str):
