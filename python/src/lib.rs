@@ -620,27 +620,34 @@ fn evaluate_json(
     Ok((json, text, report.warnings))
 }
 
-/// `aesop.evaluate(…, features=PATTERNS)`: feature records, each as JSON text, their columns
-/// chosen by `patterns` (names or prefixes ending in `*`) judged against the human scores
-/// `target` of topics given as JSON text and ranked, by the code of `aesop evaluate --features`.
-/// Returns the table as `--json` writes it (JSON text), the text the CLI prints, and no
-/// warnings (the table has none; the tuple is `evaluate_json`'s).
+/// One set of `feature_table_json` as Python passes it: its name, its feature records (JSON
+/// texts) and their name in messages, its topics (JSON texts) and theirs, the column judged.
+type RecordSetTexts = (String, String, Vec<String>, String, Vec<String>, String);
+
+/// `aesop.evaluate(…, features=PATTERNS, also=…)`: for each set (its name, its feature records
+/// as JSON texts and their name in messages, its topics as JSON texts and their name, the
+/// column judged), the columns `patterns` choose (names or prefixes ending in `*`) judged
+/// against the human scores and ranked, then, with several sets, the columns across them: by
+/// the code of `aesop evaluate --features … --also …`. Returns the report as `--json` writes it
+/// (JSON text), the text the CLI prints, and no warnings (the tables have none; the tuple is
+/// `evaluate_json`'s).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (records, topics, target, patterns, bootstrap=1000, resample="both", seed=1,
+#[pyo3(signature = (sets, patterns, bootstrap=1000, resample="both", seed=1,
     length_tolerance=None))]
 fn feature_table_json(
     py: Python<'_>,
-    records: Vec<String>,
-    topics: Vec<String>,
-    target: String,
+    sets: Vec<RecordSetTexts>,
     patterns: Vec<String>,
     bootstrap: usize,
     resample: &str,
     seed: u64,
     length_tolerance: Option<f64>,
 ) -> PyResult<(String, String, Vec<String>)> {
-    use aesop::eval::report::{feature_table_of_records, human_scores, StatisticsOptions};
+    use aesop::eval::report::{
+        feature_tables_of_records, human_scores, tables_json, tables_text, RecordSet,
+        StatisticsOptions,
+    };
     let defaults = StatisticsOptions::default();
     let options = StatisticsOptions {
         bootstrap,
@@ -658,16 +665,33 @@ fn feature_table_json(
             .replace("--length-tolerance", "length_tolerance"))
     };
     options.check().map_err(keywords).map_err(value_error)?;
-    let table = interruptible(py, None, |cancel, _| {
-        let topics = parse_topics(&topics)?;
-        let human = human_scores(&topics, &target, "topics")?;
-        feature_table_of_records(
-            "features", &records, &patterns, &human, "topics", &target, &options, cancel,
-        )
-        .map_err(keywords)
+    let (json, text) = interruptible(py, None, |cancel, _| {
+        let mut humans = Vec::with_capacity(sets.len());
+        for (_, _, _, topics_name, topics, target) in &sets {
+            humans.push(human_scores(&parse_topics(topics)?, target, topics_name)?);
+        }
+        let record_sets: Vec<RecordSet> = sets
+            .iter()
+            .zip(&humans)
+            .map(
+                |((name, records_name, records, topics_name, topics, target), human)| RecordSet {
+                    name,
+                    records_name,
+                    records,
+                    human,
+                    human_name: topics_name,
+                    target,
+                    corpus: aesop::hash::content_hash_of(topics.join("\n").as_bytes()),
+                },
+            )
+            .collect();
+        let (tables, across) = feature_tables_of_records(&record_sets, &patterns, &options, cancel)
+            .map_err(keywords)?;
+        Ok((
+            tables_json(&tables, across.as_ref())?,
+            tables_text(&tables, across.as_ref()),
+        ))
     })?;
-    let json = serde_json::to_string(&table).map_err(|e| value_error(e.into()))?;
-    let text = aesop::eval::report::render_table_text(&table);
     Ok((json, text, Vec::new()))
 }
 

@@ -1010,3 +1010,56 @@ def test_evaluate_ranks_feature_columns_as_the_cli_features_table(summeval, tmp_
         aesop.evaluate(cols, topics, "relevance", features=[])
     with pytest.raises(ValueError, match=r"bootstrap: must be 0 or more"):
         aesop.evaluate(cols, topics, "relevance", features="*", bootstrap=-1)
+
+
+def test_evaluate_ranks_feature_columns_across_sets_as_the_cli_also(summeval, tmp_path):
+    path, topics = summeval
+    # Two sets of six topics each; the first file is named topics.jsonl so that the CLI names
+    # its set "topics", as Python names the first.
+    halves = {"topics": topics[:6], "later": topics[6:]}
+    files = {}
+    for name, part in halves.items():
+        set_path = tmp_path / f"{name}.jsonl"
+        set_path.write_text("".join(json.dumps(t) + "\n" for t in part), encoding="utf-8")
+        features = tmp_path / f"{name}.csv"
+        subprocess.run([str(BIN), "features", str(set_path), "--classes", "content,surface", "-o",
+                        str(features)], check=True, capture_output=True)
+        files[name] = (set_path, features)
+    cli_json = tmp_path / "t.json"
+    result = subprocess.run(
+        [str(BIN), "evaluate", str(files["topics"][1]), "--features", "content.*,surface.*",
+         "--human", str(files["topics"][0]), "--target", "relevance", "--also",
+         f"{files['later'][1]}={files['later'][0]}:coherence", "--bootstrap", "50", "--json",
+         str(cli_json)], check=True, capture_output=True, text=True)
+    expected = json.loads(cli_json.read_text(encoding="utf-8"))
+    cols = {name: aesop.features(part, classes="content,surface") for name, part in halves.items()}
+    options = dict(features="content.*,surface.*", bootstrap=50,
+                   also={"later": (cols["later"], halves["later"], "coherence")})
+    got = aesop.evaluate(cols["topics"], halves["topics"], "relevance", **options)
+    assert [table["set"] for table in got["sets"]] == ["topics", "later"]
+    assert got["sets"][1]["human"] == "also[later].topics [coherence]"
+    assert [_without_table_files(t) for t in got["sets"]] == [
+        _without_table_files(t) for t in expected["sets"]]
+    assert got["across"] == expected["across"]
+    assert [row["set"] for row in got["across"]["chosen_without_the_set"]] == ["topics", "later"]
+    # The printed report, less the two lines naming the files of each set.
+    text = aesop.evaluate(cols["topics"], halves["topics"], "relevance", text=True, **options)
+    assert [line for line in text.splitlines() if not line.startswith(("features:", "human:"))] == [
+        line for line in result.stdout.splitlines() if not line.startswith(("features:", "human:"))]
+    # Refusals: also= without features=, a set given twice with its column, names, shapes.
+    with pytest.raises(ValueError, match=r"also= judges the features= columns on other sets"):
+        aesop.evaluate(cols["topics"], halves["topics"], "relevance", feature="content.js",
+                       also=options["also"])
+    with pytest.raises(ValueError, match=r"topics and also\[again\]\.topics are the same topics with the same column relevance"):
+        aesop.evaluate(cols["topics"], halves["topics"], "relevance", features="*",
+                       also={"again": (cols["topics"], halves["topics"], "relevance")})
+    with pytest.raises(ValueError, match=r'also: "topics" names the first set'):
+        aesop.evaluate(cols["topics"], halves["topics"], "relevance", features="*",
+                       also={"topics": (cols["later"], halves["later"], "coherence")})
+    with pytest.raises(TypeError, match=r"also\['later'\]: expected \(columns, topics, target\)"):
+        aesop.evaluate(cols["topics"], halves["topics"], "relevance", features="*",
+                       also={"later": (cols["later"], halves["later"])})
+    with pytest.raises(ValueError, match=r"features=content\.js: no column of also\[later\] matches"):
+        aesop.evaluate(cols["topics"], halves["topics"], "relevance", features="content.js",
+                       also={"later": (aesop.features(halves["later"], classes="surface"),
+                                       halves["later"], "coherence")})

@@ -529,7 +529,7 @@ def _records(predictions, name):
     return texts
 
 
-def evaluate(predictions, topics, target, *, feature=None, features=None, model=None,
+def evaluate(predictions, topics, target, *, feature=None, features=None, also=None, model=None,
              predicted=None, set=None, compare=None, compare_feature=None, compare_model=None,
              bootstrap=1000, resample="both", seed=1, alpha=0.05, length_tolerance=None,
              text=False):  # noqa: A002 (the CLI's --set)
@@ -563,7 +563,12 @@ def evaluate(predictions, topics, target, *, feature=None, features=None, model=
     a comma-separated string or a list. Each column is read the way round that agrees with the
     annotators (named ``-COLUMN`` where negated); columns that cover too few summaries or topics
     are listed apart, unranked. Returns the table ``--features --json`` writes (``rows``, best
-    first; without ``inputs``), or with ``text=True`` the table the CLI prints.
+    first; without ``inputs``), or with ``text=True`` the table the CLI prints. ``also``
+    (with ``features``) judges the same columns on other sets, as ``--also`` does: a dict of
+    set name to ``(columns, topics, target)``; the report is then every set's table (the first
+    named ``"topics"``) and the columns across them (``across``: ranked by their mean tau on
+    every set, and for each set the column the other sets choose: the best single feature under
+    leave-one-set-out).
 
     >>> report = aesop.evaluate(scorer.score_sets(topics), topics, "relevance",
     ...                         predicted="responsiveness")
@@ -571,8 +576,10 @@ def evaluate(predictions, topics, target, *, feature=None, features=None, model=
     0.31
     """
     text = _check_bool("text", text)
+    if also is not None and features is None:
+        raise ValueError("also= judges the features= columns on other sets: give features= too")
     if features is not None:
-        return _feature_table(predictions, topics, target, features, text=text, bootstrap=bootstrap,
+        return _feature_table(predictions, topics, target, features, also, text=text, bootstrap=bootstrap,
                               resample=resample, seed=seed, length_tolerance=length_tolerance,
                               others={"feature": feature, "model": model, "predicted": predicted,
                                       "set": set, "compare": compare,
@@ -622,9 +629,31 @@ def _check_statistics_keywords(bootstrap, seed, length_tolerance):
         raise TypeError(f"length_tolerance: expected a number, got {type(value).__name__}")
 
 
-def _feature_table(records, topics, target, features, *, text, bootstrap, resample, seed,
+def _also_sets(also):
+    """``also=``'s sets as (name, columns, topics, target), checked."""
+    if not isinstance(also, dict):
+        raise TypeError(f"also: expected a dict of set name to (columns, topics, target), got "
+                        f"{type(also).__name__}")
+    sets = []
+    for name, value in also.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"also: a set's name must be a non-empty str, got {name!r}")
+        _check_unicode("also", name)
+        if name == "topics":
+            raise ValueError('also: "topics" names the first set; name the others otherwise')
+        if not isinstance(value, (tuple, list)) or len(value) != 3:
+            raise TypeError(f"also[{name!r}]: expected (columns, topics, target)")
+        columns, topics, target = value
+        if not isinstance(target, str):
+            raise TypeError(f"also[{name!r}]: the target must be a str, got {type(target).__name__}")
+        _check_unicode(f"also[{name!r}]", target)
+        sets.append((name, columns, topics, target))
+    return sets
+
+
+def _feature_table(records, topics, target, features, also, *, text, bootstrap, resample, seed,
                    length_tolerance, others):
-    """``evaluate(…, features=…)``: the ranked table of ``aesop evaluate --features``."""
+    """``evaluate(…, features=…[, also=…])``: the ranked tables of ``aesop evaluate --features``."""
     # As the CLI refuses --features beside the flags that judge one metric.
     given = [flag for flag, value in others.items() if value is not None]
     if given:
@@ -647,13 +676,19 @@ def _feature_table(records, topics, target, features, *, text, bootstrap, resamp
     for p in patterns:
         _check_unicode("features", p)
     _check_statistics_keywords(bootstrap, seed, length_tolerance)
-    table, printed, _ = _aesop.feature_table_json(
-        _records(records, "features"), _topics_json(topics), target, patterns,
-        int(_plain_scalar(bootstrap)), resample, int(_plain_scalar(seed)),
+    sets = [("topics", "features", _records(records, "features"), "topics", _topics_json(topics),
+             target)]
+    for name, columns, other_topics, other_target in _also_sets({} if also is None else also):
+        where = f"also[{name}]"
+        sets.append((name, where, _records(columns, where), f"{where}.topics",
+                     _topics_json(other_topics), other_target))
+    report, printed, _ = _aesop.feature_table_json(
+        sets, patterns, int(_plain_scalar(bootstrap)), resample, int(_plain_scalar(seed)),
         None if length_tolerance is None else float(_plain_scalar(length_tolerance)),
     )
     if text:
         return printed
-    table = _json.loads(table)
-    table.pop("inputs", None)
-    return table
+    report = _json.loads(report)
+    for table in report.get("sets", [report]):
+        table.pop("inputs", None)
+    return report

@@ -134,14 +134,7 @@ pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Resul
     let (tables, across) = build_feature_tables(args, cancel)?;
     let mut contents = Vec::new();
     if args.json.is_some() {
-        let json = match across {
-            None => serde_json::to_string_pretty(&tables[0])?,
-            Some(ref across) => serde_json::to_string_pretty(&FeatureTables {
-                sets: tables.clone(),
-                across: across.clone(),
-            })?,
-        };
-        contents.push(json + "\n");
+        contents.push(tables_json(&tables, across.as_ref())? + "\n");
     }
     if let Some(csv) = &args.csv {
         contents.push(render_table_csv(
@@ -149,16 +142,34 @@ pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Resul
             aesop_core::output::field_delimiter(csv),
         )?);
     }
+    commit_then_print(outputs, &contents, &tables_text(&tables, across.as_ref()))
+}
+
+/// The report of `--features --json`: the one set's table, or with other sets every table and
+/// the columns across them ([`FeatureTables`]).
+pub fn tables_json(tables: &[FeatureTable], across: Option<&AcrossSets>) -> Result<String> {
+    Ok(match (across, tables) {
+        (Some(across), _) => serde_json::to_string_pretty(&FeatureTables {
+            sets: tables.to_vec(),
+            across: across.clone(),
+        })?,
+        (None, [table]) => serde_json::to_string_pretty(table)?,
+        (None, _) => bail!("several tables without the view across them"),
+    })
+}
+
+/// The printed tables: each set's, then the columns across them.
+pub fn tables_text(tables: &[FeatureTable], across: Option<&AcrossSets>) -> String {
     let mut text = tables
         .iter()
         .map(render_table_text)
         .collect::<Vec<_>>()
         .join("\n");
-    if let Some(across) = &across {
+    if let Some(across) = across {
         text.push('\n');
         text.push_str(&render_across_text(across));
     }
-    commit_then_print(outputs, &contents, &text)
+    text
 }
 
 /// The sets `--features` judges: the positional features file on --human's --target, then
@@ -258,34 +269,85 @@ fn build_set_table(
 }
 
 /// The table of feature records held in memory (the Python package's `aesop.evaluate(…,
-/// features=…)`), named `name` in messages, against `human`, the scores of the judgment-set
-/// topics named `human_name`: the table `evaluate --features` makes of a features file.
-#[allow(clippy::too_many_arguments)]
+/// features=…)`) against the human scores of their topics: the table `evaluate --features`
+/// makes of a features file.
 pub fn feature_table_of_records(
-    name: &str,
-    records: &[String],
+    set: &RecordSet,
     patterns: &[String],
-    human: &[HumanScore],
-    human_name: &str,
-    target: &str,
     options: &StatisticsOptions,
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     options.check()?;
-    let (columns, scores) = super::read::feature_columns_of_records(name, records, |available| {
-        chosen_columns(name, available, patterns)
-    })?;
+    let (columns, scores) =
+        super::read::feature_columns_of_records(set.records_name, set.records, |available| {
+            chosen_columns(set.records_name, available, patterns)
+        })?;
     let judged = Judged {
-        set: human_name,
-        features: name.to_string(),
-        human_file: human_name.to_string(),
+        set: set.name,
+        features: set.records_name.to_string(),
+        human_file: set.human_name.to_string(),
         inputs: Vec::new(),
-        target,
+        target: set.target,
         patterns,
         // The package draws its own progress (`progress=`), never a bar on standard error.
         progress: false,
     };
-    table_of(judged, columns, scores, human, options, cancel)
+    table_of(judged, columns, scores, set.human, options, cancel)
+}
+
+/// One set judged from memory by [`feature_tables_of_records`]: its feature records and the
+/// human scores of its topics, each list named in messages, and the corpus it belongs to (sets
+/// of one corpus, the same topics under two columns, are held out together).
+pub struct RecordSet<'a> {
+    /// The set's name in the tables.
+    pub name: &'a str,
+    /// The feature records' name in messages (`features`, `also[newsroom]`).
+    pub records_name: &'a str,
+    pub records: &'a [String],
+    pub human: &'a [HumanScore],
+    /// The topics' name in messages and in the table's `human`.
+    pub human_name: &'a str,
+    pub target: &'a str,
+    /// Equal for sets of the same topics (a content hash of them).
+    pub corpus: String,
+}
+
+/// `evaluate --features … --also …` of records held in memory: each set's table and, with more
+/// than one set, the columns across them, as [`build_feature_tables`] makes them of files. A set
+/// given twice with the same column is refused, as `--also` refuses it.
+pub fn feature_tables_of_records(
+    sets: &[RecordSet],
+    patterns: &[String],
+    options: &StatisticsOptions,
+    cancel: &AtomicBool,
+) -> Result<(Vec<FeatureTable>, Option<AcrossSets>)> {
+    for (i, set) in sets.iter().enumerate() {
+        if let Some(earlier) = sets[..i]
+            .iter()
+            .find(|e| e.corpus == set.corpus && e.target == set.target)
+        {
+            bail!(
+                "{} and {} are the same topics with the same column {}: each set counts once \
+                 across sets",
+                earlier.human_name,
+                set.human_name,
+                set.target
+            );
+        }
+        if let Some(earlier) = sets[..i].iter().find(|e| e.name == set.name) {
+            bail!("two sets are named {}: name each set once", earlier.name);
+        }
+    }
+    let tables = sets
+        .iter()
+        .map(|set| feature_table_of_records(set, patterns, options, cancel))
+        .collect::<Result<Vec<_>>>()?;
+    let across = (tables.len() > 1).then(|| {
+        let names: Vec<String> = sets.iter().map(|s| s.name.to_string()).collect();
+        let corpora: Vec<String> = sets.iter().map(|s| s.corpus.clone()).collect();
+        across_sets(&tables, &names, &corpora)
+    });
+    Ok((tables, across))
 }
 
 /// What a table names: the set, the features and the human scores judged, as its report says
