@@ -518,6 +518,17 @@ fn features_json(
     Ok((table.names, topic_col, system_col, rows, notes))
 }
 
+/// A message of `aesop evaluate`'s code with its flags named as `aesop.evaluate`'s keywords
+/// (`--bootstrap` → `bootstrap`, `--features X` → `features=X`).
+fn as_evaluate_keywords(e: anyhow::Error) -> anyhow::Error {
+    anyhow::anyhow!(format!("{e:#}")
+        .replace("with --features", "with features=")
+        .replace("--features ", "features=")
+        .replace("--bootstrap", "bootstrap")
+        .replace("--alpha", "alpha")
+        .replace("--length-tolerance", "length_tolerance"))
+}
+
 /// `aesop.evaluate`: prediction records (or, with `feature`, feature records), each as JSON
 /// text, judged against the human scores `target` of topics given as JSON text, by the code of
 /// `aesop evaluate`, and compared with the records `compare` as its `--compare` does. Returns the report as `aesop evaluate --json` writes it (JSON text; no
@@ -558,14 +569,10 @@ fn evaluate_json(
         length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
     };
     // The checks of `aesop evaluate`, their flags named as this function's keywords.
-    options.check().map_err(|e| {
-        PyValueError::new_err(
-            format!("{e:#}")
-                .replace("--bootstrap", "bootstrap")
-                .replace("--alpha", "alpha")
-                .replace("--length-tolerance", "length_tolerance"),
-        )
-    })?;
+    options
+        .check()
+        .map_err(as_evaluate_keywords)
+        .map_err(value_error)?;
     let report = interruptible(py, None, |cancel, _| {
         let topics = parse_topics(&topics)?;
         let human = human_scores(&topics, &target, "topics")?;
@@ -656,15 +663,10 @@ fn feature_table_json(
         length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
         ..defaults
     };
-    // The CLI's messages, their flags named as `aesop.evaluate`'s keywords.
-    let keywords = |e: anyhow::Error| {
-        anyhow::anyhow!(format!("{e:#}")
-            .replace("with --features", "with features=")
-            .replace("--features ", "features=")
-            .replace("--bootstrap", "bootstrap")
-            .replace("--length-tolerance", "length_tolerance"))
-    };
-    options.check().map_err(keywords).map_err(value_error)?;
+    options
+        .check()
+        .map_err(as_evaluate_keywords)
+        .map_err(value_error)?;
     let (json, text) = interruptible(py, None, |cancel, _| {
         let mut humans = Vec::with_capacity(sets.len());
         for (_, _, _, topics_name, topics, target) in &sets {
@@ -686,7 +688,7 @@ fn feature_table_json(
             )
             .collect();
         let (tables, across) = feature_tables_of_records(&record_sets, &patterns, &options, cancel)
-            .map_err(keywords)?;
+            .map_err(as_evaluate_keywords)?;
         Ok((
             tables_json(&tables, across.as_ref())?,
             tables_text(&tables, across.as_ref()),
