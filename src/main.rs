@@ -620,24 +620,21 @@ fn dispatch(command: Command) -> Result<()> {
             // A built-in model's predictions on its own training set: say the figures are
             // in-sample (docs/ROBUSTNESS.md).
             // The models are those of the target the predictions are read for (`--predicted`).
-            let mut warnings = Vec::new();
+            // The compared predictions' models too (`--compare`, unless it reads a feature).
             let predicted = args.predicted.as_deref().unwrap_or(&args.target);
+            let mut files = Vec::new();
             if args.feature.is_none() {
-                warnings.extend(aesop::learn::in_sample::in_sample_warnings(
-                    &args.predictions,
-                    &args.human,
-                    predicted,
-                ));
-            }
-            if let (Some(compare), None) = (&args.compare, args.compare_feature.as_ref()) {
-                if args.feature.is_none() {
-                    warnings.extend(aesop::learn::in_sample::in_sample_warnings(
-                        compare,
-                        &args.human,
-                        predicted,
-                    ));
+                files.push(args.predictions.as_path());
+                if let (Some(compare), None) = (&args.compare, args.compare_feature.as_ref()) {
+                    files.push(compare.as_path());
                 }
             }
+            let warnings = aesop::learn::in_sample::in_sample_warnings(
+                &files,
+                &args.human,
+                &args.target,
+                predicted,
+            );
             aesop::eval::evaluate_command_with_warnings(args, warnings, &*interrupt_flag()?)
         }
         Command::Train {

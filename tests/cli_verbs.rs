@@ -379,16 +379,64 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
     let dir = tempfile::tempdir().expect("dir");
     // As the README imports it: the sample is named like the built-ins' SummEval set.
     let set = imported_sample(dir.path(), "summeval.jsonl");
-    let predictions = dir.path().join("predictions.jsonl");
-    common::aesop()
-        .arg("score")
-        .arg(&set)
-        .args(["--model", "builtin:responsiveness", "-o"])
-        .arg(&predictions)
-        .assert()
-        .success();
+    let score = |set: &Path, out: &str| {
+        let predictions = dir.path().join(out);
+        common::aesop()
+            .arg("score")
+            .arg(set)
+            .args(["--model", "builtin:responsiveness", "-o"])
+            .arg(&predictions)
+            .assert()
+            .success();
+        predictions
+    };
+    let predictions = score(&set, "predictions.jsonl");
+    // A copy under another name holds the same summaries: in-sample all the same.
     let other = dir.path().join("mine.jsonl");
     std::fs::copy(&set, &other).expect("copy");
+    // Summaries the model never saw: every text (or those of the first five topics) changed.
+    let rewritten = |name: &str, topics_changed: usize| {
+        let text = std::fs::read_to_string(&set).expect("set");
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            let mut topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+            if i < topics_changed {
+                for summary in topic["summaries"].as_array_mut().expect("summaries") {
+                    let text = summary["text"].as_str().expect("text").to_string();
+                    summary["text"] = serde_json::json!(format!("{text} It was said."));
+                }
+            }
+            out.push_str(&topic.to_string());
+            out.push('\n');
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, out).expect("write");
+        path
+    };
+    let new = rewritten("new.jsonl", 10);
+    let half = rewritten("half.jsonl", 5);
+    let (new_predictions, half_predictions) =
+        (score(&new, "new-p.jsonl"), score(&half, "half-p.jsonl"));
+    // Human scores as a table (no texts): matched on the file name only.
+    let table = |name: &str| {
+        let mut csv = String::from("topic,system,responsiveness\n");
+        let text = std::fs::read_to_string(&set).expect("set");
+        for line in text.lines() {
+            let topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+            for s in topic["summaries"].as_array().expect("summaries") {
+                csv.push_str(&format!(
+                    "{},{},{}\n",
+                    topic["topic"].as_str().expect("id"),
+                    s["system"].as_str().expect("system"),
+                    s["scores"]["responsiveness"]
+                ));
+            }
+        }
+        let path = dir.path().join(name);
+        std::fs::write(&path, csv).expect("write");
+        path
+    };
+    let (named_table, other_table) = (table("summeval.csv"), table("scores.csv"));
     // The same predictions as a saved answer of the service, which names its models too.
     let answer = dir.path().join("answer.json");
     let results: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
@@ -403,13 +451,25 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
     let saved = serde_json::json!({"results": results, "models": [
         {"name": "responsiveness", "version": "v", "target": "responsiveness"}]});
     std::fs::write(&answer, serde_json::to_string_pretty(&saved).expect("JSON")).expect("write");
+    let all = "model responsiveness was trained on all 160 summaries judged here (the same topic \
+               ids and texts are in its training set summeval.jsonl): these figures are \
+               in-sample and overstate agreement";
+    let partly = "model responsiveness was trained on 80 of the 160 summaries judged here (the \
+                  same topic ids and texts are in its training set summeval.jsonl): these \
+                  figures are partly in-sample";
+    let by_name = "model responsiveness was trained on set summeval.jsonl; these topics look like \
+                   summeval.jsonl (matched on the file name summeval.csv";
     for (file, human, target, warned) in [
-        (&predictions, &set, "responsiveness", true),
-        (&predictions, &other, "responsiveness", false),
+        (&predictions, &set, "responsiveness", Some(all)),
+        (&predictions, &other, "responsiveness", Some(all)),
         // Judged against another column (`--predicted`), the model is still the one trained.
-        (&predictions, &set, "relevance", true),
-        (&answer, &set, "responsiveness", true),
-        (&answer, &other, "responsiveness", false),
+        (&predictions, &set, "relevance", Some(all)),
+        (&answer, &set, "responsiveness", Some(all)),
+        (&answer, &other, "responsiveness", Some(all)),
+        (&new_predictions, &new, "responsiveness", None),
+        (&half_predictions, &half, "responsiveness", Some(partly)),
+        (&predictions, &named_table, "responsiveness", Some(by_name)),
+        (&predictions, &other_table, "responsiveness", None),
     ] {
         let json = dir.path().join("report.json");
         let out = common::aesop()
@@ -422,24 +482,39 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
             .arg(&json)
             .output()
             .expect("evaluate");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", human.display());
         let report: serde_json::Value = common::read_json(&json);
-        let message = "model responsiveness was trained on set summeval.jsonl; these topics look like summeval.jsonl";
-        assert_eq!(stderr.contains(message), warned, "{stderr}");
-        assert_eq!(stderr.contains("in-sample"), warned, "{stderr}");
-        match report.get("warnings") {
-            Some(w) => {
-                assert!(warned, "{w}");
+        let case = format!("{} on {}: {stderr}", file.display(), human.display());
+        assert_eq!(stderr.contains("in-sample"), warned.is_some(), "{case}");
+        match (report.get("warnings"), warned) {
+            (Some(w), Some(message)) => {
+                assert!(stderr.contains(message), "{case}");
                 assert!(w[0].as_str().expect("string").contains(message), "{w}");
             }
-            None => assert!(!warned, "no warnings in the --json report"),
+            (None, None) => {}
+            (w, _) => panic!("{case}: warnings in the --json report: {w:?}"),
         }
     }
+    // Compared with itself, the model is named once.
+    let out = common::aesop()
+        .arg("evaluate")
+        .arg(&predictions)
+        .arg("--human")
+        .arg(&set)
+        .args([
+            "--target",
+            "responsiveness",
+            "--bootstrap",
+            "0",
+            "--compare",
+        ])
+        .arg(&answer)
+        .output()
+        .expect("evaluate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.matches(all).count(), 1, "{stderr}");
 }
 
 #[test]

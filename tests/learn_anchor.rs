@@ -286,6 +286,7 @@ fn anchored_file(data: &Dataset, anchor: &str) -> aesop::learn::ModelFile {
         anchor: Some(anchor.into()),
         settings: Default::default(),
         pair_length_tolerance: None,
+        training_identities: None,
     }
 }
 

@@ -163,6 +163,7 @@ fn model_file(kind: LearnerKind, data: &Dataset) -> ModelFile {
         anchor: None,
         settings: Default::default(),
         pair_length_tolerance: None,
+        training_identities: None,
     }
 }
 
@@ -238,6 +239,51 @@ fn broken_model_files_give_clear_errors() {
     std::fs::write(&path, &flipped).expect("write");
     let e = format!("{:#}", ModelFile::load(&path).expect_err("must fail"));
     assert!(e.contains("broken.aesop"), "{e}");
+}
+
+/// Format 11: the training summaries' identities round-trip, one sorted list per training set;
+/// a file whose lists do not match its sets, or are out of order, is corrupt (and named).
+#[test]
+fn training_identities_round_trip_and_are_checked() {
+    use aesop::learn::model_file::FORMAT_VERSION_PAIRS;
+    use aesop::learn::transfer::SetRecord;
+    let data = linear_problem(6, 6, 0.1, 3);
+    let with = |identities: Vec<Vec<u64>>, sets: usize| {
+        let mut file = model_file(LearnerKind::RankSvm, &data);
+        file.transfer.sets = (0..sets)
+            .map(|i| SetRecord {
+                name: format!("set{i}.jsonl"),
+                column: "relevance".into(),
+                content_hash: "0".into(),
+                rows: 3,
+            })
+            .collect();
+        file.training_identities = Some(identities);
+        file
+    };
+    let file = with(vec![vec![1, 5, u64::MAX], vec![2]], 2);
+    assert_eq!(file.format_version(), FORMAT_VERSION);
+    let loaded = ModelFile::from_bytes(&file.to_bytes().expect("encode"), "m.aesop").expect("load");
+    assert_eq!(loaded.training_identities, file.training_identities);
+    assert_eq!(loaded.transfer.sets, file.transfer.sets);
+    // Without them the file keeps the version its other contents need.
+    let mut older = with(vec![vec![1]], 1);
+    older.training_identities = None;
+    assert!(older.format_version() <= FORMAT_VERSION_PAIRS);
+    let loaded =
+        ModelFile::from_bytes(&older.to_bytes().expect("encode"), "m.aesop").expect("load");
+    assert_eq!(loaded.training_identities, None);
+    for (bad, what) in [
+        (with(vec![vec![1]], 2), "do not match the training sets"),
+        (with(vec![vec![5, 1]], 1), "not sorted"),
+        (with(vec![vec![1, 1]], 1), "not sorted"),
+    ] {
+        let e = ModelFile::from_bytes(&bad.to_bytes().expect("encode"), "bad.aesop")
+            .map(|_| ())
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("bad.aesop") && e.contains(what), "{e}");
+    }
 }
 
 #[test]

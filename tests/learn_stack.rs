@@ -359,6 +359,7 @@ fn model_file(model: aesop::learn::Trained, data: &Dataset) -> ModelFile {
         anchor: None,
         settings: Default::default(),
         pair_length_tolerance: None,
+        training_identities: None,
     }
 }
 

@@ -542,3 +542,67 @@ fn outputs_named_for_formats_aesop_does_not_write_are_refused_before_the_work() 
         &left,
     );
 }
+
+/// A trained model records the identity of every summary it learned from, one list per set
+/// (format 11): those with a score in the set's column, whatever their system is called.
+#[test]
+fn train_records_the_summaries_it_learned_from() {
+    use aesop::learn::multiset::training_identities;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = sample_subset(dir.path(), "a.jsonl", 3, 16, None);
+    // The second set: four summaries per topic, one without the column (not learned from).
+    let b = sample_subset(dir.path(), "b.jsonl", 2, 4, None);
+    let text = std::fs::read_to_string(&b).expect("b");
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let mut topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+        let scores = &mut topic["summaries"][0]["scores"];
+        scores.as_object_mut().expect("scores").remove("relevance");
+        lines.push(topic.to_string());
+    }
+    std::fs::write(&b, lines.join("\n") + "\n").expect("write");
+    let model = dir.path().join("m.aesop");
+    common::aesop()
+        .arg("train")
+        .arg("--set")
+        .arg(format!("{}:relevance", a.display()))
+        .arg("--set")
+        .arg(format!("{}:relevance", b.display()))
+        .args([
+            "--target",
+            "relevance",
+            "--classes",
+            "surface",
+            "--c",
+            "0.1",
+            "-o",
+        ])
+        .arg(&model)
+        .assert()
+        .success();
+    let file = aesop::learn::ModelFile::load(&model).expect("load");
+    let read = |p: &Path| aesop::corpus::jsonl::read_set(p).expect("set");
+    let expected = vec![
+        training_identities(&read(&a), "relevance"),
+        training_identities(&read(&b), "relevance"),
+    ];
+    // One identity per distinct topic and text (the sample's systems write some summaries alike).
+    let distinct = |p: &Path, with_column: bool| {
+        let mut seen = std::collections::HashSet::new();
+        for topic in read(p) {
+            for s in &topic.summaries {
+                if !with_column || s.scores.contains_key("relevance") {
+                    seen.insert((topic.topic.clone(), s.text.clone()));
+                }
+            }
+        }
+        seen.len()
+    };
+    assert_eq!(expected[0].len(), distinct(&a, false));
+    assert!(expected[1].len() == distinct(&b, true) && distinct(&b, true) < distinct(&b, false));
+    assert_eq!(file.training_identities, Some(expected));
+    assert_eq!(
+        file.format_version(),
+        aesop::learn::model_file::FORMAT_VERSION
+    );
+}

@@ -557,9 +557,11 @@ fn evaluate_json(
     length_tolerance: Option<f64>,
 ) -> PyResult<(String, String, Vec<String>)> {
     use aesop::eval::report::{
-        add_comparison, compare_column, human_scores, metric_of_records, records_hold_predictions,
-        report_of, Keywords, StatisticsOptions,
+        add_comparison, compare_column, human_scores, metric_of_records,
+        prediction_models_of_records, records_hold_predictions, report_of, Keywords,
+        StatisticsOptions,
     };
+    use aesop::learn::in_sample::{warnings_for, Judged};
     let defaults = StatisticsOptions::default();
     let options = StatisticsOptions {
         bootstrap,
@@ -595,6 +597,16 @@ fn evaluate_json(
             metric.label = format!("{} [predicts {predicted}]", metric.label);
         }
         let mut report = report_of(&metric, &human, "topics", &target, &options, cancel)?;
+        // A built-in judged on summaries it learned from, as `aesop evaluate` warns: the
+        // predictions' models (and the compared rows'), matched on the summaries' identities.
+        if feature.is_none() {
+            let mut models = prediction_models_of_records(&records, predicted);
+            if let (Some(compare), None) = (&compare, &compare_feature) {
+                models.extend(prediction_models_of_records(compare, predicted));
+            }
+            let judged = Judged::of_topics("topics", &topics, &target);
+            report.warnings.splice(0..0, warnings_for(&models, &judged));
+        }
         if let Some(compare) = &compare {
             let column = compare_column(
                 compare_feature.as_deref(),

@@ -787,6 +787,34 @@ def test_evaluate_equals_the_cli_report_and_text(summeval, tmp_path):
     assert aesop.evaluate(list(reversed(rows)), topics, "relevance", **options) == got
 
 
+def test_evaluate_warns_when_a_builtin_is_judged_on_its_training_summaries(summeval):
+    """As ``aesop evaluate`` does: the built-ins learned from every SummEval summary, so their
+    predictions judged on them are in-sample, said once per model; summaries it never saw (every
+    text changed) and a feature's column get no such warning."""
+    _, topics = summeval
+    rows = aesop.Scorer().score_sets(topics)
+    in_sample = (r"model responsiveness(-noref)? was trained on all 192 summaries judged here "
+                 r"\(the same topic ids and texts are in its training set summeval\.jsonl\)")
+    with pytest.warns(aesop.AesopWarning, match=in_sample) as caught:
+        report = aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", bootstrap=0,
+                                compare=rows)
+    messages = [str(w.message) for w in caught if "in-sample" in str(w.message)]
+    # Both default variants scored these topics (half have no references); each named once.
+    assert len(messages) == 2 and len(set(messages)) == 2, messages
+    assert report["warnings"][:2] == messages
+    changed = json.loads(json.dumps(topics))
+    for t in changed:
+        for s in t["summaries"]:
+            s["text"] += " It was said."
+    rows = aesop.Scorer().score_sets(changed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = aesop.evaluate(rows, changed, "relevance", predicted="responsiveness",
+                                bootstrap=0)
+    assert not any("in-sample" in str(w.message) for w in caught)
+    assert not any("in-sample" in w for w in report.get("warnings", []))
+
+
 def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeval, tmp_path):
     path, topics = summeval
     features = tmp_path / "f.csv"

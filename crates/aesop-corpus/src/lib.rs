@@ -138,6 +138,21 @@ impl Topic {
     }
 }
 
+/// A summary's identity across files: FNV-1a 64 of its topic id and its text as every feature
+/// class reads it ([`Topic::with_canonical_text`]), whatever its system is called. Sets that
+/// hold the same summaries are told by it (a file given twice, a copy, sets cut from one
+/// another, one re-saved with Windows line breaks), and so are predictions judged on a model's
+/// own training summaries (a model file records the identities of those it learned from).
+pub fn summary_identity(topic: &str, text: &str) -> u64 {
+    let canonical = canonical_text(text);
+    let text = canonical.as_deref().unwrap_or(text);
+    let mut bytes = Vec::with_capacity(topic.len() + 1 + text.len());
+    bytes.extend_from_slice(topic.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(text.as_bytes());
+    aesop_core::hash::fnv1a64(&bytes)
+}
+
 /// `text` with `\n` line breaks, in NFC and spaced as [`Topic::with_canonical_text`] says, or
 /// `None` when it is so already (told in one pass, without a copy).
 fn canonical_text(text: &str) -> Option<String> {
@@ -352,6 +367,27 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summarys_identity_is_its_topic_and_text_as_the_classes_read_it() {
+        let id = summary_identity("t1", "The council met.\nIt voted.");
+        // Another file's copy: Windows line breaks, two spaces, a decomposed accent elsewhere.
+        assert_eq!(
+            id,
+            summary_identity("t1", "The council  met.\r\nIt voted. ")
+        );
+        assert_ne!(id, summary_identity("t2", "The council met.\nIt voted."));
+        assert_ne!(
+            id,
+            summary_identity("t1", "The council met.\nIt voted again.")
+        );
+        // The separator keeps a topic id and a text that run together apart.
+        assert_ne!(summary_identity("t", "1x"), summary_identity("t1", "x"));
+        assert_eq!(
+            summary_identity("t", "Caf\u{e9}"),
+            summary_identity("t", "Cafe\u{301}")
+        );
+    }
 
     #[test]
     fn texts_get_line_feeds_and_composed_characters() {

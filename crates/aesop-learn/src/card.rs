@@ -53,12 +53,15 @@ pub fn card_facts(model: &ModelFile, file: &str, header: Option<(u32, String)>) 
         transfer
             .sets
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let mut set = json!({
                     "name": s.name,
                     "column": s.column,
                     "content_hash": s.content_hash,
                     "rows": s.rows,
+                    // The summaries `evaluate` matches its judged ones against (format 11).
+                    "identities": model.training_identities.as_ref().and_then(|ids| ids.get(i)).map(Vec::len),
                 });
                 // `training` counts topics and summaries; it describes this set when it is the
                 // only one.
@@ -315,9 +318,13 @@ pub fn render(facts: &Value) -> String {
             (Some(t), Some(s)) => format!("{t} topics, {s} summaries, "),
             _ => String::new(),
         };
+        let identities = match set["identities"].as_u64() {
+            Some(n) => format!("; {n} summaries' identities, for `evaluate`'s in-sample check"),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "- `{}`, column `{}`: {counts}{} rows with a score (content hash {})",
+            "- `{}`, column `{}`: {counts}{} rows with a score (content hash {}{identities})",
             set["name"].as_str().unwrap_or(""),
             set["column"].as_str().unwrap_or(""),
             number(&set["rows"]),

@@ -59,7 +59,15 @@ pub const MAGIC: &[u8; 8] = aesop_core::input::MODEL_FILE_MAGIC;
 /// `Option<f64>`) after the settings, so `--recipe` retrains such a model with its pairs and
 /// the card says how it learned. Only models trained with it are written as version 10; like
 /// the anchor it plays no part in scoring.
-pub const FORMAT_VERSION: u32 = 10;
+///
+/// Version 11 appends the identities of the training summaries after the pair length tolerance
+/// ([`ModelFile::training_identities`]: per set of `transfer.sets`, the sorted FNV-1a 64 of each
+/// summary's topic id and text), so `evaluate` can tell predictions judged on summaries the
+/// model learned from, whatever the file they come in (a copy, a subset, topics in memory from
+/// Python). Every model `train` writes now holds them; they play no part in scoring.
+pub const FORMAT_VERSION: u32 = 11;
+/// The version of models with a pair length tolerance and no training identities.
+pub const FORMAT_VERSION_PAIRS: u32 = 10;
 /// The version of models with a stacked model's inner split other than the default and no
 /// pair length tolerance.
 pub const FORMAT_VERSION_INNER_FOLDS: u32 = 9;
@@ -83,7 +91,7 @@ pub const FORMAT_VERSION_STACKED: u32 = 2;
 pub const FORMAT_VERSION_PLAIN: u32 = 1;
 
 /// The most memory a model's payload may claim while decoding (256 MiB; the built-ins are
-/// under 40 KiB).
+/// under 100 kB, most of it their training summaries' identities).
 pub const MAX_DECODED_BYTES: usize = 256 << 20;
 
 /// Why a model file could not be read.
@@ -192,6 +200,12 @@ pub struct ModelFile {
     /// models trained on every pair and older files. Written after the settings.
     #[serde(skip)]
     pub pair_length_tolerance: Option<f64>,
+    /// Per set of `transfer.sets`, the identities of the summaries the model learned from
+    /// ([`aesop_corpus::summary_identity`]), sorted without repeats (format version 11; `None`
+    /// in older files). `evaluate` warns when predictions are judged on them
+    /// ([`crate::in_sample`]). Written after the pair length tolerance.
+    #[serde(skip)]
+    pub training_identities: Option<Vec<Vec<u64>>>,
 }
 
 /// Training choices that shape a model without being part of its recipe.
@@ -434,11 +448,18 @@ impl ModelFile {
             };
             append(&mut payload, &settings, "the model's training settings")?;
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_PAIRS {
             append(
                 &mut payload,
                 &self.pair_length_tolerance,
                 "the model's pair length tolerance",
+            )?;
+        }
+        if version >= FORMAT_VERSION {
+            append(
+                &mut payload,
+                &self.training_identities,
+                "the identities of the model's training summaries",
             )?;
         }
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
@@ -551,7 +572,7 @@ impl ModelFile {
                 stack_folds: InnerFolds::default(),
             };
         }
-        if version >= FORMAT_VERSION {
+        if version >= FORMAT_VERSION_PAIRS {
             model.pair_length_tolerance = decode_next(&mut rest, file, "pair length tolerance")?;
             if model
                 .pair_length_tolerance
@@ -561,6 +582,25 @@ impl ModelFile {
                     file,
                     "the pair length tolerance is not a share above 0 and below 1",
                 ));
+            }
+        }
+        if version >= FORMAT_VERSION {
+            model.training_identities =
+                decode_next(&mut rest, file, "training summaries' identities")?;
+            if let Some(sets) = &model.training_identities {
+                // One list per training set, sorted for the binary search of `in_sample`.
+                if sets.len() != model.transfer.sets.len() {
+                    return Err(corrupt(
+                        file,
+                        "the training summaries' identities do not match the training sets",
+                    ));
+                }
+                if sets.iter().any(|ids| ids.windows(2).any(|w| w[0] >= w[1])) {
+                    return Err(corrupt(
+                        file,
+                        "the training summaries' identities are not sorted",
+                    ));
+                }
             }
         }
         if !rest.is_empty() {
@@ -576,8 +616,10 @@ impl ModelFile {
             .as_ref()
             .is_some_and(|n| n.prompt != NeuralPrompt::Plain);
         let defaults = TrainingSettings::default();
-        if self.pair_length_tolerance.is_some() {
+        if self.training_identities.is_some() {
             FORMAT_VERSION
+        } else if self.pair_length_tolerance.is_some() {
+            FORMAT_VERSION_PAIRS
         } else if self.settings.stack_folds != defaults.stack_folds {
             FORMAT_VERSION_INNER_FOLDS
         } else if self.settings != defaults {

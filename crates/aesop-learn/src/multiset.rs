@@ -12,7 +12,7 @@ use super::transfer::{
     SetData, SetRecord, SetSpec,
 };
 use super::{train_anchored, Dataset, RankerOptions, Trained};
-use aesop_core::hash::{content_hash, fnv1a64};
+use aesop_core::hash::content_hash;
 use aesop_corpus::{jsonl, Topic};
 use aesop_eval::bootstrap::{bootstrap_intervals, compare_metrics, PairedComparison, Resample};
 use aesop_eval::levels::{
@@ -34,6 +34,33 @@ pub struct LoadedSet {
     pub record: SetRecord,
     pub topics: usize,
     pub summaries: usize,
+    /// The identities of the summaries that carry the set's column, sorted
+    /// ([`training_identities`]): the model file records them for `evaluate`'s in-sample check.
+    pub identities: Vec<u64>,
+}
+
+/// The identities ([`aesop_corpus::summary_identity`]) of the summaries of `topics` with a
+/// finite score in `column` (those a model learns from), sorted and without repeats.
+pub fn training_identities(topics: &[Topic], column: &str) -> Vec<u64> {
+    let mut identities = scored_identities(topics, column);
+    identities.sort_unstable();
+    identities.dedup();
+    identities
+}
+
+/// The identity of each summary of `topics` with a finite score in `column`, in order: two
+/// systems' identical summaries of a topic give one identity twice.
+pub fn scored_identities(topics: &[Topic], column: &str) -> Vec<u64> {
+    topics
+        .iter()
+        .flat_map(|topic| {
+            topic
+                .summaries
+                .iter()
+                .filter(|s| s.scores.get(column).is_some_and(|v| v.is_finite()))
+                .map(|s| aesop_corpus::summary_identity(&topic.topic, &s.text))
+        })
+        .collect()
 }
 
 /// What a verb does when two of its sets hold the same summaries (see [`check_overlap`]).
@@ -93,6 +120,7 @@ pub fn load_sets(
             },
             topics: topics.len(),
             summaries: table.records.len(),
+            identities: training_identities(&topics, &spec.column),
             raw_rows: raw.rows,
             set: SetData {
                 spec: spec.clone(),
@@ -127,7 +155,7 @@ pub fn warn_not_english(path: &std::path::Path, topics: &[Topic]) {
 fn check_overlap(specs: &[SetSpec], sets: &[(String, Vec<Topic>)], overlap: Overlap) -> Result<()> {
     use std::collections::HashMap;
     // Summary identity: topic id and text (the system name may differ between copies).
-    let key = |topic: &Topic, text: &str| fnv1a64(format!("{}\u{0}{text}", topic.topic).as_bytes());
+    let key = |topic: &Topic, text: &str| aesop_corpus::summary_identity(&topic.topic, text);
     let mut first_set_of: HashMap<u64, usize> = HashMap::new();
     for (i, (_, topics)) in sets.iter().enumerate() {
         for topic in topics {

@@ -459,12 +459,29 @@ pub fn prediction_models(path: &Path, target: &str) -> BTreeSet<String> {
     if let Ok(Some(answer)) = read_answer(path) {
         return answer.models_predicting(target);
     }
-    let mut models = BTreeSet::new();
     let Ok(file) = aesop_core::input::open(path) else {
-        return models;
+        return BTreeSet::new();
     };
-    for line in file.lines().map_while(std::result::Result::ok) {
-        let Ok(Value::Object(object)) = serde_json::from_str(&line) else {
+    models_of_lines(file.lines().map_while(std::result::Result::ok), target)
+}
+
+/// [`prediction_models`] of records held in memory (the rows the Python package's
+/// `aesop.evaluate` is given, each as JSON text, or one saved answer of the service).
+pub fn prediction_models_of_records(records: &[String], target: &str) -> BTreeSet<String> {
+    if let Ok(Some(answer)) = answer::answer_in_records("predictions", records) {
+        return answer.models_predicting(target);
+    }
+    models_of_lines(records.iter(), target)
+}
+
+/// The `model` of each JSON object among `lines` that predicts `target` (or names no target).
+fn models_of_lines<S: AsRef<str>>(
+    lines: impl Iterator<Item = S>,
+    target: &str,
+) -> BTreeSet<String> {
+    let mut models = BTreeSet::new();
+    for line in lines {
+        let Ok(Value::Object(object)) = serde_json::from_str(line.as_ref()) else {
             continue;
         };
         let for_target = match object.get("target") {

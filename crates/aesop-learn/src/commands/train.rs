@@ -67,7 +67,7 @@ pub fn train_command(
     };
     // Every model stores the training range of each column (format 5) and a calibration to its
     // target's scale, stacked ones included.
-    let (model, training, transfer, feature_ranges) = match &stack {
+    let (model, training, transfer, feature_ranges, identities) = match &stack {
         None => {
             let specs = learn.set_specs()?;
             let loaded = load_sets(
@@ -99,7 +99,8 @@ pub fn train_command(
                 held_out_mae,
             };
             let ranges = model_file::feature_ranges(&pooled.data.rows, names.len());
-            (model, training, transfer, Some(ranges))
+            let identities = loaded.iter().map(|l| l.identities.clone()).collect();
+            (model, training, transfer, Some(ranges), identities)
         }
         Some(plan) => {
             let spec = learn.single_set()?;
@@ -134,7 +135,8 @@ pub fn train_command(
                 held_out_mae,
             };
             let ranges = model_file::feature_ranges(&data.data.rows, names.len());
-            (model, training, transfer, Some(ranges))
+            let identities = vec![multiset::training_identities(&topics, &spec.column)];
+            (model, training, transfer, Some(ranges), identities)
         }
     };
     let rows = training.rows;
@@ -159,6 +161,7 @@ pub fn train_command(
         feature_ranges,
         anchor: learn.hyper.anchor.clone(),
         pair_length_tolerance: learn.hyper.pair_length_tolerance,
+        training_identities: Some(identities),
         settings: TrainingSettings {
             seed: learn.seed,
             equal_set_weights: learn.transfer.equal_set_weights,
