@@ -186,7 +186,9 @@ aesop score --documents article.txt --summary mine.txt theirs.txt"
 aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target relevance \\\n    \
 --compare features.csv --compare-feature rouge.r2_f\n  \
 aesop evaluate features.csv --features '*' --human summeval.jsonl --target relevance --csv ranked.csv\n  \
-aesop evaluate answer.json --human set.jsonl --target pyramid   # a saved answer of `aesop serve`"
+aesop evaluate answer.json --human set.jsonl --target pyramid   # a saved answer of `aesop serve`\n\n\
+Predictions of a built-in judged on summaries it learned from (its model file records each one's topic id and \
+text) get a warning saying how many: those figures are in-sample and overstate agreement."
     )]
     Evaluate {
         #[command(flatten)]

@@ -65,8 +65,13 @@ fn calibration_is_monotone_and_within_the_targets_range() {
     let loaded = ModelFile::load(&model).expect("load");
     assert_eq!(loaded.transfer, file.transfer);
     let bytes = std::fs::read(&model).expect("read");
-    // Trained now: calibration and the features' training ranges (format 5).
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().expect("4")), 5);
+    // Trained now: calibration, the features' training ranges (format 5) and the training
+    // summaries' identities (format 11).
+    assert_eq!(
+        u32::from_le_bytes(bytes[8..12].try_into().expect("4")),
+        aesop::learn::model_file::FORMAT_VERSION
+    );
+    assert!(loaded.training_identities.is_some());
     let ranges = loaded
         .feature_ranges
         .as_ref()
