@@ -529,6 +529,32 @@ fn as_evaluate_keywords(e: anyhow::Error) -> anyhow::Error {
         .replace("--length-tolerance", "length_tolerance"))
 }
 
+/// The statistics options of `aesop.evaluate`'s keywords (the defaults of `aesop evaluate`
+/// where `alpha` or `length_tolerance` is not given), checked as the CLI checks its flags, the
+/// keywords named in messages.
+fn statistics_options(
+    bootstrap: usize,
+    resample: &str,
+    seed: u64,
+    alpha: Option<f64>,
+    length_tolerance: Option<f64>,
+) -> PyResult<aesop::eval::report::StatisticsOptions> {
+    use aesop::eval::report::StatisticsOptions;
+    let defaults = StatisticsOptions::default();
+    let options = StatisticsOptions {
+        bootstrap,
+        resample: resample.parse().map_err(value_error)?,
+        seed,
+        alpha: alpha.unwrap_or(defaults.alpha),
+        length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
+    };
+    options
+        .check()
+        .map_err(as_evaluate_keywords)
+        .map_err(value_error)?;
+    Ok(options)
+}
+
 /// `aesop.evaluate`: prediction records (or, with `feature`, feature records), each as JSON
 /// text, judged against the human scores `target` of topics given as JSON text, by the code of
 /// `aesop evaluate`, and compared with the records `compare` as its `--compare` does. Returns the report as `aesop evaluate --json` writes it (JSON text; no
@@ -559,22 +585,9 @@ fn evaluate_json(
     use aesop::eval::report::{
         add_comparison, compare_column, human_scores, metric_of_records,
         prediction_models_of_records, records_hold_predictions, report_of, Keywords,
-        StatisticsOptions,
     };
     use aesop::learn::in_sample::{warnings_for, Judged};
-    let defaults = StatisticsOptions::default();
-    let options = StatisticsOptions {
-        bootstrap,
-        resample: resample.parse().map_err(value_error)?,
-        seed,
-        alpha,
-        length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
-    };
-    // The checks of `aesop evaluate`, their flags named as this function's keywords.
-    options
-        .check()
-        .map_err(as_evaluate_keywords)
-        .map_err(value_error)?;
+    let options = statistics_options(bootstrap, resample, seed, Some(alpha), length_tolerance)?;
     let report = interruptible(py, None, |cancel, _| {
         let topics = parse_topics(&topics)?;
         let human = human_scores(&topics, &target, "topics")?;
@@ -665,20 +678,8 @@ fn feature_table_json(
 ) -> PyResult<(String, String, Vec<String>)> {
     use aesop::eval::report::{
         feature_tables_of_records, human_scores, tables_json, tables_text, RecordSet,
-        StatisticsOptions,
     };
-    let defaults = StatisticsOptions::default();
-    let options = StatisticsOptions {
-        bootstrap,
-        resample: resample.parse().map_err(value_error)?,
-        seed,
-        length_tolerance: length_tolerance.unwrap_or(defaults.length_tolerance),
-        ..defaults
-    };
-    options
-        .check()
-        .map_err(as_evaluate_keywords)
-        .map_err(value_error)?;
+    let options = statistics_options(bootstrap, resample, seed, None, length_tolerance)?;
     let (json, text) = interruptible(py, None, |cancel, _| {
         let mut humans = Vec::with_capacity(sets.len());
         for (_, _, _, topics_name, topics, target) in &sets {
