@@ -122,7 +122,10 @@ aesop train summeval.jsonl --target relevance --learner svr-rbf \\\n    \
         after_help = "Examples:\n  aesop score new.jsonl -o predictions.jsonl              (built-in models)\n  \
 aesop score new.jsonl --model relevance.aesop --model builtin:readability-noref\n  \
 aesop score new.jsonl -o predictions.jsonl --systems systems.csv   (and each system's mean, ranked)\n  \
-aesop score --documents article.txt --summary mine.txt theirs.txt"
+aesop score --documents article.txt --summary mine.txt theirs.txt\n\n\
+A line whose summary the model learned from (its model file records the same topic id and text) carries \
+\"in_training\": true, and a note says how many there were: judged against those summaries' human scores the \
+predictions are in-sample."
     )]
     Score {
         #[command(flatten)]
@@ -187,8 +190,9 @@ aesop evaluate features.csv --feature rouge.r1_f --human summeval.jsonl --target
 --compare features.csv --compare-feature rouge.r2_f\n  \
 aesop evaluate features.csv --features '*' --human summeval.jsonl --target relevance --csv ranked.csv\n  \
 aesop evaluate answer.json --human set.jsonl --target pyramid   # a saved answer of `aesop serve`\n\n\
-Predictions of a built-in judged on summaries it learned from (its model file records each one's topic id and \
-text) get a warning saying how many: those figures are in-sample and overstate agreement."
+Predictions judged on summaries their model learned from (`aesop score` marks them \"in_training\"; a \
+built-in's are found from its model file, which records each one's topic id and text) get a warning saying \
+how many: those figures are in-sample and overstate agreement."
     )]
     Evaluate {
         #[command(flatten)]
@@ -619,8 +623,8 @@ fn dispatch(command: Command) -> Result<()> {
             if !args.features.is_empty() {
                 return aesop::eval::features_table_command(&args, &*interrupt_flag()?);
             }
-            // A built-in model's predictions on its own training set: say the figures are
-            // in-sample (docs/ROBUSTNESS.md).
+            // Predictions judged on the summaries their model learned from: say the figures
+            // are in-sample (docs/ROBUSTNESS.md).
             // The models are those of the target the predictions are read for (`--predicted`).
             // The compared predictions' models too (`--compare`, unless it reads a feature).
             let predicted = args.predicted.as_deref().unwrap_or(&args.target);

@@ -27,6 +27,15 @@ pub(crate) fn imported_sample(dir: &Path, name: &str) -> PathBuf {
     set
 }
 
+/// Topics `range` of the set at `set` (its non-blank lines, in order), written to `dir/name`.
+fn topics_of(set: &Path, range: std::ops::Range<usize>, dir: &Path, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(set).expect("set");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let path = dir.join(name);
+    std::fs::write(&path, lines[range].join("\n") + "\n").expect("write");
+    path
+}
+
 /// `copies` copies of every topic of `set` (topic ids made unique), written to `dir/big.jsonl`.
 fn repeated(set: &Path, dir: &Path, copies: usize) -> PathBuf {
     let text = std::fs::read_to_string(set).expect("set");
@@ -196,11 +205,8 @@ fn sigint_during_leave_one_set_out_exits_130_without_output() {
     let dir = tempfile::tempdir().expect("dir");
     let sample = imported_sample(dir.path(), "sample.jsonl");
     // Two sets: the sample's first five topics and its other five.
-    let text = std::fs::read_to_string(&sample).expect("sample");
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-    std::fs::write(&a, lines[..5].join("\n") + "\n").expect("write a");
-    std::fs::write(&b, lines[5..].join("\n") + "\n").expect("write b");
+    let a = topics_of(&sample, 0..5, dir.path(), "a.jsonl");
+    let b = topics_of(&sample, 5..10, dir.path(), "b.jsonl");
     let (out, report) = (dir.path().join("oof.jsonl"), dir.path().join("report.json"));
     for samples in ["5000", "50000", "200000"] {
         let args: Vec<String> = [
@@ -437,6 +443,12 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
         path
     };
     let (named_table, other_table) = (table("summeval.csv"), table("scores.csv"));
+    // `score` marks every line: the built-in learned from all 160 summaries.
+    let lines = std::fs::read_to_string(&predictions).expect("predictions");
+    assert_eq!(lines.matches(r#""in_training":true"#).count(), 160);
+    // Predictions written before the marks (or by hand) are matched on the texts and names alone.
+    let unmarked = dir.path().join("unmarked.jsonl");
+    std::fs::write(&unmarked, lines.replace(r#","in_training":true"#, "")).expect("write");
     // The same predictions as a saved answer of the service, which names its models too.
     let answer = dir.path().join("answer.json");
     let results: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
@@ -459,6 +471,9 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
                   figures are partly in-sample";
     let by_name = "model responsiveness was trained on set summeval.jsonl; these topics look like \
                    summeval.jsonl (matched on the file name summeval.csv";
+    // Human scores without texts, of summaries the lines mark: counted from the marks.
+    let marked = "model responsiveness was trained on all 160 summaries judged here (its \
+                  predictions of them are marked \"in_training\"";
     for (file, human, target, warned) in [
         (&predictions, &set, "responsiveness", Some(all)),
         (&predictions, &other, "responsiveness", Some(all)),
@@ -468,8 +483,11 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
         (&answer, &other, "responsiveness", Some(all)),
         (&new_predictions, &new, "responsiveness", None),
         (&half_predictions, &half, "responsiveness", Some(partly)),
-        (&predictions, &named_table, "responsiveness", Some(by_name)),
-        (&predictions, &other_table, "responsiveness", None),
+        (&unmarked, &set, "responsiveness", Some(all)),
+        (&predictions, &named_table, "responsiveness", Some(marked)),
+        (&predictions, &other_table, "responsiveness", Some(marked)),
+        (&unmarked, &named_table, "responsiveness", Some(by_name)),
+        (&unmarked, &other_table, "responsiveness", None),
     ] {
         let json = dir.path().join("report.json");
         let out = common::aesop()
@@ -515,6 +533,118 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(stderr.matches(all).count(), 1, "{stderr}");
+}
+
+/// A model file trained here records the summaries it learned from: `score` marks its
+/// predictions of them (`"in_training": true`) and says how many there were, and `evaluate`
+/// warns from the marks, whatever the files are called and in whatever form the human scores
+/// come (a built-in is matched on its own record as well: above).
+#[test]
+fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() {
+    let dir = tempfile::tempdir().expect("dir");
+    let set = imported_sample(dir.path(), "all.jsonl");
+    // Trained on the first four topics only.
+    let trained = topics_of(&set, 0..4, dir.path(), "train.jsonl");
+    let unseen = topics_of(&set, 4..10, dir.path(), "unseen.jsonl");
+    let text = std::fs::read_to_string(&set).expect("set");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let model = dir.path().join("mine.aesop");
+    common::train(
+        &trained,
+        &["--target", "relevance", "--classes", "surface,content"],
+        &model,
+    );
+    let score = |set: &Path, out: &str| {
+        let predictions = dir.path().join(out);
+        let run = common::aesop()
+            .arg("score")
+            .arg(set)
+            .arg("--model")
+            .arg(&model)
+            .arg("-o")
+            .arg(&predictions)
+            .output()
+            .expect("score");
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(run.status.success(), "{stderr}");
+        (predictions, stderr)
+    };
+    let (all_predictions, all_stderr) = score(&set, "all-p.jsonl");
+    let (unseen_predictions, unseen_stderr) = score(&unseen, "unseen-p.jsonl");
+    let (_, csv_stderr) = score(&set, "all-p.csv");
+    let note = "note: model mine learned from 64 of the 160 summaries scored here (the same \
+                topic ids and texts are in its training data), so their predictions are marked \
+                \"in_training\"";
+    assert!(all_stderr.contains(note), "{all_stderr}");
+    // A CSV has no field for the marks; the note is given all the same.
+    assert!(csv_stderr.contains(note), "{csv_stderr}");
+    assert!(!unseen_stderr.contains("in_training"), "{unseen_stderr}");
+    // Exactly the lines of the training topics are marked.
+    let trained_topics: Vec<String> = lines[0..4]
+        .iter()
+        .map(|l| {
+            let topic: serde_json::Value = serde_json::from_str(l).expect("topic");
+            topic["topic"].as_str().expect("id").to_string()
+        })
+        .collect();
+    for line in std::fs::read_to_string(&all_predictions)
+        .expect("predictions")
+        .lines()
+    {
+        let p: serde_json::Value = serde_json::from_str(line).expect("line");
+        let in_training = trained_topics.iter().any(|t| p["topic"] == *t.as_str());
+        assert_eq!(p.get("in_training").is_some(), in_training, "{line}");
+    }
+    let unseen_lines = std::fs::read_to_string(&unseen_predictions).expect("predictions");
+    assert!(!unseen_lines.contains("in_training"), "{unseen_lines}");
+    // Human scores as a table, named unlike any training set.
+    let table = dir.path().join("scores.csv");
+    let mut csv = String::from("topic,system,relevance\n");
+    for line in &lines {
+        let topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+        for s in topic["summaries"].as_array().expect("summaries") {
+            csv.push_str(&format!(
+                "{},{},{}\n",
+                topic["topic"].as_str().expect("id"),
+                s["system"].as_str().expect("system"),
+                s["scores"]["relevance"]
+            ));
+        }
+    }
+    std::fs::write(&table, csv).expect("write");
+    let partly = "model mine was trained on 64 of the 160 summaries judged here (its predictions \
+                  of them are marked \"in_training\": the same topic ids and texts are in its \
+                  training data): these figures are partly in-sample and overstate agreement; \
+                  judge it on summaries it did not learn from (`aesop cross-validate -o`";
+    let only = "model mine was trained on all 64 summaries judged here";
+    for (predictions, human, warned) in [
+        (&all_predictions, &set, Some(partly)),
+        (&all_predictions, &table, Some(partly)),
+        (&all_predictions, &trained, Some(only)),
+        (&all_predictions, &unseen, None),
+        (&unseen_predictions, &set, None),
+    ] {
+        let json = dir.path().join("report.json");
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(predictions)
+            .arg("--human")
+            .arg(human)
+            .args(["--target", "relevance", "--bootstrap", "0", "--json"])
+            .arg(&json)
+            .output()
+            .expect("evaluate");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let case = format!("{} on {}: {stderr}", predictions.display(), human.display());
+        assert!(out.status.success(), "{case}");
+        let report: serde_json::Value = common::read_json(&json);
+        assert_eq!(stderr.contains("in-sample"), warned.is_some(), "{case}");
+        if let Some(message) = warned {
+            assert!(stderr.contains(message), "{case}");
+            let first = report["warnings"][0].as_str().expect("a warning");
+            assert!(first.contains(message), "{case}: {first}");
+        }
+    }
 }
 
 #[test]

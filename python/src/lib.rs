@@ -200,9 +200,10 @@ fn parse_topics(topics: &[String]) -> anyhow::Result<Vec<Topic>> {
     Ok(out)
 }
 
-/// (topic, system, target, score, raw, has_raw, model): one line of `aesop score`. `score` and
-/// `raw` are `None` for a summary the model could not score (the CLI's `null`); `has_raw` says
-/// whether the line has a `raw` field at all (models with a calibration).
+/// (topic, system, target, score, raw, has_raw, model, in_training): one line of `aesop
+/// score`. `score` and `raw` are `None` for a summary the model could not score (the CLI's
+/// `null`); `has_raw` says whether the line has a `raw` field at all (models with a
+/// calibration); `in_training` whether the model learned from the summary.
 type PredictionTuple = (
     String,
     String,
@@ -211,6 +212,7 @@ type PredictionTuple = (
     Option<f64>,
     bool,
     String,
+    bool,
 );
 
 /// (model, target, score per summary): one model's scores of `score_texts`.
@@ -384,7 +386,16 @@ impl Scorer {
                 let has_raw = p.raw.is_some();
                 let raw = p.raw.and_then(finite_or_none);
                 let score = finite_or_none(p.score);
-                (p.topic, p.system, p.target, score, raw, has_raw, p.model)
+                (
+                    p.topic,
+                    p.system,
+                    p.target,
+                    score,
+                    raw,
+                    has_raw,
+                    p.model,
+                    p.in_training,
+                )
             })
             .collect();
         Ok((rows, warnings))
@@ -408,6 +419,7 @@ impl Scorer {
                     score: score.unwrap_or(f64::NAN),
                     raw: None,
                     model,
+                    in_training: false,
                 })
                 .collect();
             self.groups.system_means(&predictions, cancel)
@@ -586,7 +598,7 @@ fn evaluate_json(
         add_comparison, compare_column, human_scores, metric_of_records,
         prediction_models_of_records, records_hold_predictions, report_of, Keywords,
     };
-    use aesop::learn::in_sample::{warnings_for, Judged};
+    use aesop::learn::in_sample::{merge_models, warnings_for, Judged};
     let options = statistics_options(bootstrap, resample, seed, Some(alpha), length_tolerance)?;
     let report = interruptible(py, None, |cancel, _| {
         let topics = parse_topics(&topics)?;
@@ -610,12 +622,16 @@ fn evaluate_json(
             metric.label = format!("{} [predicts {predicted}]", metric.label);
         }
         let mut report = report_of(&metric, &human, "topics", &target, &options, cancel)?;
-        // A built-in judged on summaries it learned from, as `aesop evaluate` warns: the
-        // predictions' models (and the compared rows'), matched on the summaries' identities.
+        // A model judged on summaries it learned from, as `aesop evaluate` warns: the
+        // predictions' models (and the compared rows'), from the rows' `in_training` marks and,
+        // for a built-in, matched on the summaries' identities.
         if feature.is_none() {
             let mut models = prediction_models_of_records(&records, predicted);
             if let (Some(compare), None) = (&compare, &compare_feature) {
-                models.extend(prediction_models_of_records(compare, predicted));
+                merge_models(
+                    &mut models,
+                    prediction_models_of_records(compare, predicted),
+                );
             }
             let judged = Judged::of_topics("topics", &topics, &target);
             report.warnings.splice(0..0, warnings_for(&models, &judged));

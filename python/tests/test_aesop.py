@@ -9,6 +9,7 @@ import concurrent.futures
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -419,6 +420,8 @@ def test_ray_data_recipe_equals_the_cli(summeval, tmp_path):
     finally:
         ray.shutdown()
     key = lambda r: (r["topic"], r["system"], r["model"])  # noqa: E731
+    # A column of True and False where the CLI writes `in_training` only when true.
+    expected = [{**e, "in_training": e.get("in_training", False)} for e in expected]
     assert sorted(got, key=key) == sorted(expected, key=key)
 
 
@@ -793,7 +796,10 @@ def test_evaluate_warns_when_a_builtin_is_judged_on_its_training_summaries(summe
     text changed) and a feature's column get no such warning."""
     _, topics = summeval
     rows = aesop.Scorer().score_sets(topics)
-    in_sample = (r"model responsiveness(-noref)? was trained on all 192 summaries judged here "
+    # Each row says so too, as `aesop score`'s lines do.
+    assert all(r["in_training"] is True for r in rows)
+    # Each default variant predicted the 96 summaries of its half of the topics.
+    in_sample = (r"model responsiveness(-noref)? was trained on all 96 summaries judged here "
                  r"\(the same topic ids and texts are in its training set summeval\.jsonl\)")
     with pytest.warns(aesop.AesopWarning, match=in_sample) as caught:
         report = aesop.evaluate(rows, topics, "relevance", predicted="responsiveness", bootstrap=0,
@@ -813,6 +819,35 @@ def test_evaluate_warns_when_a_builtin_is_judged_on_its_training_summaries(summe
                                 bootstrap=0)
     assert not any("in-sample" in str(w.message) for w in caught)
     assert not any("in-sample" in w for w in report.get("warnings", []))
+
+
+def test_rows_mark_the_summaries_a_trained_model_learned_from(summeval, tmp_path):
+    """A model file trained on the first four topics: ``score_sets`` marks its rows of those
+    topics ``in_training`` as ``aesop score`` marks its lines, and ``evaluate`` of the rows (or
+    of their DataFrame) warns that 64 of the 192 judged summaries are in-sample."""
+    path, topics = summeval
+    train_set = tmp_path / "train.jsonl"
+    train_set.write_text("".join(json.dumps(t) + "\n" for t in topics[:4]), encoding="utf-8")
+    model = tmp_path / "mine.aesop"
+    subprocess.run([str(BIN), "train", str(train_set), "--target", "relevance", "--classes",
+                    "surface,content", "-o", str(model)], check=True, capture_output=True)
+    scorer = aesop.Scorer(models=[str(model)])
+    rows = scorer.score_sets(topics)
+    assert rows == cli_score(path, [str(model)])
+    trained = {t["topic"] for t in topics[:4]}
+    assert [r.get("in_training", False) for r in rows] == [r["topic"] in trained for r in rows]
+    frame = scorer.score_sets(topics, pandas=True)
+    assert list(frame["in_training"]) == [r["topic"] in trained for r in rows]
+    in_sample = (r"model mine was trained on 64 of the 192 summaries judged here \(its predictions "
+                 r"of them are marked \"in_training\"")
+    for predictions in (rows, frame):
+        with pytest.warns(aesop.AesopWarning, match=in_sample):
+            report = aesop.evaluate(predictions, topics, "relevance", bootstrap=0)
+        assert re.match(in_sample, report["warnings"][0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        aesop.evaluate(rows[4 * 16:], topics[4:], "relevance", bootstrap=0)
+    assert not any("in-sample" in str(w.message) for w in caught)
 
 
 def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeval, tmp_path):

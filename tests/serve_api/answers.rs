@@ -79,6 +79,86 @@ fn os(text: &str) -> &std::ffi::OsStr {
     text.as_ref()
 }
 
+/// The built-ins learned from every summary of the SummEval sample: each result of those
+/// topics lists them in `in_training`, as `aesop score` marks its lines, a summary they never
+/// saw lists none, and `evaluate` of the saved answer warns that its figures are in-sample.
+#[test]
+fn an_answer_names_the_models_that_learned_from_a_summary() {
+    let server = start(&local_args());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let imported = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let text = std::fs::read_to_string(&imported).expect("sample");
+    let mut topics: Vec<Value> = text
+        .lines()
+        .take(2)
+        .map(|l| serde_json::from_str(l).expect("topic"))
+        .collect();
+    // A third topic the models never saw.
+    topics.push(judged_topics()[0].clone());
+    let topics = Value::Array(topics);
+    let predictions = run_cli_score(&topics, &[], dir.path(), None);
+    let answer = answer_of(&server, json!({"topics": topics}));
+    // Per (topic, system): the models the CLI's lines mark.
+    let mut marked: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    for line in std::fs::read_to_string(&predictions)
+        .expect("predictions")
+        .lines()
+    {
+        let p: Value = serde_json::from_str(line).expect("line");
+        let models = marked
+            .entry((p["topic"].to_string(), p["system"].to_string()))
+            .or_default();
+        if p["in_training"] == json!(true) {
+            models.push(p["model"].as_str().expect("model").to_string());
+        }
+    }
+    let results = answer["results"].as_array().expect("results");
+    assert_eq!(results.len(), marked.len());
+    let mut learned = 0;
+    for result in results {
+        let mut named: Vec<String> = result["in_training"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|m| m.as_str().expect("name").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        named.sort();
+        let mut expected =
+            marked[&(result["topic"].to_string(), result["system"].to_string())].clone();
+        expected.sort();
+        assert_eq!(named, expected, "{result}");
+        // Absent, not empty, where no model learned from the summary.
+        assert_eq!(result.get("in_training").is_some(), !named.is_empty());
+        if result["topic"] == json!("t0") {
+            assert!(named.is_empty(), "{result}");
+        } else {
+            assert_eq!(named, ["pyramid", "readability", "responsiveness"]);
+            learned += 1;
+        }
+    }
+    assert_eq!(learned, 32);
+    let saved = dir.path().join("answer.json");
+    write_pretty(&saved, &answer);
+    let out = common::aesop()
+        .arg("evaluate")
+        .arg(&saved)
+        .arg("--human")
+        .arg(&imported)
+        .args(["--target", "relevance", "--predicted", "responsiveness"])
+        .args(["--bootstrap", "0"])
+        .output()
+        .expect("evaluate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        // Judged here: the 32 summaries of the answer's that have human scores.
+        stderr.contains("model responsiveness was trained on all 32 summaries judged here"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_saved_answer_is_judged_as_the_predictions_aesop_score_writes() {
     let server = start(&local_args());

@@ -609,6 +609,15 @@ impl ModelFile {
         Ok(model)
     }
 
+    /// Whether the model learned from the summary of this identity
+    /// ([`aesop_corpus::summary_identity`]): it is in one of its training sets. False when the
+    /// file records no identities (older than format 11).
+    pub fn learned_from(&self, identity: u64) -> bool {
+        self.training_identities
+            .as_ref()
+            .is_some_and(|sets| sets.iter().any(|set| set.binary_search(&identity).is_ok()))
+    }
+
     /// The lowest format version that holds this model (see [`FORMAT_VERSION`]).
     pub fn format_version(&self) -> u32 {
         let chat = self

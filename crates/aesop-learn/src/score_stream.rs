@@ -221,6 +221,9 @@ struct PredictionLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     raw: Option<f64>,
     model: Option<&'a str>,
+    /// The model learned from this summary (see [`crate::in_sample`]); written only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    in_training: bool,
 }
 
 /// The models of a run: the named ones, or (no names) the default built-ins in two variants,
@@ -242,6 +245,9 @@ pub struct Prediction {
     /// The raw model output when the model maps it to the target's scale (calibrated).
     pub raw: Option<f64>,
     pub model: String,
+    /// The model learned from this summary: the prediction is in-sample (see
+    /// [`crate::in_sample`]).
+    pub in_training: bool,
 }
 
 impl ModelGroups {
@@ -348,6 +354,7 @@ impl ModelGroups {
                             score: scored.scores[m][r],
                             raw: scored.raw_of(m, r),
                             model: model.name.clone(),
+                            in_training: scored.in_training_of(m, r),
                         });
                     }
                 }
@@ -443,6 +450,8 @@ struct TopicScores {
     rows: Vec<Vec<f64>>,
     /// Per summary, per model: the raw output of calibrated models.
     raw: Vec<Vec<Option<f64>>>,
+    /// Per summary, per model: the model learned from the summary.
+    in_training: Vec<Vec<bool>>,
     /// Per summary: why it was not scored (see [`super::degenerate`]).
     degenerate: Vec<Option<super::degenerate::Degenerate>>,
     /// The classes that gave no values for some of its summaries.
@@ -531,6 +540,8 @@ pub fn score_streaming(
     let mut skipped = Vec::new();
     // Features outside the models' training ranges, for one warning per model.
     let mut ranges = RunRanges::default();
+    // Summaries the models learned from, for one note per model.
+    let mut in_sample = super::in_sample::ScoredTally::default();
     let progress = aesop_core::progress::enabled();
     let stats = for_each_topic(
         topics,
@@ -550,10 +561,18 @@ pub fn score_streaming(
                         .collect()
                 })
                 .collect();
+            let in_training = (0..scored.table.records.len())
+                .map(|r| {
+                    (0..scored.scores.len())
+                        .map(|m| scored.in_training_of(m, r))
+                        .collect()
+                })
+                .collect();
             Ok(TopicScores {
                 group,
                 rows,
                 raw,
+                in_training,
                 degenerate: scored.degenerate,
                 skipped: scored.table.skipped,
                 outside: scored.outside,
@@ -580,11 +599,12 @@ pub fn score_streaming(
             }
             let models = &groups.groups[scores.group];
             let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
-            for (((summary, row), raw), kind) in topic
+            for ((((summary, row), raw), in_training), kind) in topic
                 .summaries
                 .iter()
                 .zip(&scores.rows)
                 .zip(&scores.raw)
+                .zip(&scores.in_training)
                 .zip(&scores.degenerate)
             {
                 if let Some(kind) = kind {
@@ -601,11 +621,12 @@ pub fn score_streaming(
                     });
                 }
                 writer
-                    .write(topic, &summary.system, models, row, raw)
+                    .write(topic, &summary.system, models, row, raw, in_training)
                     .context(writing_predictions)?;
                 systems.add(&topic.topic, &summary.system, &names, row);
-                for (model, &score) in models.iter().zip(row) {
+                for ((model, &score), &learned) in models.iter().zip(row).zip(in_training) {
                     on_prediction(&model.name, score);
+                    in_sample.add(&model.name, learned);
                     predictions += 1;
                 }
             }
@@ -651,6 +672,9 @@ pub fn score_streaming(
     }
     for warning in ranges.warnings() {
         aesop_core::eprintln_quiet!("warning: {warning}");
+    }
+    for note in in_sample.notes() {
+        aesop_core::eprintln_quiet!("note: {note}");
     }
     aesop_core::eprint_quiet!("{}", report.systems.table(40));
     for warning in report.systems.coverage_warnings() {
@@ -838,10 +862,13 @@ impl<'w> PredictionWriter<'w> {
         models: &[NamedModel],
         scores: &[f64],
         raw: &[Option<f64>],
+        in_training: &[bool],
     ) -> Result<()> {
         match self {
             PredictionWriter::Jsonl(out) => {
-                for ((model, &score), &raw) in models.iter().zip(scores).zip(raw) {
+                for (((model, &score), &raw), &in_training) in
+                    models.iter().zip(scores).zip(raw).zip(in_training)
+                {
                     let line = PredictionLine {
                         topic: &topic.topic,
                         system,
@@ -849,6 +876,7 @@ impl<'w> PredictionWriter<'w> {
                         score,
                         raw,
                         model: Some(&model.name),
+                        in_training,
                     };
                     serde_json::to_writer(&mut *out, &line)?;
                     out.write_all(b"\n")?;

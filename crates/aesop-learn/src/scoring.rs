@@ -231,9 +231,30 @@ pub struct Scored {
     /// `outside[m]`: the summaries model `m` scored with features outside its training ranges
     /// (`None` for a model file without ranges).
     pub outside: Vec<Option<RangeTally>>,
+    /// `in_training[m][r]`: model `m` learned from record `r`'s summary (its model file records
+    /// the same topic id and text, [`ModelFile::learned_from`]), so its prediction is in-sample;
+    /// empty for a model that learned from none of these summaries.
+    pub in_training: Vec<Vec<bool>>,
 }
 
 impl Scored {
+    /// Whether model `m` learned from record `r`'s summary (see [`Scored::in_training`]).
+    pub fn in_training_of(&self, m: usize, r: usize) -> bool {
+        self.in_training
+            .get(m)
+            .and_then(|v| v.get(r))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Per model: how many of these summaries it learned from.
+    pub fn in_training_counts(&self) -> Vec<usize> {
+        self.in_training
+            .iter()
+            .map(|v| v.iter().filter(|&&b| b).count())
+            .collect()
+    }
+
     /// Model `m`'s raw output for record `r`, when it differs from its score (calibrated).
     pub fn raw_of(&self, m: usize, r: usize) -> Option<f64> {
         self.raw.get(m).and_then(|v| v.get(r)).copied()
@@ -510,7 +531,40 @@ impl<'m> Scorer<'m> {
             });
             outside.push(predicted.outside);
         }
-        mark_degenerate(degenerate, table, scores, raw, outside)
+        let mut scored = mark_degenerate(degenerate, table, scores, raw, outside)?;
+        scored.in_training = self.in_training(topics);
+        Ok(scored)
+    }
+
+    /// [`Scored::in_training`] of `topics`: each summary's identity is computed only when some
+    /// model records those it learned from.
+    fn in_training(&self, topics: &[Topic]) -> Vec<Vec<bool>> {
+        let recorded = |m: &&NamedModel| m.model.training_identities.is_some();
+        if !self.models.iter().any(recorded) {
+            return vec![Vec::new(); self.models.len()];
+        }
+        let identities: Vec<u64> = topics
+            .iter()
+            .flat_map(|t| {
+                t.summaries
+                    .iter()
+                    .map(|s| aesop_corpus::summary_identity(&t.topic, &s.text))
+            })
+            .collect();
+        self.models
+            .iter()
+            .map(|m| {
+                let learned: Vec<bool> = identities
+                    .iter()
+                    .map(|&id| m.model.learned_from(id))
+                    .collect();
+                if learned.contains(&true) {
+                    learned
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect()
     }
 }
 
@@ -581,6 +635,7 @@ fn mark_degenerate(
         raw,
         degenerate,
         outside,
+        in_training: Vec::new(),
     })
 }
 

@@ -33,6 +33,11 @@ pub struct ScoreResult {
     /// for the calibrated models only; absent when none is.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub raw: BTreeMap<String, Option<f64>>,
+    /// The models that learned from this summary (their model files record the same topic id
+    /// and text), whose predictions of it are in-sample (what `aesop score` marks
+    /// `"in_training": true`); absent when none did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_training: Vec<String>,
     /// Why the summary was not scored (empty, non-linguistic, too long): every score is then `null`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,

@@ -150,6 +150,8 @@ pub fn document() -> Value {
                                 "scores": {"type": "object", "additionalProperties": number_or_null},
                                 "raw": {"type": "object", "additionalProperties": number_or_null,
                                         "description": "Calibrated models only: the model's output before calibration (aesop score's raw)."},
+                                "in_training": {"type": "array", "items": text,
+                                                "description": "The models that learned from this summary (the same topic id and text are in their training data): their scores of it are in-sample (aesop score's \"in_training\": true). Absent when none did."},
                                 "warning": text,
                                 "features": {"type": "object", "additionalProperties": number_or_null}
                             }

@@ -98,6 +98,7 @@ pub fn score_request(
                         system: record.system.clone(),
                         scores: BTreeMap::new(),
                         raw: BTreeMap::new(),
+                        in_training: Vec::new(),
                         warning: None,
                         features: request.features.then(BTreeMap::new),
                     });
@@ -124,6 +125,9 @@ pub fn score_request(
                         .insert(model.name.clone(), finite(scored.scores[m][r]));
                     if let Some(raw) = scored.raw_of(m, r) {
                         result.raw.insert(model.name.clone(), finite(raw));
+                    }
+                    if scored.in_training_of(m, r) {
+                        result.in_training.push(model.name.clone());
                     }
                 }
                 if let Some(features) = &mut result.features {
@@ -218,6 +222,7 @@ fn system_means(
                 score: score.unwrap_or(f64::NAN),
                 raw: None,
                 model: model.clone(),
+                in_training: result.in_training.contains(model),
             })
         })
         .collect();

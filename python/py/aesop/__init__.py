@@ -347,8 +347,10 @@ class Scorer:
         docs/JUDGMENT_SETS.md). Returns one dict per prediction, exactly the lines ``aesop score``
         writes: ``{"topic", "system", "target", "score", "raw", "model"}``, ``score`` on the
         target's scale and ``raw`` the model's output before calibration, absent for a model
-        without one; both ``None`` for a summary the model cannot score (the CLI's ``null``; a
-        DataFrame with those columns when ``pandas=True``).
+        without one; both ``None`` for a summary the model cannot score (the CLI's ``null``);
+        ``"in_training": True`` where the model learned from the summary (its model file records
+        the same topic id and text), so that its score is in-sample and :func:`evaluate` warns;
+        a DataFrame with those columns when ``pandas=True`` (``in_training`` True or False).
 
         ``progress``: ``True`` draws a bar of the topics scored (tqdm's when it is installed, so
         in notebooks too; else a line on standard error about once a second); a callable is
@@ -364,8 +366,8 @@ class Scorer:
             rows, warnings = self._inner.score_json(texts, report.tell)
         _warn(warnings)
         if pandas:
-            keys = ("topic", "system", "target", "score", "raw", "model")
-            columns = [[r[i] for r in rows] for i in (0, 1, 2, 3, 4, 6)]
+            keys = ("topic", "system", "target", "score", "raw", "model", "in_training")
+            columns = [[r[i] for r in rows] for i in (0, 1, 2, 3, 4, 6, 7)]
             return _frame(dict(zip(keys, columns)), True)
         return [_line(r) for r in rows]
 
@@ -422,12 +424,15 @@ class Scorer:
 
 def _line(row):
     """A prediction tuple as the CLI's line: ``raw`` (the output before calibration) only where
-    the model has a calibration."""
-    topic, system, target, score, raw, has_raw, model = row
+    the model has a calibration, ``in_training`` only where the model learned from the
+    summary."""
+    topic, system, target, score, raw, has_raw, model, in_training = row
     line = {"topic": topic, "system": system, "target": target, "score": score}
     if has_raw:
         line["raw"] = raw
     line["model"] = model
+    if in_training:
+        line["in_training"] = True
     return line
 
 

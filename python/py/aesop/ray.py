@@ -17,7 +17,7 @@ import math
 
 from . import Scorer, _warn
 
-_COLUMNS = ("topic", "system", "target", "score", "raw", "model")
+_COLUMNS = ("topic", "system", "target", "score", "raw", "model", "in_training")
 
 
 def _plain(value):
@@ -39,8 +39,9 @@ def _missing(v):
 
 class AesopScorer:
     """Callable class for ``map_batches``: a batch of topics in, one row per prediction out
-    (columns ``topic, system, target, score, raw, model``, the lines of ``aesop score``;
-    ``raw`` is None for a model without a calibration).
+    (columns ``topic, system, target, score, raw, model, in_training``, the lines of ``aesop
+    score``; ``raw`` is None for a model without a calibration; ``in_training`` True where the
+    model learned from the summary).
 
     ``models``, ``neural``: as for :class:`aesop.Scorer` (default: the three default
     built-ins; ``fn_constructor_kwargs={"neural": True}`` for the neural ones).
@@ -52,8 +53,9 @@ class AesopScorer:
     def __call__(self, batch):
         rows, warnings = self.scorer._inner.score_json(self._topics(batch))
         _warn(warnings)
-        # (topic, system, target, score, raw, has_raw, model): `has_raw` is not a column.
-        out = {k: [r[i] for r in rows] for k, i in zip(_COLUMNS, (0, 1, 2, 3, 4, 6))}
+        # (topic, system, target, score, raw, has_raw, model, in_training): `has_raw` is not a
+        # column.
+        out = {k: [r[i] for r in rows] for k, i in zip(_COLUMNS, (0, 1, 2, 3, 4, 6, 7))}
         try:
             import pandas as pd  # noqa: PLC0415
 

@@ -8,7 +8,7 @@ use super::MetricScores;
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -447,39 +447,69 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
     holds_prediction_lines(path) || (!is_csv(path) && matches!(read_answer(path), Ok(Some(_))))
 }
 
+/// The models whose predictions of a target a file holds, each with the summaries it predicted.
+pub type PredictionModels = BTreeMap<String, PredictedSummaries>;
+
+/// The summaries (topic id, system) one model's lines predict, and those of them it predicted
+/// in-sample: lines marked `"in_training": true`, as `aesop score` marks the summaries a model
+/// learned from (a saved answer of the service lists those models in a result's `in_training`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PredictedSummaries {
+    pub predicted: BTreeSet<(String, String)>,
+    pub in_training: BTreeSet<(String, String)>,
+}
+
+impl PredictedSummaries {
+    /// One summary's prediction.
+    pub fn add(&mut self, topic: &str, system: &str, in_training: bool) {
+        let key = (topic.to_string(), system.to_string());
+        if in_training {
+            self.in_training.insert(key.clone());
+        }
+        self.predicted.insert(key);
+    }
+
+    /// Those of `other` too (the predictions and the `--compare`d ones of one evaluation).
+    pub fn extend(&mut self, other: PredictedSummaries) {
+        self.predicted.extend(other.predicted);
+        self.in_training.extend(other.in_training);
+    }
+}
+
 /// The distinct models whose predictions of `target` the file at `path` holds: the `model` of
 /// its lines for `target` (lines without `target` count), or of a saved answer of the service
-/// (models whose target the answer does not name count). For the warning that a built-in is
-/// judged on its own training set; best effort, so a file that cannot be read holds none
-/// (`evaluate` itself reports it).
-pub fn prediction_models(path: &Path, target: &str) -> BTreeSet<String> {
+/// (models whose target the answer does not name count), with the summaries marked in-sample.
+/// For the warning that a model is judged on its own training summaries; best effort, so a
+/// file that cannot be read holds none (`evaluate` itself reports it).
+pub fn prediction_models(path: &Path, target: &str) -> PredictionModels {
     if is_csv(path) {
-        return BTreeSet::new();
+        return PredictionModels::new();
     }
     if let Ok(Some(answer)) = read_answer(path) {
         return answer.models_predicting(target);
     }
     let Ok(file) = aesop_core::input::open(path) else {
-        return BTreeSet::new();
+        return PredictionModels::new();
     };
     models_of_lines(file.lines().map_while(std::result::Result::ok), target)
 }
 
 /// [`prediction_models`] of records held in memory (the rows the Python package's
 /// `aesop.evaluate` is given, each as JSON text, or one saved answer of the service).
-pub fn prediction_models_of_records(records: &[String], target: &str) -> BTreeSet<String> {
+pub fn prediction_models_of_records(records: &[String], target: &str) -> PredictionModels {
     if let Ok(Some(answer)) = answer::answer_in_records("predictions", records) {
         return answer.models_predicting(target);
     }
     models_of_lines(records.iter(), target)
 }
 
-/// The `model` of each JSON object among `lines` that predicts `target` (or names no target).
+/// The `model` of each JSON object among `lines` that predicts `target` (or names no target),
+/// with the (topic, system) of its lines and of those marked `"in_training": true`.
 fn models_of_lines<S: AsRef<str>>(
     lines: impl Iterator<Item = S>,
     target: &str,
-) -> BTreeSet<String> {
-    let mut models = BTreeSet::new();
+) -> PredictionModels {
+    let mut models = PredictionModels::new();
     for line in lines {
         let Ok(Value::Object(object)) = serde_json::from_str(line.as_ref()) else {
             continue;
@@ -488,8 +518,15 @@ fn models_of_lines<S: AsRef<str>>(
             Some(Value::String(t)) => t == target,
             _ => true,
         };
-        if let (true, Some(Value::String(model))) = (for_target, object.get("model")) {
-            models.insert(model.clone());
+        let Some(Value::String(model)) = object.get("model").filter(|_| for_target) else {
+            continue;
+        };
+        let summaries = models.entry(model.clone()).or_default();
+        if let (Some(Value::String(topic)), Some(Value::String(system))) =
+            (object.get("topic"), object.get("system"))
+        {
+            let in_training = object.get("in_training") == Some(&Value::Bool(true));
+            summaries.add(topic, system, in_training);
         }
     }
     models

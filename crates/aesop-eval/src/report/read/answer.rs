@@ -241,18 +241,31 @@ impl Answer {
     }
 
     /// The models that score some result and predict `target` (or whose target the answer does
-    /// not name).
-    pub(crate) fn models_predicting(&self, target: &str) -> BTreeSet<String> {
-        self.results
-            .iter()
-            .filter_map(|r| match r.get("scores") {
-                Some(Value::Object(scores)) => Some(scores.keys()),
-                _ => None,
-            })
-            .flatten()
-            .filter(|model| self.targets.get(*model).is_none_or(|t| t == target))
-            .cloned()
-            .collect()
+    /// not name), each with the (topic, system) of its results and of those whose `in_training`
+    /// names it.
+    pub(crate) fn models_predicting(&self, target: &str) -> super::PredictionModels {
+        let mut models = super::PredictionModels::new();
+        for result in &self.results {
+            let Some(Value::Object(scores)) = result.get("scores") else {
+                continue;
+            };
+            let in_training = |model: &str| match result.get("in_training") {
+                Some(Value::Array(names)) => names.iter().any(|n| n.as_str() == Some(model)),
+                _ => false,
+            };
+            for model in scores.keys() {
+                if self.targets.get(model).is_some_and(|t| t != target) {
+                    continue;
+                }
+                let summaries = models.entry(model.clone()).or_default();
+                if let (Some(Value::String(topic)), Some(Value::String(system))) =
+                    (result.get("topic"), result.get("system"))
+                {
+                    summaries.add(topic, system, in_training(model));
+                }
+            }
+        }
+        models
     }
 
     /// Whether any result carries `features` (the request asked `"features": true`).
@@ -302,7 +315,7 @@ impl Answer {
     }
 
     /// One prediction record per (result, model): `topic`, `system`, `model`, its `target`
-    /// where the answer names it, `score` and `raw`, as a line of `aesop score`.
+    /// where the answer names it, `score`, `raw` and `in_training`, as a line of `aesop score`.
     pub(crate) fn prediction_records(
         &self,
         model: Option<&str>,
@@ -326,6 +339,11 @@ impl Answer {
                 if let Some(raw) = raw.get(name) {
                     check_number(&self.name, label, "raw", name, raw)?;
                     record.insert("raw".into(), raw.clone());
+                }
+                if let Some(Value::Array(names)) = result.get("in_training") {
+                    if names.iter().any(|n| n.as_str() == Some(name)) {
+                        record.insert("in_training".into(), Value::Bool(true));
+                    }
                 }
                 models.insert(name.clone());
                 out.push((i + 1, record));
