@@ -9,11 +9,12 @@ use aesop::corpus::{Document, Reference, Summary, Topic};
 use aesop::features::{build_classes, run::extract_features_counted, FeatureOptions};
 use aesop::learn::builtin::Family;
 use aesop::learn::score_stream::{ModelGroups, Prediction};
+use aesop::progress::Counter;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -69,23 +70,26 @@ fn worker_pool() -> PyResult<Arc<rayon::ThreadPool>> {
 /// checkpoint (a topic, a feature class, an LM pass), and `KeyboardInterrupt` is raised, as the
 /// CLI stops with exit 130 (the work ran to the end before, however long, and its result was
 /// thrown away). Python handles signals on its main thread only; called from another thread,
-/// this just waits. The work counts the topics it has finished in its second argument, which
-/// is told to `progress` (the package's `progress=`) when it has changed, and at the end; an
-/// exception raised there stops the work as Ctrl-C does, and is raised.
+/// this just waits. The work counts what it has finished (topics, a table's columns) in its
+/// second argument, and sets the total there when only it knows it; `progress` (the package's
+/// `progress=`) is told `(done, total)` when the count has changed, and at the end (total 0:
+/// the caller knows it); an exception raised there stops the work as Ctrl-C does, and is raised.
 fn interruptible<T: Send>(
     py: Python<'_>,
     progress: Option<Bound<'_, PyAny>>,
-    work: impl FnOnce(&AtomicBool, &AtomicUsize) -> anyhow::Result<T> + Send,
+    work: impl FnOnce(&AtomicBool, &Counter) -> anyhow::Result<T> + Send,
 ) -> PyResult<T> {
     let pool = worker_pool()?;
-    let (cancel, done) = (AtomicBool::new(false), AtomicUsize::new(0));
-    let (cancel, done) = (&cancel, &done);
+    let (cancel, counter) = (AtomicBool::new(false), Counter::default());
+    let (cancel, counter) = (&cancel, &counter);
     let mut told = 0;
-    let mut tell = |count: usize| -> PyResult<()> {
+    let mut tell = || -> PyResult<()> {
+        let count = counter.done.load(Ordering::Relaxed);
         match &progress {
             Some(callback) if count != told => {
                 told = count;
-                callback.call1((count,)).map(drop)
+                let total = counter.total.load(Ordering::Relaxed);
+                callback.call1((count, total)).map(drop)
             }
             _ => Ok(()),
         }
@@ -97,7 +101,7 @@ fn interruptible<T: Send>(
         std::thread::Builder::new()
             .spawn_scoped(scope, move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let result = pool.install(|| work(cancel, done));
+                    let result = pool.install(|| work(cancel, counter));
                     // Nothing of the call left running when it returns: see `Scorer::new`.
                     aesop::nlp::Pipeline::finish_background_decoding();
                     result
@@ -118,7 +122,7 @@ fn interruptible<T: Send>(
                         return Err(e);
                     }
                     return match result {
-                        Ok(Ok(value)) => tell(done.load(Ordering::Relaxed)).map(|()| value),
+                        Ok(Ok(value)) => tell().map(|()| value),
                         Ok(Err(e)) => Err(value_error(e)),
                         Err(_) => Err(PyRuntimeError::new_err(
                             "aesop: internal error (a panic while scoring); please report it",
@@ -127,9 +131,7 @@ fn interruptible<T: Send>(
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if interrupt.is_none() {
-                        let checked = py
-                            .check_signals()
-                            .and_then(|()| tell(done.load(Ordering::Relaxed)));
+                        let checked = py.check_signals().and_then(|()| tell());
                         if let Err(e) = checked {
                             cancel.store(true, Ordering::SeqCst);
                             interrupt = Some(e);
@@ -368,13 +370,14 @@ impl Scorer {
         topics: Vec<String>,
         progress: Option<Bound<'_, PyAny>>,
     ) -> PyResult<(Vec<PredictionTuple>, Vec<String>)> {
-        let (predictions, warnings) = interruptible(py, progress, |cancel, done| {
+        let (predictions, warnings) = interruptible(py, progress, |cancel, counter| {
             let topics = parse_topics(&topics)?;
             let mut warnings = degenerate_warnings(all_summaries(&topics), |topic, i| {
                 format!("{}/{}", topic.topic, topic.summaries[i].system)
             });
             let (predictions, skipped, ranges) =
-                self.groups.predict_counted(&topics, cancel, done)?;
+                self.groups
+                    .predict_counted(&topics, cancel, &counter.done)?;
             warnings.extend(skipped_warnings(&skipped));
             warnings.extend(aesop::features::language::warnings(&topics));
             warnings.extend(ranges.warnings());
@@ -502,13 +505,13 @@ fn features_json(
     Vec<Vec<Option<f64>>>,
     Vec<String>,
 )> {
-    let (table, languages) = interruptible(py, progress, |cancel, done| {
+    let (table, languages) = interruptible(py, progress, |cancel, counter| {
         let options = FeatureOptions::from_named(&options.unwrap_or_default())?;
         let topics = parse_topics(&topics)?;
         let classes = classes.unwrap_or_default();
         aesop::features::check_options_apply(&options, &classes, None)?;
         let built = build_classes(&classes, &options)?;
-        let table = extract_features_counted(&topics, &built, false, cancel, done)?;
+        let table = extract_features_counted(&topics, &built, false, cancel, &counter.done)?;
         Ok((table, aesop::features::language::warnings(&topics)))
     })?;
     let mut topic_col = Vec::with_capacity(table.records.len());
@@ -682,7 +685,7 @@ type RecordSetTexts = (String, String, Vec<String>, String, Vec<String>, String)
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (sets, patterns, bootstrap=1000, resample="both", seed=1,
-    length_tolerance=None))]
+    length_tolerance=None, progress=None))]
 fn feature_table_json(
     py: Python<'_>,
     sets: Vec<RecordSetTexts>,
@@ -691,12 +694,13 @@ fn feature_table_json(
     resample: &str,
     seed: u64,
     length_tolerance: Option<f64>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<(String, String, Vec<String>)> {
     use aesop::eval::report::{
         feature_tables_of_records, human_scores, tables_json, tables_text, RecordSet,
     };
     let options = statistics_options(bootstrap, resample, seed, None, length_tolerance)?;
-    let (json, text) = interruptible(py, None, |cancel, _| {
+    let (json, text) = interruptible(py, progress, |cancel, counter| {
         let mut humans = Vec::with_capacity(sets.len());
         for (_, _, _, topics_name, topics, target) in &sets {
             humans.push(human_scores(&parse_topics(topics)?, target, topics_name)?);
@@ -716,8 +720,9 @@ fn feature_table_json(
                 },
             )
             .collect();
-        let (tables, across) = feature_tables_of_records(&record_sets, &patterns, &options, cancel)
-            .map_err(as_evaluate_keywords)?;
+        let (tables, across) =
+            feature_tables_of_records(&record_sets, &patterns, &options, cancel, Some(counter))
+                .map_err(as_evaluate_keywords)?;
         Ok((
             tables_json(&tables, across.as_ref())?,
             tables_text(&tables, across.as_ref()),

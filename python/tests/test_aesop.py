@@ -663,6 +663,41 @@ def test_progress_true_draws_a_tqdm_bar_when_tqdm_is_installed(summeval, capsys)
     assert "aesop score" in err and "3/3" in err, err
 
 
+def test_evaluate_of_feature_columns_tells_the_columns_judged(summeval, monkeypatch, capsys):
+    """``progress=`` of ``evaluate(…, features=…)`` counts the columns judged on every set, the
+    total known once all sets' columns are read; it stops the call as ``score_sets``' does, and
+    one metric's report, with nothing to count, refuses it."""
+    _, topics = summeval
+    first, later = topics[:6], topics[6:]
+    cols = aesop.features(first, classes="surface")
+    later_cols = aesop.features(later, classes="surface")
+    n = 2 * sum(1 for name in cols if name.startswith("surface."))
+    options = dict(features="surface.*", bootstrap=20, also={"later": (later_cols, later, "coherence")})
+    calls = []
+    got = aesop.evaluate(cols, first, "relevance", progress=lambda d, t: calls.append((d, t)),
+                         **options)
+    assert got == aesop.evaluate(cols, first, "relevance", **options)
+    assert calls[-1] == (n, n) and all(total == n for _, total in calls), calls
+    assert [d for d, _ in calls] == sorted(set(d for d, _ in calls)), calls
+
+    class Enough(Exception):
+        pass
+
+    def enough(done, total):
+        raise Enough(f"{done} of {total}")
+
+    with pytest.raises(Enough, match=f"of {n}"):
+        aesop.evaluate(cols, first, "relevance", progress=enough, **options)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # as if tqdm were not installed
+    aesop.evaluate(cols, first, "relevance", progress=True, **options)
+    err = capsys.readouterr().err
+    assert f"aesop evaluate: {n}/{n} columns" in err, err
+    with pytest.raises(ValueError, match="progress= counts the columns features= judges"):
+        aesop.evaluate(cols, first, "relevance", feature="surface.summary_tokens", progress=True)
+    with pytest.raises(TypeError, match="progress: expected a bool or a callable"):
+        aesop.evaluate(cols, first, "relevance", progress="yes", **options)
+
+
 _FORKED_SCORING = textwrap.dedent("""
     import json, multiprocessing, sys
     import aesop

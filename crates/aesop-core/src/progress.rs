@@ -9,9 +9,18 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 static FORCED: AtomicBool = AtomicBool::new(false);
+
+/// Work done and in all, for a caller that draws progress its own way (the Python package's
+/// `progress=`): the worker adds to `done` as units finish and sets `total` once it knows it (0
+/// until then: a features table counts its columns only after reading every set).
+#[derive(Debug, Default)]
+pub struct Counter {
+    pub done: AtomicUsize,
+    pub total: AtomicUsize,
+}
 
 /// `--progress` was given: draw progress even when standard error is not a terminal.
 pub fn force(on: bool) {

@@ -39,9 +39,9 @@ pub use read::{
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use render::{render_text, scatter_svg};
 pub use table::{
-    build_feature_table, build_feature_tables, feature_table_of_records, feature_tables_of_records,
-    features_table_command, render_table_csv, render_table_text, tables_json, tables_text,
-    FeatureRow, FeatureTable, FeatureTables, RecordSet,
+    build_feature_table, build_feature_tables, feature_tables_of_records, features_table_command,
+    render_table_csv, render_table_text, tables_json, tables_text, FeatureRow, FeatureTable,
+    FeatureTables, RecordSet,
 };
 
 /// Arguments of `aesop evaluate`.

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything `evaluate --features` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -263,36 +263,9 @@ fn build_set_table(
         inputs,
         target: &set.target,
         patterns: &args.features,
-        progress: true,
+        progress: Progress::Bar,
     };
     table_of(judged, columns, scores, &human, &args.statistics(), cancel)
-}
-
-/// The table of feature records held in memory (the Python package's `aesop.evaluate(…,
-/// features=…)`) against the human scores of their topics: the table `evaluate --features`
-/// makes of a features file.
-pub fn feature_table_of_records(
-    set: &RecordSet,
-    patterns: &[String],
-    options: &StatisticsOptions,
-    cancel: &AtomicBool,
-) -> Result<FeatureTable> {
-    options.check()?;
-    let (columns, scores) =
-        super::read::feature_columns_of_records(set.records_name, set.records, |available| {
-            chosen_columns(set.records_name, available, patterns)
-        })?;
-    let judged = Judged {
-        set: set.name,
-        features: set.records_name.to_string(),
-        human_file: set.human_name.to_string(),
-        inputs: Vec::new(),
-        target: set.target,
-        patterns,
-        // The package draws its own progress (`progress=`), never a bar on standard error.
-        progress: false,
-    };
-    table_of(judged, columns, scores, set.human, options, cancel)
 }
 
 /// One set judged from memory by [`feature_tables_of_records`]: its feature records and the
@@ -312,15 +285,19 @@ pub struct RecordSet<'a> {
     pub corpus: String,
 }
 
-/// `evaluate --features … --also …` of records held in memory: each set's table and, with more
-/// than one set, the columns across them, as [`build_feature_tables`] makes them of files. A set
-/// given twice with the same column is refused, as `--also` refuses it.
+/// `evaluate --features … --also …` of records held in memory (the Python package's
+/// `aesop.evaluate(…, features=…)`): each set's table and, with more than one set, the columns
+/// across them, as [`build_feature_tables`] makes them of files. A set given twice with the same
+/// column is refused, as `--also` refuses it. `progress` counts the columns judged, of every
+/// set (its total is set once all sets' columns are chosen).
 pub fn feature_tables_of_records(
     sets: &[RecordSet],
     patterns: &[String],
     options: &StatisticsOptions,
     cancel: &AtomicBool,
+    progress: Option<&aesop_core::progress::Counter>,
 ) -> Result<(Vec<FeatureTable>, Option<AcrossSets>)> {
+    options.check()?;
     for (i, set) in sets.iter().enumerate() {
         if let Some(earlier) = sets[..i]
             .iter()
@@ -338,9 +315,35 @@ pub fn feature_tables_of_records(
             bail!("two sets are named {}: name each set once", earlier.name);
         }
     }
+    // Every set's columns first, so that the columns to judge are counted before any is.
+    let read = sets
+        .iter()
+        .map(|set| {
+            super::read::feature_columns_of_records(set.records_name, set.records, |available| {
+                chosen_columns(set.records_name, available, patterns)
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if let Some(progress) = progress {
+        let total = read.iter().map(|(columns, _)| columns.len()).sum();
+        progress.total.store(total, Ordering::Relaxed);
+    }
     let tables = sets
         .iter()
-        .map(|set| feature_table_of_records(set, patterns, options, cancel))
+        .zip(read)
+        .map(|(set, (columns, scores))| {
+            let judged = Judged {
+                set: set.name,
+                features: set.records_name.to_string(),
+                human_file: set.human_name.to_string(),
+                inputs: Vec::new(),
+                target: set.target,
+                patterns,
+                // The package draws progress its own way (`progress=`), never on standard error.
+                progress: progress.map_or(Progress::Off, Progress::Count),
+            };
+            table_of(judged, columns, scores, set.human, options, cancel)
+        })
         .collect::<Result<Vec<_>>>()?;
     let across = (tables.len() > 1).then(|| {
         let names: Vec<String> = sets.iter().map(|s| s.name.to_string()).collect();
@@ -360,8 +363,16 @@ struct Judged<'a> {
     inputs: Vec<InputFile>,
     target: &'a str,
     patterns: &'a [String],
-    /// Draw a bar of the columns judged (where `aesop_core::progress` draws).
-    progress: bool,
+    progress: Progress<'a>,
+}
+
+/// How a table shows the columns it has judged.
+enum Progress<'a> {
+    /// A bar where `aesop_core::progress` draws (the CLI).
+    Bar,
+    /// Counted for a caller that draws its own (the Python package).
+    Count(&'a aesop_core::progress::Counter),
+    Off,
 }
 
 /// Every column of `scores` (named `columns`) judged against `human`, ranked.
@@ -374,9 +385,12 @@ fn table_of(
     cancel: &AtomicBool,
 ) -> Result<FeatureTable> {
     let topics_ranked_by_humans = topics_ranked_by(human)?;
-    let bar = judged
-        .progress
+    let bar = matches!(judged.progress, Progress::Bar)
         .then(|| aesop_core::progress::counted(scores.len() as u64, "evaluate", "columns"));
+    let counter = match judged.progress {
+        Progress::Count(counter) => Some(counter),
+        _ => None,
+    };
     let evaluated: Vec<Result<FeatureRow>> = scores
         .par_iter()
         .zip(&columns)
@@ -393,6 +407,9 @@ fn table_of(
             );
             if let Some(bar) = &bar {
                 bar.inc(1);
+            }
+            if let Some(counter) = counter {
+                counter.done.fetch_add(1, Ordering::Relaxed);
             }
             row
         })
