@@ -617,6 +617,28 @@ fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() 
                   training data): these figures are partly in-sample and overstate agreement; \
                   judge it on summaries it did not learn from (`aesop cross-validate -o`";
     let only = "model mine was trained on all 64 summaries judged here";
+    // A mark that is no boolean (edited by hand) is an error naming the line, not unmarked.
+    let bad = dir.path().join("bad.jsonl");
+    let lines_text = std::fs::read_to_string(&all_predictions).expect("predictions");
+    std::fs::write(
+        &bad,
+        lines_text.replace(r#""in_training":true"#, r#""in_training":"yes""#),
+    )
+    .expect("write");
+    let out = common::aesop()
+        .arg("evaluate")
+        .arg(&bad)
+        .arg("--human")
+        .arg(&set)
+        .args(["--target", "relevance", "--bootstrap", "0"])
+        .output()
+        .expect("evaluate");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(r#"bad.jsonl:1: in_training: expected true or false (whether the model learned from the summary), found "yes""#),
+        "{stderr}"
+    );
     for (predictions, human, warned) in [
         (&all_predictions, &set, Some(partly)),
         (&all_predictions, &table, Some(partly)),

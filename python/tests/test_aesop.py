@@ -883,6 +883,10 @@ def test_rows_mark_the_summaries_a_trained_model_learned_from(summeval, tmp_path
         warnings.simplefilter("always")
         aesop.evaluate(rows[4 * 16:], topics[4:], "relevance", bootstrap=0)
     assert not any("in-sample" in str(w.message) for w in caught)
+    # A mark that is no boolean is refused, naming the row, as the CLI names the line.
+    bad = [dict(rows[0], in_training="yes")] + rows[1:]
+    with pytest.raises(ValueError, match=r"predictions\[0\]: in_training: expected true or false"):
+        aesop.evaluate(bad, topics, "relevance", bootstrap=0)
 
 
 def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeval, tmp_path):

@@ -140,21 +140,40 @@ fn an_answer_names_the_models_that_learned_from_a_summary() {
     }
     assert_eq!(learned, 32);
     let saved = dir.path().join("answer.json");
-    write_pretty(&saved, &answer);
-    let out = common::aesop()
-        .arg("evaluate")
-        .arg(&saved)
-        .arg("--human")
-        .arg(&imported)
-        .args(["--target", "relevance", "--predicted", "responsiveness"])
-        .args(["--bootstrap", "0"])
-        .output()
-        .expect("evaluate");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    // `evaluate` of `answer` saved: success, and its standard error.
+    let judged = |answer: &Value| {
+        write_pretty(&saved, answer);
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&saved)
+            .arg("--human")
+            .arg(&imported)
+            .args(["--target", "relevance", "--predicted", "responsiveness"])
+            .args(["--bootstrap", "0"])
+            .output()
+            .expect("evaluate");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, stderr) = judged(&answer);
+    assert!(ok, "{stderr}");
     assert!(
         // Judged here: the 32 summaries of the answer's that have human scores.
         stderr.contains("model responsiveness was trained on all 32 summaries judged here"),
+        "{stderr}"
+    );
+    // A list that is no list of names is refused, naming the result.
+    let mut bad = answer.clone();
+    bad["results"][0]["in_training"] = json!("responsiveness");
+    let (ok, stderr) = judged(&bad);
+    assert!(!ok, "{stderr}");
+    assert!(
+        stderr.contains(
+            "results[0].in_training: expected a list of model names (those that learned from \
+             the summary), found \"responsiveness\""
+        ),
         "{stderr}"
     );
 }

@@ -328,6 +328,17 @@ impl Answer {
             let label = &self.labels[i];
             let scores = object_of(&self.name, label, result, "scores")?.unwrap_or(&none);
             let raw = object_of(&self.name, label, result, "raw")?.unwrap_or(&none);
+            let in_training = match result.get("in_training") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(names)) if names.iter().all(Value::is_string) => {
+                    names.iter().filter_map(Value::as_str).collect()
+                }
+                Some(other) => bail!(
+                    "{}: {label}.in_training: expected a list of model names (those that \
+                     learned from the summary), found {other}",
+                    self.name
+                ),
+            };
             for (name, score) in scores {
                 check_number(&self.name, label, "scores", name, score)?;
                 let mut record = identity(result);
@@ -340,10 +351,8 @@ impl Answer {
                     check_number(&self.name, label, "raw", name, raw)?;
                     record.insert("raw".into(), raw.clone());
                 }
-                if let Some(Value::Array(names)) = result.get("in_training") {
-                    if names.iter().any(|n| n.as_str() == Some(name)) {
-                        record.insert("in_training".into(), Value::Bool(true));
-                    }
+                if in_training.contains(&name.as_str()) {
+                    record.insert("in_training".into(), Value::Bool(true));
                 }
                 models.insert(name.clone());
                 out.push((i + 1, record));

@@ -457,6 +457,18 @@ pub(super) fn predictions_of(
             Some(raw) if !raw.is_null() => Some(number_field(origin, *line, object, "raw")?),
             _ => None,
         };
+        // `aesop score`'s mark of a summary the model learned from (crate `aesop_learn`'s
+        // `in_sample`): a hand-edited value that is no boolean would be read as unmarked.
+        if let Some(other) = object
+            .get("in_training")
+            .filter(|v| !v.is_boolean() && !v.is_null())
+        {
+            bail!(
+                "{}: in_training: expected true or false (whether the model learned from the \
+                 summary), found {other}",
+                origin.at(*line)
+            );
+        }
         let score = number_field(origin, *line, object, "score")?;
         if let Some(model) = model {
             read_models.insert(model);
