@@ -698,6 +698,58 @@ def test_evaluate_of_feature_columns_tells_the_columns_judged(summeval, monkeypa
         aesop.evaluate(cols, first, "relevance", progress="yes", **options)
 
 
+def test_type_stubs_name_every_parameter_of_the_package():
+    """The stubs (``__init__.pyi``, ``ray.pyi``) give each public function and method the
+    parameters it takes, in order, so editors and type checkers see keywords like ``features=``
+    and ``progress=`` (the stub of ``evaluate`` once lacked ``features`` and ``also``)."""
+    import ast
+    import inspect
+
+    import aesop.ray
+
+    for module in (aesop, aesop.ray):
+        stub = Path(module.__file__).with_suffix(".pyi")
+        tree = ast.parse(stub.read_text(encoding="utf-8"))
+        checked = 0
+        for node in tree.body:
+            holders = [(node, module)] if isinstance(node, ast.FunctionDef) else []
+            if isinstance(node, ast.ClassDef):
+                cls = getattr(module, node.name)
+                holders = [(item, cls) for item in node.body if isinstance(item, ast.FunctionDef)]
+            for fn, owner in holders:
+                runtime = getattr(owner, fn.name)
+                if isinstance(runtime, property):
+                    continue
+                a = fn.args
+                stubbed = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+                stubbed += [f"*{a.vararg.arg}"] if a.vararg else []
+                stubbed += [f"**{a.kwarg.arg}"] if a.kwarg else []
+                real = []
+                for name, param in inspect.signature(runtime).parameters.items():
+                    prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(param.kind, "")
+                    real.append(prefix + name)
+                assert sorted(stubbed) == sorted(real), f"{stub.name}: {fn.name}: {stubbed} != {real}"
+                assert [p for p in stubbed if not p.startswith("*")] == [
+                    p for p in real if not p.startswith("*")], f"{stub.name}: {fn.name}: order"
+                checked += 1
+        assert checked >= 2, stub
+        # And nothing public is missing from the stub: functions, classes and their methods.
+        stubbed_names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        stubbed_names |= {t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                          for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                          if isinstance(t, ast.Name)}
+        for name, value in vars(module).items():
+            if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+                continue
+            assert name in stubbed_names, f"{stub.name}: {name} has no stub"
+            if inspect.isclass(value):
+                node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+                members = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+                for member in vars(value):
+                    if not member.startswith("_"):
+                        assert member in members, f"{stub.name}: {name}.{member} has no stub"
+
+
 _FORKED_SCORING = textwrap.dedent("""
     import json, multiprocessing, sys
     import aesop

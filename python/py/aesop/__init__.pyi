@@ -38,7 +38,7 @@ class Scorer:
         pandas: bool = False,
         progress: Union[bool, Callable[[int, int], Any]] = False,
     ) -> Any:
-        """One dict per prediction ({"topic","system","target","score","raw","model"}; `raw` only for calibrated models), as `aesop score` writes."""
+        """One dict per prediction ({"topic","system","target","score","raw","model","in_training"}; `raw` only for calibrated models, `in_training` only where the model learned from the summary), as `aesop score` writes."""
     def system_means(self, rows: Any, pandas: bool = False) -> Any:
         """Each system's mean per model from the rows of `score_sets` (in any order, or its DataFrame), as `aesop score --systems` writes them ({"model","rank","system","mean","low","high","topics","scored"}, and "models" for the default built-ins)."""
 
@@ -57,6 +57,8 @@ def evaluate(
     target: str,
     *,
     feature: Optional[str] = None,
+    features: Optional[Union[str, Sequence[str]]] = None,
+    also: Optional[Dict[str, Any]] = None,
     model: Optional[str] = None,
     predicted: Optional[str] = None,
     set: Optional[str] = None,
@@ -69,5 +71,6 @@ def evaluate(
     alpha: float = 0.05,
     length_tolerance: Optional[float] = None,
     text: bool = False,
+    progress: Union[bool, Callable[[int, int], Any]] = False,
 ) -> Any:
-    """The report of `aesop evaluate --json` (a dict, without `inputs`) for prediction rows, or with `feature` for feature columns, against the topics' human scores `target`, with `compare` as `--compare`; the CLI's printed text with `text=True`."""
+    """The report of `aesop evaluate --json` (a dict, without `inputs`) for prediction rows, or with `feature` for feature columns, against the topics' human scores `target`, with `compare` as `--compare`; with `features` (and `also`: {name: (columns, topics, target)}) the ranked table of `--features --json` (`progress` counts its columns judged); the CLI's printed text with `text=True`."""
