@@ -551,28 +551,11 @@ pub fn score_streaming(
         |topic| {
             let group = groups.pick(topic);
             let scored = scorers[group].score(std::slice::from_ref(topic), false, cancel)?;
-            let rows = (0..scored.table.records.len())
-                .map(|r| scored.scores.iter().map(|s| s[r]).collect())
-                .collect();
-            let raw = (0..scored.table.records.len())
-                .map(|r| {
-                    (0..scored.scores.len())
-                        .map(|m| scored.raw_of(m, r))
-                        .collect()
-                })
-                .collect();
-            let in_training = (0..scored.table.records.len())
-                .map(|r| {
-                    (0..scored.scores.len())
-                        .map(|m| scored.in_training_of(m, r))
-                        .collect()
-                })
-                .collect();
             Ok(TopicScores {
                 group,
-                rows,
-                raw,
-                in_training,
+                rows: scored.per_summary(|m, r| scored.scores[m][r]),
+                raw: scored.per_summary(|m, r| scored.raw_of(m, r)),
+                in_training: scored.per_summary(|m, r| scored.in_training_of(m, r)),
                 degenerate: scored.degenerate,
                 skipped: scored.table.skipped,
                 outside: scored.outside,

@@ -247,11 +247,10 @@ impl Scored {
             .unwrap_or(false)
     }
 
-    /// Per model: how many of these summaries it learned from.
-    pub fn in_training_counts(&self) -> Vec<usize> {
-        self.in_training
-            .iter()
-            .map(|v| v.iter().filter(|&&b| b).count())
+    /// `value(m, r)` per record `r`, per model `m`: the order `aesop score` writes them in.
+    pub fn per_summary<T>(&self, value: impl Fn(usize, usize) -> T) -> Vec<Vec<T>> {
+        (0..self.table.records.len())
+            .map(|r| (0..self.scores.len()).map(|m| value(m, r)).collect())
             .collect()
     }
 
