@@ -36,6 +36,26 @@ fn topics_of(set: &Path, range: std::ops::Range<usize>, dir: &Path, name: &str) 
     path
 }
 
+/// The human scores `column` of the set at `set` as a table (`topic,system,COLUMN`, no texts),
+/// written to `path`.
+fn human_table(set: &Path, column: &str, path: &Path) -> PathBuf {
+    let mut csv = format!("topic,system,{column}\n");
+    let text = std::fs::read_to_string(set).expect("set");
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let topic: serde_json::Value = serde_json::from_str(line).expect("topic");
+        for s in topic["summaries"].as_array().expect("summaries") {
+            csv.push_str(&format!(
+                "{},{},{}\n",
+                topic["topic"].as_str().expect("id"),
+                s["system"].as_str().expect("system"),
+                s["scores"][column]
+            ));
+        }
+    }
+    std::fs::write(path, csv).expect("write");
+    path.to_path_buf()
+}
+
 /// `copies` copies of every topic of `set` (topic ids made unique), written to `dir/big.jsonl`.
 fn repeated(set: &Path, dir: &Path, copies: usize) -> PathBuf {
     let text = std::fs::read_to_string(set).expect("set");
@@ -424,24 +444,7 @@ fn evaluate_warns_when_a_builtin_is_judged_on_its_training_set() {
     let (new_predictions, half_predictions) =
         (score(&new, "new-p.jsonl"), score(&half, "half-p.jsonl"));
     // Human scores as a table (no texts): matched on the file name only.
-    let table = |name: &str| {
-        let mut csv = String::from("topic,system,responsiveness\n");
-        let text = std::fs::read_to_string(&set).expect("set");
-        for line in text.lines() {
-            let topic: serde_json::Value = serde_json::from_str(line).expect("topic");
-            for s in topic["summaries"].as_array().expect("summaries") {
-                csv.push_str(&format!(
-                    "{},{},{}\n",
-                    topic["topic"].as_str().expect("id"),
-                    s["system"].as_str().expect("system"),
-                    s["scores"]["responsiveness"]
-                ));
-            }
-        }
-        let path = dir.path().join(name);
-        std::fs::write(&path, csv).expect("write");
-        path
-    };
+    let table = |name: &str| human_table(&set, "responsiveness", &dir.path().join(name));
     let (named_table, other_table) = (table("summeval.csv"), table("scores.csv"));
     // `score` marks every line: the built-in learned from all 160 summaries.
     let lines = std::fs::read_to_string(&predictions).expect("predictions");
@@ -598,20 +601,7 @@ fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() 
     let unseen_lines = std::fs::read_to_string(&unseen_predictions).expect("predictions");
     assert!(!unseen_lines.contains("in_training"), "{unseen_lines}");
     // Human scores as a table, named unlike any training set.
-    let table = dir.path().join("scores.csv");
-    let mut csv = String::from("topic,system,relevance\n");
-    for line in &lines {
-        let topic: serde_json::Value = serde_json::from_str(line).expect("topic");
-        for s in topic["summaries"].as_array().expect("summaries") {
-            csv.push_str(&format!(
-                "{},{},{}\n",
-                topic["topic"].as_str().expect("id"),
-                s["system"].as_str().expect("system"),
-                s["scores"]["relevance"]
-            ));
-        }
-    }
-    std::fs::write(&table, csv).expect("write");
+    let table = human_table(&set, "relevance", &dir.path().join("scores.csv"));
     let partly = "model mine was trained on 64 of the 160 summaries judged here (its predictions \
                   of them are marked \"in_training\": the same topic ids and texts are in its \
                   training data): these figures are partly in-sample and overstate agreement; \
