@@ -372,6 +372,7 @@ fn a_file_of_one_json_document_is_told_how_to_write_json_lines() {
     for table in [
         "topic,system,text,relevance\nt1,a,\"One.\",4\n",
         "topic\tsystem\ttext\nt1\ta\tOne.\n",
+        "topic;system;text;relevance\nt1;a;One.;2,5\n",
     ] {
         let message = error_of(table);
         assert!(
@@ -417,8 +418,9 @@ fn the_from_a_table_script_writes_a_set_the_reader_reads() {
     .expect("write");
     write(
         "summaries.csv",
-        "topic,system,text,relevance\nt1,a,\"Z\u{fc}rich's council approved it.\",4\n\
-         t1,b,A debate.,2.5\nt2,a,Rain flooded the town.,\n",
+        // As Excel saves "CSV UTF-8": a byte-order mark first, lines ended by CR LF.
+        "\u{feff}topic,system,text,relevance\r\nt1,a,\"Z\u{fc}rich's council approved it.\",4\r\n\
+         t1,b,A debate.,2.5\r\nt2,a,Rain flooded the town.,\r\n",
     )
     .expect("write");
     let ran = std::process::Command::new("python3")

@@ -1398,6 +1398,98 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
     );
 }
 
+/// A table as a spreadsheet writes it where the decimal mark is a comma (Excel, LibreOffice in
+/// German, French, Spanish, … locales: fields split at semicolons, `0,25` for a quarter) is
+/// read as its comma-split twin, for human scores as for a metric's column; the number with a
+/// grouping mark (`1.234,5`) is refused, and a header that holds no `topic` and `system` under
+/// any split says how it was split and what it found.
+#[test]
+fn a_spreadsheets_table_split_at_semicolons_with_decimal_commas_reads_as_its_csv_twin() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = fixture("eval/set.jsonl");
+    let text = std::fs::read_to_string(&set).expect("set");
+    // The scores as quarters, so a decimal comma read as anything but the decimal mark
+    // (`0,25` as 0 or 25) changes the orderings the statistics compare.
+    let (mut comma, mut semicolon) = (
+        String::from("topic,system,pyramid,notes\n"),
+        String::from("\u{feff}topic;system;pyramid;notes\r\n"),
+    );
+    for line in text.lines() {
+        let topic: Value = serde_json::from_str(line).expect("json");
+        for summary in topic["summaries"].as_array().expect("summaries") {
+            let (id, system) = (
+                topic["topic"].as_str().expect("topic"),
+                summary["system"].as_str().expect("system"),
+            );
+            let quarter = summary["scores"]["pyramid"].as_f64().expect("score") * 0.25 - 0.5;
+            comma.push_str(&format!("{id},{system},{quarter},\"a; b, c\"\n"));
+            let decimal_comma = format!("{quarter}").replace('.', ",");
+            semicolon.push_str(&format!("{id};{system};{decimal_comma};\"a; b, c\"\r\n"));
+        }
+    }
+    assert!(semicolon.contains(";-0,25;"), "{semicolon}");
+    let comma_path = dir.path().join("human.csv");
+    std::fs::write(&comma_path, &comma).expect("write");
+    let semicolon_path = dir.path().join("human-excel.csv");
+    std::fs::write(&semicolon_path, &semicolon).expect("write");
+    let predictions = fixture("eval/predictions.jsonl");
+    let names = [
+        "summary.kendall",
+        "system.kendall",
+        "summary.spearman",
+        "system.pairwise_accuracy",
+        "input.pairwise_accuracy",
+    ];
+    let as_human = |human: &PathBuf| {
+        let mut a = args(predictions.clone(), human.clone(), "pyramid");
+        a.bootstrap = 0;
+        evaluate_json(a, dir.path())
+    };
+    let (from_comma, from_semicolon) = (as_human(&comma_path), as_human(&semicolon_path));
+    for name in names {
+        assert_eq!(
+            statistic(&from_semicolon, name),
+            statistic(&from_comma, name),
+            "{name}"
+        );
+    }
+    assert_eq!(from_semicolon["counts"]["matched"], 12);
+    // The same table as the metric (`--feature pyramid`) judged against the set.
+    let as_metric = |table: &PathBuf| {
+        let mut a = args(table.clone(), set.clone(), "pyramid");
+        a.feature = Some("pyramid".to_string());
+        a.bootstrap = 0;
+        evaluate_json(a, dir.path())
+    };
+    let (from_comma, from_semicolon) = (as_metric(&comma_path), as_metric(&semicolon_path));
+    for name in names {
+        assert_eq!(
+            statistic(&from_semicolon, name),
+            statistic(&from_comma, name),
+            "{name}"
+        );
+    }
+    assert_eq!(statistic(&from_semicolon, "summary.kendall"), 1.0);
+    // A grouping mark is no decimal mark: refused, named by line and column.
+    std::fs::write(&semicolon_path, "topic;system;pyramid\nT1;A;1.234,5\n").expect("write");
+    let message = error_of(args(predictions.clone(), semicolon_path.clone(), "pyramid"));
+    assert!(
+        message.ends_with("human-excel.csv:2: pyramid: expected a number, found \"1.234,5\""),
+        "{message}"
+    );
+    // A header split at none of the three.
+    std::fs::write(&semicolon_path, "topic|system|pyramid\nT1|A|1\n").expect("write");
+    let message = error_of(args(predictions, semicolon_path, "pyramid"));
+    assert!(
+        message.ends_with(
+            "human-excel.csv:1: the header needs 'topic' and 'system' columns (split at \
+             commas, its columns are: topic|system|pyramid); a table's fields may be split at \
+             tabs, commas or semicolons"
+        ),
+        "{message}"
+    );
+}
+
 /// The lines of a pooled cross-validation name their set; `--set` (or the `--human` file's name)
 /// chooses one, and the messages when it cannot say which sets there are and how to choose
 /// (the reader is shared with Python's `aesop.evaluate` since stop 93, whose messages say

@@ -136,8 +136,9 @@ fn not_json_lines(line: &str, label: &str) -> String {
              topic object per line: rewrite it with `jq -c . {} > set.jsonl`)",
             shell_word(label)
         ),
-        // A table of summaries (a CSV or TSV header), as users and spreadsheets keep them.
-        Some(c) if c != '{' && c != '[' && (line.contains(',') || line.contains('\t')) => {
+        // A table of summaries (a CSV or TSV header, or a spreadsheet's split at semicolons),
+        // as users and spreadsheets keep them.
+        Some(c) if c != '{' && c != '[' && line.contains([',', '\t', ';']) => {
             " (the file looks like a table (CSV or TSV); a judgment set is JSON Lines, one topic \
              per line with its documents, references and summaries and their scores: \
              docs/JUDGMENT_SETS.md, \"From a table\", writes one from a table in a few lines of \

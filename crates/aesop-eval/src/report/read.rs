@@ -247,7 +247,7 @@ fn one_column(mut columns: Vec<MetricScores>) -> Result<MetricScores> {
 /// The columns `columns` of a features CSV in one pass over its records: each as `--feature`
 /// reads it (`-COLUMN` negated, where no column has that name), labelled with the name asked.
 fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<MetricScores>> {
-    let mut reader = csv_reader(path)?;
+    let (mut reader, delimiter) = csv_reader(path)?;
     let headers = reader
         .headers()
         .with_context(|| format!("{}:1: cannot read the header", path.display()))?
@@ -282,8 +282,11 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
     }
     let (Some(topic_col), Some(system_col)) = (find("topic"), find("system")) else {
         bail!(
-            "{}:1: the header needs 'topic' and 'system' columns",
-            path.display()
+            "{}:1: the header needs 'topic' and 'system' columns (split at {}, its columns \
+             are: {}); a table's fields may be split at tabs, commas or semicolons",
+            path.display(),
+            delimiter_name(delimiter),
+            column_list(headers.iter())
         );
     };
     let mut value_cols = Vec::with_capacity(columns.len());
@@ -309,7 +312,7 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
                 scores.missing += 1;
                 continue;
             }
-            let value: f64 = cell.parse().map_err(|_| {
+            let value = parse_cell(cell, delimiter).ok_or_else(|| {
                 anyhow::anyhow!(
                     "{}:{line}: {column}: expected a number, found {cell:?}",
                     path.display()
@@ -364,18 +367,44 @@ fn resolve_column(column: &str, exists: impl Fn(&str) -> bool) -> Option<(&str, 
         .map(|base| (base, true))
 }
 
-/// A reader of the CSV at `path`, its fields split at tabs when the name ends in `.tsv` (through
-/// `.gz`), as `aesop features -o f.tsv` writes them, or, under a name that is neither `.csv`
-/// nor `.tsv`, when its header is split by tabs (`score --format tsv -o p.jsonl`).
-fn csv_reader(path: &Path) -> Result<csv::Reader<Box<dyn std::io::BufRead + Send>>> {
-    let tabs = match aesop_core::input::format_extension(path).as_deref() {
-        Some("tsv") => true,
-        Some("csv") => false,
-        _ => first_line(path).and_then(|line| table_delimiter(&line)) == Some(b'\t'),
+/// A reader of the table at `path`, with the character its fields are split at: the one of tab,
+/// comma and semicolon at which its header holds `topic` and `system` columns (a semicolon is
+/// what spreadsheets write in locales whose decimal mark is a comma), or, when none does, a tab
+/// for a `.tsv` name (through `.gz`), as `aesop features -o f.tsv` writes, and a comma otherwise.
+fn csv_reader(path: &Path) -> Result<(csv::Reader<Box<dyn std::io::BufRead + Send>>, u8)> {
+    let by_name = match aesop_core::input::format_extension(path).as_deref() {
+        Some("tsv") => b'\t',
+        _ => b',',
     };
-    Ok(csv::ReaderBuilder::new()
-        .delimiter(if tabs { b'\t' } else { b',' })
-        .from_reader(aesop_core::input::open_text(path)?))
+    let delimiter = first_line(path)
+        .and_then(|line| table_delimiter(&line))
+        .unwrap_or(by_name);
+    let reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .from_reader(aesop_core::input::open_text(path)?);
+    Ok((reader, delimiter))
+}
+
+/// What a table's fields are split at, in words, for messages.
+fn delimiter_name(delimiter: u8) -> &'static str {
+    match delimiter {
+        b'\t' => "tabs",
+        b';' => "semicolons",
+        _ => "commas",
+    }
+}
+
+/// The number a table's cell holds. In a table split at semicolons a decimal comma is read as
+/// the decimal mark (`2,5` is 2.5), as the spreadsheets that write such tables mean it; a cell
+/// with a comma and a point (`1.234,5`, a grouping mark) is no number.
+fn parse_cell(cell: &str, delimiter: u8) -> Option<f64> {
+    if let Ok(value) = cell.parse() {
+        return Some(value);
+    }
+    let decimal_comma = delimiter == b';' && cell.matches(',').count() == 1 && !cell.contains('.');
+    decimal_comma
+        .then(|| cell.replace(',', ".").parse().ok())
+        .flatten()
 }
 
 /// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.tsv` CSV with tabs,
@@ -399,9 +428,9 @@ fn is_csv(path: &Path) -> bool {
     }
 }
 
-/// The delimiter of a table whose header is `line`: a tab or a comma when, split at it, the
-/// header has a `topic` and a `system` column (every table aesop writes or reads has both);
-/// `None` for a line that is no such header (JSON, or anything else).
+/// The delimiter of a table whose header is `line`: a tab, a comma or a semicolon (tried in that
+/// order) when, split at it, the header has a `topic` and a `system` column (every table aesop
+/// writes or reads has both); `None` for a line that is no such header (JSON, or anything else).
 fn table_delimiter(line: &str) -> Option<u8> {
     let has_columns = |delimiter: char| {
         let names: Vec<&str> = line
@@ -416,6 +445,8 @@ fn table_delimiter(line: &str) -> Option<u8> {
         Some(b'\t')
     } else if has_columns(',') {
         Some(b',')
+    } else if has_columns(';') {
+        Some(b';')
     } else {
         None
     }
@@ -581,7 +612,7 @@ fn read_features_jsonl_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metr
 /// `system`.
 pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
     let names: Vec<String> = if is_csv(path) {
-        let mut reader = csv_reader(path)?;
+        let (mut reader, _) = csv_reader(path)?;
         reader
             .headers()
             .with_context(|| format!("{}:1: cannot read the header", path.display()))?
@@ -650,7 +681,7 @@ pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::table_delimiter;
+    use super::{parse_cell, table_delimiter};
 
     #[test]
     fn a_table_header_is_told_from_json_by_its_topic_and_system_columns() {
@@ -660,5 +691,21 @@ mod tests {
         assert_eq!(table_delimiter(r#"{"topic": "t", "system": "s"}"#), None);
         assert_eq!(table_delimiter("topic,score"), None);
         assert_eq!(table_delimiter("not json, topic system"), None);
+        assert_eq!(table_delimiter("topic;system;relevance"), Some(b';'));
+        assert_eq!(table_delimiter("\"topic\";\"system\";\"a,b\""), Some(b';'));
+    }
+
+    #[test]
+    fn a_decimal_comma_is_read_only_in_a_table_split_at_semicolons() {
+        assert_eq!(parse_cell("2,5", b';'), Some(2.5));
+        assert_eq!(parse_cell("-0,25", b';'), Some(-0.25));
+        assert_eq!(parse_cell("1,5e-3", b';'), Some(0.0015));
+        assert_eq!(parse_cell("2.5", b';'), Some(2.5));
+        assert_eq!(parse_cell("3", b';'), Some(3.0));
+        assert_eq!(parse_cell("1.234,5", b';'), None);
+        assert_eq!(parse_cell("1,2,3", b';'), None);
+        assert_eq!(parse_cell("2,5", b','), None);
+        assert_eq!(parse_cell("2,5", b'\t'), None);
+        assert!(parse_cell("NaN", b';').is_some_and(f64::is_nan));
     }
 }
