@@ -1313,6 +1313,26 @@ fn bootstrap_counts_past_a_million_are_usage_errors_in_every_verb() {
     );
 }
 
+/// `aesop evaluate PREDICTIONS --human HUMAN --target pyramid --bootstrap 0`, run.
+fn evaluate_pyramid(
+    human: &std::path::Path,
+    predictions: &std::path::Path,
+) -> std::process::Output {
+    common::aesop()
+        .args([
+            "evaluate",
+            "--bootstrap",
+            "0",
+            "--target",
+            "pyramid",
+            "--human",
+        ])
+        .arg(human)
+        .arg(predictions)
+        .output()
+        .expect("evaluate")
+}
+
 /// Human scores kept as a table (CSV or TSV of topic, system and the target, as annotations
 /// often are) judge a metric as the judgment set they come from does: every statistic the same,
 /// but the accuracy at matched length, which needs the summaries' lengths and says so. A score
@@ -1362,22 +1382,11 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
         assert_eq!(from_table["length_alone"]["lengths_known"], false);
         assert_eq!(from_set["length_alone"]["lengths_known"], true);
     }
-    let rendered = {
-        let out = common::aesop()
-            .args([
-                "evaluate",
-                "--bootstrap",
-                "0",
-                "--target",
-                "pyramid",
-                "--human",
-            ])
-            .arg(&csv)
-            .arg(&predictions)
-            .output()
-            .expect("evaluate");
-        String::from_utf8(common::stdout_of_success(out)).expect("UTF-8")
-    };
+    let rendered = String::from_utf8(common::stdout_of_success(evaluate_pyramid(
+        &csv,
+        &predictions,
+    )))
+    .expect("UTF-8");
     assert!(
         rendered.contains(
             "input-level accuracy at matched length: —  (the summaries' lengths are \
@@ -1487,6 +1496,80 @@ fn a_spreadsheets_table_split_at_semicolons_with_decimal_commas_reads_as_its_csv
              tabs, commas or semicolons"
         ),
         "{message}"
+    );
+}
+
+/// Human scores whose ids a spreadsheet or a hand edit changed (`T1` as `t1`, a space after a
+/// system) leave those rows out of the figures: the report says how many on each side, and
+/// which differ only so, in `--json` and on standard error; human scores of a subset of the
+/// predictions' summaries (one side's extra rows alone) get no warning.
+#[test]
+fn rows_each_file_lacks_are_warned_of_with_the_ids_that_nearly_match() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let predictions = fixture("eval/predictions.jsonl");
+    let mut table = String::from("topic,system,pyramid\n");
+    for (topic, system, score) in [
+        ("T1", "A", 1),
+        ("T1", "B", 2),
+        ("t1", "C", 3),
+        ("T1", "D ", 4),
+        ("T2", "A", 4),
+        ("T2", "B", 3),
+        ("T2", "C", 2),
+        ("T2", "D", 1),
+        ("T7", "A", 1),
+    ] {
+        table.push_str(&format!("{topic},{system},{score}\n"));
+    }
+    let human = dir.path().join("human.csv");
+    std::fs::write(&human, &table).expect("write");
+    let mut a = args(predictions.clone(), human.clone(), "pyramid");
+    a.bootstrap = 0;
+    let report = evaluate_json(a, dir.path());
+    assert_eq!(report["counts"]["matched"], 6);
+    let warnings = report["warnings"].as_array().expect("warnings");
+    let warning = warnings
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|w| w.contains("no human score"))
+        .unwrap_or_else(|| panic!("no warning of the unmatched rows: {warnings:?}"));
+    assert!(
+        warning.contains("predictions.jsonl have no human score and 3 of")
+            && warning.contains("human.csv no metric score")
+            && warning.contains("the figures are over the 6 rows both hold")
+            && warning.contains("2 rows of")
+            && warning.contains(
+                "human.csv only in letter case, spaces or leading zeros (as a spreadsheet or a \
+                 hand edit changes ids), e.g. (\"T1\", \"C\") against (\"t1\", \"C\")"
+            ),
+        "{warning}"
+    );
+    // Standard error says it too.
+    let out = evaluate_pyramid(&human, &predictions);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    common::stdout_of_success(out);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("only in letter case"),
+        "{stderr}"
+    );
+    // No row shared: the error names the near misses too.
+    std::fs::write(&human, "topic,system,pyramid\nT1,a,1\nT1,b,2\nT2,c,3\n").expect("write");
+    let message = error_of(args(predictions.clone(), human.clone(), "pyramid"));
+    assert!(
+        message.contains("share no (topic, system) row")
+            && message.contains("; 3 rows of")
+            && message.contains("e.g. (\"T1\", \"A\") against (\"T1\", \"a\")"),
+        "{message}"
+    );
+    // The human scores of a subset of the predicted summaries: no such warning.
+    std::fs::write(&human, "topic,system,pyramid\nT1,A,1\nT1,B,2\nT1,C,3\n").expect("write");
+    let mut a = args(predictions, human, "pyramid");
+    a.bootstrap = 0;
+    let report = evaluate_json(a, dir.path());
+    assert!(
+        !report["warnings"].to_string().contains("no human score"),
+        "{}",
+        report["warnings"]
     );
 }
 

@@ -916,3 +916,47 @@ fn a_features_file_gives_one_table_as_csv_or_json_lines() {
     assert!(tokens < compression, "{rows:?}");
     assert_eq!(judge(&jsonl, "jsonl.json"), from_csv);
 }
+
+/// The table warns, as one column's report does, when the features file and the human scores
+/// each hold rows the other lacks, naming the ids that differ only in case or spaces; in the
+/// JSON report's `warnings` and on standard error. The fixture as it is gets no such warning.
+#[test]
+fn rows_each_file_lacks_are_warned_of_in_the_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("table.json");
+    let (report, _) = evaluate_json(
+        &common::fixture("eval/features.csv"),
+        (&common::fixture("eval/set.jsonl"), "pyramid"),
+        &["--features", "*", "--bootstrap", "0"],
+        &json,
+    );
+    assert_eq!(report["warnings"], serde_json::json!([]));
+    let text = std::fs::read_to_string(common::fixture("eval/features.csv")).expect("fixture");
+    let edited = text.replacen("T1,B,", "t1,B ,", 1);
+    assert_ne!(edited, text);
+    let features = dir.path().join("features.csv");
+    std::fs::write(&features, edited).expect("write");
+    let out = common::aesop()
+        .arg("evaluate")
+        .arg(&features)
+        .args(["--human", path(&common::fixture("eval/set.jsonl"))])
+        .args(["--target", "pyramid", "--features", "*", "--bootstrap", "0"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("evaluate");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let report: Value = common::read_json(&json);
+    let warnings = report["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let warning = warnings[0].as_str().expect("text");
+    assert!(
+        warning.starts_with("1 rows of ")
+            && warning.contains("features.csv have no human score and 1 of ")
+            && warning.contains("the figures are over the 11 rows both hold")
+            && warning.contains("e.g. (\"t1\", \"B \") against (\"T1\", \"B\")"),
+        "{warning}"
+    );
+    assert!(stderr.contains(&format!("warning: {warning}")), "{stderr}");
+}

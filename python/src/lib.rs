@@ -700,7 +700,7 @@ fn feature_table_json(
         feature_tables_of_records, human_scores, tables_json, tables_text, RecordSet,
     };
     let options = statistics_options(bootstrap, resample, seed, None, length_tolerance)?;
-    let (json, text) = interruptible(py, progress, |cancel, counter| {
+    let (json, text, warnings) = interruptible(py, progress, |cancel, counter| {
         let mut humans = Vec::with_capacity(sets.len());
         for (_, _, _, topics_name, topics, target) in &sets {
             humans.push(human_scores(&parse_topics(topics)?, target, topics_name)?);
@@ -723,12 +723,17 @@ fn feature_table_json(
         let (tables, across) =
             feature_tables_of_records(&record_sets, &patterns, &options, cancel, Some(counter))
                 .map_err(as_evaluate_keywords)?;
+        let warnings: Vec<String> = tables
+            .iter()
+            .flat_map(|table| table.warnings.iter().cloned())
+            .collect();
         Ok((
             tables_json(&tables, across.as_ref())?,
             tables_text(&tables, across.as_ref()),
+            warnings,
         ))
     })?;
-    Ok((json, text, Vec::new()))
+    Ok((json, text, warnings))
 }
 
 /// The built-in model names.

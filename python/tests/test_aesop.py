@@ -965,6 +965,34 @@ def test_evaluate_of_a_feature_equals_the_cli_and_reads_minus_as_negated(summeva
         -got["statistics"]["summary"]["kendall"])
 
 
+def test_evaluate_warns_of_rows_whose_ids_match_none_of_the_topics(summeval):
+    _, topics = summeval
+    rows = aesop.Scorer(models=["pyramid-noref"]).score_sets(topics[:2])
+    # A system id edited by hand (case, a trailing space): those rows meet no human score.
+    edited = [dict(r, system=r["system"].lower() + " ") if i % 2 else r for i, r in enumerate(rows)]
+    with pytest.warns(aesop.AesopWarning, match=r"have no human score .* only in letter case, "
+                      r"spaces or leading zeros") as caught:
+        report = aesop.evaluate(edited, topics[:3], "relevance", predicted="pyramid", bootstrap=0)
+    ours = [w for w in caught if "no human score" in str(w.message)]
+    assert len(ours) == 1 and ours[0].filename == __file__
+    assert report["counts"]["matched"] == len(rows) // 2
+    assert any("only in letter case" in w for w in report["warnings"])
+    # Predictions of a subset of the judged summaries: no such warning (the built-in's
+    # in-sample one only).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        aesop.evaluate(rows, topics[:3], "relevance", predicted="pyramid", bootstrap=0)
+    assert not [w for w in caught if "no human score" in str(w.message)]
+    # A table of feature columns warns the same.
+    cols = aesop.features(topics[:2], classes="surface")
+    cols["system"] = [s.lower() + " " if i % 2 else s for i, s in enumerate(cols["system"])]
+    with pytest.warns(aesop.AesopWarning, match=r"only in letter case") as caught:
+        table = aesop.evaluate(cols, topics[:2], "relevance", features="surface.*", bootstrap=0)
+    ours = [w for w in caught if "no human score" in str(w.message)]
+    assert len(ours) == 1 and ours[0].filename == __file__
+    assert any("no human score" in w for w in table["warnings"])
+
+
 def test_evaluate_refuses_bad_rows_and_options_naming_them(summeval):
     _, topics = summeval
     rows = aesop.Scorer(models=["pyramid-noref"]).score_sets(topics[:2])

@@ -17,7 +17,7 @@ use aesop_core::output::{Interrupted, OutputFile};
 use anyhow::{bail, Result};
 use serde::Serialize;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -548,7 +548,13 @@ pub fn report_of(
         .collect();
     let misordered_system_pairs = misordered_system_pairs(&system_means);
     let summary_coverage = SummaryCoverage::of(&data);
-    let warnings: Vec<String> = summary_coverage.warning().into_iter().collect();
+    let unmatched = (counts.metric_only > 0 && counts.human_only > 0)
+        .then(|| Unmatched::of(metric, human).warning(&metric.label, human_label, counts.matched))
+        .flatten();
+    let warnings: Vec<String> = unmatched
+        .into_iter()
+        .chain(summary_coverage.warning())
+        .collect();
     Ok(EvaluationReport {
         metric: metric.label.clone(),
         human: format!("{human_label} [{target}]"),
@@ -722,15 +728,20 @@ pub fn align(
             r.map(|(t, s, _)| format!("({t:?}, {s:?})"))
                 .unwrap_or_else(|| "none".into())
         };
+        let unmatched = Unmatched::of(metric, human);
         bail!(
-            "{} and {} share no (topic, system) row (first in each: {} and {})",
+            "{} and {} share no (topic, system) row (first in each: {} and {}){}",
             metric.label,
             human_label,
             example(metric.rows.first()),
             human
                 .first()
                 .map(|h| format!("({:?}, {:?})", h.topic, h.system))
-                .unwrap_or_else(|| "none".into())
+                .unwrap_or_else(|| "none".into()),
+            unmatched
+                .near_miss_note(&metric.label, human_label)
+                .map(|note| format!("; {note}"))
+                .unwrap_or_default()
         );
     }
     let counts = AlignCounts {
@@ -744,9 +755,168 @@ pub fn align(
     Ok((rows, counts))
 }
 
+/// The rows of a metric and of the human scores that match none of the other's, and the
+/// near misses among them: ids that differ only as a spreadsheet or a hand edit changes them.
+struct Unmatched<'a> {
+    metric: Vec<RowId<'a>>,
+    human: Vec<RowId<'a>>,
+    /// (metric's, human's) pairs equal under [`loose_id`].
+    near_misses: Vec<(RowId<'a>, RowId<'a>)>,
+}
+
+/// A row's (topic, system), as written.
+type RowId<'a> = (&'a str, &'a str);
+
+impl<'a> Unmatched<'a> {
+    fn of(metric: &'a MetricScores, human: &'a [HumanScore]) -> Self {
+        let human_keys: HashSet<_> = human
+            .iter()
+            .map(|h| join_key(&h.topic, &h.system))
+            .collect();
+        let metric_keys: HashSet<_> = metric
+            .rows
+            .iter()
+            .map(|(topic, system, _)| join_key(topic, system))
+            .collect();
+        let metric_only: Vec<RowId> = metric
+            .rows
+            .iter()
+            .filter(|(topic, system, _)| !human_keys.contains(&join_key(topic, system)))
+            .map(|(topic, system, _)| (topic.as_str(), system.as_str()))
+            .collect();
+        let human_only: Vec<RowId> = human
+            .iter()
+            .filter(|h| !metric_keys.contains(&join_key(&h.topic, &h.system)))
+            .map(|h| (h.topic.as_str(), h.system.as_str()))
+            .collect();
+        let loose_human: HashMap<(String, String), RowId> = human_only
+            .iter()
+            .map(|&(topic, system)| ((loose_id(topic), loose_id(system)), (topic, system)))
+            .collect();
+        let near_misses = metric_only
+            .iter()
+            .filter_map(|&(topic, system)| {
+                loose_human
+                    .get(&(loose_id(topic), loose_id(system)))
+                    .map(|&theirs| ((topic, system), theirs))
+            })
+            .collect();
+        Unmatched {
+            metric: metric_only,
+            human: human_only,
+            near_misses,
+        }
+    }
+
+    /// What to say of the near misses, if any.
+    fn near_miss_note(&self, metric_label: &str, human_label: &str) -> Option<String> {
+        let &((topic, system), (their_topic, their_system)) = self.near_misses.first()?;
+        Some(format!(
+            "{} row{} of {metric_label} differ{} from a row of {human_label} only in letter \
+             case, spaces or leading zeros (as a spreadsheet or a hand edit changes ids), e.g. \
+             ({topic:?}, {system:?}) against ({their_topic:?}, {their_system:?}): ids are \
+             matched exactly as written, so correct them in one file",
+            self.near_misses.len(),
+            if self.near_misses.len() == 1 { "" } else { "s" },
+            if self.near_misses.len() == 1 { "s" } else { "" },
+        ))
+    }
+
+    /// A warning when each side holds rows the other lacks: the figures are over the rows
+    /// both hold, which a mistyped id (or two files of different runs) makes fewer than meant.
+    /// One side's extra rows alone (predictions of more summaries than were judged, or of
+    /// fewer) are how subsets are judged, and get none.
+    fn warning(&self, metric_label: &str, human_label: &str, matched: usize) -> Option<String> {
+        let (&(topic, system), &(their_topic, their_system)) =
+            (self.metric.first()?, self.human.first()?);
+        let mut warning = format!(
+            "{} rows of {metric_label} have no human score and {} of {human_label} no metric \
+             score (e.g. ({topic:?}, {system:?}) and ({their_topic:?}, {their_system:?})): the \
+             figures are over the {matched} rows both hold",
+            self.metric.len(),
+            self.human.len(),
+        );
+        if let Some(note) = self.near_miss_note(metric_label, human_label) {
+            warning.push_str("; ");
+            warning.push_str(&note);
+        }
+        Some(warning)
+    }
+}
+
+/// An id as a near miss is told: trimmed, lower case, inner spaces as one, and an id of digits
+/// without its leading zeros (a spreadsheet reads `007` as the number 7).
+fn loose_id(id: &str) -> String {
+    let words: Vec<String> = id.split_whitespace().map(str::to_lowercase).collect();
+    let id = words.join(" ");
+    if !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) {
+        let kept = id.trim_start_matches('0');
+        return if kept.is_empty() { "0" } else { kept }.to_string();
+    }
+    id
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn metric_of(rows: &[(&str, &str)]) -> MetricScores {
+        MetricScores {
+            label: "p.csv [m]".to_string(),
+            rows: rows
+                .iter()
+                .map(|&(t, s)| (t.to_string(), s.to_string(), 1.0))
+                .collect(),
+            lines: Vec::new(),
+            missing: 0,
+        }
+    }
+
+    fn human_of(rows: &[(&str, &str)]) -> Vec<HumanScore> {
+        rows.iter()
+            .map(|&(topic, system)| HumanScore {
+                topic: topic.to_string(),
+                system: system.to_string(),
+                score: 1.0,
+                words: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_each_side_lacks_are_warned_of_and_near_misses_named() {
+        // One side's extra rows alone: no warning.
+        let metric = metric_of(&[("t1", "A"), ("t1", "B"), ("t2", "A")]);
+        let human = human_of(&[("t1", "A"), ("t1", "B")]);
+        assert_eq!(
+            Unmatched::of(&metric, &human).warning("p.csv [m]", "h.csv", 2),
+            None
+        );
+        // Both sides: warned, with a near miss where an id differs only by case, spaces or
+        // leading zeros.
+        let metric = metric_of(&[("t1", "A"), ("007", "Sys  B "), ("t3", "C")]);
+        let human = human_of(&[("t1", "A"), ("7", "sys b"), ("t4", "C")]);
+        let unmatched = Unmatched::of(&metric, &human);
+        assert_eq!(
+            unmatched.near_misses,
+            vec![(("007", "Sys  B "), ("7", "sys b"))]
+        );
+        let warning = unmatched
+            .warning("p.csv [m]", "h.csv", 1)
+            .expect("a warning");
+        assert_eq!(
+            warning,
+            "2 rows of p.csv [m] have no human score and 2 of h.csv no metric score (e.g. \
+             (\"007\", \"Sys  B \") and (\"7\", \"sys b\")): the figures are over the 1 rows \
+             both hold; 1 row of p.csv [m] differs from a row of h.csv only in letter case, \
+             spaces or leading zeros (as a spreadsheet or a hand edit changes ids), e.g. \
+             (\"007\", \"Sys  B \") against (\"7\", \"sys b\"): ids are matched exactly as \
+             written, so correct them in one file"
+        );
+        assert_eq!(loose_id("000"), "0");
+        assert_eq!(loose_id("0a"), "0a");
+        assert_eq!(loose_id(" M\u{a0}1 "), "m 1");
+    }
 
     fn means(rows: &[(&str, f64, f64)]) -> Vec<(String, f64, f64)> {
         rows.iter()

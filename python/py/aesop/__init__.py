@@ -44,10 +44,11 @@ class AesopWarning(UserWarning):
     ``warnings.simplefilter("error", aesop.AesopWarning)``."""
 
 
-def _warn(messages):
-    # stacklevel 3: the line of the user's code that called the public function.
+def _warn(messages, stacklevel=3):
+    # stacklevel 3: the line of the user's code that called the public function (4 from a
+    # helper of that function).
     for message in messages:
-        _warnings.warn(message, AesopWarning, stacklevel=3)
+        _warnings.warn(message, AesopWarning, stacklevel=stacklevel)
 
 
 def builtin_models():
@@ -704,11 +705,12 @@ def _feature_table(records, topics, target, features, also, *, text, bootstrap, 
         sets.append((name, where, _records(columns, where), f"{where}.topics",
                      _topics_json(other_topics), other_target))
     with _Progress(progress, None, "evaluate", "column") as bar:
-        report, printed, _ = _aesop.feature_table_json(
+        report, printed, warnings = _aesop.feature_table_json(
             sets, patterns, int(_plain_scalar(bootstrap)), resample, int(_plain_scalar(seed)),
             None if length_tolerance is None else float(_plain_scalar(length_tolerance)),
             bar.tell,
         )
+    _warn(warnings, stacklevel=4)
     if text:
         return printed
     report = _json.loads(report)

@@ -59,6 +59,9 @@ pub struct FeatureTable {
     /// The chosen columns in file order (`rows` are ranked).
     #[serde(skip)]
     pub(super) columns: Vec<String>,
+    /// About the inputs, as a single metric's report has them: rows of the features file and
+    /// of the human scores that match none of the other's (ids a spreadsheet changed).
+    pub warnings: Vec<String>,
 }
 
 /// `evaluate --features` on several sets (`--also`): each set's table, then the columns across
@@ -132,6 +135,9 @@ pub fn features_table_command(args: &EvaluateArgs, cancel: &AtomicBool) -> Resul
         .collect();
     let outputs = OutputFile::create_all(&named, &inputs)?;
     let (tables, across) = build_feature_tables(args, cancel)?;
+    for warning in tables.iter().flat_map(|table| &table.warnings) {
+        aesop_core::eprintln_quiet!("warning: {warning}");
+    }
     let mut contents = Vec::new();
     if args.json.is_some() {
         contents.push(tables_json(&tables, across.as_ref())? + "\n");
@@ -420,6 +426,9 @@ fn table_of(
     aesop_core::output::Interrupted::check(cancel)?;
     let mut rows = evaluated.into_iter().collect::<Result<Vec<_>>>()?;
     rank_rows(&mut rows);
+    let warnings = unmatched_rows_warning(&judged.features, &scores, human, &judged.human_file)
+        .into_iter()
+        .collect();
     Ok(FeatureTable {
         set: judged.set.to_string(),
         features_file: judged.features,
@@ -435,7 +444,35 @@ fn table_of(
         min_coverage: METRIC_MIN_COVERAGE,
         rows,
         columns,
+        warnings,
     })
+}
+
+/// The warning a single metric's report gives when it and the human scores each hold rows the
+/// other lacks ([`super::Unmatched`]), for the rows of a features file: those where any chosen
+/// column has a value.
+fn unmatched_rows_warning(
+    features: &str,
+    columns: &[super::MetricScores],
+    human: &[HumanScore],
+    human_file: &str,
+) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    let rows = columns
+        .iter()
+        .flat_map(|column| &column.rows)
+        .filter(|(topic, system, _)| seen.insert((topic, system)))
+        .cloned()
+        .collect();
+    let keys = super::MetricScores {
+        label: features.to_string(),
+        rows,
+        lines: Vec::new(),
+        missing: 0,
+    };
+    let unmatched = super::Unmatched::of(&keys, human);
+    let matched = keys.rows.len() - unmatched.metric.len();
+    unmatched.warning(features, human_file, matched)
 }
 
 /// Topics with at least two summaries the annotators do not all score alike: what a metric
