@@ -90,7 +90,15 @@ fn wrong_types_are_named() {
         ),
         "{message}"
     );
-    assert!(error_of(r#"{"topic": 7}"#).ends_with("topic: expected a string, found a number"));
+    assert!(error_of(r#"{"topic": true}"#).ends_with("topic: expected a string, found a boolean"));
+    // A score written as a quoted number (a table's cell passed on as text): how to write it.
+    assert!(error_of(
+        r#"{"topic": "t", "summaries": [{"system": "s", "text": "", "scores": {"relevance": " 3.5"}}]}"#
+    )
+    .ends_with(
+        "summaries[0].scores.relevance: expected a number, found the string \" 3.5\" (write the \
+         number without quotes: in Python, float(…) before json.dumps)"
+    ));
     assert!(error_of(r#"{"topic": "t", "summaries": {}}"#)
         .ends_with("summaries: expected an array, found an object"));
     assert!(
@@ -111,6 +119,34 @@ fn wrong_types_are_named() {
     assert!(error_of(r#"{"topic": "t", "query": {"title": 1}}"#)
         .ends_with("query.title: expected a string, found a number"));
     assert!(error_of("[1, 2]").contains("set.jsonl:1: expected an object, found an array"));
+}
+
+/// Ids written as numbers (a table's numeric column turned into JSON: pandas' `to_dict`, a
+/// spreadsheet's) are read as their JSON text, as `evaluate` reads a prediction's; a blank
+/// score (a table's empty cell passed on as "") is missing, as "NaN" and `null` are.
+#[test]
+fn numeric_ids_are_read_as_their_text_and_a_blank_score_is_missing() {
+    let (_dir, path) = set_file(
+        br#"{"topic": 7, "documents": [{"id": 1, "text": "A."}], "references": [{"id": 2, "text": "B."}], "summaries": [{"system": 3, "text": "C.", "scores": {"relevance": "", "coherence": "  ", "fluency": 2}}, {"system": "x", "text": "D."}]}
+{"topic": 7.5, "summaries": [{"system": 1e2, "text": "E."}]}"#,
+    );
+    let topics = read_set(&path).expect("read");
+    assert_eq!(topics[0].topic, "7");
+    assert_eq!(topics[0].documents[0].id, "1");
+    assert_eq!(topics[0].references[0].id, "2");
+    assert_eq!(topics[0].summaries[0].system, "3");
+    assert_eq!(
+        topics[0].summaries[0].scores.keys().collect::<Vec<_>>(),
+        ["fluency"]
+    );
+    assert_eq!(topics[1].topic, "7.5");
+    assert_eq!(topics[1].summaries[0].system, "100.0");
+    // An id given once as a number and once as its text is one id.
+    let message = error_of("{\"topic\": 7}\n{\"topic\": \"7\"}");
+    assert!(
+        message.ends_with("set.jsonl:2: topic: duplicate topic id \"7\" (first at line 1)"),
+        "{message}"
+    );
 }
 
 #[test]

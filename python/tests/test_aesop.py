@@ -171,6 +171,19 @@ def _tiny_topic(texts, scores=None):
                           for i, t in enumerate(texts)]}
 
 
+def test_numeric_ids_and_blank_scores_read_as_a_set_file_reads_them():
+    # A DataFrame of numeric ids turned into topic dicts, and a table's empty cell as "".
+    topic = _tiny_topic(["The cat sat on the mat.", "A warm day."], scores={"relevance": ""})
+    topic["topic"] = 7
+    topic["summaries"][0]["system"] = 3
+    scorer = aesop.Scorer(models=["pyramid-noref"])
+    rows = scorer.score_sets([topic])
+    assert [(r["topic"], r["system"]) for r in rows] == [("7", "3"), ("7", "s1")]
+    topic["summaries"][1]["system"] = True
+    with pytest.raises(ValueError, match=r"summaries\[1\]\.system: expected a string, found a boolean"):
+        scorer.score_sets([topic])
+
+
 def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
     binary = _need(BIN, "the aesop binary")
     # An empty summary and one without words get no score: `null` in the CLI's lines.

@@ -58,8 +58,8 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
             Some("topics"),
         ),
         (
-            "topic id a number",
-            request_with(|r| r["topics"][0]["topic"] = json!(5)),
+            "topic id a boolean",
+            request_with(|r| r["topics"][0]["topic"] = json!(true)),
             422,
             "wrong_type",
             Some("topics[0].topic"),
@@ -205,6 +205,26 @@ fn bad_inputs_get_4xx_json_errors_naming_the_field() {
         // The server keeps serving after every bad request.
         assert_eq!(get(addr, "/healthz").status, 200, "after {what}");
     }
+    // Ids written as numbers (a table's numeric column turned into JSON) are read as their
+    // text, as a judgment set's are, and answered as strings.
+    let reply = http(
+        addr,
+        "POST",
+        "/v1/score",
+        &[],
+        &request_with(|r| {
+            r["topics"][0]["topic"] = json!(5);
+            r["topics"][0]["summaries"][0]["system"] = json!(17);
+            r["topics"][0]["documents"][0]["id"] = json!(1);
+        }),
+    );
+    let scores = service_scores(&reply);
+    assert!(
+        scores
+            .keys()
+            .any(|(topic, system, _)| topic == "5" && system == "17"),
+        "{scores:?}"
+    );
     // Unknown routes and methods answer JSON errors too.
     let reply = get(addr, "/v2/score");
     assert_eq!(

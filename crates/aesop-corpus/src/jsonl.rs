@@ -590,7 +590,7 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
              judges an answer)",
         ));
     }
-    let topic = required_string(&mut map, "", "topic")?;
+    let topic = required_id(&mut map, "", "topic")?;
     if topic.trim().is_empty() {
         return Err(FieldError::new("topic", "must not be empty"));
     }
@@ -616,7 +616,7 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
     let documents = list(&mut map, "documents", |value, field| {
         let mut map = into_object(value, field)?;
         Ok(Document {
-            id: required_string(&mut map, field, "id")?,
+            id: required_id(&mut map, field, "id")?,
             text: nonblank_text(&mut map, field, "document")?,
             extra: map,
         })
@@ -625,7 +625,7 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
     let references = list(&mut map, "references", |value, field| {
         let mut map = into_object(value, field)?;
         Ok(Reference {
-            id: required_string(&mut map, field, "id")?,
+            id: required_id(&mut map, field, "id")?,
             text: nonblank_text(&mut map, field, "reference")?,
             extra: map,
         })
@@ -676,7 +676,7 @@ fn query_from_value(value: Value) -> std::result::Result<Query, FieldError> {
 
 fn summary_from_value(value: Value, field: &str) -> std::result::Result<Summary, FieldError> {
     let mut map = into_object(value, field)?;
-    let system = required_string(&mut map, field, "system")?;
+    let system = required_id(&mut map, field, "system")?;
     if system.trim().is_empty() {
         return Err(FieldError::new(
             format!("{field}.system"),
@@ -724,7 +724,8 @@ fn summary_from_value(value: Value, field: &str) -> std::result::Result<Summary,
     })
 }
 
-/// A score: a finite number; `null` and the string "NaN" (any case) mean missing (`None`).
+/// A score: a finite number; `null`, the string "NaN" (any case) and a blank string mean
+/// missing (`None`).
 fn score_from_value(
     value: &Value,
     field: impl Fn() -> String,
@@ -735,7 +736,13 @@ fn score_from_value(
             Some(score) if score.is_finite() => Ok(Some(score)),
             _ => Err(FieldError::new(field(), "not a finite number")),
         },
-        Value::String(text) if text.trim().eq_ignore_ascii_case("nan") => Ok(None),
+        // A blank string is a missing score, as a table's empty cell is (a CSV read by
+        // Python's csv module gives "" for one).
+        Value::String(text)
+            if text.trim().is_empty() || text.trim().eq_ignore_ascii_case("nan") =>
+        {
+            Ok(None)
+        }
         Value::String(text)
             if matches!(
                 text.trim().to_ascii_lowercase().as_str(),
@@ -747,6 +754,13 @@ fn score_from_value(
                 "infinite score (use null or \"NaN\" for a missing score)",
             ))
         }
+        Value::String(text) if text.trim().parse::<f64>().is_ok() => Err(FieldError::new(
+            field(),
+            format!(
+                "expected a number, found the string {text:?} (write the number without \
+                 quotes: in Python, float(…) before json.dumps)"
+            ),
+        )),
         other => Err(FieldError::new(
             field(),
             format!("expected a number, found {}", kind(other)),
@@ -807,6 +821,23 @@ fn join(parent: &str, key: &str) -> String {
     } else {
         format!("{parent}.{key}")
     }
+}
+
+/// An id (`topic`, a document's or reference's `id`, a summary's `system`): a string, or a
+/// number read as its JSON text (`7` is "7"), as tables turned into JSON write numeric ids
+/// (pandas' `to_dict`, a spreadsheet's column of numbers), and as `aesop evaluate` reads the
+/// ids of predictions.
+fn required_id(
+    map: &mut Extra,
+    parent: &str,
+    key: &str,
+) -> std::result::Result<String, FieldError> {
+    if let Some(Value::Number(number)) = map.get(key) {
+        let id = number.to_string();
+        map.remove(key);
+        return Ok(id);
+    }
+    required_string(map, parent, key)
 }
 
 fn required_string(

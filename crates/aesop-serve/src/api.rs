@@ -269,10 +269,11 @@ fn topic(mut value: Value, i: usize, limits: &Limits) -> Result<Topic, ApiError>
             }
         }
     }
-    let topic_id = value
-        .get("topic")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let topic_id = value.get("topic").and_then(|id| match id {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
+    });
     let topic = jsonl::topic_from_value(value).map_err(|e: FieldError| {
         // A blank document or reference is refused by the set reader's own rule (it would
         // silently change every score of the topic: content features missing, ROUGE 0).

@@ -21,6 +21,9 @@ fn json_response(description: &str, schema: &str) -> Value {
 /// The whole document.
 pub fn document() -> Value {
     let text = json!({"type": "string"});
+    // An id may be a number too, read as its JSON text (docs/JUDGMENT_SETS.md).
+    let id = json!({"oneOf": [{"type": "string"}, {"type": "number"}],
+                    "description": "A string, or a number read as its JSON text (7 is \"7\")."});
     let number_or_null = json!({"type": "number", "nullable": true});
     // Its own value: inline, the document exceeds the json! macro's recursion limit.
     let model_card = json!({
@@ -97,21 +100,21 @@ pub fn document() -> Value {
                     "description": "One judgment-set line (docs/JUDGMENT_SETS.md); scores are ignored, unknown fields kept.",
                     "required": ["topic", "documents", "summaries"],
                     "properties": {
-                        "topic": text,
+                        "topic": id,
                         "query": {"type": "object", "properties": {"title": text, "narrative": text}},
                         "documents": {"type": "array", "minItems": 1, "items": {"$ref": "#/components/schemas/Text"}},
                         "references": {"type": "array", "items": {"$ref": "#/components/schemas/Text"}},
                         "summaries": {"type": "array", "minItems": 1, "items": {
                             "type": "object",
                             "required": ["system", "text"],
-                            "properties": {"system": text, "text": {"type": "string", "minLength": 1}}
+                            "properties": {"system": id, "text": {"type": "string", "minLength": 1}}
                         }}
                     }
                 },
                 "Text": {
                     "type": "object",
                     "required": ["id", "text"],
-                    "properties": {"id": text, "text": {"type": "string", "minLength": 1,
+                    "properties": {"id": id, "text": {"type": "string", "minLength": 1,
                                                         "description": "Not blank (empty_document, empty_reference)."}}
                 },
                 "ScoreRequest": {
