@@ -1397,7 +1397,11 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
     std::fs::write(&csv, "topic,system,pyramid\nT1,A,1\nT1,A,2\n").expect("write");
     let message = error_of(args(predictions.clone(), csv.clone(), "pyramid"));
     assert!(
-        message.contains("topic \"T1\", system \"A\" is scored twice (lines 2 and 3)"),
+        message.contains("topic \"T1\", system \"A\" is scored twice (lines 2 and 3)")
+            && message.ends_with(
+                "with a row per annotator, average each summary's scores first (pandas: \
+                 df.groupby([\"topic\", \"system\"], as_index=False)[\"pyramid\"].mean())"
+            ),
         "{message}"
     );
     let message = error_of(args(predictions, csv, "relevance"));

@@ -823,21 +823,33 @@ fn join(parent: &str, key: &str) -> String {
     }
 }
 
-/// An id (`topic`, a document's or reference's `id`, a summary's `system`): a string, or a
-/// number read as its JSON text (`7` is "7"), as tables turned into JSON write numeric ids
-/// (pandas' `to_dict`, a spreadsheet's column of numbers), and as `aesop evaluate` reads the
-/// ids of predictions.
+/// The text of an id given as `value`: a string as it is, or a number as its JSON text (`7` is
+/// "7"), as tables turned into JSON write numeric ids (pandas' `to_dict`, a spreadsheet's
+/// column of numbers); `None` for any other value. The one rule for a topic's, document's,
+/// reference's and summary's ids in judgment sets and service requests, and for the ids of the
+/// lines `evaluate` reads.
+pub fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+/// An id (`topic`, a document's or reference's `id`, a summary's `system`), by [`id_text`];
+/// any other value gets the error [`required_string`] gives.
 fn required_id(
     map: &mut Extra,
     parent: &str,
     key: &str,
 ) -> std::result::Result<String, FieldError> {
-    if let Some(Value::Number(number)) = map.get(key) {
-        let id = number.to_string();
-        map.remove(key);
-        return Ok(id);
+    match map.get(key).and_then(id_text) {
+        Some(id) => {
+            map.remove(key);
+            Ok(id)
+        }
+        None => required_string(map, parent, key),
     }
-    required_string(map, parent, key)
 }
 
 fn required_string(

@@ -269,11 +269,7 @@ fn topic(mut value: Value, i: usize, limits: &Limits) -> Result<Topic, ApiError>
             }
         }
     }
-    let topic_id = value.get("topic").and_then(|id| match id {
-        Value::String(id) => Some(id.clone()),
-        Value::Number(id) => Some(id.to_string()),
-        _ => None,
-    });
+    let topic_id = value.get("topic").and_then(jsonl::id_text);
     let topic = jsonl::topic_from_value(value).map_err(|e: FieldError| {
         // A blank document or reference is refused by the set reader's own rule (it would
         // silently change every score of the topic: content features missing, ROUGE 0).

@@ -104,7 +104,9 @@ fn read_human_table(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
         if let Some(first) = first_line.insert((topic.as_str(), system.as_str()), line) {
             bail!(
                 "{}: topic {topic:?}, system {system:?} is scored twice (lines {first} and \
-                 {line}); evaluation needs one score per (topic, system)",
+                 {line}); evaluation needs one score per (topic, system): with a row per \
+                 annotator, average each summary's scores first (pandas: \
+                 df.groupby([\"topic\", \"system\"], as_index=False)[\"{target}\"].mean())",
                 path.display()
             );
         }

@@ -233,6 +233,8 @@ fn objects_of_texts(
     Ok(out)
 }
 
+/// A record's id field (`topic`, `system`, `model`): a string, or a number read as its text, as
+/// a judgment set's ids are (`jsonl::id_text`).
 fn string_field(
     origin: Origin,
     line: usize,
@@ -240,9 +242,8 @@ fn string_field(
     name: &str,
 ) -> Result<String> {
     match object.get(name) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Number(n)) => Ok(n.to_string()),
-        Some(_) => bail!("{}: {name}: expected a string", origin.at(line)),
+        Some(value) => jsonl::id_text(value)
+            .ok_or_else(|| anyhow::anyhow!("{}: {name}: expected a string", origin.at(line))),
         None => bail!("{}: {name}: missing", origin.at(line)),
     }
 }
