@@ -1490,6 +1490,17 @@ fn a_spreadsheets_table_split_at_semicolons_with_decimal_commas_reads_as_its_csv
         message.ends_with("human-excel.csv:2: pyramid: expected a number, found \"1.234,5\""),
         "{message}"
     );
+    // A decimal comma in a table split at commas (quoted) is no number there, and says why.
+    std::fs::write(&semicolon_path, "topic,system,pyramid\nT1,A,\"1,5\"\n").expect("write");
+    let message = error_of(args(predictions.clone(), semicolon_path.clone(), "pyramid"));
+    assert!(
+        message.ends_with(
+            "human-excel.csv:2: pyramid: expected a number, found \"1,5\" (a decimal comma is \
+             read only in a table split at semicolons, where it cannot be a thousands separator: \
+             write a decimal point, or save the table split at semicolons)"
+        ),
+        "{message}"
+    );
     // A header split at none of the three.
     std::fs::write(&semicolon_path, "topic|system|pyramid\nT1|A|1\n").expect("write");
     let message = error_of(args(predictions, semicolon_path, "pyramid"));

@@ -315,8 +315,16 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
                 continue;
             }
             let value = parse_cell(cell, delimiter).ok_or_else(|| {
+                // A decimal comma where it cannot be told from a grouping mark (`1,500`).
+                let hint = if delimiter != b';' && parse_cell(cell, b';').is_some() {
+                    " (a decimal comma is read only in a table split at semicolons, where it \
+                     cannot be a thousands separator: write a decimal point, or save the table \
+                     split at semicolons)"
+                } else {
+                    ""
+                };
                 anyhow::anyhow!(
-                    "{}:{line}: {column}: expected a number, found {cell:?}",
+                    "{}:{line}: {column}: expected a number, found {cell:?}{hint}",
                     path.display()
                 )
             })?;
