@@ -184,6 +184,76 @@ def test_numeric_ids_and_blank_scores_read_as_a_set_file_reads_them():
         scorer.score_sets([topic])
 
 
+def _flat_rows(topics):
+    """SummEval's topics as a dataset keeps them: one row per summary, the article and the
+    references repeated on every row of their topic."""
+    return [{"id": t["topic"], "model": s["system"], "decoded": s["text"],
+             "article": [d["text"] for d in t["documents"]],
+             "refs": [r["text"] for r in t.get("references", [])] or None,
+             **{k: v for k, v in s.get("scores", {}).items() if k in ("relevance", "coherence")}}
+            for t in topics for s in t["summaries"]]
+
+
+def test_topics_from_rows_score_as_the_set_they_were_flattened_from(summeval):
+    _, topics = summeval
+    rows = _flat_rows(topics[:8])
+    rebuilt = aesop.topics_from_rows(rows, topic="id", system="model", summary="decoded",
+                                     documents="article", references="refs",
+                                     scores=["relevance", "coherence"])
+    assert [t["topic"] for t in rebuilt] == [t["topic"] for t in topics[:8]]
+    assert ["references" in t for t in rebuilt] == ["references" in t for t in topics[:8]]
+    scorer = aesop.Scorer()
+    assert scorer.score_sets(rebuilt) == scorer.score_sets(topics[:8])
+    for mine, theirs in zip(rebuilt, topics[:8]):
+        assert [(s["system"], s["text"], s.get("scores")) for s in mine["summaries"]] == [
+            (s["system"], s["text"], {k: v for k, v in s["scores"].items()
+                                      if k in ("relevance", "coherence")}) for s in theirs["summaries"]]
+    # The same from a DataFrame (a missing score NaN), and from a dict of columns.
+    import pandas as pd  # noqa: PLC0415
+    frame = pd.DataFrame(rows)
+    frame.loc[3, "relevance"] = float("nan")
+    from_frame = aesop.topics_from_rows(frame, topic="id", system="model", summary="decoded",
+                                        documents="article", references="refs", scores="relevance")
+    assert "relevance" not in from_frame[0]["summaries"][3].get("scores", {})
+    assert from_frame[0]["summaries"][2]["scores"] == {"relevance": rows[2]["relevance"]}
+    assert aesop.evaluate(scorer.score_sets(from_frame), from_frame, "relevance",
+                          predicted="responsiveness", bootstrap=0)["counts"]["matched"] == len(rows) - 1
+    columns = {k: [r[k] for r in rows[:16]] for k in ("id", "model", "decoded", "article")}
+    one = aesop.topics_from_rows(columns, topic="id", system="model", summary="decoded",
+                                 documents="article")
+    assert len(one) == 1 and len(one[0]["summaries"]) == 16 and "references" not in one[0]
+
+
+def test_topics_from_rows_name_the_row_at_fault():
+    doc = "The council approved the budget on Monday."
+    good = {"topic": "t1", "system": "a", "summary": "It passed.", "document": doc, "q": 3}
+    def error(rows, exc=ValueError, **kw):
+        with pytest.raises(exc) as caught:
+            aesop.topics_from_rows(rows, **kw)
+        return str(caught.value)
+    assert error([good, {**good, "system": "b", "document": "Another text."}]) == (
+        "rows[1].document: differs from rows[0]'s, of the same topic 't1' (every row of a topic "
+        "gives the same 'document')")
+    assert error([good, dict(good)]) == (
+        "rows[1]: topic 't1', system 'a' again (first at rows[0]): one row per summary")
+    assert error([good, {k: v for k, v in good.items() if k != "summary"}]).startswith(
+        "rows[1]: no column 'summary' (columns: topic, system, document, q)")
+    assert error([{**good, "summary": None}], TypeError) == (
+        "rows[0].summary: expected the summary's text (a str), got a missing value")
+    assert error([{**good, "q": "3.5"}], TypeError, scores="q") == (
+        "rows[0].q: expected a number (or None/NaN where missing), got str '3.5'")
+    assert error([{**good, "document": float("nan")}]) == (
+        "rows[0].document: missing (a topic needs its input documents)")
+    assert error([{**good, "topic": True}], TypeError) == (
+        "rows[0].topic: expected an id (a str or a number), got bool")
+    assert error("not rows", TypeError) == "rows: expected a list of dicts, got a string"
+    # Numeric ids stay numbers, read by the scorer as their text.
+    topics = aesop.topics_from_rows([{**good, "topic": 7, "system": 2}], scores="q")
+    assert topics == [{"topic": 7, "documents": [{"id": "d1", "text": doc}],
+                       "summaries": [{"system": 2, "text": "It passed.", "scores": {"q": 3}}]}]
+    assert [r["topic"] for r in aesop.Scorer(models=["pyramid-noref"]).score_sets(topics)] == ["7"]
+
+
 def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
     binary = _need(BIN, "the aesop binary")
     # An empty summary and one without words get no score: `null` in the CLI's lines.

@@ -30,8 +30,8 @@ _os.environ.setdefault("CANDLE_NUM_THREADS", "1")
 from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
-__all__ = ["Scorer", "AesopWarning", "Topic", "features", "evaluate", "builtin_models", "lm_runs_on",
-           "__version__"]
+__all__ = ["Scorer", "AesopWarning", "Topic", "features", "evaluate", "topics_from_rows",
+           "builtin_models", "lm_runs_on", "__version__"]
 
 # One judgment-set topic (docs/JUDGMENT_SETS.md), as the type stubs name it.
 Topic = _typing.Dict[str, _typing.Any]
@@ -516,10 +516,18 @@ def _records(predictions, name):
     lists, or its DataFrame) as one JSON text per row, rows named ``name[i]`` in messages; or
     the answer of the service's POST /v1/score as one text, read whole as ``aesop evaluate``
     reads a saved one (its messages name ``results[i]``)."""
+    if isinstance(predictions, dict) and "results" in predictions and "topic" not in predictions:
+        return [_record_text(predictions, name)]
+    return [_record_text(row, f"{name}[{i}]") for i, row in enumerate(_rows_of(predictions, name))]
+
+
+def _rows_of(table, name):
+    """A table's rows as a list of dicts: from a list of dicts, a DataFrame, or columns (a dict
+    of lists, numpy arrays or Series, as ``aesop.features`` returns); named ``name`` in
+    messages."""
+    predictions = table
     if hasattr(predictions, "to_dict") and hasattr(predictions, "columns"):
         predictions = predictions.to_dict("records")
-    elif isinstance(predictions, dict) and "results" in predictions and "topic" not in predictions:
-        return [_record_text(predictions, name)]
     elif isinstance(predictions, dict):
         # Any sequence of values per column (a list, a numpy array, a pandas Series).
         columns = {k: list(v) if hasattr(v, "__len__") and not isinstance(v, (str, bytes, dict)) else v
@@ -538,12 +546,101 @@ def _records(predictions, name):
         predictions = list(predictions)
     except TypeError:
         raise TypeError(f"{name}: expected a list of dicts, got {type(predictions).__name__}") from None
-    texts = []
     for i, row in enumerate(predictions):
         if not isinstance(row, dict):
             raise TypeError(f"{name}[{i}]: expected a dict, got {type(row).__name__}")
-        texts.append(_record_text(row, f"{name}[{i}]"))
-    return texts
+    return predictions
+
+
+def _is_missing(value):
+    """None, or a float NaN (what a DataFrame holds for a missing cell)."""
+    value = _plain_scalar(value)
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _texts_of(value, where):
+    """A cell holding one text or several (a list, tuple or array of str), as a list; ``[]``
+    for a missing cell."""
+    value = _plain_scalar(value)
+    if _is_missing(value):
+        return []
+    if isinstance(value, str):
+        return [value]
+    if hasattr(value, "__len__") and not isinstance(value, (bytes, dict)):
+        texts = [_plain_scalar(v) for v in value]
+        for j, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"{where}[{j}]: expected a str, got {type(text).__name__}")
+        return texts
+    raise TypeError(f"{where}: expected a str or a list of str, got {type(value).__name__}")
+
+
+def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
+                     documents="document", references=None, scores=()):
+    """Judgment-set topics (for ``Scorer.score_sets``, ``features`` and ``evaluate``) from a
+    flat table with one row per summary, as datasets and spreadsheets keep summaries: ``rows``
+    a list of dicts, a DataFrame, or a dict of columns. The rows of one topic id make one topic,
+    topics in the order they first appear. ``documents``: the column of the topic's input, a text
+    or a list of texts (several documents); ``references``: the column of its human reference
+    summaries (a text or a list), if any; both must be the same on every row of a topic.
+    ``scores``: the column (or list of columns) of human scores, each a number, or None or NaN
+    where missing. Errors name the row (``rows[3].summary``)."""
+    rows = _rows_of(rows, "rows")
+    if isinstance(scores, str):
+        scores = [scores]
+    columns = [topic, system, summary, documents] + ([references] if references else [])
+    by_topic = {}
+    for i, row in enumerate(rows):
+        where = f"rows[{i}]"
+        for column in columns + list(scores):
+            if column not in row:
+                raise ValueError(f"{where}: no column {column!r} (columns: {', '.join(map(str, row))})")
+        topic_id, system_id = _plain_scalar(row[topic]), _plain_scalar(row[system])
+        for column, value in ((topic, topic_id), (system, system_id)):
+            if _is_missing(value) or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise TypeError(f"{where}.{column}: expected an id (a str or a number), got "
+                                f"{'a missing value' if _is_missing(value) else type(value).__name__}")
+        text = _plain_scalar(row[summary])
+        if not isinstance(text, str):
+            raise TypeError(f"{where}.{summary}: expected the summary's text (a str), got "
+                            f"{'a missing value' if _is_missing(text) else type(text).__name__}")
+        sources = _texts_of(row[documents], f"{where}.{documents}")
+        refs = _texts_of(row[references], f"{where}.{references}") if references else []
+        human = {}
+        for column in scores:
+            value = _plain_scalar(row[column])
+            if _is_missing(value):
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{where}.{column}: expected a number (or None/NaN where missing), "
+                                f"got {type(value).__name__} {value!r}")
+            human[column] = value
+        entry = by_topic.get(topic_id)
+        if entry is None:
+            if not sources:
+                raise ValueError(f"{where}.{documents}: missing (a topic needs its input documents)")
+            entry = by_topic[topic_id] = {
+                "first": i, "sources": sources, "refs": refs, "systems": {},
+                "topic": dict({"topic": topic_id,
+                               "documents": [{"id": f"d{j + 1}", "text": t} for j, t in enumerate(sources)]},
+                              **({"references": [{"id": f"r{j + 1}", "text": t} for j, t in enumerate(refs)]}
+                                 if refs else {}),
+                              summaries=[]),
+            }
+        else:
+            for column, mine, theirs in ((documents, sources, entry["sources"]),
+                                         (references, refs, entry["refs"])):
+                if mine != theirs:
+                    raise ValueError(f"{where}.{column}: differs from rows[{entry['first']}]'s, of the "
+                                     f"same topic {topic_id!r} (every row of a topic gives the same "
+                                     f"{column!r})")
+        if system_id in entry["systems"]:
+            raise ValueError(f"{where}: topic {topic_id!r}, system {system_id!r} again (first at "
+                             f"rows[{entry['systems'][system_id]}]): one row per summary")
+        entry["systems"][system_id] = i
+        entry["topic"]["summaries"].append(dict({"system": system_id, "text": text},
+                                                **({"scores": human} if human else {})))
+    return [entry["topic"] for entry in by_topic.values()]
 
 
 def evaluate(predictions, topics, target, *, feature=None, features=None, also=None, model=None,

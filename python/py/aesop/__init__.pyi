@@ -51,6 +51,18 @@ def features(
 ) -> Any:
     """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""
 
+def topics_from_rows(
+    rows: Any,
+    *,
+    topic: str = "topic",
+    system: str = "system",
+    summary: str = "summary",
+    documents: str = "document",
+    references: Optional[str] = None,
+    scores: Union[str, Sequence[str]] = (),
+) -> List[Topic]:
+    """Topics from a flat table, one row per summary (a list of dicts, a DataFrame, or a dict of columns); documents and references a text or a list of texts per row, the same on every row of a topic."""
+
 def evaluate(
     predictions: Any,
     topics: Union[Topic, Sequence[Topic]],
