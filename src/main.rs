@@ -69,8 +69,11 @@ struct Cli {
 enum Command {
     /// Convert a public or NIST data set into a judgment set (JSON Lines).
     #[command(
-        after_help = "Example:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n\n\
-Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc"
+        after_help = "Examples:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n  \
+aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n\n\
+Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
+table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
+documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\")"
     )]
     Import {
         /// Source format (any case).
@@ -88,6 +91,8 @@ Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, ta
         /// gzip-compressed).
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        table: TableColumnFlags,
         #[command(flatten)]
         progress: ProgressFlag,
     },
@@ -289,6 +294,63 @@ impl Command {
             | Command::Evaluate { progress, .. }
             | Command::Features { progress, .. } => progress.progress,
             Command::Models { .. } | Command::Serve(_) | Command::Generate { .. } => false,
+        }
+    }
+}
+
+/// The columns of `aesop import table` (each names a column of the table's header).
+#[derive(clap::Args)]
+struct TableColumnFlags {
+    /// table: the column of topic ids [default: topic]
+    #[arg(long, value_name = "NAME")]
+    topic_column: Option<String>,
+    /// table: the column of system ids [default: system]
+    #[arg(long, value_name = "NAME")]
+    system_column: Option<String>,
+    /// table: the column of the summaries' texts [default: summary]
+    #[arg(long, value_name = "NAME")]
+    summary_column: Option<String>,
+    /// table: a column of input documents, the same on every row of a topic; repeat for a topic
+    /// of several documents, each column one document named by it [default: document]
+    #[arg(long = "document-column", value_name = "NAME")]
+    document_columns: Vec<String>,
+    /// table: a column of human reference summaries, as --document-column (default: none)
+    #[arg(long = "reference-column", value_name = "NAME")]
+    reference_columns: Vec<String>,
+    /// table: a column of human scores (numbers; an empty cell is missing); repeat for several
+    /// (default: every column not named by the flags above)
+    #[arg(long = "score-column", value_name = "NAME")]
+    score_columns: Vec<String>,
+}
+
+impl TableColumnFlags {
+    /// The first of these flags given, if any (they apply to the `table` format only).
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.topic_column.is_some(), "--topic-column"),
+            (self.system_column.is_some(), "--system-column"),
+            (self.summary_column.is_some(), "--summary-column"),
+            (!self.document_columns.is_empty(), "--document-column"),
+            (!self.reference_columns.is_empty(), "--reference-column"),
+            (!self.score_columns.is_empty(), "--score-column"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    fn columns(self) -> import::table::TableColumns {
+        let defaults = import::table::TableColumns::default();
+        import::table::TableColumns {
+            topic: self.topic_column.unwrap_or(defaults.topic),
+            system: self.system_column.unwrap_or(defaults.system),
+            summary: self.summary_column.unwrap_or(defaults.summary),
+            documents: if self.document_columns.is_empty() {
+                defaults.documents
+            } else {
+                self.document_columns
+            },
+            references: self.reference_columns,
+            scores: (!self.score_columns.is_empty()).then_some(self.score_columns),
         }
     }
 }
@@ -574,8 +636,19 @@ fn dispatch(command: Command) -> Result<()> {
             format,
             path,
             output,
+            table,
             ..
         } => {
+            if let Some(flag) = table.first_given().filter(|_| format != "table") {
+                usage_error(
+                    "import",
+                    &format!(
+                        "{flag} names a column of `aesop import table`; the {format} importer \
+                         reads its own layout"
+                    ),
+                );
+            }
+            let columns = table.columns();
             // Ctrl-C while reading ends with exit 130 and no output, as in every verb (the
             // import was killed and left its temporary file).
             let cancel = interrupt_flag()?;
@@ -589,7 +662,7 @@ fn dispatch(command: Command) -> Result<()> {
                 run::Interrupted::check(&cancel)?;
                 Ok(())
             };
-            let topics = import::import(&format, &path).and_then(|topics| {
+            let topics = import::import_with(&format, &path, &columns).and_then(|topics| {
                 if aesop::output::names_stdout(&output) {
                     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
                     write_topics(&topics, &mut stdout)

@@ -304,3 +304,226 @@ fn import_tac_says_which_summary_files_and_statements_it_leaves_out() {
         assert_eq!(topic.query.is_some(), topic.topic.starts_with("D0801"));
     }
 }
+
+/// `aesop import table FILE` with these column flags; its exit, standard error and the set.
+fn import_table(
+    table: &Path,
+    flags: &[&str],
+) -> (Option<i32>, String, Option<Vec<aesop::corpus::Topic>>) {
+    let set = table.with_extension("jsonl");
+    let out = common::aesop()
+        .args(["import", "table"])
+        .arg(table)
+        .arg("-o")
+        .arg(&set)
+        .args(flags)
+        .output()
+        .expect("import");
+    let topics = out
+        .status
+        .success()
+        .then(|| aesop::corpus::jsonl::read_set(&set).expect("a set"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        topics,
+    )
+}
+
+/// A table with one row per summary, as a spreadsheet saves it where the decimal mark is a
+/// comma (a byte-order mark, fields split at semicolons, CR LF, `2,5`), becomes the topics its
+/// rows describe: topics in the order they first appear, each column of documents and
+/// references one text named by its column (an empty cell: none), every other column a score
+/// (an empty cell missing), numeric-looking ids kept as written.
+#[test]
+fn import_table_gathers_rows_into_topics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("summaries.csv");
+    std::fs::write(
+        &table,
+        "\u{feff}id;model;decoded;article;extra doc;ref;relevance;coherence\r\n\
+         007;A;The council passed it.;The council passed the budget.;;The budget passed.;2,5;3\r\n\
+         t2;A;Rain fell.;Rain flooded the town.;Roads closed.;;4;\r\n\
+         007;B;\"It passed; schools gain.\";The council passed the budget.;;The budget passed.;1;2,25\r\n",
+    )
+    .expect("write");
+    let flags = [
+        "--topic-column",
+        "id",
+        "--system-column",
+        "model",
+        "--summary-column",
+        "decoded",
+        "--document-column",
+        "article",
+        "--document-column",
+        "extra doc",
+        "--reference-column",
+        "ref",
+    ];
+    let (code, stderr, topics) = import_table(&table, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    let topics = topics.expect("topics");
+    assert_eq!(
+        topics.iter().map(|t| t.topic.as_str()).collect::<Vec<_>>(),
+        ["007", "t2"]
+    );
+    let first = &topics[0];
+    assert_eq!(
+        first
+            .documents
+            .iter()
+            .map(|d| (d.id.as_str(), d.text.as_str()))
+            .collect::<Vec<_>>(),
+        [("article", "The council passed the budget.")]
+    );
+    assert_eq!(first.references[0].id, "ref");
+    assert_eq!(first.summaries[1].text, "It passed; schools gain.");
+    assert_eq!(first.summaries[0].scores["relevance"], 2.5);
+    assert_eq!(first.summaries[1].scores["coherence"], 2.25);
+    assert_eq!(topics[1].documents.len(), 2);
+    assert!(topics[1].references.is_empty());
+    assert!(!topics[1].summaries[0].scores.contains_key("coherence"));
+    // Chosen score columns only.
+    let mut chosen = flags.to_vec();
+    chosen.extend(["--score-column", "relevance"]);
+    let (_, stderr, topics) = import_table(&table, &chosen);
+    let topics = topics.unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(
+        topics[0].summaries[0].scores.keys().collect::<Vec<_>>(),
+        ["relevance"]
+    );
+}
+
+/// The shipped SummEval sample, flattened to one row per summary (its article and all its
+/// references repeated on every row, as datasets keep it) and imported back, scores exactly as
+/// the set it came from.
+#[test]
+fn a_flattened_set_imported_back_scores_as_the_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let topics = aesop::corpus::jsonl::read_set(&set).expect("sample");
+    let references = topics.iter().map(|t| t.references.len()).max().unwrap_or(0);
+    let table = dir.path().join("flat.tsv");
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(b'\t')
+        .from_path(&table)
+        .expect("table");
+    let mut header = vec![
+        "topic".to_string(),
+        "system".into(),
+        "summary".into(),
+        "document".into(),
+    ];
+    header.extend((1..=references).map(|i| format!("ref{i}")));
+    header.push("relevance".into());
+    writer.write_record(&header).expect("header");
+    for topic in &topics {
+        for summary in &topic.summaries {
+            let mut row = vec![
+                topic.topic.clone(),
+                summary.system.clone(),
+                summary.text.clone(),
+                topic.documents[0].text.clone(),
+            ];
+            row.extend((0..references).map(|i| {
+                topic
+                    .references
+                    .get(i)
+                    .map_or(String::new(), |r| r.text.clone())
+            }));
+            row.push(summary.scores["relevance"].to_string());
+            writer.write_record(&row).expect("row");
+        }
+    }
+    writer.flush().expect("flush");
+    drop(writer);
+    let mut flags = Vec::new();
+    for i in 1..=references {
+        flags.push("--reference-column".to_string());
+        flags.push(format!("ref{i}"));
+    }
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (code, stderr, rebuilt) = import_table(&table, &flags);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(rebuilt.expect("topics").len(), topics.len());
+    let score = |set: &Path| {
+        let out = common::aesop()
+            .arg("score")
+            .arg(set)
+            .output()
+            .expect("score");
+        common::stdout_of_success(out)
+    };
+    assert_eq!(score(&table.with_extension("jsonl")), score(&set));
+}
+
+/// What a table can get wrong is named by line and column; the column flags belong to the
+/// `table` format (a usage error with another).
+#[test]
+fn import_table_names_the_line_at_fault() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let table = dir.path().join("t.csv");
+    let error = |text: &str, flags: &[&str]| {
+        std::fs::write(&table, text).expect("write");
+        let (code, stderr, _) = import_table(&table, flags);
+        assert_eq!(code, Some(1), "{stderr}");
+        stderr
+    };
+    let header = "topic,system,summary,document,q\n";
+    let message = error(
+        &format!("{header}t,a,S.,Doc one.,1\nt,b,S.,Doc two.,2\n"),
+        &[],
+    );
+    assert!(
+        message.contains("t.csv:3: the documents differ from line 2's, of the same topic \"t\""),
+        "{message}"
+    );
+    let message = error(&format!("{header}t,a,S.,Doc.,1\nt,a,T.,Doc.,2\n"), &[]);
+    assert!(
+        message.contains("t.csv:3: topic \"t\", system \"a\" again (first at line 2)"),
+        "{message}"
+    );
+    let message = error(&format!("{header}t,a,S.,Doc.,high\n"), &[]);
+    assert!(
+        message.contains("t.csv:2: q: expected a number, found \"high\" (every column not named")
+            && message.contains("--score-column"),
+        "{message}"
+    );
+    let message = error(
+        &format!("{header}t,a,S.,Doc.,1\n"),
+        &["--summary-column", "text"],
+    );
+    assert!(
+        message.contains(
+            "t.csv:1: no column 'text' (split at commas, the columns are: topic, system, \
+             summary, document, q); name the column that holds it with --summary-column"
+        ),
+        "{message}"
+    );
+    let message = error(&format!("{header}t,a,S.,,1\n"), &[]);
+    assert!(
+        message.contains("t.csv:2: document: empty (a topic needs its input documents)"),
+        "{message}"
+    );
+    // A column flag with another format: exit 2 before anything is read.
+    let out = common::aesop()
+        .args([
+            "import",
+            "summeval",
+            "missing.jsonl",
+            "-o",
+            "x.jsonl",
+            "--score-column",
+            "q",
+        ])
+        .output()
+        .expect("import");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--score-column names a column of `aesop import table`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -11,6 +11,7 @@ pub mod output;
 pub mod patterns;
 pub mod progress;
 pub mod rng;
+pub mod table;
 pub mod threads;
 pub mod varint;
 pub mod version;

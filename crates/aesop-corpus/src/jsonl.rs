@@ -138,13 +138,13 @@ fn not_json_lines(line: &str, label: &str) -> String {
         ),
         // A table of summaries (a CSV or TSV header, or a spreadsheet's split at semicolons),
         // as users and spreadsheets keep them.
-        Some(c) if c != '{' && c != '[' && line.contains([',', '\t', ';']) => {
+        Some(c) if c != '{' && c != '[' && line.contains([',', '\t', ';']) => format!(
             " (the file looks like a table (CSV or TSV); a judgment set is JSON Lines, one topic \
-             per line with its documents, references and summaries and their scores: \
-             docs/JUDGMENT_SETS.md, \"From a table\", writes one from a table in a few lines of \
-             Python)"
-                .to_string()
-        }
+             per line with its documents, references and summaries and their scores: `aesop \
+             import table {} -o set.jsonl` makes one from a table with a row per summary \
+             (docs/JUDGMENT_SETS.md, \"From a table\", names its columns))",
+            shell_word(label)
+        ),
         _ => String::new(),
     }
 }

@@ -10,6 +10,7 @@ mod dialsummeval;
 mod nist;
 mod realsumm;
 mod summeval_op;
+pub mod table;
 
 use super::jsonl::{self, kind};
 use super::Topic;
@@ -27,14 +28,25 @@ pub const FORMATS: &[&str] = &[
     "dialsummeval",
     "tac",
     "duc",
+    "table",
 ];
 
-/// Import `path` (a file or directory, depending on the format) into topics.
+/// Import `path` (a file or directory, depending on the format) into topics; a `table` with
+/// its default columns.
 pub fn import(format: &str, path: &Path) -> Result<Vec<Topic>> {
+    import_with(format, path, &table::TableColumns::default())
+}
+
+/// [`import`], a `table` read with `columns`.
+pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> Result<Vec<Topic>> {
     if !path.exists() {
         bail!("{}: no such file or directory", path.display());
     }
-    let topics = import_format(format, path).map_err(|e| match foreign_format(format, path) {
+    let imported = match format {
+        "table" => table::import(path, columns),
+        _ => import_format(format, path),
+    };
+    let topics = imported.map_err(|e| match foreign_format(format, path) {
         Some(found) => e.context(format!(
             "{}: this looks like a {found}, not a {format} file",
             path.display()

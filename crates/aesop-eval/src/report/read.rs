@@ -5,6 +5,7 @@
 //! an answer or memory, are read in `read/records.rs`.
 
 use super::MetricScores;
+use aesop_core::table;
 use aesop_corpus::{jsonl, Topic};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -287,7 +288,7 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
             "{}:1: the header needs 'topic' and 'system' columns (split at {}, its columns \
              are: {}); a table's fields may be split at tabs, commas or semicolons",
             path.display(),
-            delimiter_name(delimiter),
+            table::delimiter_name(delimiter),
             column_list(headers.iter())
         );
     };
@@ -314,18 +315,11 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
                 scores.missing += 1;
                 continue;
             }
-            let value = parse_cell(cell, delimiter).ok_or_else(|| {
-                // A decimal comma where it cannot be told from a grouping mark (`1,500`).
-                let hint = if delimiter != b';' && parse_cell(cell, b';').is_some() {
-                    " (a decimal comma is read only in a table split at semicolons, where it \
-                     cannot be a thousands separator: write a decimal point, or save the table \
-                     split at semicolons)"
-                } else {
-                    ""
-                };
+            let value = table::parse_cell(cell, delimiter).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "{}:{line}: {column}: expected a number, found {cell:?}{hint}",
-                    path.display()
+                    "{}:{line}: {column}: expected a number, found {cell:?}{}",
+                    path.display(),
+                    table::not_a_number_hint(cell, delimiter)
                 )
             })?;
             if value.is_infinite() {
@@ -395,28 +389,6 @@ fn csv_reader(path: &Path) -> Result<(csv::Reader<Box<dyn std::io::BufRead + Sen
     Ok((reader, delimiter))
 }
 
-/// What a table's fields are split at, in words, for messages.
-fn delimiter_name(delimiter: u8) -> &'static str {
-    match delimiter {
-        b'\t' => "tabs",
-        b';' => "semicolons",
-        _ => "commas",
-    }
-}
-
-/// The number a table's cell holds. In a table split at semicolons a decimal comma is read as
-/// the decimal mark (`2,5` is 2.5), as the spreadsheets that write such tables mean it; a cell
-/// with a comma and a point (`1.234,5`, a grouping mark) is no number.
-fn parse_cell(cell: &str, delimiter: u8) -> Option<f64> {
-    if let Ok(value) = cell.parse() {
-        return Some(value);
-    }
-    let decimal_comma = delimiter == b';' && cell.matches(',').count() == 1 && !cell.contains('.');
-    decimal_comma
-        .then(|| cell.replace(',', ".").parse().ok())
-        .flatten()
-}
-
 /// Whether `path` holds CSV. Its name says so when it can (`.csv` is CSV, `.tsv` CSV with tabs,
 /// `.jsonl` and `.json` JSON Lines, through a trailing `.gz`); any other name is read by its
 /// first non-blank line, JSON Lines when that starts with `{`. Why: `aesop features` writes CSV under any other name and to
@@ -438,28 +410,11 @@ fn is_csv(path: &Path) -> bool {
     }
 }
 
-/// The delimiter of a table whose header is `line`: a tab, a comma or a semicolon (tried in that
-/// order) when, split at it, the header has a `topic` and a `system` column (every table aesop
-/// writes or reads has both); `None` for a line that is no such header (JSON, or anything else).
+/// The delimiter of a table of scores whose header is `line`: the one at which it holds `topic`
+/// and `system` columns (every table aesop writes or reads has both); `None` for a line that is
+/// no such header (JSON, or anything else).
 fn table_delimiter(line: &str) -> Option<u8> {
-    let has_columns = |delimiter: char| {
-        let names: Vec<&str> = line
-            .split(delimiter)
-            .map(|name| name.trim().trim_matches('"'))
-            .collect();
-        names.contains(&"topic") && names.contains(&"system")
-    };
-    if line.trim_start().starts_with('{') {
-        None
-    } else if has_columns('\t') {
-        Some(b'\t')
-    } else if has_columns(',') {
-        Some(b',')
-    } else if has_columns(';') {
-        Some(b';')
-    } else {
-        None
-    }
+    aesop_core::table::delimiter_of_header(line, &["topic", "system"])
 }
 
 /// The first non-blank line of the file at `path` (a byte-order mark removed); `None` when it
@@ -691,31 +646,14 @@ pub(super) fn column_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_cell, table_delimiter};
+    use super::table_delimiter;
 
     #[test]
     fn a_table_header_is_told_from_json_by_its_topic_and_system_columns() {
         assert_eq!(table_delimiter("topic,system,pyramid"), Some(b','));
-        assert_eq!(table_delimiter("\"topic\",\"system\",x"), Some(b','));
         assert_eq!(table_delimiter("system\ttopic\tscore, raw"), Some(b'\t'));
+        assert_eq!(table_delimiter("topic;system;relevance"), Some(b';'));
         assert_eq!(table_delimiter(r#"{"topic": "t", "system": "s"}"#), None);
         assert_eq!(table_delimiter("topic,score"), None);
-        assert_eq!(table_delimiter("not json, topic system"), None);
-        assert_eq!(table_delimiter("topic;system;relevance"), Some(b';'));
-        assert_eq!(table_delimiter("\"topic\";\"system\";\"a,b\""), Some(b';'));
-    }
-
-    #[test]
-    fn a_decimal_comma_is_read_only_in_a_table_split_at_semicolons() {
-        assert_eq!(parse_cell("2,5", b';'), Some(2.5));
-        assert_eq!(parse_cell("-0,25", b';'), Some(-0.25));
-        assert_eq!(parse_cell("1,5e-3", b';'), Some(0.0015));
-        assert_eq!(parse_cell("2.5", b';'), Some(2.5));
-        assert_eq!(parse_cell("3", b';'), Some(3.0));
-        assert_eq!(parse_cell("1.234,5", b';'), None);
-        assert_eq!(parse_cell("1,2,3", b';'), None);
-        assert_eq!(parse_cell("2,5", b','), None);
-        assert_eq!(parse_cell("2,5", b'\t'), None);
-        assert!(parse_cell("NaN", b';').is_some_and(f64::is_nan));
     }
 }
