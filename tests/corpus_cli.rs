@@ -506,6 +506,15 @@ fn import_table_names_the_line_at_fault() {
         message.contains("t.csv:2: document: empty (a topic needs its input documents)"),
         "{message}"
     );
+    // A row of another field count (here a quote left open) is named by its line.
+    let message = error(&format!("{header}t,a,\"S.,Doc.,1\n"), &[]);
+    assert!(
+        message.contains(
+            "t.csv:2: 3 fields where the header has 5 (split at commas): a quote left open, or \
+             the delimiter inside an unquoted text (quote that text)"
+        ),
+        "{message}"
+    );
     // A column flag with another format: exit 2 before anything is read.
     let out = common::aesop()
         .args([

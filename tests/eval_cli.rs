@@ -1501,6 +1501,16 @@ fn a_spreadsheets_table_split_at_semicolons_with_decimal_commas_reads_as_its_csv
         ),
         "{message}"
     );
+    // A row of another field count, named by its line.
+    std::fs::write(&semicolon_path, "topic;system;pyramid\nT1;A;1;2\n").expect("write");
+    let message = error_of(args(predictions.clone(), semicolon_path.clone(), "pyramid"));
+    assert!(
+        message.ends_with(
+            "human-excel.csv:2: 4 fields where the header has 3 (split at semicolons): a quote \
+             left open, or the delimiter inside an unquoted text (quote that text)"
+        ),
+        "{message}"
+    );
     // A header split at none of the three.
     std::fs::write(&semicolon_path, "topic|system|pyramid\nT1|A|1\n").expect("write");
     let message = error_of(args(predictions, semicolon_path, "pyramid"));

@@ -209,7 +209,8 @@ pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
     if start.starts_with(b"PK\x03\x04") {
         return Some(
             "it is a ZIP archive (as .docx, .xlsx and .odt files are), not text: save the text as \
-             plain UTF-8 text",
+             plain UTF-8 text, or a spreadsheet's sheet as CSV (UTF-8), which `aesop evaluate` \
+             and `aesop import table` read",
         );
     }
     // At least two characters, each an ASCII byte beside a NUL.

@@ -134,7 +134,7 @@ pub fn import(path: &Path, columns: &TableColumns) -> Result<Vec<Topic>> {
     let mut order: Vec<Gathered> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for record in reader.records() {
-        let record = record.with_context(|| format!("{file}: invalid table row"))?;
+        let record = record.map_err(|e| row_error(&file.to_string(), delimiter, e))?;
         let line = record.position().map_or(0, |p| p.line());
         let cell = |name: &str| record.get(index(name)).unwrap_or("");
         let id = |name: &str| -> Result<String> {
@@ -247,4 +247,26 @@ pub fn import(path: &Path, columns: &TableColumns) -> Result<Vec<Topic>> {
         });
     }
     Ok(order.into_iter().map(|g| g.topic).collect())
+}
+
+/// A row the csv reader refused, named by its line: one of another field count than the header
+/// (a quote left open, or the delimiter inside an unquoted text), or not UTF-8. Shared with
+/// `aesop evaluate`'s reader of tables.
+pub fn row_error(file: &str, delimiter: u8, error: csv::Error) -> anyhow::Error {
+    match error.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos: Some(pos),
+            expected_len,
+            len,
+        } => anyhow::anyhow!(
+            "{file}:{}: {len} fields where the header has {expected_len} (split at {}): a quote \
+             left open, or the delimiter inside an unquoted text (quote that text)",
+            pos.line(),
+            table::delimiter_name(delimiter)
+        ),
+        _ => match error.position() {
+            Some(pos) => anyhow::anyhow!("{file}:{}: {error}", pos.line()),
+            None => anyhow::anyhow!("{file}: {error}"),
+        },
+    }
 }

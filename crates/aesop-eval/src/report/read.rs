@@ -305,7 +305,9 @@ fn read_features_csv_columns(path: &Path, columns: &[&str]) -> Result<Vec<Metric
     }
     let mut all_scores = empty_scores(&path.display().to_string(), columns);
     for record in reader.records() {
-        let record = record.with_context(|| format!("{}: invalid CSV", path.display()))?;
+        let record = record.map_err(|e| {
+            aesop_corpus::import::table::row_error(&path.display().to_string(), delimiter, e)
+        })?;
         let line = record.position().map(|p| p.line()).unwrap_or(0);
         let field = |i: usize| record.get(i).unwrap_or("");
         for (k, scores) in all_scores.iter_mut().enumerate() {
