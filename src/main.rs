@@ -67,7 +67,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Convert a public or NIST data set into a judgment set (JSON Lines).
+    /// Convert a public or NIST data set, or your own table of summaries, into a judgment set
+    /// (JSON Lines).
     #[command(
         after_help = "Examples:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n  \
 aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n\n\
