@@ -60,11 +60,9 @@ impl TableColumns {
     }
 }
 
-/// One topic being gathered: its first row's line, texts, and the lines of its systems.
+/// One topic being gathered: its first row's line and the lines of its systems.
 struct Gathered {
     line: u64,
-    documents: Vec<(String, String)>,
-    references: Vec<(String, String)>,
     systems: HashMap<String, u64>,
     topic: Topic,
 }
@@ -145,14 +143,27 @@ pub fn import(path: &Path, columns: &TableColumns) -> Result<Vec<Topic>> {
             Ok(value.to_string())
         };
         let (topic_id, system) = (id(&columns.topic)?, id(&columns.system)?);
-        let texts = |names: &[String]| -> Vec<(String, String)> {
+        // The row's texts in the set's form: each non-empty cell, named by its column.
+        let texts = |names: &[String]| -> Vec<Document> {
             names
                 .iter()
                 .filter(|name| !cell(name).trim().is_empty())
-                .map(|name| (name.clone(), cell(name).to_string()))
+                .map(|name| Document {
+                    id: name.clone(),
+                    text: cell(name).to_string(),
+                    extra: Default::default(),
+                })
                 .collect()
         };
-        let (documents, references) = (texts(&columns.documents), texts(&columns.references));
+        let documents = texts(&columns.documents);
+        let references: Vec<Reference> = texts(&columns.references)
+            .into_iter()
+            .map(|d| Reference {
+                id: d.id,
+                text: d.text,
+                extra: d.extra,
+            })
+            .collect();
         let mut human = BTreeMap::new();
         for name in &scores {
             let value = cell(name).trim();
@@ -193,44 +204,30 @@ pub fn import(path: &Path, columns: &TableColumns) -> Result<Vec<Topic>> {
                     topic: Topic {
                         topic: topic_id.clone(),
                         query: None,
-                        documents: documents
-                            .iter()
-                            .map(|(id, text)| Document {
-                                id: id.clone(),
-                                text: text.clone(),
-                                extra: Default::default(),
-                            })
-                            .collect(),
-                        references: references
-                            .iter()
-                            .map(|(id, text)| Reference {
-                                id: id.clone(),
-                                text: text.clone(),
-                                extra: Default::default(),
-                            })
-                            .collect(),
+                        documents: documents.clone(),
+                        references: references.clone(),
                         summaries: Vec::new(),
                         extra: Default::default(),
                     },
-                    documents: documents.clone(),
-                    references: references.clone(),
                     systems: HashMap::new(),
                 });
                 order.len() - 1
             }
         };
         let gathered = &mut order[at];
-        for (what, mine, theirs) in [
-            ("documents", &documents, &gathered.documents),
-            ("references", &references, &gathered.references),
-        ] {
-            if mine != theirs {
-                bail!(
-                    "{file}:{line}: the {what} differ from line {}'s, of the same topic \
-                     {topic_id:?} (every row of a topic gives the same {what})",
-                    gathered.line
-                );
-            }
+        let differing = if documents != gathered.topic.documents {
+            Some("documents")
+        } else if references != gathered.topic.references {
+            Some("references")
+        } else {
+            None
+        };
+        if let Some(what) = differing {
+            bail!(
+                "{file}:{line}: the {what} differ from line {}'s, of the same topic {topic_id:?} \
+                 (every row of a topic gives the same {what})",
+                gathered.line
+            );
         }
         if let Some(first) = gathered.systems.insert(system.clone(), line) {
             bail!(
