@@ -38,7 +38,7 @@ fn keep_freed_memory() {
     about = "Learn to predict how humans judge summaries",
     long_about = "Learn to predict how humans judge summaries.\n\n\
 aesop reads judgment sets (topics with their input documents, optional reference summaries, and \
-the summaries to judge with their human scores; `aesop import` makes them from the public sets), \
+the summaries to judge with their human scores; `aesop import` makes them from the public sets or from your own table of summaries), \
 computes feature classes for every summary, and trains predictors of pyramid, responsiveness and \
 readability scores from them. Built-in models for all three ship in the binary (`aesop models`); \
 `aesop score` applies them, or models you train, from the command line, and `aesop serve` over \
