@@ -71,9 +71,11 @@ enum Command {
     /// (JSON Lines).
     #[command(
         after_help = "Examples:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n  \
-aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n\n\
+aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n  \
+aesop import rouge settings.xml -o set.jsonl\n\n\
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
-table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
+rouge (a ROUGE-1.5.5 evaluation configuration, settings.xml: its peers and models, read as ROUGE reads them; \
+see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
 documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\")"
     )]
     Import {

@@ -20,6 +20,7 @@ mod corpus_cli;
 mod corpus_jsonl;
 mod corpus_nist;
 mod corpus_public;
+mod corpus_rouge;
 mod degenerate;
 mod discourse_features;
 mod entity_features;

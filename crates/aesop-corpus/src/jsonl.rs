@@ -136,6 +136,12 @@ fn not_json_lines(line: &str, label: &str) -> String {
              topic object per line: rewrite it with `jq -c . {} > set.jsonl`)",
             shell_word(label)
         ),
+        Some('<') if crate::import::rouge_config::opens_rouge_config(line) => format!(
+            " (the file looks like a ROUGE-1.5.5 evaluation configuration; `aesop import rouge \
+             {} -o set.jsonl` makes a judgment set of the summaries and references it names \
+             (docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"))",
+            shell_word(label)
+        ),
         // A table of summaries (a CSV or TSV header, or a spreadsheet's split at semicolons),
         // as users and spreadsheets keep them.
         Some(c) if c != '{' && c != '[' && line.contains([',', '\t', ';']) => format!(

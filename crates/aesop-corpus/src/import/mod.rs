@@ -9,6 +9,7 @@ mod bartscore;
 mod dialsummeval;
 mod nist;
 mod realsumm;
+pub(crate) mod rouge_config;
 mod summeval_op;
 pub mod table;
 
@@ -28,6 +29,7 @@ pub const FORMATS: &[&str] = &[
     "dialsummeval",
     "tac",
     "duc",
+    "rouge",
     "table",
 ];
 
@@ -95,6 +97,7 @@ fn import_format(format: &str, path: &Path) -> Result<Vec<Topic>> {
         "dialsummeval" => dialsummeval::import(path),
         "tac" => nist::tac::import(path),
         "duc" => nist::duc::import(path),
+        "rouge" => rouge_config::import(path),
         other => bail!(
             "unknown import format {other:?}; known formats: {}",
             FORMATS.join(", ")
@@ -284,6 +287,10 @@ fn foreign_format(format: &str, path: &Path) -> Option<&'static str> {
         .split(|&b| b == b'\n')
         .map(|line| std::str::from_utf8(line).unwrap_or(""))
         .find(|line| !line.trim().is_empty())?;
+    if rouge_config::opens_rouge_config(line) {
+        return (format != "rouge")
+            .then_some("ROUGE-1.5.5 evaluation configuration (import it with `rouge`)");
+    }
     let value = jsonl::parse_json(line).ok()?;
     let has = |key: &str| value.get(key).is_some();
     let has_score = |name: &str| {

@@ -41,7 +41,8 @@ pub fn elements<'a>(text: &'a str, tag: &str) -> Vec<Element<'a>> {
         if self_closing {
             found.push(Element {
                 attributes,
-                inner: "",
+                // Empty, but where the element is, so that a caller can tell its line.
+                inner: &text[content_start..content_start],
             });
             position = content_start;
             continue;

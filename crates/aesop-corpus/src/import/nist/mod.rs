@@ -2,7 +2,7 @@
 //! /work/shared/docs/TAC_FORMAT.md): unpacked directories or the tarballs themselves.
 
 pub mod duc;
-mod markup;
+pub(crate) mod markup;
 pub mod tac;
 
 use crate::{Document, Query, Reference, Summary, Topic};
@@ -206,7 +206,7 @@ fn read_tarball(
 /// NIST files are mostly ASCII with stray latin-1 / Windows-1252 bytes: valid UTF-8 is taken
 /// as is, anything else is decoded as Windows-1252 (latin-1 with printable 0x80-0x9F), so no
 /// byte is lost and nothing fails.
-fn decode(bytes: &[u8]) -> String {
+pub(crate) fn decode(bytes: &[u8]) -> String {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_string(),

@@ -1,0 +1,392 @@
+//! `aesop import rouge`: a ROUGE-1.5.5 evaluation configuration becomes a judgment set, its
+//! summaries read as ROUGE reads them, so that the `rouge` class gives ROUGE's own numbers.
+
+use crate::common;
+use std::path::Path;
+
+/// The README's example: two topics in SEE, the texts written for aesop.
+fn example_config() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/rouge/settings.xml")
+}
+
+fn import(config: &Path, output: &Path) -> assert_cmd::assert::Assert {
+    common::aesop()
+        .args(["import", "rouge"])
+        .arg(config)
+        .arg("-o")
+        .arg(output)
+        .assert()
+}
+
+/// The message of a failed import (exit 1, nothing written).
+fn import_error(config: &Path) -> String {
+    let output = config.with_file_name("set.jsonl");
+    let out = import(config, &output).code(1).get_output().clone();
+    assert!(
+        !output.exists(),
+        "a failed import wrote {}",
+        output.display()
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn import_rouge_reads_the_see_example_as_topics_of_sentences() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = dir.path().join("set.jsonl");
+    import(&example_config(), &output)
+        .success()
+        .stderr(predicates::str::contains("wrote 2 topics, 3 summaries"));
+    let topics = aesop::corpus::jsonl::read_set(&output).expect("the import reads as a set");
+    // The commented-out EVAL D999 is not a topic.
+    let ids: Vec<&str> = topics.iter().map(|t| t.topic.as_str()).collect();
+    assert_eq!(ids, ["D001", "D002"]);
+    let first = &topics[0];
+    assert!(first.documents.is_empty());
+    let references: Vec<&str> = first.references.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(references, ["A", "B"]);
+    let systems: Vec<&str> = first.summaries.iter().map(|s| s.system.as_str()).collect();
+    assert_eq!(systems, ["1", "2"]);
+    // One sentence per line (ROUGE-L's units); the `size="10"` line read as ROUGE reads it.
+    assert_eq!(
+        first.summaries[0].text,
+        "The river flooded the old town on Monday.\nHundreds of families left their homes."
+    );
+    assert!(first.summaries.iter().all(|s| s.scores.is_empty()));
+}
+
+/// SummEval's first three articles written as a ROUGE user keeps them, one in each text format
+/// ROUGE reads (SPL, SEE, ISI), with relative roots resolved from the directory `aesop` runs in
+/// (as ROUGE resolves them): the `rouge` class on the imported set gives the numbers the Perl
+/// ROUGE-1.5.5 printed for those summaries (reference-outputs, `-n 2 -2 4 -u -m [-s]`).
+#[test]
+fn import_rouge_gives_rouge155_numbers() {
+    let test = "import_rouge_gives_rouge155_numbers";
+    let Some(summeval) = common::data_or_skip(test, "summeval/summeval.jsonl") else {
+        return;
+    };
+    let Some(outputs) = common::data_or_skip(test, "reference-outputs") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    std::fs::create_dir_all(work.join("sums/peers")).expect("mkdir");
+    std::fs::create_dir_all(work.join("sums/models")).expect("mkdir");
+    let text = std::fs::read_to_string(&summeval).expect("read summeval.jsonl");
+    let mut evals = String::new();
+    for (line, format) in text.lines().take(3).zip(["SPL", "SEE", "ISI"]) {
+        let article: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let doc_id = article["doc_id"].as_str().expect("doc_id");
+        let write = |path: &Path, text: &str| {
+            let text = text.trim();
+            let body = match format {
+                "SPL" => format!("{text}\n"),
+                "SEE" => format!(
+                    "<html>\n<head>\n<title>x</title>\n</head>\n<body bgcolor=\"white\">\n\
+                     <a name=\"1\">[1]</a> <a href=\"#1\" id=1>{text}</a>\n</body>\n</html>\n"
+                ),
+                _ => format!("<S SNTNO=\"1\">{text}</S>\n"),
+            };
+            std::fs::write(path, body).expect("write a summary file");
+        };
+        let mut peers = String::new();
+        for (system, summary) in article["sys_summs"].as_object().expect("sys_summs") {
+            let name = format!("{doc_id}.{system}.txt");
+            write(
+                &work.join("sums/peers").join(&name),
+                summary["sys_summ"].as_str().expect("sys_summ"),
+            );
+            peers += &format!("<P ID=\"{system}\">{name}</P>\n");
+        }
+        let mut models = String::new();
+        for (i, reference) in article["ref_summs"]
+            .as_array()
+            .expect("ref_summs")
+            .iter()
+            .enumerate()
+        {
+            let name = format!("{doc_id}.{i}.txt");
+            write(
+                &work.join("sums/models").join(&name),
+                reference.as_str().expect("a reference"),
+            );
+            models += &format!("<M ID=\"{i}\">{name}</M>\n");
+        }
+        evals += &format!(
+            "<EVAL ID=\"{doc_id}\">\n<PEER-ROOT>sums/peers</PEER-ROOT>\n<MODEL-ROOT>sums/models</MODEL-ROOT>\n\
+             <INPUT-FORMAT TYPE=\"{format}\"></INPUT-FORMAT>\n<PEERS>\n{peers}</PEERS>\n<MODELS>\n{models}</MODELS>\n</EVAL>\n"
+        );
+    }
+    // The configuration elsewhere: its relative roots name directories under `work`, where
+    // aesop runs.
+    std::fs::create_dir_all(work.join("conf")).expect("mkdir");
+    let config = work.join("conf/settings.xml");
+    std::fs::write(
+        &config,
+        format!("<ROUGE-EVAL version=\"1.0\">\n{evals}</ROUGE-EVAL>\n"),
+    )
+    .expect("write the configuration");
+    common::aesop()
+        .current_dir(work)
+        .args(["import", "rouge", "conf/settings.xml", "-o", "set.jsonl"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("wrote 3 topics, 48 summaries"));
+
+    for (table, flags) in [
+        ("rouge155_summeval.tsv", &[][..]),
+        (
+            "rouge155_summeval_stop.tsv",
+            &["--rouge-remove-stopwords"][..],
+        ),
+    ] {
+        let features = work.join("features.csv");
+        common::aesop()
+            .args(["features"])
+            .arg(work.join("set.jsonl"))
+            .args(["--classes", "rouge"])
+            .args(flags)
+            .arg("-o")
+            .arg(&features)
+            .assert()
+            .success();
+        let expected = std::fs::read_to_string(outputs.join(table)).expect("read the TSV");
+        let expected: std::collections::HashMap<(String, String, String), (String, String)> =
+            expected
+                .lines()
+                .skip(1)
+                .filter_map(|line| {
+                    let f: Vec<&str> = line.split('\t').collect();
+                    (f.len() == 6).then(|| {
+                        (
+                            (f[0].into(), f[1].into(), f[2].into()),
+                            (f[3].into(), f[4].into()),
+                        )
+                    })
+                })
+                .collect();
+        let mut reader = csv::Reader::from_path(&features).expect("read the features");
+        let header = reader.headers().expect("a header").clone();
+        let column = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("no column {name}"))
+        };
+        let mut compared = 0;
+        for row in reader.records() {
+            let row = row.expect("a row");
+            for (short, metric) in [
+                ("r1", "ROUGE-1"),
+                ("r2", "ROUGE-2"),
+                ("rl", "ROUGE-L"),
+                ("su4", "ROUGE-SU4"),
+            ] {
+                let printed = |part: &str| {
+                    let value: f64 = row[column(&format!("rouge.{short}_{part}"))]
+                        .parse()
+                        .expect("a number");
+                    format!("{value:.5}")
+                };
+                let key = (row[0].to_string(), row[1].to_string(), metric.to_string());
+                let want = expected.get(&key).expect("ROUGE scored every summary");
+                assert_eq!(
+                    (printed("recall"), printed("precision")),
+                    *want,
+                    "{table}: {key:?}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 48 * 4, "{table}");
+    }
+}
+
+/// A small configuration in `dir` with one EVAL whose parts can be replaced.
+fn write_config(dir: &Path, eval: &str) -> std::path::PathBuf {
+    let config = dir.join("settings.xml");
+    std::fs::write(
+        &config,
+        format!("<ROUGE-EVAL version=\"1.0\">\n{eval}\n</ROUGE-EVAL>\n"),
+    )
+    .expect("write");
+    config
+}
+
+const PEERS_AND_MODELS: &str = "<PEERS>\n<P ID=\"1\">p1.txt</P>\n</PEERS>\n\
+                                <MODELS>\n<M ID=\"A\">mA.txt</M>\n</MODELS>";
+
+#[test]
+fn import_rouge_names_what_is_wrong_in_a_configuration() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    std::fs::write(d.join("p1.txt"), "A plain sentence.\n").expect("write");
+    std::fs::write(d.join("mA.txt"), "Another plain sentence.\n").expect("write");
+
+    // Not a configuration at all.
+    let config = write_config(d, "<something/>");
+    let message = import_error(&config);
+    assert!(message.contains("no <EVAL ID=…> element"), "{message}");
+
+    // No INPUT-FORMAT; SIMPLE (Basic Elements) and an unknown TYPE.
+    let config = write_config(d, &format!("<EVAL ID=\"t\">\n{PEERS_AND_MODELS}\n</EVAL>"));
+    let message = import_error(&config);
+    assert!(
+        message.contains("settings.xml:2: EVAL \"t\": no <INPUT-FORMAT"),
+        "{message}"
+    );
+    for (kind, says) in [("SIMPLE", "Basic Elements"), ("HTML", "SPL, SEE and ISI")] {
+        let config = write_config(
+            d,
+            &format!(
+                "<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"{kind}\"/>\n{PEERS_AND_MODELS}\n</EVAL>"
+            ),
+        );
+        let message = import_error(&config);
+        assert!(message.contains(says), "{kind}: {message}");
+    }
+
+    // The same EVAL ID twice, and a peer ID twice.
+    let eval =
+        format!("<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"SPL\"/>\n{PEERS_AND_MODELS}\n</EVAL>");
+    let config = write_config(d, &format!("{eval}\n{eval}"));
+    let message = import_error(&config);
+    assert!(
+        message.contains("EVAL \"t\": again (first at line 2)"),
+        "{message}"
+    );
+    let config = write_config(
+        d,
+        "<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"SPL\"/>\n<PEERS>\n<P ID=\"1\">p1.txt</P>\n\
+         <P ID=\"1\">mA.txt</P>\n</PEERS>\n</EVAL>",
+    );
+    let message = import_error(&config);
+    assert!(
+        message.contains("settings.xml:6: EVAL \"t\": <P ID=\"1\"> again (first at line 5)"),
+        "{message}"
+    );
+
+    // A file in neither the current directory nor beside the configuration: both named.
+    let config = write_config(
+        d,
+        "<EVAL ID=\"t\">\n<PEER-ROOT>peers</PEER-ROOT>\n<INPUT-FORMAT TYPE=\"SPL\"/>\n\
+         <PEERS>\n<P ID=\"7\">gone.txt</P>\n</PEERS>\n</EVAL>",
+    );
+    let message = import_error(&config);
+    assert!(
+        message.contains("settings.xml:6: EVAL \"t\": peer \"7\": peers/gone.txt: no such file")
+            && message.contains("beside the configuration"),
+        "{message}"
+    );
+
+    // Plain-text files named in a SEE configuration: ROUGE would score them as empty.
+    let config = write_config(
+        d,
+        &format!("<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"SEE\"/>\n{PEERS_AND_MODELS}\n</EVAL>"),
+    );
+    let message = import_error(&config);
+    assert!(
+        message.contains("mA.txt: no line in ROUGE's SEE layout")
+            && message.contains("plain text, one sentence per line (SPL)?"),
+        "{message}"
+    );
+
+    // SEE files named in an SPL configuration: ROUGE would count the tags as words.
+    std::fs::write(
+        d.join("see.html"),
+        "<html>\n<body bgcolor=\"white\">\n<a name=\"1\">[1]</a> <a href=\"#1\" id=1>A sentence.</a>\n</body>\n</html>\n",
+    )
+    .expect("write");
+    let config = write_config(
+        d,
+        "<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"SPL\"/>\n<PEERS>\n<P ID=\"1\">see.html</P>\n</PEERS>\n</EVAL>",
+    );
+    let message = import_error(&config);
+    assert!(
+        message.contains("see.html: lines in ROUGE's SEE layout")
+            && message.contains("is it TYPE=\"SEE\"?"),
+        "{message}"
+    );
+
+    // An empty model file: a reference needs its text.
+    std::fs::write(d.join("empty.txt"), "\n\n").expect("write");
+    let config = write_config(
+        d,
+        "<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"SPL\"/>\n<PEERS>\n<P ID=\"1\">p1.txt</P>\n</PEERS>\n\
+         <MODELS>\n<M ID=\"A\">empty.txt</M>\n</MODELS>\n</EVAL>",
+    );
+    let message = import_error(&config);
+    assert!(
+        message.contains("model \"A\"") && message.contains("holds no sentence"),
+        "{message}"
+    );
+}
+
+#[test]
+fn import_rouge_reads_an_spl_configuration_beside_its_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    // Windows line ends and a blank line: two sentences.
+    std::fs::write(d.join("p1.txt"), "First sentence.\r\n\r\nSecond one.\r\n").expect("write");
+    std::fs::write(d.join("mA.txt"), "The reference.\n").expect("write");
+    let config = write_config(
+        d,
+        &format!("<EVAL ID=\"t\">\n<INPUT-FORMAT TYPE=\"spl\"/>\n{PEERS_AND_MODELS}\n</EVAL>"),
+    );
+    let output = d.join("set.jsonl");
+    // Run from elsewhere: the files are found beside the configuration.
+    common::aesop()
+        .current_dir(std::env::temp_dir())
+        .args(["import", "rouge"])
+        .arg(&config)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success();
+    let topics = aesop::corpus::jsonl::read_set(&output).expect("read");
+    assert_eq!(topics[0].summaries[0].text, "First sentence.\nSecond one.");
+    assert_eq!(topics[0].references[0].text, "The reference.");
+}
+
+#[test]
+fn the_table_flags_are_a_usage_error_with_import_rouge() {
+    common::aesop()
+        .args(["import", "rouge"])
+        .arg(example_config())
+        .args(["-o", "-", "--summary-column", "text"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--summary-column"));
+}
+
+/// A ROUGE configuration given where a judgment set belongs, or to another importer, is named
+/// for what it is, with the command that reads it.
+#[test]
+fn a_rouge_configuration_given_elsewhere_is_pointed_to_import_rouge() {
+    let config = example_config();
+    let dir = tempfile::tempdir().expect("temp dir");
+    // `verb` given the configuration: exit 1, and its message.
+    let message_of = |verb: &[&str], output: &str| {
+        let out = common::aesop()
+            .args(verb)
+            .arg(&config)
+            .arg("-o")
+            .arg(dir.path().join(output))
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let message = message_of(&["score"], "p.jsonl");
+    assert!(
+        message.contains("looks like a ROUGE-1.5.5 evaluation configuration")
+            && message.contains("aesop import rouge"),
+        "{message}"
+    );
+    let message = message_of(&["import", "summeval"], "s.jsonl");
+    assert!(
+        message.contains("ROUGE-1.5.5 evaluation configuration (import it with `rouge`)"),
+        "{message}"
+    );
+}
