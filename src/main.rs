@@ -376,6 +376,19 @@ struct FeatureFlags {
     /// ROUGE: remove SMART common words (ROUGE-1.5.5 -s).
     #[arg(long)]
     rouge_remove_stopwords: bool,
+    /// ROUGE: only the first WORDS words of each summary and reference count (ROUGE-1.5.5 -l;
+    /// DUC 2005-2007 and TAC scored with -l 250 and -l 100). A word is a whitespace-separated
+    /// field, punctuation included, as ROUGE counts it. `aesop features` only: a model does not
+    /// learn from cut texts.
+    #[arg(long, value_name = "WORDS", conflicts_with = "rouge_byte_limit",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    rouge_length_limit: Option<usize>,
+    /// ROUGE: only the first BYTES bytes of each summary and reference count (ROUGE-1.5.5 -b;
+    /// DUC 2001-2004 scored with -b 665 and -b 75), as ROUGE cuts them (docs/FEATURES.md).
+    /// `aesop features` only.
+    #[arg(long, value_name = "BYTES",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    rouge_byte_limit: Option<usize>,
     /// content: use the released SIMetrix tool's choices (log10 LLR with cutoff 10, no
     /// direction check on topic words, unsmoothed likelihoods skipping unseen words).
     #[arg(long)]
@@ -449,6 +462,19 @@ impl FeatureFlags {
         &self,
         learn: &mut learn::LearnArgs,
     ) -> anyhow::Result<features::FeatureOptions> {
+        if let Some(flag) = [
+            (self.rouge_length_limit.is_some(), "--rouge-length-limit"),
+            (self.rouge_byte_limit.is_some(), "--rouge-byte-limit"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+        {
+            anyhow::bail!(
+                "{flag} reproduces ROUGE-1.5.5's length limit for `aesop features`; a model does \
+                 not learn from cut texts (its file has no place for the limit), so the learning \
+                 verbs do not take it"
+            );
+        }
         let mut options = self.to_options();
         aesop::learn::recipe::apply_recipe(learn, &mut options)?;
         Ok(options)
@@ -476,6 +502,11 @@ impl FeatureFlags {
         opts.rouge.jackknife = self.rouge_jackknife;
         opts.rouge.stem = !self.rouge_no_stem;
         opts.rouge.remove_stopwords = self.rouge_remove_stopwords;
+        opts.rouge.limit = match (self.rouge_length_limit, self.rouge_byte_limit) {
+            (Some(words), _) => Some(features::rouge::LengthLimit::Words(words)),
+            (None, Some(bytes)) => Some(features::rouge::LengthLimit::Bytes(bytes)),
+            (None, None) => None,
+        };
         opts.graph.rank = usize::from(self.graph_rank);
         opts.graph.window = usize::from(self.graph_window);
         opts.tesla.alpha = self.tesla_alpha;
@@ -1063,6 +1094,8 @@ mod tests {
             ("rouge_jackknife", "true"),
             ("rouge_no_stem", "true"),
             ("rouge_remove_stopwords", "true"),
+            ("rouge_length_limit", "100"),
+            ("rouge_byte_limit", "665"),
             ("simetrix", "true"),
             ("topic_word_cutoff", "7.5"),
             ("topic_word_log_base", "10"),

@@ -55,37 +55,41 @@ fn import_rouge_reads_the_see_example_as_topics_of_sentences() {
     assert!(first.summaries.iter().all(|s| s.scores.is_empty()));
 }
 
-/// SummEval's first three articles written as a ROUGE user keeps them, one in each text format
-/// ROUGE reads (SPL, SEE, ISI), with relative roots resolved from the directory `aesop` runs in
-/// (as ROUGE resolves them): the `rouge` class on the imported set gives the numbers the Perl
-/// ROUGE-1.5.5 printed for those summaries (reference-outputs, `-n 2 -2 4 -u -m [-s]`).
-#[test]
-fn import_rouge_gives_rouge155_numbers() {
-    let test = "import_rouge_gives_rouge155_numbers";
-    let Some(summeval) = common::data_or_skip(test, "summeval/summeval.jsonl") else {
-        return;
-    };
-    let Some(outputs) = common::data_or_skip(test, "reference-outputs") else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temp dir");
-    let work = dir.path();
+/// Writes `articles` (SummEval JSON lines) as a ROUGE user keeps them, under `work`: each
+/// summary and reference a file in the text format given for its article (SPL, SEE or ISI),
+/// `sums/peers` and `sums/models`, and the configuration `conf/settings.xml`, whose relative
+/// roots name directories under `work` (where aesop is run, as ROUGE resolves them). With
+/// `split`, a text is one sentence per line (a break after each " . ", as
+/// scripts/build/rouge155-length-limits.py writes them); otherwise one line.
+fn write_rouge_tree(work: &Path, articles: &[&str], formats: &[&str], split: bool) {
     std::fs::create_dir_all(work.join("sums/peers")).expect("mkdir");
     std::fs::create_dir_all(work.join("sums/models")).expect("mkdir");
-    let text = std::fs::read_to_string(&summeval).expect("read summeval.jsonl");
+    std::fs::create_dir_all(work.join("conf")).expect("mkdir");
     let mut evals = String::new();
-    for (line, format) in text.lines().take(3).zip(["SPL", "SEE", "ISI"]) {
+    for (line, format) in articles.iter().zip(formats) {
         let article: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
         let doc_id = article["doc_id"].as_str().expect("doc_id");
         let write = |path: &Path, text: &str| {
             let text = text.trim();
-            let body = match format {
+            let text = match split {
+                true => text.replace(" . ", " .\n"),
+                false => text.to_string(),
+            };
+            let body: String = match *format {
                 "SPL" => format!("{text}\n"),
-                "SEE" => format!(
-                    "<html>\n<head>\n<title>x</title>\n</head>\n<body bgcolor=\"white\">\n\
-                     <a name=\"1\">[1]</a> <a href=\"#1\" id=1>{text}</a>\n</body>\n</html>\n"
-                ),
-                _ => format!("<S SNTNO=\"1\">{text}</S>\n"),
+                "SEE" => {
+                    let lines: String = (1..)
+                        .zip(text.lines())
+                        .map(|(i, s)| {
+                            format!("<a name=\"{i}\">[{i}]</a> <a href=\"#{i}\" id={i}>{s}</a>\n")
+                        })
+                        .collect();
+                    format!("<html>\n<head>\n<title>x</title>\n</head>\n<body bgcolor=\"white\">\n{lines}</body>\n</html>\n")
+                }
+                _ => (1..)
+                    .zip(text.lines())
+                    .map(|(i, s)| format!("<S SNTNO=\"{i}\">{s}</S>\n"))
+                    .collect(),
             };
             std::fs::write(path, body).expect("write a summary file");
         };
@@ -99,12 +103,8 @@ fn import_rouge_gives_rouge155_numbers() {
             peers += &format!("<P ID=\"{system}\">{name}</P>\n");
         }
         let mut models = String::new();
-        for (i, reference) in article["ref_summs"]
-            .as_array()
-            .expect("ref_summs")
-            .iter()
-            .enumerate()
-        {
+        let references = article["ref_summs"].as_array().expect("ref_summs");
+        for (i, reference) in references.iter().enumerate() {
             let name = format!("{doc_id}.{i}.txt");
             write(
                 &work.join("sums/models").join(&name),
@@ -117,22 +117,92 @@ fn import_rouge_gives_rouge155_numbers() {
              <INPUT-FORMAT TYPE=\"{format}\"></INPUT-FORMAT>\n<PEERS>\n{peers}</PEERS>\n<MODELS>\n{models}</MODELS>\n</EVAL>\n"
         );
     }
-    // The configuration elsewhere: its relative roots name directories under `work`, where
-    // aesop runs.
-    std::fs::create_dir_all(work.join("conf")).expect("mkdir");
-    let config = work.join("conf/settings.xml");
     std::fs::write(
-        &config,
+        work.join("conf/settings.xml"),
         format!("<ROUGE-EVAL version=\"1.0\">\n{evals}</ROUGE-EVAL>\n"),
     )
     .expect("write the configuration");
+}
+
+/// (topic, system, ROUGE measure) → (recall, precision), as ROUGE prints them.
+type Printed = std::collections::HashMap<(String, String, String), (String, String)>;
+
+/// `aesop import rouge conf/settings.xml` run in `work`, then `aesop features --classes rouge`
+/// with `flags`: the values as ROUGE prints them (5 decimals).
+fn rouge_of_import(work: &Path, flags: &[&str]) -> Printed {
     common::aesop()
         .current_dir(work)
         .args(["import", "rouge", "conf/settings.xml", "-o", "set.jsonl"])
         .assert()
-        .success()
-        .stderr(predicates::str::contains("wrote 3 topics, 48 summaries"));
+        .success();
+    let features = work.join("features.csv");
+    common::aesop()
+        .args(["features"])
+        .arg(work.join("set.jsonl"))
+        .args(["--classes", "rouge"])
+        .args(flags)
+        .arg("-o")
+        .arg(&features)
+        .assert()
+        .success();
+    let mut reader = csv::Reader::from_path(&features).expect("read the features");
+    let header = reader.headers().expect("a header").clone();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let mut printed = Printed::new();
+    for row in reader.records() {
+        let row = row.expect("a row");
+        for (short, metric) in [
+            ("r1", "ROUGE-1"),
+            ("r2", "ROUGE-2"),
+            ("rl", "ROUGE-L"),
+            ("su4", "ROUGE-SU4"),
+        ] {
+            let value = |part: &str| {
+                let value: f64 = row[column(&format!("rouge.{short}_{part}"))]
+                    .parse()
+                    .expect("a number");
+                format!("{value:.5}")
+            };
+            let key = (row[0].to_string(), row[1].to_string(), metric.to_string());
+            printed.insert(key, (value("recall"), value("precision")));
+        }
+    }
+    printed
+}
 
+/// Every row of `got` equals ROUGE's, and ROUGE scored every one.
+fn assert_rouge_printed(label: &str, got: &Printed, expected: &Printed) {
+    assert_eq!(got.len(), 48 * 4, "{label}");
+    for (key, value) in got {
+        let want = expected
+            .get(key)
+            .unwrap_or_else(|| panic!("{label}: ROUGE has no {key:?}"));
+        assert_eq!(value, want, "{label}: {key:?}");
+    }
+}
+
+/// SummEval's first three articles written as a ROUGE user keeps them, one in each text format
+/// ROUGE reads (SPL, SEE, ISI), the configuration elsewhere than the directory aesop runs in:
+/// the `rouge` class on the imported set gives the numbers the Perl ROUGE-1.5.5 printed for
+/// those summaries (reference-outputs, `-n 2 -2 4 -u -m [-s]`).
+#[test]
+fn import_rouge_gives_rouge155_numbers() {
+    let test = "import_rouge_gives_rouge155_numbers";
+    let Some(summeval) = common::data_or_skip(test, "summeval/summeval.jsonl") else {
+        return;
+    };
+    let Some(outputs) = common::data_or_skip(test, "reference-outputs") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(&summeval).expect("read summeval.jsonl");
+    let articles: Vec<&str> = text.lines().take(3).collect();
+    write_rouge_tree(dir.path(), &articles, &["SPL", "SEE", "ISI"], false);
     for (table, flags) in [
         ("rouge155_summeval.tsv", &[][..]),
         (
@@ -140,66 +210,99 @@ fn import_rouge_gives_rouge155_numbers() {
             &["--rouge-remove-stopwords"][..],
         ),
     ] {
-        let features = work.join("features.csv");
-        common::aesop()
-            .args(["features"])
-            .arg(work.join("set.jsonl"))
-            .args(["--classes", "rouge"])
-            .args(flags)
-            .arg("-o")
-            .arg(&features)
-            .assert()
-            .success();
-        let expected = std::fs::read_to_string(outputs.join(table)).expect("read the TSV");
-        let expected: std::collections::HashMap<(String, String, String), (String, String)> =
-            expected
-                .lines()
-                .skip(1)
-                .filter_map(|line| {
-                    let f: Vec<&str> = line.split('\t').collect();
-                    (f.len() == 6).then(|| {
-                        (
-                            (f[0].into(), f[1].into(), f[2].into()),
-                            (f[3].into(), f[4].into()),
-                        )
-                    })
+        let expected: Printed = std::fs::read_to_string(outputs.join(table))
+            .expect("read the TSV")
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split('\t').collect();
+                (f.len() == 6).then(|| {
+                    let key = (f[0].into(), f[1].into(), f[2].into());
+                    (key, (f[3].into(), f[4].into()))
                 })
-                .collect();
-        let mut reader = csv::Reader::from_path(&features).expect("read the features");
-        let header = reader.headers().expect("a header").clone();
-        let column = |name: &str| {
-            header
-                .iter()
-                .position(|h| h == name)
-                .unwrap_or_else(|| panic!("no column {name}"))
-        };
-        let mut compared = 0;
-        for row in reader.records() {
-            let row = row.expect("a row");
-            for (short, metric) in [
-                ("r1", "ROUGE-1"),
-                ("r2", "ROUGE-2"),
-                ("rl", "ROUGE-L"),
-                ("su4", "ROUGE-SU4"),
-            ] {
-                let printed = |part: &str| {
-                    let value: f64 = row[column(&format!("rouge.{short}_{part}"))]
-                        .parse()
-                        .expect("a number");
-                    format!("{value:.5}")
-                };
-                let key = (row[0].to_string(), row[1].to_string(), metric.to_string());
-                let want = expected.get(&key).expect("ROUGE scored every summary");
-                assert_eq!(
-                    (printed("recall"), printed("precision")),
-                    *want,
-                    "{table}: {key:?}"
-                );
-                compared += 1;
-            }
-        }
-        assert_eq!(compared, 48 * 4, "{table}");
+            })
+            .collect();
+        assert_rouge_printed(table, &rouge_of_import(dir.path(), flags), &expected);
     }
+}
+
+/// ROUGE-1.5.5's length limits, `-l 30` and `-b 150`, on the sample's first three topics one
+/// sentence per line (so cuts fall inside sentences, and under `-b` ROUGE-L reads past the
+/// n-gram cut): `--rouge-length-limit` and `--rouge-byte-limit` give what the Perl printed
+/// (tests/fixtures/rouge155_length_limits.tsv, by scripts/build/rouge155-length-limits.py).
+#[test]
+fn rouge_length_limits_give_rouge155_numbers() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
+    let text = std::fs::read_to_string(sample).expect("read the sample");
+    let articles: Vec<&str> = text.lines().take(3).collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_rouge_tree(dir.path(), &articles, &["SPL", "SEE", "ISI"], true);
+    let table = std::fs::read_to_string(common::fixture("rouge155_length_limits.tsv"))
+        .expect("read the fixture");
+    let expected = |limit: &str| -> Printed {
+        table
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split('\t').collect();
+                (f.len() == 6 && f[2] == limit).then(|| {
+                    let key = (f[0].into(), f[1].into(), f[3].into());
+                    (key, (f[4].into(), f[5].into()))
+                })
+            })
+            .collect()
+    };
+    let unlimited = rouge_of_import(dir.path(), &[]);
+    for (limit, flags) in [
+        ("l30", ["--rouge-length-limit", "30"]),
+        ("b150", ["--rouge-byte-limit", "150"]),
+    ] {
+        let got = rouge_of_import(dir.path(), &flags);
+        assert_rouge_printed(limit, &got, &expected(limit));
+        // The limit bites: most values differ from the whole texts'.
+        let changed = got.iter().filter(|(k, v)| unlimited[*k] != **v).count();
+        assert!(changed > 150, "{limit}: only {changed} values changed");
+    }
+}
+
+/// The learning verbs refuse the limits (a model file cannot carry them), and the two limits
+/// together are refused as ROUGE refuses `-l` with `-b`: usage errors, before any set is read.
+#[test]
+fn rouge_length_limits_are_for_features_only() {
+    let missing = "no-such-set.jsonl";
+    for verb in ["train", "cross-validate", "ablate"] {
+        let out = common::aesop()
+            .args([
+                verb,
+                missing,
+                "--target",
+                "relevance",
+                "--rouge-length-limit",
+                "100",
+            ])
+            .args(["-o", "out"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains("--rouge-length-limit reproduces ROUGE-1.5.5's length limit"),
+            "{verb}: {message}"
+        );
+    }
+    common::aesop()
+        .args([
+            "features",
+            missing,
+            "--rouge-length-limit",
+            "100",
+            "--rouge-byte-limit",
+            "665",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("cannot be used with"));
 }
 
 /// A small configuration in `dir` with one EVAL whose parts can be replaced.

@@ -586,6 +586,26 @@ def test_feature_options_equal_the_cli_flags(summeval, tmp_path):
     assert cols["graph.memog"][:96] != plain["graph.memog"]
 
 
+def test_rouge_length_limits_equal_the_cli_flags(summeval, tmp_path):
+    path, topics = summeval
+    for flag, value in [("rouge_length_limit", 30), ("rouge_byte_limit", 150)]:
+        out = tmp_path / f"{flag}.jsonl"
+        subprocess.run([str(BIN), "features", str(path), "--classes", "rouge",
+                        "--" + flag.replace("_", "-"), str(value), "-o", str(out)],
+                       check=True, capture_output=True)
+        expected = [json.loads(line) for line in out.read_text().splitlines()]
+        cols = aesop.features(topics, classes="rouge", **{flag: value})
+        for i, row in enumerate(expected):
+            for name, got in row.items():
+                assert cols[name][i] == got, (flag, name, i)
+        plain = aesop.features(topics[:6], classes="rouge")
+        assert cols["rouge.r1_recall"][:96] != plain["rouge.r1_recall"], flag
+    with pytest.raises(ValueError, match="rouge_length_limit and rouge_byte_limit: give one"):
+        aesop.features(topics[:1], classes="rouge", rouge_length_limit=30, rouge_byte_limit=150)
+    with pytest.raises(ValueError, match=r"rouge_byte_limit: 0 is outside"):
+        aesop.features(topics[:1], classes="rouge", rouge_byte_limit=0)
+
+
 def test_neural_feature_options_equal_the_cli_flags(summeval, tmp_path):
     _need_lm()
     path, topics = summeval

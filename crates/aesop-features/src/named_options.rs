@@ -6,7 +6,7 @@
 
 use crate::distribution::LogBase;
 use crate::neural::NeuralPrompt;
-use crate::rouge::MultiRefMode;
+use crate::rouge::{LengthLimit, MultiRefMode};
 use crate::{content::ContentOptions, FeatureOptions};
 use anyhow::{bail, Context, Result};
 
@@ -16,6 +16,8 @@ pub const OPTION_NAMES: &[&str] = &[
     "rouge_jackknife",
     "rouge_no_stem",
     "rouge_remove_stopwords",
+    "rouge_length_limit",
+    "rouge_byte_limit",
     "simetrix",
     "topic_word_cutoff",
     "topic_word_log_base",
@@ -47,6 +49,12 @@ impl FeatureOptions {
                 bail!("feature option {name:?} given twice");
             }
         }
+        if seen.contains("rouge_length_limit") && seen.contains("rouge_byte_limit") {
+            bail!(
+                "feature options rouge_length_limit and rouge_byte_limit: give one (ROUGE-1.5.5 \
+                 takes -l or -b, not both)"
+            );
+        }
         let mut opts = FeatureOptions::default();
         let simetrix = options.iter().find(|(n, _)| n == "simetrix");
         if let Some((name, value)) = simetrix {
@@ -68,6 +76,14 @@ impl FeatureOptions {
                 "rouge_jackknife" => opts.rouge.jackknife = parse_bool(name, value)?,
                 "rouge_no_stem" => opts.rouge.stem = !parse_bool(name, value)?,
                 "rouge_remove_stopwords" => opts.rouge.remove_stopwords = parse_bool(name, value)?,
+                "rouge_length_limit" => {
+                    opts.rouge.limit =
+                        Some(LengthLimit::Words(parse_count(name, value, 1, usize::MAX)?))
+                }
+                "rouge_byte_limit" => {
+                    opts.rouge.limit =
+                        Some(LengthLimit::Bytes(parse_count(name, value, 1, usize::MAX)?))
+                }
                 "topic_word_cutoff" => {
                     opts.content.llr_cutoff = checked(name, non_negative(value))?
                 }
@@ -129,6 +145,14 @@ impl FeatureOptions {
                 "rouge_remove_stopwords",
                 self.rouge.remove_stopwords != d.rouge.remove_stopwords,
             ),
+            (
+                "rouge_length_limit",
+                matches!(self.rouge.limit, Some(LengthLimit::Words(_))),
+            ),
+            (
+                "rouge_byte_limit",
+                matches!(self.rouge.limit, Some(LengthLimit::Bytes(_))),
+            ),
             ("simetrix", simetrix),
             (
                 "topic_word_cutoff",
@@ -182,6 +206,10 @@ impl FeatureOptions {
                     "rouge_mode" => match self.rouge.mode {
                         MultiRefMode::Average => Some("a".to_string()),
                         MultiRefMode::Best => Some("b".to_string()),
+                    },
+                    "rouge_length_limit" | "rouge_byte_limit" => match self.rouge.limit {
+                        Some(LengthLimit::Words(n) | LengthLimit::Bytes(n)) => Some(n.to_string()),
+                        None => None,
                     },
                     "topic_word_cutoff" => Some(self.content.llr_cutoff.to_string()),
                     "topic_word_log_base" => Some(

@@ -28,6 +28,7 @@
 //!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
 
 mod lcs;
+mod length_limit;
 mod pooled;
 mod reference_set;
 
@@ -70,6 +71,17 @@ pub struct RougeOptions {
     pub stem: bool,
     /// ROUGE `-s`: drop SMART common words.
     pub remove_stopwords: bool,
+    /// ROUGE `-l` / `-b`: only the first words or bytes of each text count (none: all).
+    pub limit: Option<LengthLimit>,
+}
+
+/// ROUGE-1.5.5's length limits, applied to peers and references alike (`rouge/length_limit.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LengthLimit {
+    /// `-l N`: the first N words (whitespace-separated fields, punctuation included).
+    Words(usize),
+    /// `-b N`: the first N bytes.
+    Bytes(usize),
 }
 
 impl Default for RougeOptions {
@@ -81,6 +93,7 @@ impl Default for RougeOptions {
             jackknife: false,
             stem: true,
             remove_stopwords: false,
+            limit: None,
         }
     }
 }
@@ -307,6 +320,9 @@ pub struct PreparedText {
     su4: Grams,
     /// Token ids of each line (sentence), for ROUGE-L.
     sentences: Vec<Vec<u32>>,
+    /// Tokens in `sentences`: ROUGE-L's recall denominator as a reference. The unigrams' total
+    /// but under a byte limit, where ROUGE-L reads more of the text ([`LengthLimit`]).
+    sentence_tokens: u32,
     /// Each sentence's tokens by position, for the bit-parallel LCS (see [`lcs`]).
     positions: Vec<TokenPositions>,
     /// The [`Vocabulary::serial`] of its ids.
@@ -351,21 +367,42 @@ impl PreparedText {
     /// `text` tokenized and counted, its tokens interned in `vocabulary`: only texts of one
     /// vocabulary can be compared.
     pub fn new(text: &str, opts: &RougeOptions, vocabulary: &Vocabulary) -> PreparedText {
-        let (ids, sentence_lengths) = token_ids(text, opts, vocabulary);
+        let Some(limit) = opts.limit else {
+            let (ids, sentence_lengths) = token_ids(text, opts, vocabulary);
+            return PreparedText::from_tokens(&ids, &ids, &sentence_lengths, vocabulary);
+        };
+        // ROUGE cuts the text before tokenizing it, once for n-grams and once for ROUGE-L.
+        let (ngram_text, lcs_text) = length_limit::truncated(text, limit);
+        let (ids, _) = token_ids(&ngram_text, opts, vocabulary);
+        let (lcs_ids, sentence_lengths) = token_ids(&lcs_text, opts, vocabulary);
+        PreparedText::from_tokens(&ids, &lcs_ids, &sentence_lengths, vocabulary)
+    }
+
+    /// Counts of the n-gram tokens `ids`, and ROUGE-L's sentences: `lcs_ids` cut at
+    /// `sentence_lengths`.
+    fn from_tokens(
+        ids: &[u32],
+        lcs_ids: &[u32],
+        sentence_lengths: &[usize],
+        vocabulary: &Vocabulary,
+    ) -> PreparedText {
         let mut prepared = PreparedText {
-            unigrams: unigram_counts(&ids),
-            bigrams: bigram_counts(&ids),
+            unigrams: unigram_counts(ids),
+            bigrams: bigram_counts(ids),
             su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
             vocabulary: vocabulary.serial,
             ..PreparedText::default()
         };
         let mut start = 0;
-        for len in sentence_lengths {
+        for &len in sentence_lengths {
             if len > 0 {
-                prepared.sentences.push(ids[start..start + len].to_vec());
+                prepared
+                    .sentences
+                    .push(lcs_ids[start..start + len].to_vec());
             }
             start += len;
         }
+        prepared.sentence_tokens = u32::try_from(lcs_ids.len()).unwrap_or(u32::MAX);
         // ROUGE-1.5.5 loops `for (i = 0; i < $#tokens; i++)`: the last token starts no unit.
         let n = ids.len();
         for i in 0..n.saturating_sub(1) {
@@ -607,6 +644,8 @@ pub static CLASS: ClassSpec = ClassSpec {
         "rouge_jackknife",
         "rouge_no_stem",
         "rouge_remove_stopwords",
+        "rouge_length_limit",
+        "rouge_byte_limit",
     ],
     partial_options: &[],
     build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),

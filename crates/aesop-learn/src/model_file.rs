@@ -864,6 +864,10 @@ impl From<&rouge::RougeOptions> for RougeRecord {
             jackknife,
             stem,
             remove_stopwords,
+            // ROUGE-1.5.5's -l / -b reproduce its published numbers in `aesop features`; no
+            // model learns from cut texts (the learning verbs refuse the flags), so a model
+            // file has no field for them.
+            limit: _,
         } = o.clone();
         RougeRecord {
             best_reference: mode == rouge::MultiRefMode::Best,
@@ -885,6 +889,7 @@ impl From<&RougeRecord> for rouge::RougeOptions {
             jackknife: r.jackknife,
             stem: r.stem,
             remove_stopwords: r.remove_stopwords,
+            limit: None,
         }
     }
 }

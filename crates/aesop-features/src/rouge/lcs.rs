@@ -132,7 +132,9 @@ pub(super) fn lcs_length(
 pub(super) fn lcs_counts(peer: &PreparedText, reference: &PreparedText) -> Counts {
     Counts {
         hits: union_lcs_hits(reference, peer),
-        reference_total: reference.unigrams.total,
+        // ROUGE-L's recall counts the reference's sentence tokens, its precision the peer's
+        // n-gram tokens: the same but under a byte limit.
+        reference_total: reference.sentence_tokens,
         peer_total: peer.unigrams.total,
     }
 }

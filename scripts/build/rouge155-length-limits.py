@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Write tests/fixtures/rouge155_length_limits.tsv: what the Perl ROUGE-1.5.5 prints for
+the first three topics of examples/data/summeval-sample.jsonl (48 summaries, each against its
+11 references) with the length limits -l 30 and -b 150, the texts one sentence per line (split
+after each " . "), so that a cut falls inside sentences and ROUGE-L reads several of them.
+tests/corpus_rouge.rs writes the same files and checks aesop's `rouge` class against this table.
+
+    scripts/build/rouge155-length-limits.py ROUGE_HOME [PERL_INC]
+
+ROUGE_HOME holds ROUGE-1.5.5.pl and data/ (smart_common_words.txt, WordNet-2.0.exc.db). ROUGE
+is run in its -z mode (a peer and its models per line), which needs no XML parser: PERL_INC, if
+given, is put first on Perl's @INC (a stand-in XML/DOM.pm there lets the script load without
+XML::Parser). Flags: -n 2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus -l 30 or -b 150.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLE = os.path.join(REPO, "examples", "data", "summeval-sample.jsonl")
+OUT = os.path.join(REPO, "tests", "fixtures", "rouge155_length_limits.tsv")
+SETTINGS = [("l30", ["-l", "30"]), ("b150", ["-b", "150"])]
+
+
+def sentences(text):
+    """One sentence per line: a break after every " . " (the texts are tokenized)."""
+    return re.sub(r" \. ", " .\n", text.strip())
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    home = sys.argv[1]
+    inc = ["-I", sys.argv[2]] if len(sys.argv) == 3 else []
+    with open(SAMPLE, encoding="utf-8") as f:
+        articles = [json.loads(line) for line in f][:3]
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        pairs, lines = [], []
+        for a, article in enumerate(articles):
+            models = []
+            for r, reference in enumerate(article["ref_summs"]):
+                path = os.path.join(work, f"m{a}_{r}.txt")
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(sentences(reference) + "\n")
+                models.append(path)
+            for system, summary in article["sys_summs"].items():
+                path = os.path.join(work, f"p{a}_{system}.txt")
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(sentences(summary["sys_summ"]) + "\n")
+                pairs.append((article["doc_id"], system))
+                lines.append(" ".join([path] + models))
+        listing = os.path.join(work, "list.txt")
+        with open(listing, "w", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+        for name, limit in SETTINGS:
+            command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
+                       os.path.join(home, "data"), "-n", "2", "-2", "4", "-u", "-m", "-c", "95",
+                       "-r", "1", "-d", *limit, "-z", "SPL", listing]
+            printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            for line in printed.splitlines():
+                # X ROUGE-1 Eval 3.X R:0.36765 P:0.26080 F:0.30514
+                m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)", line)
+                if m:
+                    doc_id, system = pairs[int(m.group(2)) - 1]
+                    rows.append((doc_id, system, name, m.group(1), m.group(3), m.group(4)))
+    with open(OUT, "w", encoding="utf-8") as out:
+        out.write("doc_id\tsystem\tlimit\tmetric\trecall\tprecision\n")
+        for row in rows:
+            out.write("\t".join(row) + "\n")
+    print(f"wrote {len(rows)} rows to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
