@@ -217,7 +217,8 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
     Serve(aesop::serve::ServeArgs),
     /// Compute feature classes for every summary of a judgment set.
     #[command(
-        after_help = "Example:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv"
+        after_help = "Examples:\n  aesop features summeval.jsonl --classes content,rouge -o features.csv\n  \
+aesop features set.jsonl --classes rouge --rouge-length-limit 100 -o rouge.csv --systems rouge-systems.csv"
     )]
     Features {
         /// Judgment set (JSON Lines; `-` reads standard input, a name ending in .gz is read
@@ -237,6 +238,12 @@ SIGHUP (or POST /v1/models/reload) reloads the --model files; SIGTERM or Ctrl-C 
         /// CSV on standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Also write each system's mean of every feature, ranked, with a 95% bootstrap interval
+        /// over the system's topics and how many topics it has a value on (ROUGE-1.5.5's
+        /// per-system averages, `-a -c 95`): CSV for a .csv name, TSV for .tsv, else JSON Lines;
+        /// `-` for standard output when the features go to a file.
+        #[arg(long, value_name = "FILE")]
+        systems: Option<PathBuf>,
         #[command(flatten)]
         options: FeatureFlags,
         #[command(flatten)]
@@ -843,6 +850,7 @@ fn dispatch(command: Command) -> Result<()> {
             set,
             classes,
             output,
+            systems,
             options,
             ..
         } => {
@@ -853,32 +861,23 @@ fn dispatch(command: Command) -> Result<()> {
             if let Err(e) = features::check_options_apply(&options, &classes, None) {
                 usage_error("features", &e.to_string());
             }
+            if systems.as_deref().is_some_and(aesop::output::names_stdout)
+                && aesop::output::file_or_stdout(output.as_deref()).is_none()
+            {
+                usage_error(
+                    "features",
+                    "--systems - and the features would both go to standard output; name a \
+                     file for one of them (-o FILE, or --systems FILE)",
+                );
+            }
             let classes = features::build_classes(&classes, &options)?;
-            let progress = aesop::progress::enabled();
-            // Streamed: topics are read, extracted and written a window at a time.
-            let topics = jsonl::open_set(&set)?;
-            let streamed = match aesop::output::file_or_stdout(output.as_deref()) {
-                Some(path) => {
-                    let format = run::TableFormat::from_path(path);
-                    let mut streamed = None;
-                    OutputFile::write_with(path, &[&set], |file| {
-                        streamed = Some(run::stream_features(
-                            topics, &classes, format, file, progress, &cancel,
-                        )?);
-                        Ok(())
-                    })?;
-                    streamed.context("no features were written")?
-                }
-                None => run::stream_features(
-                    topics,
-                    &classes,
-                    run::TableFormat::Csv,
-                    std::io::stdout().lock(),
-                    progress,
-                    &cancel,
-                )
-                .map_err(|e| incomplete_on_stdout(e, true))?,
-            };
+            let streamed = features_command(
+                &set,
+                &classes,
+                output.as_deref(),
+                systems.as_deref(),
+                &cancel,
+            )?;
             for skipped in &streamed.skipped {
                 aesop_core::eprintln_quiet!("note: {}; those cells are left empty", skipped.note());
             }
@@ -891,6 +890,91 @@ fn dispatch(command: Command) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `aesop features`: the set's features streamed to `output` (standard output when none), and
+/// with `systems` each system's mean of every feature, ranked, with its interval (as `score
+/// --systems` writes predictions'). The files are written together: both or neither.
+fn features_command(
+    set: &std::path::Path,
+    classes: &[Box<dyn features::FeatureClass>],
+    output: Option<&std::path::Path>,
+    systems: Option<&std::path::Path>,
+    cancel: &AtomicBool,
+) -> Result<run::StreamedFeatures> {
+    use aesop::learn::score_stream::{write_means, ScoreFormat, SystemTally};
+    let names: Vec<String> = classes.iter().flat_map(|c| c.feature_names()).collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut tally = systems.map(|_| SystemTally::new(names.clone(), false, true));
+    let features_file = aesop::output::file_or_stdout(output);
+    let systems_file = systems.and_then(|p| aesop::output::file_or_stdout(Some(p)));
+    let named: Vec<(&str, &std::path::Path)> = [("-o", features_file), ("--systems", systems_file)]
+        .into_iter()
+        .filter_map(|(flag, path)| Some((flag, path?)))
+        .collect();
+    let mut files = OutputFile::create_all(&named, &[set])?.into_iter();
+    let mut features_out = features_file.and_then(|_| files.next());
+    let mut systems_out = systems_file.and_then(|_| files.next());
+    let topics = jsonl::open_set(set)?;
+    let progress = aesop::progress::enabled();
+    let streamed = {
+        let mut seen = |record: &run::FeatureRecord| {
+            if let Some(tally) = tally.as_mut() {
+                let row: Vec<f64> = record
+                    .values
+                    .iter()
+                    .map(|v| v.unwrap_or(f64::NAN))
+                    .collect();
+                tally.add(&record.topic, &record.system, &name_refs, &row);
+            }
+        };
+        match (&mut features_out, features_file) {
+            (Some(file), Some(path)) => run::stream_features(
+                topics,
+                classes,
+                run::TableFormat::from_path(path),
+                file,
+                progress,
+                cancel,
+                &mut seen,
+            )
+            // As `OutputFile::write_with` says it: nothing was written.
+            .map_err(|err| match aesop::output::names_an_output(&err) {
+                true => err,
+                false => err.context(format!("{} not written", path.display())),
+            })?,
+            _ => run::stream_features(
+                topics,
+                classes,
+                run::TableFormat::Csv,
+                std::io::stdout().lock(),
+                progress,
+                cancel,
+                &mut seen,
+            )
+            .map_err(|e| incomplete_on_stdout(e, true))?,
+        }
+    };
+    if let Some(tally) = &tally {
+        let means = tally.means(cancel)?;
+        let format = ScoreFormat::resolve(None, systems_file);
+        match systems_out.as_mut() {
+            Some(file) => write_means(&means, format, false, "feature", file)?,
+            None => {
+                let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+                write_means(&means, format, false, "feature", &mut stdout)
+                    .context("writing the system means to standard output")?;
+            }
+        }
+    }
+    OutputFile::commit_all(features_out.into_iter().chain(systems_out).collect())?;
+    for warning in tally
+        .iter()
+        .flat_map(|t| t.coverage_warnings_of("feature means", "aesop features --systems FILE"))
+    {
+        aesop_core::eprintln_quiet!("warning: {warning}");
+    }
+    Ok(streamed)
 }
 
 /// `aesop generate`: a completion script for `kind`'s shell, or the manual pages. Files are

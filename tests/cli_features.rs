@@ -557,3 +557,140 @@ fn interrupted_features(set: &Path, out: Option<&Path>, signal: &str) -> std::pr
     assert!(status.success());
     child.wait_with_output().expect("wait")
 }
+
+/// `--systems FILE`: each system's mean of every feature, ranked, as `score --systems` writes
+/// predictions' (ROUGE-1.5.5's per-system averages): the means are those of the features file,
+/// the interval holds the mean, the counts say over how many topics; a system without a summary
+/// in some topic is warned of; both outputs or neither.
+#[test]
+fn features_systems_gives_each_systems_means() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let set = dir.path().join("set.jsonl");
+    let reference = [(
+        "A",
+        "The council approved a budget that raises school spending.",
+    )];
+    let topic = |id: &str, systems: &[(&'static str, &'static str)]| {
+        let summaries: Vec<(&str, &str, bool)> =
+            systems.iter().map(|&(s, t)| (s, t, false)).collect();
+        topic_line(id, &reference, &summaries)
+    };
+    let lines = [
+        topic(
+            "t1",
+            &[
+                (
+                    "good",
+                    "The council approved a budget raising school spending.",
+                ),
+                ("poor", "Critics argued about taxes."),
+            ],
+        ),
+        topic(
+            "t2",
+            &[
+                ("good", "The council approved the budget for schools."),
+                ("poor", "A tax increase."),
+            ],
+        ),
+        // `poor` wrote nothing for t3: its means are over fewer topics.
+        topic("t3", &[("good", "The budget raises spending on schools.")]),
+    ];
+    std::fs::write(&set, lines.join("\n") + "\n").expect("write");
+    let (features, systems) = (dir.path().join("f.csv"), dir.path().join("s.csv"));
+    let out = common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "rouge", "-o"])
+        .arg(&features)
+        .arg("--systems")
+        .arg(&systems)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the systems' feature means of rouge.r1_recall are over different topics")
+            && stderr.contains("'poor' on 2")
+            && stderr.contains("aesop features --systems FILE"),
+        "{stderr}"
+    );
+    let (f_header, f_rows) = csv_rows(&features);
+    let (header, rows) = csv_rows(&systems);
+    assert_eq!(
+        header,
+        ["feature", "rank", "system", "mean", "low", "high", "topics", "scored"]
+    );
+    // One row per feature and system, features in the file's order, best system first.
+    assert_eq!(rows.len(), 12 * 2);
+    assert_eq!(rows[0][0], f_header[2]);
+    let r1 = column(&f_header, "rouge.r1_recall");
+    for system in ["good", "poor"] {
+        let values: Vec<f64> = f_rows
+            .iter()
+            .filter(|r| r[1] == system)
+            .map(|r| r[r1].parse().expect("a number"))
+            .collect();
+        let row = rows
+            .iter()
+            .find(|r| r[0] == "rouge.r1_recall" && r[2] == system)
+            .expect("a row of the system");
+        let mean: f64 = row[3].parse().expect("a mean");
+        common::assert_within(
+            mean,
+            values.iter().sum::<f64>() / values.len() as f64,
+            1e-12,
+        );
+        let (low, high): (f64, f64) = (row[4].parse().expect("low"), row[5].parse().expect("high"));
+        assert!(low <= mean && mean <= high, "{row:?}");
+        assert_eq!(row[7], values.len().to_string());
+        assert_eq!(row[6], values.len().to_string());
+    }
+    let good = rows
+        .iter()
+        .position(|r| r[0] == "rouge.r1_recall" && r[2] == "good");
+    let poor = rows
+        .iter()
+        .position(|r| r[0] == "rouge.r1_recall" && r[2] == "poor");
+    assert!(good < poor, "the better system ranks first");
+
+    // JSON Lines for another name, `feature` first; `-` with the features on standard output
+    // is a usage error; one file named twice writes neither.
+    let jsonl = dir.path().join("s.jsonl");
+    common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "rouge", "-o"])
+        .arg(&features)
+        .arg("--systems")
+        .arg(&jsonl)
+        .assert()
+        .success();
+    let first = std::fs::read_to_string(&jsonl).expect("read");
+    assert!(
+        first.starts_with("{\"feature\":\"rouge.r1_recall\",\"rank\":1,\"system\":\"good\","),
+        "{first}"
+    );
+    common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "rouge", "--systems", "-"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "would both go to standard output",
+        ));
+    let twice = dir.path().join("twice.csv");
+    common::aesop()
+        .arg("features")
+        .arg(&set)
+        .args(["--classes", "rouge", "-o"])
+        .arg(&twice)
+        .arg("--systems")
+        .arg(&twice)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("name the same file"));
+    assert!(!twice.exists());
+}

@@ -77,6 +77,7 @@ fn streamed_features_equal_the_whole_set_table_in_both_formats() {
             &mut streamed,
             false,
             &cancel,
+            &mut |_| {},
         )
         .expect("stream");
         assert_eq!(

@@ -596,6 +596,18 @@ pub fn topic_from_value(value: Value) -> std::result::Result<Topic, FieldError> 
              judges an answer)",
         ));
     }
+    // A row of `score --systems` or `features --systems` has no topic at all.
+    if !map.contains_key("topic")
+        && ["system", "mean", "rank"]
+            .iter()
+            .all(|k| map.contains_key(*k))
+    {
+        return Err(FieldError::new(
+            "mean",
+            "a system's mean (a row of `aesop score --systems` or `aesop features --systems`), \
+             not a judgment-set topic; give the judgment set",
+        ));
+    }
     let topic = required_id(&mut map, "", "topic")?;
     if topic.trim().is_empty() {
         return Err(FieldError::new("topic", "must not be empty"));
@@ -1025,6 +1037,18 @@ mod tests {
             assert!(
                 message
                     .starts_with("p.jsonl:1: system: a line of scores for one summary or system")
+                    && message.ends_with("give the judgment set"),
+                "{message}"
+            );
+        }
+        // The rows of `score --systems` and `features --systems`, which name no topic.
+        for line in [
+            r#"{"model":"pyramid","rank":1,"system":"A","mean":0.4,"low":0.3,"high":0.5}"#,
+            r#"{"feature":"rouge.r1_f","rank":2,"system":"B","mean":0.2,"low":null,"high":null}"#,
+        ] {
+            let message = first_error(line).expect("read as a topic");
+            assert!(
+                message.starts_with("p.jsonl:1: mean: a system's mean (a row of `aesop score")
                     && message.ends_with("give the judgment set"),
                 "{message}"
             );

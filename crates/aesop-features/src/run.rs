@@ -477,6 +477,8 @@ pub struct StreamedFeatures {
 /// window of topics in parallel) and write each record as it comes, in input order, so memory
 /// depends on the largest topic and not on the set. The output equals [`write_table`] of
 /// [`extract_features`] over the whole set.
+/// `seen` is called with every record as it is written (`features --systems` tallies each
+/// system's means from them).
 pub fn stream_features<I, W>(
     topics: I,
     classes: &[Box<dyn FeatureClass>],
@@ -484,6 +486,7 @@ pub fn stream_features<I, W>(
     out: W,
     show_progress: bool,
     cancel: &AtomicBool,
+    seen: &mut dyn FnMut(&FeatureRecord),
 ) -> Result<StreamedFeatures>
 where
     I: Iterator<Item = Result<Topic>> + Send,
@@ -503,6 +506,7 @@ where
         |topic, (records, class_missing)| {
             for r in &records {
                 writer.write(r)?;
+                seen(r);
             }
             idle_options.add(topic, classes);
             languages.add(topic);
@@ -594,6 +598,7 @@ mod tests {
             Vec::new(),
             false,
             &CANCEL,
+            &mut |_| {},
         );
         assert!(streamed.is_err(), "the streamed run was not interrupted");
         assert_eq!(CALLS.load(Ordering::Relaxed), 0);

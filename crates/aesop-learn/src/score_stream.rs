@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 mod systems;
-pub use systems::{SystemMean, SystemTally, SYSTEM_BOOTSTRAP_SAMPLES};
+pub use systems::{write_means, SystemMean, SystemTally, SYSTEM_BOOTSTRAP_SAMPLES};
 
 /// `aesop score SET [--model MODEL|builtin:NAME …] [-o PRED.jsonl]`, or with plain text files:
 /// `aesop score --documents a.txt b.txt --summary s.txt [--reference r.txt …]`.
@@ -629,6 +629,7 @@ pub fn score_streaming(
                 &means,
                 format,
                 groups.defaults.is_some(),
+                "model",
                 &mut *systems_output.writer(),
             )
             .context(match aesop_core::output::file_or_stdout(Some(path)) {

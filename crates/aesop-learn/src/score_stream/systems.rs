@@ -176,6 +176,12 @@ impl SystemTally {
     /// differs (one warning when every column's does alike): the systems scored on fewer topics
     /// than the best covered one, fewest first.
     pub fn coverage_warnings(&self) -> Vec<String> {
+        self.coverage_warnings_of("mean predictions", "aesop score --systems FILE")
+    }
+
+    /// [`SystemTally::coverage_warnings`] saying what the means are of (`mean predictions`,
+    /// `feature means`) and which command gives each system's count.
+    pub fn coverage_warnings_of(&self, means: &str, command: &str) -> Vec<String> {
         let mut warnings: Vec<String> = Vec::new();
         let mut last_detail = None;
         for (c, name) in self.columns.iter().enumerate() {
@@ -231,10 +237,9 @@ impl SystemTally {
                 String::new()
             };
             warnings.push(format!(
-                "the systems' mean predictions{column} are over different topics: {detail} (a \
-                 topic without a summary of the system, or a summary not scored); compare \
-                 systems on the topics they share (`aesop score --systems FILE` gives each \
-                 system's count)"
+                "the systems' {means}{column} are over different topics: {detail} (a topic \
+                 without a summary of the system, or a summary not scored); compare systems on \
+                 the topics they share (`{command}` gives each system's count)"
             ));
             last_detail = Some(detail);
         }
@@ -362,18 +367,37 @@ fn bootstrap_mean_interval(scores: &[f64]) -> (f64, f64) {
     (interval.lower, interval.upper)
 }
 
-/// Write `rows` as a table (CSV, or with tabs when `tabs`) or as JSON Lines.
+/// Write `rows` as a table (CSV, or with tabs when `tabs`) or as JSON Lines. `column` names
+/// what a row's [`SystemMean::model`] is: `model` for `score`'s predictions, `feature` for
+/// `features --systems`.
 pub fn write_means(
     rows: &[SystemMean],
     format: super::ScoreFormat,
     defaults: bool,
+    column: &str,
     out: &mut dyn std::io::Write,
 ) -> Result<()> {
     use super::ScoreFormat;
     match format {
         ScoreFormat::Jsonl => {
+            use serde::ser::{SerializeMap, Serializer};
             for row in rows {
-                serde_json::to_writer(&mut *out, row)?;
+                // Written field by field, so that the first key is `column` and the keys keep
+                // this order.
+                let mut line = serde_json::Serializer::new(&mut *out);
+                let mut fields = (&mut line).serialize_map(None)?;
+                fields.serialize_entry(column, &row.model)?;
+                fields.serialize_entry("rank", &row.rank)?;
+                fields.serialize_entry("system", &row.system)?;
+                fields.serialize_entry("mean", &row.mean)?;
+                fields.serialize_entry("low", &row.low)?;
+                fields.serialize_entry("high", &row.high)?;
+                fields.serialize_entry("topics", &row.topics)?;
+                fields.serialize_entry("scored", &row.scored)?;
+                if let Some(models) = &row.models {
+                    fields.serialize_entry("models", models)?;
+                }
+                fields.end()?;
                 out.write_all(b"\n")?;
             }
             out.flush()?;
@@ -381,7 +405,7 @@ pub fn write_means(
         ScoreFormat::Csv | ScoreFormat::Tsv => {
             let mut w = aesop_features::run::csv_writer(out, format == ScoreFormat::Tsv);
             let mut header = vec![
-                "model", "rank", "system", "mean", "low", "high", "topics", "scored",
+                column, "rank", "system", "mean", "low", "high", "topics", "scored",
             ];
             if defaults {
                 header.push("models");

@@ -299,10 +299,20 @@ fn misplaced(origin: Origin, object: &serde_json::Map<String, Value>) -> Option<
         && object.contains_key("rank")
         && !object.contains_key("topic")
     {
+        // `features --systems` writes the same rows with `feature` for `model`.
+        let (verb, per, judge) = match object.contains_key("feature") {
+            true => ("features", "feature", features),
+            false => ("score", "model", score),
+        };
         Some(format!(
-            "a system's mean (`aesop score --systems` writes one per model and system), not a \
-             prediction for one summary: judge the summaries' predictions (`{score}`), from which \
-             the system level is computed"
+            "a system's mean (`aesop {verb} --systems` writes one per {per} and system), not a \
+             value for one summary: judge the summaries' {} (`{judge}`), from which the system \
+             level is computed",
+            if verb == "features" {
+                "features"
+            } else {
+                "predictions"
+            }
         ))
     } else {
         None
