@@ -710,7 +710,11 @@ fn dispatch(command: Command) -> Result<()> {
                         .and_then(|()| stdout.flush().context("writing standard output"))
                         .map_err(|e| incomplete_on_stdout(e, true))?;
                 } else {
-                    OutputFile::write_with(&output, &[&path], |file| write_topics(&topics, file))?;
+                    let besides = import::files_read_besides(&format, &path);
+                    let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
+                        .chain(besides.iter().map(PathBuf::as_path))
+                        .collect();
+                    OutputFile::write_with(&output, &inputs, |file| write_topics(&topics, file))?;
                 }
                 Ok(topics)
             });

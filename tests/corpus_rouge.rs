@@ -449,6 +449,13 @@ fn import_rouge_reads_an_spl_configuration_beside_its_files() {
     let topics = aesop::corpus::jsonl::read_set(&output).expect("read");
     assert_eq!(topics[0].summaries[0].text, "First sentence.\nSecond one.");
     assert_eq!(topics[0].references[0].text, "The reference.");
+    // The set never replaces a summary file the configuration names.
+    let peer = d.join("p1.txt");
+    let before = std::fs::read(&peer).expect("read");
+    import(&config, &peer)
+        .code(1)
+        .stderr(predicates::str::contains("refusing to overwrite it"));
+    assert_eq!(std::fs::read(&peer).expect("read"), before);
 }
 
 #[test]

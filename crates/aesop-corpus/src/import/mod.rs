@@ -88,6 +88,16 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
     Ok(topics)
 }
 
+/// The files an import of `format` reads besides `path` itself (a ROUGE configuration's
+/// summaries), so that its output never replaces one of them; an importer that reads only
+/// under `path` has none.
+pub fn files_read_besides(format: &str, path: &Path) -> Vec<std::path::PathBuf> {
+    match format {
+        "rouge" => rouge_config::files(path),
+        _ => Vec::new(),
+    }
+}
+
 fn import_format(format: &str, path: &Path) -> Result<Vec<Topic>> {
     match format {
         "summeval" => bartscore::import_summeval(path),

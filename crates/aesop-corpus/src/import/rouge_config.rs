@@ -259,13 +259,28 @@ fn read_sentences(file: &Path, format: InputFormat, named_at: &str) -> Result<Ve
     Ok(sentences)
 }
 
-/// Import a ROUGE-1.5.5 evaluation configuration: one topic per `<EVAL>`, in file order.
-pub fn import(path: &Path) -> Result<Vec<Topic>> {
+/// One `<EVAL>`: its topic id, how its files are read, and its models and peers located.
+struct Eval {
+    id: String,
+    format: InputFormat,
+    models: Vec<Located>,
+    peers: Vec<Located>,
+}
+
+/// A `<P>` or `<M>` entry with the file found for it.
+struct Located {
+    entry: Entry,
+    file: PathBuf,
+}
+
+/// The configuration read and every file it names located; the errors of the configuration
+/// itself, at their lines.
+fn read_configuration(path: &Path) -> Result<Vec<Eval>> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let text = without_comments(&decode(&bytes));
     let at = |line: usize| format!("{}:{line}", path.display());
-    let evals = markup::elements(&text, "EVAL");
-    if evals.is_empty() {
+    let elements = markup::elements(&text, "EVAL");
+    if elements.is_empty() {
         bail!(
             "{}: no <EVAL ID=…> element: a ROUGE-1.5.5 evaluation configuration holds \
              <ROUGE-EVAL><EVAL ID=\"…\"> with <PEER-ROOT>, <MODEL-ROOT>, <INPUT-FORMAT TYPE=\"SPL\">, \
@@ -274,9 +289,9 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
             path.display()
         );
     }
-    let mut topics = Vec::with_capacity(evals.len());
+    let mut evals = Vec::with_capacity(elements.len());
     let mut first_line: HashMap<String, usize> = HashMap::new();
-    for eval in &evals {
+    for eval in &elements {
         let line = line_of(&text, eval.inner);
         let id = eval.attr("ID").map(str::trim).unwrap_or_default();
         if id.is_empty() {
@@ -310,46 +325,85 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
                 .map(content)
                 .filter(|root| !root.is_empty())
         };
-        let (peer_root, model_root) = (root("PEER-ROOT"), root("MODEL-ROOT"));
+        let locate_all = |entries: Vec<Entry>, root: Option<String>, what: &str| {
+            entries
+                .into_iter()
+                .map(|entry| {
+                    let file = locate(path, root.as_deref(), &entry.file).map_err(|message| {
+                        anyhow::anyhow!(
+                            "{}: {what} {:?}: {message}",
+                            where_eval(entry.line),
+                            entry.id
+                        )
+                    })?;
+                    Ok(Located { entry, file })
+                })
+                .collect::<Result<Vec<Located>>>()
+        };
         let peers = entries(&text, eval.inner, "PEERS", "P", &where_eval)?;
-        let models = entries(&text, eval.inner, "MODELS", "M", &where_eval)?;
         if peers.is_empty() {
             bail!(
                 "{}: no peer (<PEERS><P ID=\"…\">file</P></PEERS>): a topic needs its summaries",
                 where_eval(line)
             );
         }
-        let read = |root: &Option<String>, entry: &Entry, what: &str| {
-            let file = locate(path, root.as_deref(), &entry.file).map_err(|message| {
-                anyhow::anyhow!(
-                    "{}: {what} {:?}: {message}",
-                    where_eval(entry.line),
-                    entry.id
-                )
-            })?;
-            let named_at = format!("the configuration (EVAL {id:?}, line {})", entry.line);
-            read_sentences(&file, format, &named_at).map(|sentences| (file, sentences))
+        let models = entries(&text, eval.inner, "MODELS", "M", &where_eval)?;
+        evals.push(Eval {
+            id: id.to_string(),
+            format,
+            models: locate_all(models, root("MODEL-ROOT"), "model")?,
+            peers: locate_all(peers, root("PEER-ROOT"), "peer")?,
+        });
+    }
+    Ok(evals)
+}
+
+/// Every summary file the configuration at `path` names (those found): `aesop import rouge`
+/// never writes its set over one of them.
+pub fn files(path: &Path) -> Vec<PathBuf> {
+    read_configuration(path)
+        .map(|evals| {
+            evals
+                .into_iter()
+                .flat_map(|eval| eval.models.into_iter().chain(eval.peers))
+                .map(|located| located.file)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Import a ROUGE-1.5.5 evaluation configuration: one topic per `<EVAL>`, in file order.
+pub fn import(path: &Path) -> Result<Vec<Topic>> {
+    let mut topics = Vec::new();
+    for eval in read_configuration(path)? {
+        let named_at = |located: &Located| {
+            format!(
+                "the configuration (EVAL {:?}, line {})",
+                eval.id, located.entry.line
+            )
         };
-        let mut topic = Topic::new(id);
-        for model in &models {
-            let (file, sentences) = read(&model_root, model, "model")?;
+        let mut topic = Topic::new(eval.id.as_str());
+        for model in &eval.models {
+            let sentences = read_sentences(&model.file, eval.format, &named_at(model))?;
             if sentences.is_empty() {
                 bail!(
-                    "{}: model {:?}: {} holds no sentence (a reference needs its text)",
-                    where_eval(model.line),
-                    model.id,
-                    file.display()
+                    "{}:{}: EVAL {:?}: model {:?}: {} holds no sentence (a reference needs its text)",
+                    path.display(),
+                    model.entry.line,
+                    eval.id,
+                    model.entry.id,
+                    model.file.display()
                 );
             }
             topic
                 .references
-                .push(Reference::new(model.id.clone(), sentences.join("\n")));
+                .push(Reference::new(model.entry.id.clone(), sentences.join("\n")));
         }
-        for peer in &peers {
-            let (_, sentences) = read(&peer_root, peer, "peer")?;
+        for peer in &eval.peers {
+            let sentences = read_sentences(&peer.file, eval.format, &named_at(peer))?;
             topic
                 .summaries
-                .push(Summary::new(peer.id.clone(), sentences.join("\n")));
+                .push(Summary::new(peer.entry.id.clone(), sentences.join("\n")));
         }
         topics.push(topic);
     }
