@@ -8,8 +8,9 @@
 //! HTML of `<a name="1">[1]</a> <a href="#1" id=1>sentence</a>` lines, by ROUGE's own pattern:
 //! other lines are not text) or ISI (`<S SNTNO="1">sentence</S>` lines); the sentences are
 //! kept one per line, which ROUGE-L reads as its units. Where ROUGE would silently read a file
-//! as empty (a SEE file without a line in SEE's layout, often a plain-text file named in a SEE
-//! configuration), this is an error naming the file.
+//! wrong (a SEE file without a line in SEE's layout, often a plain-text file named in a SEE
+//! configuration, which ROUGE reads as empty; SEE or ISI markup under SPL, whose tags ROUGE
+//! counts as words), this is an error naming the file.
 
 use super::nist::{decode, markup};
 use crate::{Reference, Summary, Topic};
@@ -233,11 +234,9 @@ fn read_sentences(file: &Path, format: InputFormat, named_at: &str) -> Result<Ve
         // ROUGE would count a markup's tags as words.
         let marked_up = [InputFormat::See, InputFormat::Isi]
             .into_iter()
-            .find(|layout| {
-                let pattern = layout.line_pattern().expect("a layout of sentence lines");
-                raw.split('\n').any(|line| pattern.is_match(line))
-            });
-        if let Some(layout) = marked_up {
+            .filter_map(|layout| Some((layout, layout.line_pattern()?)))
+            .find(|(_, pattern)| raw.split('\n').any(|line| pattern.is_match(line)));
+        if let Some((layout, _)) = marked_up {
             bail!(
                 "{}: lines in ROUGE's {} layout, but {named_at} says INPUT-FORMAT SPL, where ROUGE \
                  would count the markup as words: is it TYPE=\"{}\"?",
