@@ -371,11 +371,17 @@ impl PreparedText {
             let (ids, sentence_lengths) = token_ids(text, opts, vocabulary);
             return PreparedText::from_tokens(&ids, &ids, &sentence_lengths, vocabulary);
         };
-        // ROUGE cuts the text before tokenizing it, once for n-grams and once for ROUGE-L.
+        // ROUGE cuts the text before tokenizing it, for n-grams and (under -b, otherwise) for
+        // ROUGE-L.
         let (ngram_text, lcs_text) = length_limit::truncated(text, limit);
-        let (ids, _) = token_ids(&ngram_text, opts, vocabulary);
-        let (lcs_ids, sentence_lengths) = token_ids(&lcs_text, opts, vocabulary);
-        PreparedText::from_tokens(&ids, &lcs_ids, &sentence_lengths, vocabulary)
+        let (ids, sentence_lengths) = token_ids(&ngram_text, opts, vocabulary);
+        match lcs_text {
+            None => PreparedText::from_tokens(&ids, &ids, &sentence_lengths, vocabulary),
+            Some(lcs_text) => {
+                let (lcs_ids, sentence_lengths) = token_ids(&lcs_text, opts, vocabulary);
+                PreparedText::from_tokens(&ids, &lcs_ids, &sentence_lengths, vocabulary)
+            }
+        }
     }
 
     /// Counts of the n-gram tokens `ids`, and ROUGE-L's sentences: `lcs_ids` cut at
