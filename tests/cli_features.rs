@@ -598,17 +598,18 @@ fn features_systems_gives_each_systems_means() {
     ];
     std::fs::write(&set, lines.join("\n") + "\n").expect("write");
     let (features, systems) = (dir.path().join("f.csv"), dir.path().join("s.csv"));
-    let out = common::aesop()
-        .arg("features")
-        .arg(&set)
-        .args(["--classes", "rouge", "-o"])
-        .arg(&features)
-        .arg("--systems")
-        .arg(&systems)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
+    // `aesop features SET --classes rouge -o OUTPUT --systems SYSTEMS`.
+    let run = |output: &Path, systems: &Path| {
+        common::aesop()
+            .arg("features")
+            .arg(&set)
+            .args(["--classes", "rouge", "-o"])
+            .arg(output)
+            .arg("--systems")
+            .arg(systems)
+            .assert()
+    };
+    let out = run(&features, &systems).success().get_output().clone();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("the systems' feature means of rouge.r1_recall are over different topics")
@@ -658,15 +659,7 @@ fn features_systems_gives_each_systems_means() {
     // JSON Lines for another name, `feature` first; `-` with the features on standard output
     // is a usage error; one file named twice writes neither.
     let jsonl = dir.path().join("s.jsonl");
-    common::aesop()
-        .arg("features")
-        .arg(&set)
-        .args(["--classes", "rouge", "-o"])
-        .arg(&features)
-        .arg("--systems")
-        .arg(&jsonl)
-        .assert()
-        .success();
+    run(&features, &jsonl).success();
     let first = std::fs::read_to_string(&jsonl).expect("read");
     assert!(
         first.starts_with("{\"feature\":\"rouge.r1_recall\",\"rank\":1,\"system\":\"good\","),
@@ -682,14 +675,7 @@ fn features_systems_gives_each_systems_means() {
             "would both go to standard output",
         ));
     let twice = dir.path().join("twice.csv");
-    common::aesop()
-        .arg("features")
-        .arg(&set)
-        .args(["--classes", "rouge", "-o"])
-        .arg(&twice)
-        .arg("--systems")
-        .arg(&twice)
-        .assert()
+    run(&twice, &twice)
         .code(1)
         .stderr(predicates::str::contains("name the same file"));
     assert!(!twice.exists());
