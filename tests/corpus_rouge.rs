@@ -60,7 +60,7 @@ fn import_rouge_reads_the_see_example_as_topics_of_sentences() {
 /// `sums/peers` and `sums/models`, and the configuration `conf/settings.xml`, whose relative
 /// roots name directories under `work` (where aesop is run, as ROUGE resolves them). With
 /// `split`, a text is one sentence per line (a break after each " . ", as
-/// scripts/build/rouge155-length-limits.py writes them); otherwise one line.
+/// scripts/build/rouge155-fixture.py writes them); otherwise one line.
 fn write_rouge_tree(work: &Path, articles: &[&str], formats: &[&str], split: bool) {
     std::fs::create_dir_all(work.join("sums/peers")).expect("mkdir");
     std::fs::create_dir_all(work.join("sums/models")).expect("mkdir");
@@ -127,9 +127,21 @@ fn write_rouge_tree(work: &Path, articles: &[&str], formats: &[&str], split: boo
 /// (topic, system, ROUGE measure) → (recall, precision), as ROUGE prints them.
 type Printed = std::collections::HashMap<(String, String, String), (String, String)>;
 
-/// `aesop import rouge conf/settings.xml` run in `work`, then `aesop features --classes rouge`
-/// with `flags`: the values as ROUGE prints them (5 decimals).
-fn rouge_of_import(work: &Path, flags: &[&str]) -> Printed {
+/// The measures of the `rouge` and `rouge_extended` classes: (class, column stem, ROUGE's name).
+const MEASURES: &[(&str, &str, &str)] = &[
+    ("rouge", "r1", "ROUGE-1"),
+    ("rouge", "r2", "ROUGE-2"),
+    ("rouge", "rl", "ROUGE-L"),
+    ("rouge", "su4", "ROUGE-SU4"),
+    ("rouge_extended", "r3", "ROUGE-3"),
+    ("rouge_extended", "r4", "ROUGE-4"),
+    ("rouge_extended", "w", "ROUGE-W-1.2"),
+];
+
+/// `aesop import rouge conf/settings.xml` run in `work`, then `aesop features --classes
+/// CLASSES` with `flags`: the values of those classes' measures as ROUGE prints them (5
+/// decimals).
+fn rouge_of_import(work: &Path, classes: &[&str], flags: &[&str]) -> Printed {
     common::aesop()
         .current_dir(work)
         .args(["import", "rouge", "conf/settings.xml", "-o", "set.jsonl"])
@@ -139,7 +151,7 @@ fn rouge_of_import(work: &Path, flags: &[&str]) -> Printed {
     common::aesop()
         .args(["features"])
         .arg(work.join("set.jsonl"))
-        .args(["--classes", "rouge"])
+        .args(["--classes", &classes.join(",")])
         .args(flags)
         .arg("-o")
         .arg(&features)
@@ -156,14 +168,9 @@ fn rouge_of_import(work: &Path, flags: &[&str]) -> Printed {
     let mut printed = Printed::new();
     for row in reader.records() {
         let row = row.expect("a row");
-        for (short, metric) in [
-            ("r1", "ROUGE-1"),
-            ("r2", "ROUGE-2"),
-            ("rl", "ROUGE-L"),
-            ("su4", "ROUGE-SU4"),
-        ] {
+        for (class, short, metric) in MEASURES.iter().filter(|m| classes.contains(&m.0)) {
             let value = |part: &str| {
-                let value: f64 = row[column(&format!("rouge.{short}_{part}"))]
+                let value: f64 = row[column(&format!("{class}.{short}_{part}"))]
                     .parse()
                     .expect("a number");
                 format!("{value:.5}")
@@ -175,9 +182,10 @@ fn rouge_of_import(work: &Path, flags: &[&str]) -> Printed {
     printed
 }
 
-/// Every row of `got` equals ROUGE's, and ROUGE scored every one.
-fn assert_rouge_printed(label: &str, got: &Printed, expected: &Printed) {
-    assert_eq!(got.len(), 48 * 4, "{label}");
+/// Every row of `got` (48 summaries, `measures` each) equals ROUGE's, and ROUGE scored every
+/// one.
+fn assert_rouge_printed(label: &str, got: &Printed, expected: &Printed, measures: usize) {
+    assert_eq!(got.len(), 48 * measures, "{label}");
     for (key, value) in got {
         let want = expected
             .get(key)
@@ -222,46 +230,54 @@ fn import_rouge_gives_rouge155_numbers() {
                 })
             })
             .collect();
-        assert_rouge_printed(table, &rouge_of_import(dir.path(), flags), &expected);
+        let got = rouge_of_import(dir.path(), &["rouge"], flags);
+        assert_rouge_printed(table, &got, &expected, 4);
     }
 }
 
-/// ROUGE-1.5.5's length limits, `-l 30` and `-b 150`, on the sample's first three topics one
-/// sentence per line (so cuts fall inside sentences, and under `-b` ROUGE-L reads past the
-/// n-gram cut): `--rouge-length-limit` and `--rouge-byte-limit` give what the Perl printed
-/// (tests/fixtures/rouge155_length_limits.tsv, by scripts/build/rouge155-length-limits.py).
+/// Every measure ROUGE-1.5.5 prints with `-n 4 -w 1.2 -2 4 -u` (ROUGE-1 to -4, -L, -W-1.2,
+/// -SU4), on the sample's first three topics one sentence per line (so ROUGE-L and -W read
+/// several sentences and the limits cut inside them): the `rouge` and `rouge_extended` classes
+/// give what the Perl printed under the model average (`-f A`), the best model (`-f B`,
+/// `--rouge-mode b`), the length limits `-l 30` and `-b 150` (where ROUGE-L and -W read past
+/// the n-gram cut) and stopwords removed (`-s`): tests/fixtures/rouge155_sample.tsv, by
+/// scripts/build/rouge155-fixture.py.
 #[test]
-fn rouge_length_limits_give_rouge155_numbers() {
+fn rouge_classes_give_rouge155_numbers_on_the_sample() {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
     let text = std::fs::read_to_string(sample).expect("read the sample");
     let articles: Vec<&str> = text.lines().take(3).collect();
     let dir = tempfile::tempdir().expect("temp dir");
     write_rouge_tree(dir.path(), &articles, &["SPL", "SEE", "ISI"], true);
-    let table = std::fs::read_to_string(common::fixture("rouge155_length_limits.tsv"))
-        .expect("read the fixture");
-    let expected = |limit: &str| -> Printed {
+    let table =
+        std::fs::read_to_string(common::fixture("rouge155_sample.tsv")).expect("read the fixture");
+    let expected = |setting: &str| -> Printed {
         table
             .lines()
             .skip(1)
             .filter_map(|line| {
                 let f: Vec<&str> = line.split('\t').collect();
-                (f.len() == 6 && f[2] == limit).then(|| {
+                (f.len() == 6 && f[2] == setting).then(|| {
                     let key = (f[0].into(), f[1].into(), f[3].into());
                     (key, (f[4].into(), f[5].into()))
                 })
             })
             .collect()
     };
-    let unlimited = rouge_of_import(dir.path(), &[]);
-    for (limit, flags) in [
-        ("l30", ["--rouge-length-limit", "30"]),
-        ("b150", ["--rouge-byte-limit", "150"]),
+    let classes = ["rouge", "rouge_extended"];
+    let whole = rouge_of_import(dir.path(), &classes, &[]);
+    assert_rouge_printed("A", &whole, &expected("A"), MEASURES.len());
+    for (setting, flags) in [
+        ("B", &["--rouge-mode", "b"][..]),
+        ("l30", &["--rouge-length-limit", "30"][..]),
+        ("b150", &["--rouge-byte-limit", "150"][..]),
+        ("s", &["--rouge-remove-stopwords"][..]),
     ] {
-        let got = rouge_of_import(dir.path(), &flags);
-        assert_rouge_printed(limit, &got, &expected(limit));
-        // The limit bites: most values differ from the whole texts'.
-        let changed = got.iter().filter(|(k, v)| unlimited[*k] != **v).count();
-        assert!(changed > 150, "{limit}: only {changed} values changed");
+        let got = rouge_of_import(dir.path(), &classes, flags);
+        assert_rouge_printed(setting, &got, &expected(setting), MEASURES.len());
+        // The setting bites: most values differ from the default's.
+        let changed = got.iter().filter(|(k, v)| whole[*k] != **v).count();
+        assert!(changed > 250, "{setting}: only {changed} values changed");
     }
 }
 

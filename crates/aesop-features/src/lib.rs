@@ -39,6 +39,7 @@ pub mod wordfreq;
 pub static CLASSES: &[&ClassSpec] = &[
     &content::CLASS,
     &rouge::CLASS,
+    &rouge::extended::CLASS,
     &graph::CLASS,
     &tesla::CLASS,
     &consensus::CLASS,

@@ -432,7 +432,7 @@ mod tests {
             .expect_err("rouge not computed")
             .to_string();
         assert!(e.contains("--rouge-mode (rouge_mode)"), "{e}");
-        assert!(e.contains("only the rouge class"), "{e}");
+        assert!(e.contains("only the rouge, rouge_extended classes"), "{e}");
         assert!(e.contains("(classes: content)"), "{e}");
         // The LM options: any LM class reads them; none is a default class.
         let refs = named(&[("neural_references", "0")]);

@@ -11,6 +11,8 @@
 //! [`ReferenceSet`] lives in `rouge/reference_set.rs`, [`PooledNgrams`] in `rouge/pooled.rs`,
 //! ROUGE-L's LCS (the Perl procedure and the bit-parallel length) in `rouge/lcs.rs`; this file
 //! keeps the options, the per-text units, the pair counts, their combination and the class.
+//! The optional `rouge_extended` class (ROUGE-3, -4 and -W-1.2 on the same prepared texts) is
+//! `rouge/extended.rs`, ROUGE-W's weighted LCS `rouge/wlcs.rs`.
 //!
 //! ROUGE-1.5.5 details reproduced here (checked against its Perl source and its outputs):
 //! - n-grams and skip-bigrams are counted over the whole text (sentences joined), hits are
@@ -27,10 +29,12 @@
 //! - ROUGE prints recall and precision to 5 decimals and computes F from those printed values
 //!   ([`RougeScores::rouge155_printed`]); [`score`] itself returns unrounded values.
 
+pub mod extended;
 mod lcs;
 mod length_limit;
 mod pooled;
 mod reference_set;
+mod wlcs;
 
 pub use pooled::{NgramCounts, PooledNgrams};
 pub use reference_set::ReferenceSet;
@@ -140,6 +144,14 @@ impl Prf {
     }
 }
 
+/// Recall, precision and F of each measure in turn: a class's feature row.
+fn values_of(measures: &[Prf]) -> Vec<f64> {
+    measures
+        .iter()
+        .flat_map(|m| [m.recall, m.precision, m.f])
+        .collect()
+}
+
 fn ratio(numerator: f64, denominator: f64) -> f64 {
     if denominator != 0.0 {
         numerator / denominator
@@ -185,12 +197,23 @@ impl RougeScores {
         }
     }
 
+    /// The four measures in feature order.
+    fn measures(&self) -> [Prf; 4] {
+        [self.rouge1, self.rouge2, self.rouge_l, self.rouge_su4]
+    }
+
+    fn from_measures([rouge1, rouge2, rouge_l, rouge_su4]: [Prf; 4]) -> RougeScores {
+        RougeScores {
+            rouge1,
+            rouge2,
+            rouge_l,
+            rouge_su4,
+        }
+    }
+
     /// The 12 values in feature order: R, P, F of ROUGE-1, -2, -L, -SU4.
     pub fn to_vec(&self) -> Vec<f64> {
-        [self.rouge1, self.rouge2, self.rouge_l, self.rouge_su4]
-            .iter()
-            .flat_map(|m| [m.recall, m.precision, m.f])
-            .collect()
+        values_of(&self.measures())
     }
 }
 
@@ -261,7 +284,8 @@ pub fn topic_vocabulary(ctx: &TopicContext) -> Arc<Vocabulary> {
 }
 
 /// n-gram keys come from our own interner, so FxHash is safe (no hash flooding) and fast.
-type CountMap = HashMap<u64, u32, FxBuildHasher>;
+/// Keys are u64 (a unigram or two ids packed) but for ROUGE-3 and -4's u128 (up to four ids).
+type CountMap<K = u64> = HashMap<K, u32, FxBuildHasher>;
 
 fn pair_key(first: u32, second: u32) -> u64 {
     (u64::from(first) << 32) | u64::from(second)
@@ -274,31 +298,40 @@ fn su4_unigram_key(id: u32) -> u64 {
 }
 
 /// Unit counts of one text for one measure.
-#[derive(Debug, Clone, Default)]
-struct Grams {
-    counts: CountMap,
+#[derive(Debug, Clone)]
+struct Grams<K = u64> {
+    counts: CountMap<K>,
     total: u32,
 }
 
-impl Grams {
-    fn with_capacity(n: usize) -> Grams {
+impl<K> Default for Grams<K> {
+    fn default() -> Grams<K> {
+        Grams {
+            counts: CountMap::default(),
+            total: 0,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy> Grams<K> {
+    fn with_capacity(n: usize) -> Grams<K> {
         Grams {
             counts: CountMap::with_capacity_and_hasher(n, Default::default()),
             total: 0,
         }
     }
 
-    fn add(&mut self, key: u64) {
+    fn add(&mut self, key: K) {
         *self.counts.entry(key).or_insert(0) += 1;
         self.total += 1;
     }
 
-    fn count(&self, key: u64) -> u32 {
+    fn count(&self, key: K) -> u32 {
         self.counts.get(&key).copied().unwrap_or(0)
     }
 
     /// Clipped hits: Σ over units of min(count here, count there).
-    fn clipped_hits(&self, other: &Grams) -> u32 {
+    fn clipped_hits(&self, other: &Grams<K>) -> u32 {
         let (small, large) = if self.counts.len() <= other.counts.len() {
             (self, other)
         } else {
@@ -315,6 +348,9 @@ impl Grams {
 /// A text tokenized and counted once, to be scored many times (as peer or as reference).
 #[derive(Debug, Clone, Default)]
 pub struct PreparedText {
+    /// The token ids n-grams are counted over (the whole text, sentences joined), for the
+    /// longer n-grams of [`extended`].
+    ids: Vec<u32>,
     unigrams: Grams,
     bigrams: Grams,
     su4: Grams,
@@ -393,6 +429,7 @@ impl PreparedText {
         vocabulary: &Vocabulary,
     ) -> PreparedText {
         let mut prepared = PreparedText {
+            ids: ids.to_vec(),
             unigrams: unigram_counts(ids),
             bigrams: bigram_counts(ids),
             su4: Grams::with_capacity(ids.len() * (SKIP_DISTANCE + 2)),
@@ -554,33 +591,41 @@ pub fn jackknife_score(
 
 /// [`jackknife_score`] from precomputed pair counts.
 pub fn jackknife_pairs(pairs: &[PairCounts], mode: MultiRefMode) -> RougeScores {
+    RougeScores::from_measures(jackknifed(pairs, |subset| {
+        combine_pairs(subset, mode).measures()
+    }))
+}
+
+/// ROUGE's jackknifing for any measures: with k ≥ 2 references, the mean of `score` over the k
+/// subsets of `pairs` that leave one reference out; with fewer, `score` of them all.
+fn jackknifed<P: Clone, const N: usize>(pairs: &[P], score: impl Fn(&[P]) -> [Prf; N]) -> [Prf; N] {
     let k = pairs.len();
     if k < 2 {
-        return combine_pairs(pairs, mode);
+        return score(pairs);
     }
-    let mut sum = [0.0; 12];
+    let mut sum = [Prf::default(); N];
+    let mut subset = Vec::with_capacity(k - 1);
     for left_out in 0..k {
-        let subset: Vec<PairCounts> = pairs
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != left_out)
-            .map(|(_, p)| *p)
-            .collect();
-        for (s, v) in sum.iter_mut().zip(combine_pairs(&subset, mode).to_vec()) {
-            *s += v;
+        subset.clear();
+        subset.extend(
+            pairs
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != left_out)
+                .map(|(_, p)| p.clone()),
+        );
+        for (total, measure) in sum.iter_mut().zip(score(&subset)) {
+            total.recall += measure.recall;
+            total.precision += measure.precision;
+            total.f += measure.f;
         }
     }
-    let mean = |i: usize| Prf {
-        recall: sum[i] / k as f64,
-        precision: sum[i + 1] / k as f64,
-        f: sum[i + 2] / k as f64,
-    };
-    RougeScores {
-        rouge1: mean(0),
-        rouge2: mean(3),
-        rouge_l: mean(6),
-        rouge_su4: mean(9),
-    }
+    let k = k as f64;
+    sum.map(|total| Prf {
+        recall: total.recall / k,
+        precision: total.precision / k,
+        f: total.f / k,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,6 +683,28 @@ impl Rouge {
     }
 }
 
+/// The named options of [`RougeOptions`], read by both ROUGE classes.
+const OPTIONS: &[&str] = &[
+    "rouge_mode",
+    "rouge_jackknife",
+    "rouge_no_stem",
+    "rouge_remove_stopwords",
+    "rouge_length_limit",
+    "rouge_byte_limit",
+];
+
+/// A ROUGE class's columns: `class.measure_recall`, `_precision`, `_f` for each measure.
+fn measure_columns(class: &str, measures: &[&str]) -> Vec<String> {
+    measures
+        .iter()
+        .flat_map(|m| {
+            ["recall", "precision", "f"]
+                .iter()
+                .map(move |v| format!("{class}.{m}_{v}"))
+        })
+        .collect()
+}
+
 /// The `rouge` class in the [registry](super::registry).
 pub static CLASS: ClassSpec = ClassSpec {
     name: "rouge",
@@ -645,14 +712,7 @@ pub static CLASS: ClassSpec = ClassSpec {
     default: true,
     references: ReferenceUse::All,
     batch_dependent: false,
-    options: &[
-        "rouge_mode",
-        "rouge_jackknife",
-        "rouge_no_stem",
-        "rouge_remove_stopwords",
-        "rouge_length_limit",
-        "rouge_byte_limit",
-    ],
+    options: OPTIONS,
     partial_options: &[],
     build: |o| Ok(Box::new(Rouge::new(o.rouge.clone()))),
 };
@@ -663,14 +723,7 @@ impl FeatureClass for Rouge {
     }
 
     fn feature_names(&self) -> Vec<String> {
-        ["r1", "r2", "rl", "su4"]
-            .iter()
-            .flat_map(|m| {
-                ["recall", "precision", "f"]
-                    .iter()
-                    .map(move |v| format!("rouge.{m}_{v}"))
-            })
-            .collect()
+        measure_columns(CLASS.name, &["r1", "r2", "rl", "su4"])
     }
 
     fn extract(&self, ctx: &TopicContext) -> Vec<FeatureRow> {
@@ -695,7 +748,8 @@ impl FeatureClass for Rouge {
 mod tests {
     use super::*;
 
-    fn plain() -> RougeOptions {
+    /// The class options without stemming: tiny texts score as written.
+    pub(super) fn plain() -> RougeOptions {
         RougeOptions {
             stem: false,
             ..RougeOptions::default()

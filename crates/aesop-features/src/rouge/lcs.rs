@@ -179,13 +179,13 @@ pub(super) fn union_lcs_hits(reference: &PreparedText, peer: &PreparedText) -> u
 /// (an LCS with no common token marks nothing), each distinct sentence once (identical
 /// sentences mark identically, and marks only accumulate). ROUGE-1.5.5 traces every pair:
 /// 12,000 one-word lines against as many were 144 million back-traces.
-struct SentencesByToken {
+pub(super) struct SentencesByToken {
     /// (token, sentence) for each token of each distinct sentence, sorted and deduplicated.
     pairs: Vec<(u32, u32)>,
 }
 
 impl SentencesByToken {
-    fn new(sentences: &[Vec<u32>]) -> SentencesByToken {
+    pub(super) fn new(sentences: &[Vec<u32>]) -> SentencesByToken {
         let mut seen: HashSet<&[u32], FxBuildHasher> = HashSet::default();
         let mut pairs = Vec::new();
         for (s, sentence) in (0u32..).zip(sentences) {
@@ -199,7 +199,7 @@ impl SentencesByToken {
     }
 
     /// The sentences sharing a token with `model`, in order, into `out`.
-    fn sharing_a_token(&self, model: &[u32], out: &mut Vec<usize>) {
+    pub(super) fn sharing_a_token(&self, model: &[u32], out: &mut Vec<usize>) {
         out.clear();
         for &token in model {
             let start = self.pairs.partition_point(|&(t, _)| t < token);

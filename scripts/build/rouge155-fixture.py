@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
-"""Write tests/fixtures/rouge155_length_limits.tsv: what the Perl ROUGE-1.5.5 prints for
-the first three topics of examples/data/summeval-sample.jsonl (48 summaries, each against its
-11 references) with the length limits -l 30 and -b 150, the texts one sentence per line (split
-after each " . "), so that a cut falls inside sentences and ROUGE-L reads several of them.
-tests/corpus_rouge.rs writes the same files and checks aesop's `rouge` class against this table.
+"""Write tests/fixtures/rouge155_sample.tsv: what the Perl ROUGE-1.5.5 prints for the first
+three topics of examples/data/summeval-sample.jsonl (48 summaries, each against its 11
+references), the texts one sentence per line (split after each " . "), so that ROUGE-L and
+ROUGE-W read several sentences and a length limit cuts inside them. Every measure of
+`-n 4 -w 1.2 -2 4 -u` (ROUGE-1 to -4, -L, -W-1.2, -SU4) under five settings: A (the model
+average, -f A), B (the best model, -f B), l30 (-l 30), b150 (-b 150), s (stopwords removed, -s).
+tests/corpus_rouge.rs writes the same files and checks aesop's `rouge` and `rouge_extended`
+classes against this table.
 
-    scripts/build/rouge155-length-limits.py ROUGE_HOME [PERL_INC]
+    scripts/build/rouge155-fixture.py ROUGE_HOME [PERL_INC]
 
 ROUGE_HOME holds ROUGE-1.5.5.pl and data/ (smart_common_words.txt, WordNet-2.0.exc.db). ROUGE
 is run in its -z mode (a peer and its models per line), which needs no XML parser: PERL_INC, if
 given, is put first on Perl's @INC (a stand-in XML/DOM.pm there lets the script load without
-XML::Parser). Flags: -n 2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus -l 30 or -b 150.
+XML::Parser). Flags: -n 4 -w 1.2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus the setting's.
 """
 import json
 import os
@@ -21,8 +24,14 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(REPO, "examples", "data", "summeval-sample.jsonl")
-OUT = os.path.join(REPO, "tests", "fixtures", "rouge155_length_limits.tsv")
-SETTINGS = [("l30", ["-l", "30"]), ("b150", ["-b", "150"])]
+OUT = os.path.join(REPO, "tests", "fixtures", "rouge155_sample.tsv")
+SETTINGS = [
+    ("A", ["-f", "A"]),
+    ("B", ["-f", "B"]),
+    ("l30", ["-l", "30"]),
+    ("b150", ["-b", "150"]),
+    ("s", ["-s"]),
+]
 
 
 def sentences(text):
@@ -56,10 +65,10 @@ def main():
         listing = os.path.join(work, "list.txt")
         with open(listing, "w", encoding="utf-8") as out:
             out.write("\n".join(lines) + "\n")
-        for name, limit in SETTINGS:
+        for name, flags in SETTINGS:
             command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                       os.path.join(home, "data"), "-n", "2", "-2", "4", "-u", "-m", "-c", "95",
-                       "-r", "1", "-d", *limit, "-z", "SPL", listing]
+                       os.path.join(home, "data"), "-n", "4", "-w", "1.2", "-2", "4", "-u", "-m", "-c", "95",
+                       "-r", "1", "-d", *flags, "-z", "SPL", listing]
             printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
             for line in printed.splitlines():
                 # X ROUGE-1 Eval 3.X R:0.36765 P:0.26080 F:0.30514
@@ -68,7 +77,7 @@ def main():
                     doc_id, system = pairs[int(m.group(2)) - 1]
                     rows.append((doc_id, system, name, m.group(1), m.group(3), m.group(4)))
     with open(OUT, "w", encoding="utf-8") as out:
-        out.write("doc_id\tsystem\tlimit\tmetric\trecall\tprecision\n")
+        out.write("doc_id\tsystem\tsetting\tmetric\trecall\tprecision\n")
         for row in rows:
             out.write("\t".join(row) + "\n")
     print(f"wrote {len(rows)} rows to {OUT}")
