@@ -72,9 +72,12 @@ enum Command {
     #[command(
         after_help = "Examples:\n  aesop import summeval ../shared/data/summeval/summeval.jsonl -o summeval.jsonl\n  \
 aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n  \
-aesop import rouge settings.xml -o set.jsonl\n\n\
+aesop import rouge settings.xml -o set.jsonl\n  \
+aesop import rouge out/bart out/lead3 --model-dir refs --system-pattern 'text.(\\d+).txt' \\\n    \
+--model-pattern 'text.[A-Z].#ID#.txt' -o set.jsonl      (summaries laid out for pyrouge)\n\n\
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
 rouge (a ROUGE-1.5.5 evaluation configuration, settings.xml: its peers and models, read as ROUGE reads them; \
+or directories of summaries laid out for pyrouge, one per system, with --model-dir and the two patterns; \
 see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
 documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\")"
     )]
@@ -88,14 +91,18 @@ documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From
             )
         )]
         format: String,
-        /// File or directory to read.
-        path: PathBuf,
+        /// File or directory to read; for `rouge`, a configuration or one or more directories
+        /// of system summaries (each one system, named by the directory).
+        #[arg(required = true, num_args = 1.., value_name = "PATH")]
+        paths: Vec<PathBuf>,
         /// Judgment set to write (`-`: standard output; a name ending in .gz is written
         /// gzip-compressed).
         #[arg(short, long)]
         output: PathBuf,
         #[command(flatten)]
         table: TableColumnFlags,
+        #[command(flatten)]
+        pyrouge: PyrougeFlags,
         #[command(flatten)]
         progress: ProgressFlag,
     },
@@ -331,6 +338,75 @@ struct TableColumnFlags {
     /// (default: every column not named by the flags above)
     #[arg(long = "score-column", value_name = "NAME")]
     score_columns: Vec<String>,
+}
+
+/// `aesop import rouge`'s flags for summaries laid out for pyrouge (its `Rouge155` settings).
+#[derive(clap::Args)]
+struct PyrougeFlags {
+    /// rouge, system directories: the directory of the reference summaries (pyrouge's model_dir)
+    #[arg(long, value_name = "DIR")]
+    model_dir: Option<PathBuf>,
+    /// rouge, system directories: the regular expression a summary's file name matches from its
+    /// start, its first group the document id (pyrouge's system_filename_pattern, e.g.
+    /// `text.(\d+).txt`)
+    #[arg(long, value_name = "REGEX")]
+    system_pattern: Option<String>,
+    /// rouge, system directories: the regular expression a reference's file name matches from its
+    /// start, #ID# standing for the document id (pyrouge's model_filename_pattern, e.g.
+    /// `text.[A-Z].#ID#.txt`)
+    #[arg(long, value_name = "REGEX")]
+    model_pattern: Option<String>,
+    /// rouge, system directories: how the files are read: SPL (plain text, one sentence per
+    /// line, what pyrouge's convert_and_evaluate reads), SEE (the HTML pyrouge converts them to)
+    /// or ISI [default: SPL]
+    #[arg(long, value_name = "FORMAT")]
+    input_format: Option<String>,
+}
+
+impl PyrougeFlags {
+    /// The first of these flags given, if any.
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.model_dir.is_some(), "--model-dir"),
+            (self.system_pattern.is_some(), "--system-pattern"),
+            (self.model_pattern.is_some(), "--model-pattern"),
+            (self.input_format.is_some(), "--input-format"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// The layout of `system_dirs`, or the usage error naming the flags it lacks.
+    fn layout(
+        self,
+        system_dirs: Vec<PathBuf>,
+    ) -> std::result::Result<import::rouge_dirs::PyrougeLayout, String> {
+        let missing: Vec<&str> = [
+            (self.model_dir.is_none(), "--model-dir"),
+            (self.system_pattern.is_none(), "--system-pattern"),
+            (self.model_pattern.is_none(), "--model-pattern"),
+        ]
+        .into_iter()
+        .filter_map(|(absent, flag)| absent.then_some(flag))
+        .collect();
+        match (self.model_dir, self.system_pattern, self.model_pattern) {
+            (Some(model_dir), Some(system_pattern), Some(model_pattern)) => {
+                Ok(import::rouge_dirs::PyrougeLayout {
+                    system_dirs,
+                    model_dir,
+                    system_pattern,
+                    model_pattern,
+                    input_format: self.input_format.unwrap_or_else(|| "SPL".to_string()),
+                })
+            }
+            _ => Err(format!(
+                "directories of system summaries (pyrouge's layout) need {}: where the references \
+                 are and how file names pair them (e.g. --model-dir refs --system-pattern \
+                 'text.(\\d+).txt' --model-pattern 'text.[A-Z].#ID#.txt')",
+                missing.join(", ")
+            )),
+        }
+    }
 }
 
 impl TableColumnFlags {
@@ -675,9 +751,10 @@ fn dispatch(command: Command) -> Result<()> {
     match command {
         Command::Import {
             format,
-            path,
+            paths,
             output,
             table,
+            pyrouge,
             ..
         } => {
             if let Some(flag) = table.first_given().filter(|_| format != "table") {
@@ -689,6 +766,49 @@ fn dispatch(command: Command) -> Result<()> {
                     ),
                 );
             }
+            // `rouge` reads a configuration (one file) or pyrouge's directories (one or more).
+            let pyrouge_layout = format == "rouge"
+                && (pyrouge.first_given().is_some() || paths.iter().any(|p| p.is_dir()));
+            if let Some(flag) = pyrouge.first_given().filter(|_| format != "rouge") {
+                usage_error(
+                    "import",
+                    &format!(
+                        "{flag} describes summaries laid out for pyrouge (`aesop import rouge \
+                         SYSTEM_DIR…`); the {format} importer reads its own layout"
+                    ),
+                );
+            }
+            if pyrouge_layout {
+                if let Some(file) = paths.iter().find(|p| p.is_file()) {
+                    usage_error(
+                        "import",
+                        &format!(
+                            "{}: a file, where --model-dir, --system-pattern and --model-pattern \
+                             read directories of system summaries (pyrouge's layout); a ROUGE \
+                             configuration is imported alone: aesop import rouge {} -o SET",
+                            file.display(),
+                            file.display()
+                        ),
+                    );
+                }
+            } else if paths.len() > 1 {
+                usage_error(
+                    "import",
+                    &format!(
+                        "{} paths given; the {format} importer reads one (only `rouge` reads \
+                         several: directories of system summaries)",
+                        paths.len()
+                    ),
+                );
+            }
+            let layout = match pyrouge_layout {
+                true => match pyrouge.layout(paths.clone()) {
+                    Ok(layout) => Some(layout),
+                    Err(message) => usage_error("import", &message),
+                },
+                false => None,
+            };
+            let path = paths[0].clone();
             let columns = table.columns();
             // Ctrl-C while reading ends with exit 130 and no output, as in every verb (the
             // import was killed and left its temporary file).
@@ -703,14 +823,21 @@ fn dispatch(command: Command) -> Result<()> {
                 run::Interrupted::check(&cancel)?;
                 Ok(())
             };
-            let topics = import::import_with(&format, &path, &columns).and_then(|topics| {
+            let imported = match &layout {
+                Some(layout) => import::import_rouge_dirs(layout),
+                None => import::import_with(&format, &path, &columns),
+            };
+            let topics = imported.and_then(|topics| {
                 if aesop::output::names_stdout(&output) {
                     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
                     write_topics(&topics, &mut stdout)
                         .and_then(|()| stdout.flush().context("writing standard output"))
                         .map_err(|e| incomplete_on_stdout(e, true))?;
                 } else {
-                    let besides = import::files_read_besides(&format, &path);
+                    let besides = match &layout {
+                        Some(layout) => import::rouge_dirs::files(layout),
+                        None => import::files_read_besides(&format, &path),
+                    };
                     let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
                         .chain(besides.iter().map(PathBuf::as_path))
                         .collect();

@@ -147,10 +147,16 @@ fn rouge_of_import(work: &Path, classes: &[&str], flags: &[&str]) -> Printed {
         .args(["import", "rouge", "conf/settings.xml", "-o", "set.jsonl"])
         .assert()
         .success();
-    let features = work.join("features.csv");
+    rouge_of_set(&work.join("set.jsonl"), classes, flags)
+}
+
+/// `aesop features --classes CLASSES` with `flags` on the judgment set `set`: the values of
+/// those classes' measures as ROUGE prints them (5 decimals).
+fn rouge_of_set(set: &Path, classes: &[&str], flags: &[&str]) -> Printed {
+    let features = set.with_file_name("features.csv");
     common::aesop()
         .args(["features"])
-        .arg(work.join("set.jsonl"))
+        .arg(set)
         .args(["--classes", &classes.join(",")])
         .args(flags)
         .arg("-o")
@@ -180,6 +186,25 @@ fn rouge_of_import(work: &Path, classes: &[&str], flags: &[&str]) -> Printed {
         }
     }
     printed
+}
+
+/// What the Perl ROUGE-1.5.5 printed for the sample's first three topics one sentence per line,
+/// under `setting` (A, B, l30, b150, s): tests/fixtures/rouge155_sample.tsv, by
+/// scripts/build/rouge155-fixture.py.
+fn rouge155_sample(setting: &str) -> Printed {
+    let table =
+        std::fs::read_to_string(common::fixture("rouge155_sample.tsv")).expect("read the fixture");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            (f.len() == 6 && f[2] == setting).then(|| {
+                let key = (f[0].into(), f[1].into(), f[3].into());
+                (key, (f[4].into(), f[5].into()))
+            })
+        })
+        .collect()
 }
 
 /// Every row of `got` (48 summaries, `measures` each) equals ROUGE's, and ROUGE scored every
@@ -249,24 +274,9 @@ fn rouge_classes_give_rouge155_numbers_on_the_sample() {
     let articles: Vec<&str> = text.lines().take(3).collect();
     let dir = tempfile::tempdir().expect("temp dir");
     write_rouge_tree(dir.path(), &articles, &["SPL", "SEE", "ISI"], true);
-    let table =
-        std::fs::read_to_string(common::fixture("rouge155_sample.tsv")).expect("read the fixture");
-    let expected = |setting: &str| -> Printed {
-        table
-            .lines()
-            .skip(1)
-            .filter_map(|line| {
-                let f: Vec<&str> = line.split('\t').collect();
-                (f.len() == 6 && f[2] == setting).then(|| {
-                    let key = (f[0].into(), f[1].into(), f[3].into());
-                    (key, (f[4].into(), f[5].into()))
-                })
-            })
-            .collect()
-    };
     let classes = ["rouge", "rouge_extended"];
     let whole = rouge_of_import(dir.path(), &classes, &[]);
-    assert_rouge_printed("A", &whole, &expected("A"), MEASURES.len());
+    assert_rouge_printed("A", &whole, &rouge155_sample("A"), MEASURES.len());
     for (setting, flags) in [
         ("B", &["--rouge-mode", "b"][..]),
         ("l30", &["--rouge-length-limit", "30"][..]),
@@ -274,7 +284,7 @@ fn rouge_classes_give_rouge155_numbers_on_the_sample() {
         ("s", &["--rouge-remove-stopwords"][..]),
     ] {
         let got = rouge_of_import(dir.path(), &classes, flags);
-        assert_rouge_printed(setting, &got, &expected(setting), MEASURES.len());
+        assert_rouge_printed(setting, &got, &rouge155_sample(setting), MEASURES.len());
         // The setting bites: most values differ from the default's.
         let changed = got.iter().filter(|(k, v)| whole[*k] != **v).count();
         assert!(changed > 250, "{setting}: only {changed} values changed");
@@ -406,7 +416,7 @@ fn import_rouge_names_what_is_wrong_in_a_configuration() {
     let message = import_error(&config);
     assert!(
         message.contains("mA.txt: no line in ROUGE's SEE layout")
-            && message.contains("plain text, one sentence per line (SPL)?"),
+            && message.contains("plain text, one sentence per line (TYPE=\"SPL\")?"),
         "{message}"
     );
 
@@ -483,6 +493,103 @@ fn the_table_flags_are_a_usage_error_with_import_rouge() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--summary-column"));
+}
+
+/// The sample's first three topics laid out as pyrouge reads them: one directory per system of
+/// `text.DOC.txt` files, the references `text.A.DOC.txt`… in a model directory, one sentence per
+/// line. `aesop import rouge DIR… --model-dir --system-pattern --model-pattern` pairs them as
+/// pyrouge does, and the ROUGE classes give what the Perl printed for the same files.
+#[test]
+fn import_rouge_reads_directories_laid_out_for_pyrouge() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/summeval-sample.jsonl");
+    let text = std::fs::read_to_string(sample).expect("read the sample");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let mut systems = std::collections::BTreeSet::new();
+    for line in text.lines().take(3) {
+        let article: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let doc_id = article["doc_id"].as_str().expect("doc_id");
+        let split = |text: &str| text.trim().replace(" . ", " .\n") + "\n";
+        for (system, summary) in article["sys_summs"].as_object().expect("sys_summs") {
+            let folder = work.join("out").join(system);
+            std::fs::create_dir_all(&folder).expect("mkdir");
+            let summary = summary["sys_summ"].as_str().expect("sys_summ");
+            std::fs::write(folder.join(format!("text.{doc_id}.txt")), split(summary))
+                .expect("write");
+            systems.insert(system.clone());
+        }
+        std::fs::create_dir_all(work.join("refs")).expect("mkdir");
+        let references = article["ref_summs"].as_array().expect("ref_summs");
+        for (i, reference) in references.iter().enumerate() {
+            let letter = char::from(b'A' + u8::try_from(i).expect("few references"));
+            let name = format!("text.{letter}.{doc_id}.txt");
+            let reference = reference.as_str().expect("a reference");
+            std::fs::write(work.join("refs").join(name), split(reference)).expect("write");
+        }
+    }
+    // A file the system pattern does not match is not a summary.
+    std::fs::write(work.join("out/M11/README"), "outputs of M11\n").expect("write");
+    let mut import = common::aesop();
+    import.current_dir(work).args(["import", "rouge"]);
+    for system in &systems {
+        import.arg(format!("out/{system}"));
+    }
+    import
+        .args(["--model-dir", "refs"])
+        .args(["--system-pattern", r"text\.(.+)\.txt"])
+        .args(["--model-pattern", r"text\.[A-Z]\.#ID#\.txt"])
+        .args(["-o", "set.jsonl"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("wrote 3 topics, 48 summaries"));
+    let topics = aesop::corpus::jsonl::read_set(&work.join("set.jsonl")).expect("a set");
+    assert!(topics.iter().all(|t| t.references.len() == 11));
+    let got = rouge_of_set(&work.join("set.jsonl"), &["rouge", "rouge_extended"], &[]);
+    assert_rouge_printed("pyrouge", &got, &rouge155_sample("A"), MEASURES.len());
+}
+
+/// The pyrouge layout's usage errors: its flags with another format or with a configuration,
+/// a directory without them, several paths where one is read.
+#[test]
+fn pyrouge_flags_are_usage_errors_where_they_do_not_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let usage = |args: &[&str]| {
+        let out = common::aesop()
+            .current_dir(dir.path())
+            .args(args)
+            .args(["-o", "set.jsonl"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    std::fs::create_dir_all(dir.path().join("sys")).expect("mkdir");
+    let message = usage(&["import", "rouge", "sys"]);
+    assert!(
+        message.contains("need --model-dir, --system-pattern, --model-pattern"),
+        "{message}"
+    );
+    let message = usage(&["import", "rouge", "sys", "--model-dir", "refs"]);
+    assert!(
+        message.contains("need --system-pattern, --model-pattern"),
+        "{message}"
+    );
+    let config = example_config();
+    let config = config.to_str().expect("a UTF-8 path");
+    let message = usage(&["import", "rouge", config, "--model-dir", "refs"]);
+    assert!(
+        message.contains("a ROUGE configuration is imported alone"),
+        "{message}"
+    );
+    let message = usage(&["import", "summeval", "x.jsonl", "--system-pattern", "(.+)"]);
+    assert!(
+        message.contains("the summeval importer reads its own layout"),
+        "{message}"
+    );
+    let message = usage(&["import", "summeval", "a.jsonl", "b.jsonl"]);
+    assert!(message.contains("2 paths given"), "{message}");
+    assert!(!dir.path().join("set.jsonl").exists());
 }
 
 /// A ROUGE configuration given where a judgment set belongs, or to another importer, is named

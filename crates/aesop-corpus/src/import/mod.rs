@@ -10,6 +10,7 @@ mod dialsummeval;
 mod nist;
 mod realsumm;
 pub(crate) mod rouge_config;
+pub mod rouge_dirs;
 mod summeval_op;
 pub mod table;
 
@@ -55,11 +56,31 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
         )),
         None => e,
     })?;
+    checked(&path.display().to_string(), topics)
+}
+
+/// Import summaries laid out for pyrouge (`aesop import rouge SYSTEM_DIR…`; [`rouge_dirs`]).
+pub fn import_rouge_dirs(layout: &rouge_dirs::PyrougeLayout) -> Result<Vec<Topic>> {
+    for dir in layout.system_dirs.iter().chain([&layout.model_dir]) {
+        if !dir.is_dir() {
+            bail!("{}: no such directory", dir.display());
+        }
+    }
+    let topics = rouge_dirs::import(layout)?;
+    let source = layout
+        .system_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    checked(&source, topics)
+}
+
+/// An import's topics, refused when there are none or one breaks a judgment-set rule (`source`
+/// names what was imported, for the message).
+fn checked(source: &str, topics: Vec<Topic>) -> Result<Vec<Topic>> {
     if topics.is_empty() {
-        bail!(
-            "{}: no topics (the input is empty or holds only blank lines)",
-            path.display()
-        );
+        bail!("{source}: no topics (the input is empty or holds only blank lines)");
     }
     // An import must not write a set that its reader refuses (an empty topic or system id in the
     // source, a blank summary id, a topic id twice…): every topic passes the set reader's rules.
@@ -68,8 +89,7 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
     for (i, topic) in topics.iter().enumerate() {
         if let Some(first) = seen.insert(topic.topic.as_str(), i) {
             bail!(
-                "{}: topic id {:?} occurs twice (topics {} and {} of the import), so no set was written",
-                path.display(),
+                "{source}: topic id {:?} occurs twice (topics {} and {} of the import), so no set was written",
                 topic.topic,
                 first + 1,
                 i + 1
@@ -78,8 +98,7 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
         let value = serde_json::to_value(topic).context("encoding an imported topic")?;
         if let Err(e) = jsonl::topic_from_value(value) {
             bail!(
-                "{}: topic {} (id {:?}) breaks a judgment-set rule, so no set was written: {e}",
-                path.display(),
+                "{source}: topic {} (id {:?}) breaks a judgment-set rule, so no set was written: {e}",
                 i + 1,
                 topic.topic
             );

@@ -32,7 +32,7 @@ pub(crate) fn opens_rouge_config(line: &str) -> bool {
 
 /// How ROUGE reads one summary file (`<INPUT-FORMAT TYPE=…>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum InputFormat {
+pub enum InputFormat {
     /// One sentence per line.
     Spl,
     /// The HTML of the SEE annotation tool, one `<a …>` sentence per line.
@@ -42,7 +42,8 @@ enum InputFormat {
 }
 
 impl InputFormat {
-    fn parse(value: &str) -> std::result::Result<InputFormat, String> {
+    /// `SPL`, `SEE` or `ISI` (any case); an error that says what the others are.
+    pub fn parse(value: &str) -> std::result::Result<InputFormat, String> {
         match value.trim().to_ascii_uppercase().as_str() {
             "SPL" => Ok(InputFormat::Spl),
             "SEE" => Ok(InputFormat::See),
@@ -224,9 +225,40 @@ fn entries(
     Ok(found)
 }
 
+/// Who chose a file's [`InputFormat`], for the hint of an error: a configuration's EVAL (where
+/// it names the file) or `--input-format` (the pyrouge layout).
+pub(super) enum FormatFrom<'a> {
+    Configuration { named_at: &'a str },
+    Flag,
+}
+
+impl FormatFrom<'_> {
+    /// "… says INPUT-FORMAT SPL" or "read as --input-format SPL".
+    fn given(&self, format: InputFormat) -> String {
+        match self {
+            FormatFrom::Configuration { named_at } => {
+                format!("{named_at} says INPUT-FORMAT {}", format.name())
+            }
+            FormatFrom::Flag => format!("read as --input-format {}", format.name()),
+        }
+    }
+
+    /// How to ask for `format` instead.
+    fn ask_for(&self, format: InputFormat) -> String {
+        match self {
+            FormatFrom::Configuration { .. } => format!("TYPE=\"{}\"", format.name()),
+            FormatFrom::Flag => format!("--input-format {}", format.name()),
+        }
+    }
+}
+
 /// The sentences of one summary file read as ROUGE reads `format`; an error where ROUGE would
-/// read the file silently wrong. `named_at` says where the configuration names it.
-fn read_sentences(file: &Path, format: InputFormat, named_at: &str) -> Result<Vec<String>> {
+/// read the file silently wrong, with the way to ask for the right format.
+pub(super) fn read_sentences(
+    file: &Path,
+    format: InputFormat,
+    from: &FormatFrom,
+) -> Result<Vec<String>> {
     let bytes = std::fs::read(file).with_context(|| format!("{}: cannot read", file.display()))?;
     let raw = decode(&bytes);
     let sentences = sentences(&raw, format);
@@ -238,24 +270,45 @@ fn read_sentences(file: &Path, format: InputFormat, named_at: &str) -> Result<Ve
             .find(|(_, pattern)| raw.split('\n').any(|line| pattern.is_match(line)));
         if let Some((layout, _)) = marked_up {
             bail!(
-                "{}: lines in ROUGE's {} layout, but {named_at} says INPUT-FORMAT SPL, where ROUGE \
-                 would count the markup as words: is it TYPE=\"{}\"?",
+                "{}: lines in ROUGE's {} layout, but {}, where ROUGE would count the markup as \
+                 words: is it {}?",
                 file.display(),
                 layout.name(),
-                layout.name()
+                from.given(format),
+                from.ask_for(layout)
             );
         }
     } else if sentences.is_empty() && !raw.trim().is_empty() {
         bail!(
-            "{}: no line in ROUGE's {} layout ({}), so ROUGE would read it as empty; {named_at} \
-             says INPUT-FORMAT {}: is the file plain text, one sentence per line (SPL)?",
+            "{}: no line in ROUGE's {} layout ({}), so ROUGE would read it as empty; {}: is the \
+             file plain text, one sentence per line ({})?",
             file.display(),
             format.name(),
             format.example(),
-            format.name()
+            from.given(format),
+            from.ask_for(InputFormat::Spl)
         );
     }
     Ok(sentences)
+}
+
+/// A reference read from `file`: an error when it holds no sentence (`named` says which model
+/// of what, for the message).
+pub(super) fn reference(
+    id: &str,
+    file: &Path,
+    format: InputFormat,
+    from: &FormatFrom,
+    named: &str,
+) -> Result<Reference> {
+    let sentences = read_sentences(file, format, from)?;
+    if sentences.is_empty() {
+        bail!(
+            "{named}: {} holds no sentence (a reference needs its text)",
+            file.display()
+        );
+    }
+    Ok(Reference::new(id, sentences.join("\n")))
 }
 
 /// One `<EVAL>`: its topic id, how its files are read, and its models and peers located.
@@ -383,23 +436,31 @@ pub fn import(path: &Path) -> Result<Vec<Topic>> {
         };
         let mut topic = Topic::new(eval.id.as_str());
         for model in &eval.models {
-            let sentences = read_sentences(&model.file, eval.format, &named_at(model))?;
-            if sentences.is_empty() {
-                bail!(
-                    "{}:{}: EVAL {:?}: model {:?}: {} holds no sentence (a reference needs its text)",
-                    path.display(),
-                    model.entry.line,
-                    eval.id,
-                    model.entry.id,
-                    model.file.display()
-                );
-            }
-            topic
-                .references
-                .push(Reference::new(model.entry.id.clone(), sentences.join("\n")));
+            let named_at = named_at(model);
+            let named = format!(
+                "{}:{}: EVAL {:?}: model {:?}",
+                path.display(),
+                model.entry.line,
+                eval.id,
+                model.entry.id
+            );
+            let from = FormatFrom::Configuration {
+                named_at: &named_at,
+            };
+            topic.references.push(reference(
+                &model.entry.id,
+                &model.file,
+                eval.format,
+                &from,
+                &named,
+            )?);
         }
         for peer in &eval.peers {
-            let sentences = read_sentences(&peer.file, eval.format, &named_at(peer))?;
+            let named_at = named_at(peer);
+            let from = FormatFrom::Configuration {
+                named_at: &named_at,
+            };
+            let sentences = read_sentences(&peer.file, eval.format, &from)?;
             topic
                 .summaries
                 .push(Summary::new(peer.entry.id.clone(), sentences.join("\n")));
