@@ -136,6 +136,8 @@ const MEASURES: &[(&str, &str, &str)] = &[
     ("rouge_extended", "r3", "ROUGE-3"),
     ("rouge_extended", "r4", "ROUGE-4"),
     ("rouge_extended", "w", "ROUGE-W-1.2"),
+    ("rouge_extended", "s_star", "ROUGE-S*"),
+    ("rouge_extended", "su_star", "ROUGE-SU*"),
 ];
 
 /// `aesop import rouge conf/settings.xml` run in `work`, then `aesop features --classes
@@ -261,8 +263,8 @@ fn import_rouge_gives_rouge155_numbers() {
 }
 
 /// Every measure ROUGE-1.5.5 prints with `-n 4 -w 1.2 -2 4 -u` (ROUGE-1 to -4, -L, -W-1.2,
-/// -SU4), on the sample's first three topics one sentence per line (so ROUGE-L and -W read
-/// several sentences and the limits cut inside them): the `rouge` and `rouge_extended` classes
+/// -SU4) and `-2 -1 -U` (ROUGE-S*, -SU*), on the sample's first three topics one sentence per
+/// line (so ROUGE-L and -W read several sentences and the limits cut inside them): the `rouge` and `rouge_extended` classes
 /// give what the Perl printed under the model average (`-f A`), the best model (`-f B`,
 /// `--rouge-mode b`), the length limits `-l 30` and `-b 150` (where ROUGE-L and -W read past
 /// the n-gram cut) and stopwords removed (`-s`): tests/fixtures/rouge155_sample.tsv, by

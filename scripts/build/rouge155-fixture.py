@@ -3,8 +3,9 @@
 three topics of examples/data/summeval-sample.jsonl (48 summaries, each against its 11
 references), the texts one sentence per line (split after each " . "), so that ROUGE-L and
 ROUGE-W read several sentences and a length limit cuts inside them. Every measure of
-`-n 4 -w 1.2 -2 4 -u` (ROUGE-1 to -4, -L, -W-1.2, -SU4) under five settings: A (the model
-average, -f A), B (the best model, -f B), l30 (-l 30), b150 (-b 150), s (stopwords removed, -s).
+`-n 4 -w 1.2 -2 4 -u` (ROUGE-1 to -4, -L, -W-1.2, -SU4, as DUC ran it) and of `-2 -1 -U`
+(ROUGE-S* and -SU*, as pyrouge runs it by default) under five settings: A (the model average,
+-f A), B (the best model, -f B), l30 (-l 30), b150 (-b 150), s (stopwords removed, -s).
 tests/corpus_rouge.rs writes the same files and checks aesop's `rouge` and `rouge_extended`
 classes against this table.
 
@@ -13,7 +14,8 @@ classes against this table.
 ROUGE_HOME holds ROUGE-1.5.5.pl and data/ (smart_common_words.txt, WordNet-2.0.exc.db). ROUGE
 is run in its -z mode (a peer and its models per line), which needs no XML parser: PERL_INC, if
 given, is put first on Perl's @INC (a stand-in XML/DOM.pm there lets the script load without
-XML::Parser). Flags: -n 4 -w 1.2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus the setting's.
+XML::Parser). Flags: -n 4 -w 1.2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus the setting's; then
+-n 1 -2 -1 -U -m -c 95 -r 1 -d -z SPL, plus the setting's, for ROUGE-S* and ROUGE-SU*.
 """
 import json
 import os
@@ -65,17 +67,22 @@ def main():
         listing = os.path.join(work, "list.txt")
         with open(listing, "w", encoding="utf-8") as out:
             out.write("\n".join(lines) + "\n")
+        # The DUC run's measures, then the unlimited skip-bigrams of pyrouge's default run.
+        runs = [(["-n", "4", "-w", "1.2", "-2", "4", "-u"], None),
+                (["-n", "1", "-2", "-1", "-U"], ("ROUGE-S*", "ROUGE-SU*"))]
         for name, flags in SETTINGS:
-            command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                       os.path.join(home, "data"), "-n", "4", "-w", "1.2", "-2", "4", "-u", "-m", "-c", "95",
-                       "-r", "1", "-d", *flags, "-z", "SPL", listing]
-            printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-            for line in printed.splitlines():
-                # X ROUGE-1 Eval 3.X R:0.36765 P:0.26080 F:0.30514
-                m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)", line)
-                if m:
-                    doc_id, system = pairs[int(m.group(2)) - 1]
-                    rows.append((doc_id, system, name, m.group(1), m.group(3), m.group(4)))
+            for measures, keep in runs:
+                command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
+                           os.path.join(home, "data"), *measures, "-m", "-c", "95", "-r", "1",
+                           "-d", *flags, "-z", "SPL", listing]
+                printed = subprocess.run(command, check=True, capture_output=True,
+                                         text=True).stdout
+                for line in printed.splitlines():
+                    # X ROUGE-1 Eval 3.X R:0.36765 P:0.26080 F:0.30514
+                    m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)", line)
+                    if m and (keep is None or m.group(1) in keep):
+                        doc_id, system = pairs[int(m.group(2)) - 1]
+                        rows.append((doc_id, system, name, m.group(1), m.group(3), m.group(4)))
     with open(OUT, "w", encoding="utf-8") as out:
         out.write("doc_id\tsystem\tsetting\tmetric\trecall\tprecision\n")
         for row in rows:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the `rouge` and `rouge_extended` classes against the Perl ROUGE-1.5.5 on all of SummEval,
-one sentence per line (a break after each " . "), every measure of -n 4 -w 1.2 -2 4 -u -m, under
--f A and -f B: prints how many recall and precision values the two give and how many differ
+one sentence per line (a break after each " . "), every measure of -n 4 -w 1.2 -2 4 -u -m and
+the ROUGE-S* and -SU* of -2 -1 -U -m (pyrouge's default run), under -f A and -f B: prints how many recall and precision values the two give and how many differ
 (at 5 decimals, as ROUGE prints them). Not a test: ROUGE-1.5.5 and its printout are not shipped
 (tests/fixtures/rouge155_sample.tsv, by scripts/build/rouge155-fixture.py, holds 48 summaries).
 
@@ -23,7 +23,11 @@ DATA = os.environ.get("AESOP_DATA", os.path.join(REPO, "..", "shared", "data"))
 AESOP = os.path.join(REPO, "target", "release", "aesop")
 COLUMNS = {"ROUGE-1": "rouge.r1", "ROUGE-2": "rouge.r2", "ROUGE-3": "rouge_extended.r3",
            "ROUGE-4": "rouge_extended.r4", "ROUGE-L": "rouge.rl",
-           "ROUGE-W-1.2": "rouge_extended.w", "ROUGE-SU4": "rouge.su4"}
+           "ROUGE-W-1.2": "rouge_extended.w", "ROUGE-SU4": "rouge.su4",
+           "ROUGE-S*": "rouge_extended.s_star", "ROUGE-SU*": "rouge_extended.su_star"}
+# The DUC run's measures, then the unlimited skip-bigrams of pyrouge's default run.
+RUNS = [(["-n", "4", "-w", "1.2", "-2", "4", "-u"], None),
+        (["-n", "1", "-2", "-1", "-U"], ("ROUGE-S*", "ROUGE-SU*"))]
 
 
 def sentences(text):
@@ -64,10 +68,14 @@ def main():
         with open(judgment_set, "w", encoding="utf-8") as out:
             out.writelines(json.dumps(t) + "\n" for t in topics)
         for mode in ["A", "B"]:
-            command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                       os.path.join(home, "data"), "-n", "4", "-w", "1.2", "-2", "4", "-u", "-m",
-                       "-c", "95", "-r", "1", "-d", "-f", mode, "-z", "SPL", listing]
-            printed = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            printed = []
+            for measures, keep in RUNS:
+                command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
+                           os.path.join(home, "data"), *measures, "-m", "-c", "95", "-r", "1",
+                           "-d", "-f", mode, "-z", "SPL", listing]
+                out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+                printed += [line for line in out.splitlines()
+                            if keep is None or any(f"X {k} Eval" in line for k in keep)]
             features = os.path.join(work, f"{mode}.csv")
             subprocess.run([AESOP, "features", judgment_set, "--classes", "rouge,rouge_extended",
                             "--rouge-mode", mode.lower(), "-o", features],
@@ -75,7 +83,7 @@ def main():
             with open(features, encoding="utf-8") as f:
                 rows = {(r["topic"], r["system"]): r for r in csv.DictReader(f)}
             compared = differ = 0
-            for line in printed.splitlines():
+            for line in printed:
                 m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:\S+", line)
                 if not m:
                     continue

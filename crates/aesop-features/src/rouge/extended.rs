@@ -1,6 +1,7 @@
-//! The `rouge_extended` feature class: ROUGE-3, ROUGE-4 and ROUGE-W-1.2, the rest of what
-//! ROUGE-1.5.5 prints when run as DUC ran it (`-n 4 -w 1.2 -2 4 -u`; the `rouge` class has
-//! ROUGE-1, -2, -L and -SU4).
+//! The `rouge_extended` feature class: ROUGE-3, ROUGE-4, ROUGE-W-1.2, ROUGE-S* and ROUGE-SU*,
+//! the rest of what ROUGE-1.5.5 prints when run as DUC ran it (`-n 4 -w 1.2 -2 4 -u`) or as
+//! pyrouge runs it by default (`-n 4 -w 1.2 -2 -1 -U`); the `rouge` class has ROUGE-1, -2, -L
+//! and -SU4.
 //!
 //! Why a class of its own: the `rouge` class's twelve columns are in every built-in model and
 //! every feature file; these nine are asked for when a study reports DUC's full table or
@@ -9,7 +10,10 @@
 //!
 //! ROUGE-3 and -4 are ROUGE-1.5.5's n-gram scores (over the whole text, sentences joined, hits
 //! clipped per reference; mode B picks by recall printed to 5 decimals). ROUGE-W is its weighted
-//! LCS, reproduced with its quirks in `rouge/wlcs.rs`.
+//! LCS, reproduced with its quirks in `rouge/wlcs.rs`. ROUGE-S* counts every ordered pair of
+//! tokens at any distance (`-2 -1`), ROUGE-SU* adds the unigrams of every token but the last,
+//! as ROUGE-SU4 does; their pairs are counted only over the tokens the two texts share (a pair
+//! with another token cannot hit), so memory grows with the shared tokens, not the whole texts.
 
 use super::wlcs::{weight, weight_inverse, wlcs_counts, WlcsCounts};
 use super::{
@@ -18,9 +22,11 @@ use super::{
     OPTIONS,
 };
 use crate::{ClassSpec, FeatureClass, FeatureRow, ReferenceUse, TopicContext};
+use rustc_hash::FxBuildHasher;
+use std::collections::{HashMap, HashSet};
 
 /// Measure names in output order; each gives `_recall`, `_precision` and `_f` columns.
-pub const MEASURES: &[&str] = &["r3", "r4", "w"];
+pub const MEASURES: &[&str] = &["r3", "r4", "w", "s_star", "su_star"];
 
 /// One text's 3-grams and 4-grams, four token ids packed in a key.
 struct LongGrams {
@@ -54,6 +60,8 @@ struct ExtendedCounts {
     rouge3: Counts,
     rouge4: Counts,
     rouge_w: WlcsCounts,
+    rouge_s_star: Counts,
+    rouge_su_star: Counts,
 }
 
 fn ngram_pair(reference: &Grams<u128>, peer: &Grams<u128>) -> Counts {
@@ -98,13 +106,103 @@ fn combine_wlcs(counts: &[WlcsCounts], mode: MultiRefMode) -> Prf {
     }
 }
 
-fn combine_extended(pairs: &[ExtendedCounts], mode: MultiRefMode) -> [Prf; 3] {
+/// Clipped unigram hits of two token sequences.
+fn clipped_unigram_hits(first: &[u32], second: &[u32]) -> u32 {
+    let mut left: Grams<u32> = Grams::default();
+    for &id in first {
+        left.add(id);
+    }
+    let mut hits = 0;
+    for id in second {
+        if let Some(n) = left.counts.get_mut(id) {
+            if *n > 0 {
+                *n -= 1;
+                hits += 1;
+            }
+        }
+    }
+    hits
+}
+
+/// Clipped hits of the skip-bigrams at any distance of two sequences over `types` token types
+/// (ids 0..types): Σ over pairs (a, b) of min(count in `first`, count in `second`).
+///
+/// Why not a map of pairs: a text of n tokens has n(n − 1)/2 of them. For each first token a,
+/// one pass over each sequence counts the pairs (a, b) for every b (at position j, the a's seen
+/// before it), in arrays of `types` counts: time O(types · (n + m)), memory O(types).
+fn skip_pair_hits(first: &[u32], second: &[u32], types: usize) -> u64 {
+    let count_after = |sequence: &[u32], a: u32, counts: &mut [u64]| {
+        let mut seen = 0u64;
+        for &b in sequence {
+            counts[b as usize] += seen;
+            seen += u64::from(b == a);
+        }
+    };
+    let (mut in_first, mut in_second) = (vec![0u64; types], vec![0u64; types]);
+    let mut hits = 0;
+    for a in (0..types).filter_map(|a| u32::try_from(a).ok()) {
+        in_first.fill(0);
+        in_second.fill(0);
+        count_after(first, a, &mut in_first);
+        count_after(second, a, &mut in_second);
+        hits += in_first
+            .iter()
+            .zip(&in_second)
+            .map(|(&x, &y)| x.min(y))
+            .sum::<u64>();
+    }
+    hits
+}
+
+/// All tokens but the last: those that start a unit of ROUGE-1.5.5's skip-bigram loop.
+fn but_last(ids: &[u32]) -> &[u32] {
+    &ids[..ids.len().saturating_sub(1)]
+}
+
+/// ROUGE-S* and ROUGE-SU* counts of `peer` against `reference` (their n-gram token ids).
+/// Totals past 2^32 − 1 units (a text of over 92,000 tokens) saturate.
+fn skip_star_pair(peer: &[u32], reference: &[u32]) -> (Counts, Counts) {
+    // A pair holding a token the other text lacks cannot hit: only the shared tokens are kept,
+    // renumbered 0..types.
+    let in_peer: HashSet<u32, FxBuildHasher> = peer.iter().copied().collect();
+    let mut dense: HashMap<u32, u32, FxBuildHasher> = HashMap::default();
+    for &id in reference {
+        if in_peer.contains(&id) {
+            let next = u32::try_from(dense.len()).unwrap_or(u32::MAX);
+            dense.entry(id).or_insert(next);
+        }
+    }
+    let shared =
+        |ids: &[u32]| -> Vec<u32> { ids.iter().filter_map(|id| dense.get(id).copied()).collect() };
+    let pair_hits = skip_pair_hits(&shared(peer), &shared(reference), dense.len());
+    // SU*'s unigrams: every token but the last (ROUGE-1.5.5's loop stops before it).
+    let unigram_hits = u64::from(clipped_unigram_hits(but_last(reference), but_last(peer)));
+    let saturated = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    let pairs_of = |n: usize| (n as u64) * (n as u64).saturating_sub(1) / 2;
+    let unigrams_of = |n: usize| (n as u64).saturating_sub(1);
+    let (n_peer, n_reference) = (peer.len(), reference.len());
+    let s_star = Counts {
+        hits: saturated(pair_hits),
+        reference_total: saturated(pairs_of(n_reference)),
+        peer_total: saturated(pairs_of(n_peer)),
+    };
+    let su_star = Counts {
+        hits: saturated(pair_hits + unigram_hits),
+        reference_total: saturated(pairs_of(n_reference) + unigrams_of(n_reference)),
+        peer_total: saturated(pairs_of(n_peer) + unigrams_of(n_peer)),
+    };
+    (s_star, su_star)
+}
+
+fn combine_extended(pairs: &[ExtendedCounts], mode: MultiRefMode) -> [Prf; 5] {
     let pick = |f: fn(&ExtendedCounts) -> Counts| pairs.iter().map(f).collect::<Vec<_>>();
     let wlcs: Vec<WlcsCounts> = pairs.iter().map(|p| p.rouge_w).collect();
     [
         combine(&pick(|p| p.rouge3), mode, MeasureKind::NGram),
         combine(&pick(|p| p.rouge4), mode, MeasureKind::NGram),
         combine_wlcs(&wlcs, mode),
+        combine(&pick(|p| p.rouge_s_star), mode, MeasureKind::NGram),
+        combine(&pick(|p| p.rouge_su_star), mode, MeasureKind::NGram),
     ]
 }
 
@@ -157,10 +255,15 @@ impl FeatureClass for RougeExtended {
                 let pairs: Vec<ExtendedCounts> = references
                     .iter()
                     .zip(&reference_grams)
-                    .map(|(reference, grams)| ExtendedCounts {
-                        rouge3: ngram_pair(&grams.trigrams, &peer_grams.trigrams),
-                        rouge4: ngram_pair(&grams.fourgrams, &peer_grams.fourgrams),
-                        rouge_w: wlcs_counts(peer, reference),
+                    .map(|(reference, grams)| {
+                        let (s_star, su_star) = skip_star_pair(&peer.ids, &reference.ids);
+                        ExtendedCounts {
+                            rouge3: ngram_pair(&grams.trigrams, &peer_grams.trigrams),
+                            rouge4: ngram_pair(&grams.fourgrams, &peer_grams.fourgrams),
+                            rouge_w: wlcs_counts(peer, reference),
+                            rouge_s_star: s_star,
+                            rouge_su_star: su_star,
+                        }
                     })
                     .collect();
                 let measures = if jackknife {
@@ -197,10 +300,12 @@ mod tests {
     #[test]
     fn feature_names_in_order() {
         let names = RougeExtended::new(RougeOptions::default()).feature_names();
-        assert_eq!(names.len(), 9);
+        assert_eq!(names.len(), 15);
         assert_eq!(names[0], "rouge_extended.r3_recall");
         assert_eq!(names[5], "rouge_extended.r4_f");
         assert_eq!(names[8], "rouge_extended.w_f");
+        assert_eq!(names[9], "rouge_extended.s_star_recall");
+        assert_eq!(names[14], "rouge_extended.su_star_f");
     }
 
     #[test]
@@ -230,6 +335,20 @@ mod tests {
             values[8],
             2.0 * recall * precision / (recall + precision)
         ));
+    }
+
+    #[test]
+    fn skip_bigrams_at_any_distance_by_hand() {
+        // Reference "a b c a" (4 tokens: 6 pairs ab ac aa bc ba ca), peer "a c b" (3 pairs ac ab
+        // cb): hits ab, ac = 2. S*: recall 2/6, precision 2/3. SU* adds the unigrams of all
+        // tokens but the last: reference a b c, peer a c: hits 2; recall 4/9, precision 4/5.
+        let values = row("a b c a", "a c b", plain());
+        assert!(close(values[9], 2.0 / 6.0) && close(values[10], 2.0 / 3.0));
+        assert!(close(values[12], 4.0 / 9.0) && close(values[13], 4.0 / 5.0));
+        // Repeated pairs clip: reference "a b a b" holds ab three times (0-1, 0-3, 2-3), peer
+        // "a b" once.
+        let values = row("a b a b", "a b", plain());
+        assert!(close(values[9], 1.0 / 6.0) && close(values[10], 1.0));
     }
 
     #[test]
@@ -310,7 +429,7 @@ mod tests {
         topic.summaries.push(Summary::new("s", "a b"));
         let ctx = TopicContext::new(&topic);
         assert_eq!(RougeExtended::new(plain()).extract(&ctx), vec![None]);
-        assert_eq!(row("a b c d", "", plain()), vec![0.0; 9]);
-        assert_eq!(row("", "a b c d", plain()), vec![0.0; 9]);
+        assert_eq!(row("a b c d", "", plain()), vec![0.0; 15]);
+        assert_eq!(row("", "a b c d", plain()), vec![0.0; 15]);
     }
 }
