@@ -19,10 +19,11 @@ XML::Parser). Flags: -n 4 -w 1.2 -2 4 -u -m -c 95 -r 1 -d -z SPL, plus the setti
 """
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rouge155_run import printed, write_listing  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLE = os.path.join(REPO, "examples", "data", "summeval-sample.jsonl")
@@ -36,11 +37,6 @@ SETTINGS = [
 ]
 
 
-def sentences(text):
-    """One sentence per line: a break after every " . " (the texts are tokenized)."""
-    return re.sub(r" \. ", " .\n", text.strip())
-
-
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
@@ -50,43 +46,17 @@ def main():
         articles = [json.loads(line) for line in f][:3]
     rows = []
     with tempfile.TemporaryDirectory() as work:
-        pairs, lines = [], []
-        for a, article in enumerate(articles):
-            models = []
-            for r, reference in enumerate(article["ref_summs"]):
-                path = os.path.join(work, f"m{a}_{r}.txt")
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(sentences(reference) + "\n")
-                models.append(path)
-            for system, summary in article["sys_summs"].items():
-                path = os.path.join(work, f"p{a}_{system}.txt")
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(sentences(summary["sys_summ"]) + "\n")
-                pairs.append((article["doc_id"], system))
-                lines.append(" ".join([path] + models))
-        listing = os.path.join(work, "list.txt")
-        with open(listing, "w", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
-        # The DUC run's measures, then the unlimited skip-bigrams of pyrouge's default run.
-        runs = [(["-n", "4", "-w", "1.2", "-2", "4", "-u"], None),
-                (["-n", "1", "-2", "-1", "-U"], ("ROUGE-S*", "ROUGE-SU*"))]
+        pairs, listing = write_listing(articles, work)
         for name, flags in SETTINGS:
-            for measures, keep in runs:
-                command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                           os.path.join(home, "data"), *measures, "-m", "-c", "95", "-r", "1",
-                           "-d", *flags, "-z", "SPL", listing]
-                printed = subprocess.run(command, check=True, capture_output=True,
-                                         text=True).stdout
-                for line in printed.splitlines():
-                    # X ROUGE-1 Eval 3.X R:0.36765 P:0.26080 F:0.30514
-                    m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:(\S+)", line)
-                    if m and (keep is None or m.group(1) in keep):
-                        doc_id, system = pairs[int(m.group(2)) - 1]
-                        rows.append((doc_id, system, name, m.group(1), m.group(3), m.group(4)))
-    with open(OUT, "w", encoding="utf-8") as out:
+            for doc_id, system, measure, recall, precision in printed(home, inc, listing, pairs,
+                                                                      flags):
+                rows.append((doc_id, system, name, measure, recall, precision))
+    # Written beside the fixture and renamed over it once complete.
+    with open(OUT + ".tmp", "w", encoding="utf-8") as out:
         out.write("doc_id\tsystem\tsetting\tmetric\trecall\tprecision\n")
         for row in rows:
             out.write("\t".join(row) + "\n")
+    os.replace(OUT + ".tmp", OUT)
     print(f"wrote {len(rows)} rows to {OUT}")
 
 

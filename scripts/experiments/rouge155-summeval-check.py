@@ -13,25 +13,20 @@ $AESOP_DATA/summeval/summeval.jsonl (default ../shared/data); aesop from target/
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts", "build"))
+from rouge155_run import printed, sentences, write_listing  # noqa: E402
+
 DATA = os.environ.get("AESOP_DATA", os.path.join(REPO, "..", "shared", "data"))
 AESOP = os.path.join(REPO, "target", "release", "aesop")
 COLUMNS = {"ROUGE-1": "rouge.r1", "ROUGE-2": "rouge.r2", "ROUGE-3": "rouge_extended.r3",
            "ROUGE-4": "rouge_extended.r4", "ROUGE-L": "rouge.rl",
            "ROUGE-W-1.2": "rouge_extended.w", "ROUGE-SU4": "rouge.su4",
            "ROUGE-S*": "rouge_extended.s_star", "ROUGE-SU*": "rouge_extended.su_star"}
-# The DUC run's measures, then the unlimited skip-bigrams of pyrouge's default run.
-RUNS = [(["-n", "4", "-w", "1.2", "-2", "4", "-u"], None),
-        (["-n", "1", "-2", "-1", "-U"], ("ROUGE-S*", "ROUGE-SU*"))]
-
-
-def sentences(text):
-    return re.sub(r" \. ", " .\n", text.strip())
 
 
 def main():
@@ -42,40 +37,18 @@ def main():
     with open(os.path.join(DATA, "summeval", "summeval.jsonl"), encoding="utf-8") as f:
         articles = [json.loads(line) for line in f]
     with tempfile.TemporaryDirectory() as work:
-        pairs, lines, topics = [], [], []
-        for a, article in enumerate(articles):
-            models = []
-            for r, reference in enumerate(article["ref_summs"]):
-                path = os.path.join(work, f"m{a}_{r}.txt")
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(sentences(reference) + "\n")
-                models.append(path)
-            summaries = []
-            for system, summary in article["sys_summs"].items():
-                path = os.path.join(work, f"p{a}_{system}.txt")
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(sentences(summary["sys_summ"]) + "\n")
-                pairs.append((article["doc_id"], system))
-                lines.append(" ".join([path] + models))
-                summaries.append({"system": system, "text": sentences(summary["sys_summ"])})
-            topics.append({"topic": article["doc_id"], "summaries": summaries,
-                           "references": [{"id": str(i), "text": sentences(r)}
-                                          for i, r in enumerate(article["ref_summs"])]})
-        listing = os.path.join(work, "list.txt")
-        with open(listing, "w", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
+        pairs, listing = write_listing(articles, work)
+        # The same texts as a judgment set for aesop.
         judgment_set = os.path.join(work, "set.jsonl")
         with open(judgment_set, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(t) + "\n" for t in topics)
+            for article in articles:
+                topic = {"topic": article["doc_id"],
+                         "references": [{"id": str(i), "text": sentences(r)}
+                                        for i, r in enumerate(article["ref_summs"])],
+                         "summaries": [{"system": system, "text": sentences(s["sys_summ"])}
+                                       for system, s in article["sys_summs"].items()]}
+                out.write(json.dumps(topic) + "\n")
         for mode in ["A", "B"]:
-            printed = []
-            for measures, keep in RUNS:
-                command = ["perl", *inc, os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                           os.path.join(home, "data"), *measures, "-m", "-c", "95", "-r", "1",
-                           "-d", "-f", mode, "-z", "SPL", listing]
-                out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-                printed += [line for line in out.splitlines()
-                            if keep is None or any(f"X {k} Eval" in line for k in keep)]
             features = os.path.join(work, f"{mode}.csv")
             subprocess.run([AESOP, "features", judgment_set, "--classes", "rouge,rouge_extended",
                             "--rouge-mode", mode.lower(), "-o", features],
@@ -83,17 +56,15 @@ def main():
             with open(features, encoding="utf-8") as f:
                 rows = {(r["topic"], r["system"]): r for r in csv.DictReader(f)}
             compared = differ = 0
-            for line in printed:
-                m = re.match(r"X (ROUGE-\S+) Eval (\d+)\.X R:(\S+) P:(\S+) F:\S+", line)
-                if not m:
-                    continue
-                row = rows[pairs[int(m.group(2)) - 1]]
-                for part, value in (("recall", m.group(3)), ("precision", m.group(4))):
+            for doc_id, system, measure, recall, precision in printed(home, inc, listing, pairs,
+                                                                      ["-f", mode]):
+                row = rows[(doc_id, system)]
+                for part, value in (("recall", recall), ("precision", precision)):
                     compared += 1
-                    ours = f"{float(row[COLUMNS[m.group(1)] + '_' + part]):.5f}"
+                    ours = f"{float(row[COLUMNS[measure] + '_' + part]):.5f}"
                     if ours != value:
                         differ += 1
-                        print(f"-f {mode} {pairs[int(m.group(2)) - 1]} {m.group(1)} {part}: "
+                        print(f"-f {mode} {doc_id} {system} {measure} {part}: "
                               f"ROUGE {value}, aesop {ours}")
             print(f"-f {mode}: {compared} values compared, {differ} differ")
 
