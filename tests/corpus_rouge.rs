@@ -567,30 +567,34 @@ fn pyrouge_flags_are_usage_errors_where_they_do_not_apply() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     std::fs::create_dir_all(dir.path().join("sys")).expect("mkdir");
-    let message = usage(&["import", "rouge", "sys"]);
-    assert!(
-        message.contains("need --model-dir, --system-pattern, --model-pattern"),
-        "{message}"
-    );
-    let message = usage(&["import", "rouge", "sys", "--model-dir", "refs"]);
-    assert!(
-        message.contains("need --system-pattern, --model-pattern"),
-        "{message}"
-    );
     let config = example_config();
     let config = config.to_str().expect("a UTF-8 path");
-    let message = usage(&["import", "rouge", config, "--model-dir", "refs"]);
-    assert!(
-        message.contains("a ROUGE configuration is imported alone"),
-        "{message}"
-    );
-    let message = usage(&["import", "summeval", "x.jsonl", "--system-pattern", "(.+)"]);
-    assert!(
-        message.contains("the summeval importer reads its own layout"),
-        "{message}"
-    );
-    let message = usage(&["import", "summeval", "a.jsonl", "b.jsonl"]);
-    assert!(message.contains("2 paths given"), "{message}");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["import", "rouge", "sys"],
+            "need --model-dir, --system-pattern, --model-pattern",
+        ),
+        (
+            &["import", "rouge", "sys", "--model-dir", "refs"],
+            "need --system-pattern, --model-pattern",
+        ),
+        (
+            &["import", "rouge", config, "--model-dir", "refs"],
+            "a ROUGE configuration is imported alone",
+        ),
+        (
+            &["import", "summeval", "x.jsonl", "--system-pattern", "(.+)"],
+            "the summeval importer reads its own layout",
+        ),
+        (
+            &["import", "summeval", "a.jsonl", "b.jsonl"],
+            "2 paths given",
+        ),
+    ];
+    for (args, expected) in cases {
+        let message = usage(args);
+        assert!(message.contains(expected), "{args:?}: {message}");
+    }
     assert!(!dir.path().join("set.jsonl").exists());
 }
 
