@@ -321,19 +321,14 @@ mod tests {
 
     #[test]
     fn blocks_mark_as_the_whole_table() {
-        // xorshift: deterministic pseudo-random sentences over a small vocabulary, so runs,
-        // ties and repeats are frequent.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound) as u32
-        };
+        // Seeded pseudo-random sentences over a small vocabulary, so that runs, ties and repeats
+        // are frequent.
+        let mut rng = aesop_core::rng::SplitMix64::new(7);
+        let mut next = |bound: usize| u32::try_from(rng.below(bound)).expect("a small bound");
         for _ in 0..300 {
             let m = 1 + next(40) as usize;
             let n = 1 + next(40) as usize;
-            let vocabulary = 2 + u64::from(next(6));
+            let vocabulary = 2 + next(6) as usize;
             let model: Vec<u32> = (0..m).map(|_| next(vocabulary)).collect();
             let peer: Vec<u32> = (0..n).map(|_| next(vocabulary)).collect();
             let oracle = marked_by_whole_table(&model, &peer);
