@@ -638,7 +638,8 @@ def test_unknown_or_mistyped_feature_options_are_refused():
     with pytest.raises(TypeError, match="tesla_alpha: expected bool, number or str, got list"):
         aesop.features([topic], classes="tesla", tesla_alpha=[0.5])
     # An option that changes none of the classes asked for (it was silently ignored).
-    with pytest.raises(ValueError, match=r"--rouge-mode \(rouge_mode\) changes only the rouge class"):
+    with pytest.raises(ValueError,
+                       match=r"--rouge-mode \(rouge_mode\) changes only the rouge, rouge_extended classes"):
         aesop.features([topic], classes="surface", rouge_mode="b")
 
 
