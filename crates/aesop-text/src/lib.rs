@@ -1,8 +1,9 @@
-//! Text analysis the classic metrics depend on: tokenization profiles (`rouge155`, `simetrix`),
-//! the original Porter (1980) stemmer, WordNet-2.0 exception lists, stop lists, sentence
-//! splitting, and recasing a summary's words as its source writes them.
+//! Text analysis the classic metrics depend on: tokenization profiles (`rouge155`, `simetrix`,
+//! rouge-score's), the original Porter (1980) stemmer and NLTK's, WordNet-2.0 exception lists,
+//! stop lists, sentence splitting, and recasing a summary's words as its source writes them.
 
 pub mod porter;
+pub mod porter_nltk;
 pub mod profile;
 pub mod sentences;
 pub mod stopwords;

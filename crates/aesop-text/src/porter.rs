@@ -30,7 +30,7 @@ thread_local! {
 }
 
 /// `use_stem(stemmer(word))`, with the stem taken from `memo` when this thread has seen `word`.
-fn memoized<R>(
+pub(crate) fn memoized<R>(
     memo: &'static LocalKey<Memo>,
     word: &str,
     stemmer: fn(&str) -> String,

@@ -1,6 +1,7 @@
-//! Tokenization profiles: the exact token streams that ROUGE-1.5.5 and SIMetrix count.
+//! Tokenization profiles: the exact token streams that ROUGE-1.5.5, SIMetrix and Google's
+//! rouge-score count.
 
-use super::{porter, stopwords, wordnet};
+use super::{porter, porter_nltk, stopwords, wordnet};
 
 /// Options of the `rouge155` profile (ROUGE-1.5.5 `-s` and `-m`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,6 +69,52 @@ fn with_rouge155_stem(word: &str, emit: &mut impl FnMut(&str)) {
         return;
     }
     porter::with_stem(word, emit);
+}
+
+/// Calls `emit` with every token of `text` as Google's rouge-score package counts it
+/// (`rouge_score.tokenize.tokenize`): the text lowercased as Python's `str.lower` does (so a
+/// Kelvin sign is a `k`, and `İ` an `i` and a combining dot), every run of characters outside
+/// ASCII `[a-z0-9]` a separator, and with `stem` (`use_stemmer=True`) a token longer than 3
+/// characters replaced by its NLTK Porter stem ([`porter_nltk`]).
+///
+/// The differences from [`for_each_rouge155_token`] are the point: Unicode lowercasing, no
+/// WordNet exceptions before stemming, NLTK's Porter rather than the original.
+pub fn for_each_rouge_score_token(text: &str, stem: bool, mut emit: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut finish = |word: &mut String| {
+        if word.is_empty() {
+            return;
+        }
+        if stem && word.len() > 3 {
+            porter_nltk::with_stem(word, |stemmed| {
+                // rouge-score keeps only tokens that are still `[a-z0-9]+` after stemming.
+                if !stemmed.is_empty() {
+                    emit(stemmed)
+                }
+            });
+        } else {
+            emit(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii() {
+            if c.is_ascii_alphanumeric() {
+                word.push(c.to_ascii_lowercase());
+            } else {
+                finish(&mut word);
+            }
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            if lower.is_ascii_alphanumeric() {
+                word.push(lower);
+            } else {
+                finish(&mut word);
+            }
+        }
+    }
+    finish(&mut word);
 }
 
 /// Tokens of `text` as SIMetrix (Louis & Nenkova) counts them: every character outside
@@ -142,6 +189,35 @@ mod tests {
     fn rouge155_sentences_follow_lines() {
         let s = rouge155_sentence_tokens("a b\n\nc-d", PLAIN);
         assert_eq!(s, vec![vec!["a", "b"], vec![], vec!["c", "d"]]);
+    }
+
+    fn rouge_score_tokens(text: &str, stem: bool) -> Vec<String> {
+        let mut tokens = Vec::new();
+        for_each_rouge_score_token(text, stem, |t| tokens.push(t.to_string()));
+        tokens
+    }
+
+    #[test]
+    fn rouge_score_lowercases_as_python_and_splits_outside_ascii_alphanumerics() {
+        // As `rouge_score.tokenize.tokenize(text, None)`: "café" loses its "é", the Kelvin
+        // sign lowercases to "k", "İ" to "i" and a combining dot (a separator), "-" and "$"
+        // separate.
+        assert_eq!(
+            rouge_score_tokens("The U.S.-led $5bn café, \u{212A}m İstanbul\tend", false),
+            ["the", "u", "s", "led", "5bn", "caf", "km", "i", "stanbul", "end"]
+        );
+        assert!(rouge_score_tokens(" -- ... é ", false).is_empty());
+    }
+
+    #[test]
+    fn rouge_score_stems_only_tokens_longer_than_three_with_nltk_porter() {
+        // NLTK's Porter, not ROUGE-1.5.5's: "dies" → "die" (NLTK's four-letter -ies rule,
+        // where the original gives "di"), "went" stays (no WordNet exceptions), "ran" is too
+        // short to stem.
+        assert_eq!(
+            rouge_score_tokens("Runs ran went dies happily", true),
+            ["run", "ran", "went", "die", "happili"]
+        );
     }
 
     #[test]
