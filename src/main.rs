@@ -453,7 +453,8 @@ struct FeatureFlags {
     /// once against the others, with or without this flag.
     #[arg(long)]
     rouge_jackknife: bool,
-    /// ROUGE: do not stem (ROUGE-1.5.5 without -m).
+    /// ROUGE: do not stem (ROUGE-1.5.5 without -m; for the `rouge_score` class, rouge-score's
+    /// use_stemmer=False, its own and Hugging Face evaluate's default).
     #[arg(long)]
     rouge_no_stem: bool,
     /// ROUGE: remove SMART common words (ROUGE-1.5.5 -s).

@@ -629,3 +629,91 @@ fn a_rouge_configuration_given_elsewhere_is_pointed_to_import_rouge() {
         "{message}"
     );
 }
+
+/// The `rouge_score` class gives what Google's rouge-score package (`RougeScorer.score_multi`,
+/// rouge1, rouge2, rougeL, rougeLsum) gives, to the last bit, with `use_stemmer=True` (the
+/// default) and `False` (`--rouge-no-stem`): the sample's first three topics one sentence per
+/// line and a topic of texts that tell tokenizers apart (tests/fixtures/rouge_score_sample.*,
+/// by scripts/build/rouge-score-fixture.py).
+#[test]
+fn rouge_score_class_gives_the_rouge_score_packages_numbers() {
+    let table = std::fs::read_to_string(common::fixture("rouge_score_sample.tsv"))
+        .expect("read the fixture");
+    let expected: std::collections::HashMap<(String, String, String), Vec<f64>> = table
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 15, "{line}");
+            let values = f[3..]
+                .iter()
+                .map(|v| v.parse().expect("a number"))
+                .collect();
+            ((f[0].into(), f[1].into(), f[2].into()), values)
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut by_setting = Vec::new();
+    for (setting, flags) in [("stem", &[][..]), ("plain", &["--rouge-no-stem"][..])] {
+        let features = dir.path().join(format!("{setting}.csv"));
+        common::aesop()
+            .args(["features"])
+            .arg(common::fixture("rouge_score_sample.jsonl"))
+            .args(["--classes", "rouge_score"])
+            .args(flags)
+            .arg("-o")
+            .arg(&features)
+            .assert()
+            .success();
+        let mut reader = csv::Reader::from_path(&features).expect("read the features");
+        let mut values = Vec::new();
+        for row in reader.records() {
+            let row = row.expect("a row");
+            let key = (row[0].to_string(), row[1].to_string(), setting.to_string());
+            let want = expected
+                .get(&key)
+                .unwrap_or_else(|| panic!("rouge-score has no {key:?}"));
+            let got: Vec<f64> = (2..14).map(|i| row[i].parse().expect("a number")).collect();
+            for (i, (g, w)) in got.iter().zip(want).enumerate() {
+                assert_eq!(
+                    g.to_bits(),
+                    w.to_bits(),
+                    "{key:?} column {i}: {g} against {w}"
+                );
+            }
+            values.extend(got);
+        }
+        assert_eq!(values.len(), 56 * 12, "{setting}: every summary scored");
+        by_setting.push(values);
+    }
+    // Stemming bites: many values differ between the settings.
+    let changed = by_setting[0]
+        .iter()
+        .zip(&by_setting[1])
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 200, "only {changed} values changed with stemming");
+    // ROUGE-1.5.5's other options do not apply to the class: alone, it refuses them.
+    for flag in [
+        &["--rouge-mode", "b"][..],
+        &["--rouge-remove-stopwords"],
+        &["--rouge-jackknife"],
+    ] {
+        let out = common::aesop()
+            .args(["features"])
+            .arg(common::fixture("rouge_score_sample.jsonl"))
+            .args(["--classes", "rouge_score"])
+            .args(flag)
+            .arg("-o")
+            .arg(dir.path().join("refused.csv"))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            message.contains("changes only the rouge, rouge_extended classes"),
+            "{flag:?}: {message}"
+        );
+    }
+}

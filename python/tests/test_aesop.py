@@ -95,12 +95,12 @@ def test_score_of_texts_equals_score_sets(summeval):
 def test_features_equal_the_cli(summeval, tmp_path):
     path, topics = summeval
     out = tmp_path / "f.jsonl"
-    classes = "rouge,rouge_extended,surface"
+    classes = "rouge,rouge_extended,rouge_score,surface"
     subprocess.run([str(BIN), "features", str(path), "--classes", classes, "-o", str(out)],
                    check=True, capture_output=True)
     expected = [json.loads(line) for line in out.read_text().splitlines()]
     cols = aesop.features(topics, classes=classes)
-    assert "rouge_extended.w_f" in cols
+    assert "rouge_extended.w_f" in cols and "rouge_score.rouge_lsum_f" in cols
     assert list(cols)[:2] == ["topic", "system"]
     assert len(cols["topic"]) == len(expected) == 192
     for i, row in enumerate(expected):

@@ -40,6 +40,7 @@ pub static CLASSES: &[&ClassSpec] = &[
     &content::CLASS,
     &rouge::CLASS,
     &rouge::extended::CLASS,
+    &rouge::rouge_score::CLASS,
     &graph::CLASS,
     &tesla::CLASS,
     &consensus::CLASS,

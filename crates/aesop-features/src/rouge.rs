@@ -34,6 +34,7 @@ mod lcs;
 mod length_limit;
 mod pooled;
 mod reference_set;
+pub mod rouge_score;
 mod wlcs;
 
 pub use pooled::{NgramCounts, PooledNgrams};
@@ -368,18 +369,30 @@ pub struct PreparedText {
 /// The interned tokens of `text` and the token count of each line (sentence).
 fn token_ids(text: &str, opts: &RougeOptions, vocabulary: &Vocabulary) -> (Vec<u32>, Vec<usize>) {
     let profile = opts.profile();
-    let mut sentence_lengths = Vec::new();
+    line_token_ids(text, vocabulary, |line, emit| {
+        for_each_rouge155_token(line, profile, emit)
+    })
+}
+
+/// The interned tokens of `text` and the token count of each line, `tokenize` giving a line's
+/// tokens (ROUGE-1.5.5's here, rouge-score's in [`rouge_score`]).
+fn line_token_ids(
+    text: &str,
+    vocabulary: &Vocabulary,
+    mut tokenize: impl FnMut(&str, &mut dyn FnMut(&str)),
+) -> (Vec<u32>, Vec<usize>) {
+    let mut line_lengths = Vec::new();
     // The tokens one after another in one buffer (no allocation per token).
     let (mut tokens, mut ends) = (String::with_capacity(text.len()), Vec::new());
     for line in text.split('\n') {
         let before = ends.len();
-        for_each_rouge155_token(line, profile, |t| {
+        tokenize(line, &mut |t| {
             tokens.push_str(t);
             ends.push(tokens.len());
         });
-        sentence_lengths.push(ends.len() - before);
+        line_lengths.push(ends.len() - before);
     }
-    (vocabulary.intern_all(&tokens, &ends), sentence_lengths)
+    (vocabulary.intern_all(&tokens, &ends), line_lengths)
 }
 
 fn unigram_counts(ids: &[u32]) -> Grams {
@@ -764,8 +777,23 @@ mod tests {
         PreparedText::new(text, &plain(), &VOCABULARY)
     }
 
-    fn close(a: f64, b: f64) -> bool {
+    pub(super) fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
+    }
+
+    /// The row `class` gives `summary` against `references`, alone in a topic.
+    pub(super) fn row_of(class: &dyn FeatureClass, references: &[&str], summary: &str) -> Vec<f64> {
+        let mut topic = Topic::new("t");
+        topic
+            .summaries
+            .push(aesop_corpus::Summary::new("s", summary));
+        for (i, &text) in references.iter().enumerate() {
+            topic
+                .references
+                .push(aesop_corpus::Reference::new(format!("r{i}"), text));
+        }
+        let ctx = TopicContext::new(&topic);
+        class.extract(&ctx)[0].clone().expect("a row")
     }
 
     fn assert_prf(actual: Prf, recall: f64, precision: f64, f: f64) {

@@ -220,7 +220,7 @@ impl RougeExtended {
 /// The `rouge_extended` class in the [registry](crate::registry).
 pub static CLASS: ClassSpec = ClassSpec {
     name: "rouge_extended",
-    about: "ROUGE-1.5.5's ROUGE-3, ROUGE-4 and ROUGE-W-1.2 against the references",
+    about: "ROUGE-1.5.5's ROUGE-3, -4, -W-1.2, -S* and -SU* against the references",
     default: false,
     references: ReferenceUse::All,
     batch_dependent: false,
@@ -279,22 +279,12 @@ impl FeatureClass for RougeExtended {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::plain;
+    use super::super::tests::{close, plain, row_of};
     use super::*;
     use aesop_corpus::{Reference, Summary, Topic};
 
     fn row(reference: &str, summary: &str, opts: RougeOptions) -> Vec<f64> {
-        let mut topic = Topic::new("t");
-        topic.summaries.push(Summary::new("s", summary));
-        topic.references.push(Reference::new("r", reference));
-        let ctx = TopicContext::new(&topic);
-        RougeExtended::new(opts).extract(&ctx)[0]
-            .clone()
-            .expect("a row")
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-12
+        row_of(&RougeExtended::new(opts), &[reference], summary)
     }
 
     #[test]
