@@ -287,7 +287,7 @@ proptest! {
             .filter(|c| !c.name.starts_with("neural") && c.name != "gemma3")
             .map(|c| c.name.to_string())
             .collect();
-        prop_assert_eq!(names.len(), 17);
+        prop_assert_eq!(names.len(), 18);
         let groups = ModelGroups::load(&[] as &[&str]).expect("built-ins");
         // The default built-ins read no other summary of the topic (their cards say so): a
         // summary scored alone, or after the others, scores the same; and a topic scores the
