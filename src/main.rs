@@ -74,12 +74,15 @@ enum Command {
 aesop import table summaries.csv -o set.jsonl --summary-column decoded --document-column article --score-column relevance\n  \
 aesop import rouge settings.xml -o set.jsonl\n  \
 aesop import rouge out/bart out/lead3 --model-dir refs --system-pattern 'text.(\\d+).txt' \\\n    \
---model-pattern 'text.[A-Z].#ID#.txt' -o set.jsonl      (summaries laid out for pyrouge)\n\n\
+--model-pattern 'text.[A-Z].#ID#.txt' -o set.jsonl      (summaries laid out for pyrouge)\n  \
+aesop import lines bart.txt lead3.txt --references test.target --documents test.source -o set.jsonl\n\n\
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
 rouge (a ROUGE-1.5.5 evaluation configuration, settings.xml: its peers and models, read as ROUGE reads them; \
 or directories of summaries laid out for pyrouge, one per system, with --model-dir and the two patterns; \
 see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
-documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\")"
+documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\"), lines (line-aligned text files as \
+seq2seq toolkits write them: a file per system, one summary per line, with --references and/or --documents files aligned to them; \
+see docs/JUDGMENT_SETS.md, \"From line-aligned files (seq2seq outputs)\")"
     )]
     Import {
         /// Source format (any case).
@@ -92,7 +95,9 @@ documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From
         )]
         format: String,
         /// File or directory to read; for `rouge`, a configuration or one or more directories
-        /// of system summaries (each one system, named by the directory).
+        /// of system summaries (each one system, named by the directory); for `lines`, one file
+        /// per system, one summary per line, named by the file's name without its extension
+        /// (NAME=PATH to name it).
         #[arg(required = true, num_args = 1.., value_name = "PATH")]
         paths: Vec<PathBuf>,
         /// Judgment set to write (`-`: standard output; a name ending in .gz is written
@@ -103,6 +108,8 @@ documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From
         table: TableColumnFlags,
         #[command(flatten)]
         pyrouge: PyrougeFlags,
+        #[command(flatten)]
+        lines: LineFileFlags,
         #[command(flatten)]
         progress: ProgressFlag,
     },
@@ -361,6 +368,63 @@ struct PyrougeFlags {
     /// or ISI [default: SPL]
     #[arg(long, value_name = "FORMAT")]
     input_format: Option<String>,
+}
+
+/// `aesop import lines`' files beside the summaries: each one text per line, line N of every
+/// file topic N.
+#[derive(clap::Args)]
+struct LineFileFlags {
+    /// lines: a file of reference summaries, one per line, each named by the file's name without
+    /// its extension (or NAME=PATH); repeat for several references per topic
+    #[arg(long = "references", value_name = "FILE")]
+    references: Vec<PathBuf>,
+    /// lines: a file of input documents, one per line, named as --references; repeat for topics
+    /// of several documents
+    #[arg(long = "documents", value_name = "FILE")]
+    documents: Vec<PathBuf>,
+    /// lines: a file of topic ids, one per line [default: the line number]
+    #[arg(long, value_name = "FILE")]
+    ids: Option<PathBuf>,
+    /// lines: split every text at SEP into sentences, written one per line (PreSumm writes <q>,
+    /// Pegasus <n>) [default: each line's text as it is]
+    #[arg(long, value_name = "SEP", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    sentence_separator: Option<String>,
+}
+
+impl LineFileFlags {
+    /// The first of these flags given, if any (they apply to the `lines` format only).
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (!self.references.is_empty(), "--references"),
+            (!self.documents.is_empty(), "--documents"),
+            (self.ids.is_some(), "--ids"),
+            (self.sentence_separator.is_some(), "--sentence-separator"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// The files of `summaries` and these flags, or the usage error when neither references nor
+    /// documents are given.
+    fn files(
+        self,
+        summaries: Vec<PathBuf>,
+    ) -> std::result::Result<import::lines::LineFiles, String> {
+        if self.references.is_empty() && self.documents.is_empty() {
+            return Err(
+                "line-aligned summaries need --references FILE or --documents FILE (or \
+                 both): a set with neither can be scored by almost nothing"
+                    .to_string(),
+            );
+        }
+        Ok(import::lines::LineFiles {
+            summaries,
+            references: self.references,
+            documents: self.documents,
+            ids: self.ids,
+            sentence_separator: self.sentence_separator,
+        })
+    }
 }
 
 impl PyrougeFlags {
@@ -756,6 +820,7 @@ fn dispatch(command: Command) -> Result<()> {
             output,
             table,
             pyrouge,
+            lines,
             ..
         } => {
             if let Some(flag) = table.first_given().filter(|_| format != "table") {
@@ -779,6 +844,22 @@ fn dispatch(command: Command) -> Result<()> {
                     ),
                 );
             }
+            if let Some(flag) = lines.first_given().filter(|_| format != "lines") {
+                usage_error(
+                    "import",
+                    &format!(
+                        "{flag} describes line-aligned files (`aesop import lines SUMMARIES… \
+                         --references FILE`); the {format} importer reads its own layout"
+                    ),
+                );
+            }
+            let line_files = match format == "lines" {
+                true => match lines.files(paths.clone()) {
+                    Ok(files) => Some(files),
+                    Err(message) => usage_error("import", &message),
+                },
+                false => None,
+            };
             if pyrouge_layout {
                 if let Some(file) = paths.iter().find(|p| p.is_file()) {
                     usage_error(
@@ -792,12 +873,13 @@ fn dispatch(command: Command) -> Result<()> {
                         ),
                     );
                 }
-            } else if paths.len() > 1 {
+            } else if paths.len() > 1 && line_files.is_none() {
                 usage_error(
                     "import",
                     &format!(
                         "{} paths given; the {format} importer reads one (only `rouge` reads \
-                         several: directories of system summaries)",
+                         several, directories of system summaries, and `lines`, files of \
+                         summaries)",
                         paths.len()
                     ),
                 );
@@ -824,9 +906,10 @@ fn dispatch(command: Command) -> Result<()> {
                 run::Interrupted::check(&cancel)?;
                 Ok(())
             };
-            let imported = match &layout {
-                Some(layout) => import::import_rouge_dirs(layout),
-                None => import::import_with(&format, &path, &columns),
+            let imported = match (&layout, &line_files) {
+                (Some(layout), _) => import::import_rouge_dirs(layout),
+                (None, Some(files)) => import::import_lines(files),
+                (None, None) => import::import_with(&format, &path, &columns),
             };
             let topics = imported.and_then(|topics| {
                 if aesop::output::names_stdout(&output) {
@@ -835,12 +918,14 @@ fn dispatch(command: Command) -> Result<()> {
                         .and_then(|()| stdout.flush().context("writing standard output"))
                         .map_err(|e| incomplete_on_stdout(e, true))?;
                 } else {
-                    let besides = match &layout {
-                        Some(layout) => import::rouge_dirs::files(layout),
-                        None => import::files_read_besides(&format, &path),
+                    let read = match (&layout, &line_files) {
+                        (Some(layout), _) => import::rouge_dirs::files(layout),
+                        // Every file read: a summary's argument may be NAME=PATH.
+                        (None, Some(files)) => import::lines::files(files),
+                        (None, None) => import::files_read_besides(&format, &path),
                     };
                     let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
-                        .chain(besides.iter().map(PathBuf::as_path))
+                        .chain(read.iter().map(PathBuf::as_path))
                         .collect();
                     OutputFile::write_with(&output, &inputs, |file| write_topics(&topics, file))?;
                 }

@@ -18,6 +18,7 @@ mod content_features;
 mod continuity_features;
 mod corpus_cli;
 mod corpus_jsonl;
+mod corpus_lines;
 mod corpus_nist;
 mod corpus_public;
 mod corpus_rouge;

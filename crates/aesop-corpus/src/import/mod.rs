@@ -7,6 +7,7 @@
 
 mod bartscore;
 mod dialsummeval;
+pub mod lines;
 mod nist;
 mod realsumm;
 pub(crate) mod rouge_config;
@@ -32,6 +33,7 @@ pub const FORMATS: &[&str] = &[
     "duc",
     "rouge",
     "table",
+    "lines",
 ];
 
 /// Import `path` (a file or directory, depending on the format) into topics; a `table` with
@@ -67,13 +69,20 @@ pub fn import_rouge_dirs(layout: &rouge_dirs::PyrougeLayout) -> Result<Vec<Topic
         }
     }
     let topics = rouge_dirs::import(layout)?;
-    let source = layout
-        .system_dirs
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    checked(&source, topics)
+    checked(&listed(&layout.system_dirs), topics)
+}
+
+/// Import line-aligned files, one text per line (`aesop import lines SUMMARIES… --references
+/// FILE…`; [`lines`]).
+pub fn import_lines(files: &lines::LineFiles) -> Result<Vec<Topic>> {
+    let topics = lines::import(files)?;
+    checked(&listed(&files.summaries), topics)
+}
+
+/// `paths` as a message names them, the source of an import that reads several.
+fn listed(paths: &[std::path::PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(", ")
 }
 
 /// An import's topics, refused when there are none or one breaks a judgment-set rule (`source`
@@ -127,6 +136,11 @@ fn import_format(format: &str, path: &Path) -> Result<Vec<Topic>> {
         "tac" => nist::tac::import(path),
         "duc" => nist::duc::import(path),
         "rouge" => rouge_config::import(path),
+        "lines" => bail!(
+            "{}: the lines format reads several files (summaries, references, documents): \
+             give them to `import_lines`",
+            path.display()
+        ),
         other => bail!(
             "unknown import format {other:?}; known formats: {}",
             FORMATS.join(", ")
