@@ -108,6 +108,48 @@ def test_features_equal_the_cli(summeval, tmp_path):
             assert cols[name][i] == value, (name, i)
 
 
+def test_rouge_score_gives_the_packages_numbers_as_evaluate_computes_them():
+    """``aesop.rouge_score`` on the fixture of tests/corpus_rouge.rs (56 summaries and what
+    Google's rouge-score package gave each, by scripts/build/rouge-score-fixture.py): every F
+    equals the package's, with and without stemming; the aggregate is their mean; bad arguments
+    are refused naming the argument."""
+    fixtures = ROOT / "tests" / "fixtures"
+    topics = [json.loads(line) for line in
+              (fixtures / "rouge_score_sample.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = (fixtures / "rouge_score_sample.tsv").read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    table = {}
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t")))
+        table[(row["topic"], row["system"], row["setting"])] = row
+    predictions, references, keys = [], [], []
+    for t in topics:
+        for s in t["summaries"]:
+            predictions.append(s["text"])
+            references.append([r["text"] for r in t["references"]])
+            keys.append((t["topic"], s["system"]))
+    types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    for setting, stem in (("stem", True), ("plain", False)):
+        got = aesop.rouge_score(predictions, references, use_stemmer=stem, use_aggregator=False)
+        assert list(got) == types
+        for t in types:
+            assert got[t] == [float(table[k + (setting,)][f"{t}_f"]) for k in keys], (setting, t)
+        means = aesop.rouge_score(predictions, references, use_stemmer=stem)
+        assert means == {t: sum(v) / len(v) for t, v in got.items()}
+    # One reference as a str: "the cat sat" against "a cat sat on the mat", R 3/6, P 3/3.
+    assert aesop.rouge_score(["the cat sat"], ["a cat sat on the mat"], rouge_types=["rouge1"]) \
+        == {"rouge1": 2 * 0.5 / 1.5}
+    with pytest.raises(ValueError, match="references: 1 given for 2 predictions"):
+        aesop.rouge_score(["a", "b"], ["a"])
+    with pytest.raises(ValueError, match=r"rouge_types: \['rouge3'\]"):
+        aesop.rouge_score(["a"], ["a"], rouge_types=["rouge3"])
+    with pytest.raises(ValueError, match=r"references\[0\]: an empty list"):
+        aesop.rouge_score(["a"], [[]])
+    with pytest.raises(TypeError, match="references: expected a list"):
+        aesop.rouge_score(["a"], "a")
+    assert aesop.rouge_score([], [], use_aggregator=False) == {t: [] for t in types}
+
+
 def test_pickled_scorer_reloads_and_scores_the_same(summeval):
     _, topics = summeval
     scorer = aesop.Scorer(models=["pyramid-noref"])

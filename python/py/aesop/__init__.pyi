@@ -51,6 +51,16 @@ def features(
 ) -> Any:
     """{"topic": [...], "system": [...], "<class>.<feature>": [...]} (None = not computable)."""
 
+def rouge_score(
+    predictions: Sequence[str],
+    references: Sequence[Union[str, Sequence[str]]],
+    *,
+    rouge_types: Optional[Sequence[str]] = None,
+    use_aggregator: bool = True,
+    use_stemmer: bool = False,
+) -> Dict[str, Any]:
+    """rouge-score's F per type ({"rouge1": mean, ...}; lists without the aggregator)."""
+
 def topics_from_rows(
     rows: Any,
     *,
