@@ -584,8 +584,8 @@ def rouge_score(predictions, references, *, rouge_types=None, use_aggregator=Tru
                 use_stemmer=False):
     """Google's rouge-score numbers, as Hugging Face's ``evaluate.load("rouge").compute(
     predictions=..., references=..., use_stemmer=..., use_aggregator=...)`` gives them, computed
-    by aesop's ``rouge_score`` class (docs/FEATURES.md; bit for bit the package's values, about
-    170 times faster). ``references``: one str per prediction, or a list of str (then the
+    by aesop's ``rouge_score`` class (docs/FEATURES.md; bit for bit the package's values, over
+    100 times faster). ``references``: one str per prediction, or a list of str (then the
     reference with the best F counts, per measure, as ``RougeScorer.score_multi``).
     ``rouge_types``: any of ``"rouge1"``, ``"rouge2"``, ``"rougeL"``, ``"rougeLsum"`` (default
     all four; rougeLsum reads the texts' lines, so write one sentence per line to tell it from
