@@ -75,12 +75,15 @@ aesop import table summaries.csv -o set.jsonl --summary-column decoded --documen
 aesop import rouge settings.xml -o set.jsonl\n  \
 aesop import rouge out/bart out/lead3 --model-dir refs --system-pattern 'text.(\\d+).txt' \\\n    \
 --model-pattern 'text.[A-Z].#ID#.txt' -o set.jsonl      (summaries laid out for pyrouge)\n  \
-aesop import lines bart.txt lead3.txt --references test.target --documents test.source -o set.jsonl\n\n\
+aesop import lines bart.txt lead3.txt --references test.target --documents test.source -o set.jsonl\n  \
+aesop import table bart.jsonl pegasus.jsonl --topic-column id --summary-column prediction --document-column article \\\n    \
+--reference-column highlights -o set.jsonl      (a JSON Lines table per system)\n\n\
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
 rouge (a ROUGE-1.5.5 evaluation configuration, settings.xml: its peers and models, read as ROUGE reads them; \
 or directories of summaries laid out for pyrouge, one per system, with --model-dir and the two patterns; \
-see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, or a spreadsheet's export split at semicolons: one row per summary, its topic's \
-documents and references repeated on each row; see docs/JUDGMENT_SETS.md, \"From a table\"), lines (line-aligned text files as \
+see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, a spreadsheet's export split at semicolons, or JSON Lines or a JSON array of \
+rows: one row per summary, its topic's documents and references repeated on each row; several tables are gathered into one \
+set, a table without the system column being one system's, named by its file; see docs/JUDGMENT_SETS.md, \"From a table\"), lines (line-aligned text files as \
 seq2seq toolkits write them: a file per system, one summary per line, with --references and/or --documents files aligned to them; \
 see docs/JUDGMENT_SETS.md, \"From line-aligned files (seq2seq outputs)\")"
     )]
@@ -97,7 +100,9 @@ see docs/JUDGMENT_SETS.md, \"From line-aligned files (seq2seq outputs)\")"
         /// File or directory to read; for `rouge`, a configuration or one or more directories
         /// of system summaries (each one system, named by the directory); for `lines`, one file
         /// per system, one summary per line, named by the file's name without its extension
-        /// (NAME=PATH to name it).
+        /// (NAME=PATH to name it); for `table`, one or more tables, gathered into one set (a
+        /// table without the system column holds one system's summaries, named as a `lines`
+        /// file is).
         #[arg(required = true, num_args = 1.., value_name = "PATH")]
         paths: Vec<PathBuf>,
         /// Judgment set to write (`-`: standard output; a name ending in .gz is written
@@ -328,20 +333,22 @@ struct TableColumnFlags {
     /// table: the column of topic ids [default: topic]
     #[arg(long, value_name = "NAME")]
     topic_column: Option<String>,
-    /// table: the column of system ids [default: system]
+    /// table: the column of system ids; a table without it is one system's summaries, named by
+    /// the file's name (or NAME=PATH) [default: system]
     #[arg(long, value_name = "NAME")]
     system_column: Option<String>,
     /// table: the column of the summaries' texts [default: summary]
     #[arg(long, value_name = "NAME")]
     summary_column: Option<String>,
     /// table: a column of input documents, the same on every row of a topic; repeat for a topic
-    /// of several documents, each column one document named by it [default: document]
+    /// of several documents, each column one document named by it (in JSON rows, a list of
+    /// texts is several documents) [default: document]
     #[arg(long = "document-column", value_name = "NAME")]
     document_columns: Vec<String>,
     /// table: a column of human reference summaries, as --document-column (default: none)
     #[arg(long = "reference-column", value_name = "NAME")]
     reference_columns: Vec<String>,
-    /// table: a column of human scores (numbers; an empty cell is missing); repeat for several
+    /// table: a column of human scores (numbers; an empty cell or null is missing); repeat for several
     /// (default: every column not named by the flags above)
     #[arg(long = "score-column", value_name = "NAME")]
     score_columns: Vec<String>,
@@ -873,13 +880,13 @@ fn dispatch(command: Command) -> Result<()> {
                         ),
                     );
                 }
-            } else if paths.len() > 1 && line_files.is_none() {
+            } else if paths.len() > 1 && line_files.is_none() && format != "table" {
                 usage_error(
                     "import",
                     &format!(
                         "{} paths given; the {format} importer reads one (only `rouge` reads \
-                         several, directories of system summaries, and `lines`, files of \
-                         summaries)",
+                         several, directories of system summaries, `lines`, files of \
+                         summaries, and `table`, tables)",
                         paths.len()
                     ),
                 );
@@ -909,6 +916,7 @@ fn dispatch(command: Command) -> Result<()> {
             let imported = match (&layout, &line_files) {
                 (Some(layout), _) => import::import_rouge_dirs(layout),
                 (None, Some(files)) => import::import_lines(files),
+                (None, None) if format == "table" => import::import_tables(&paths, &columns),
                 (None, None) => import::import_with(&format, &path, &columns),
             };
             let topics = imported.and_then(|topics| {
@@ -922,6 +930,7 @@ fn dispatch(command: Command) -> Result<()> {
                         (Some(layout), _) => import::rouge_dirs::files(layout),
                         // Every file read: a summary's argument may be NAME=PATH.
                         (None, Some(files)) => import::lines::files(files),
+                        (None, None) if format == "table" => import::table::files(&paths),
                         (None, None) => import::files_read_besides(&format, &path),
                     };
                     let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())

@@ -536,3 +536,288 @@ fn import_table_names_the_line_at_fault() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The shipped SummEval sample kept as Hugging Face users keep outputs: one JSON table per
+/// system, no system column (each named by its file, one by NAME=PATH as a pretty-printed JSON
+/// array), the references a list, numeric ids, the scores fields beside the texts. Imported
+/// together, the tables give the sample's topics, texts and scores, and score as the sample does.
+#[test]
+fn json_tables_one_per_system_import_as_the_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = crate::cli_verbs::imported_sample(dir.path(), "sample.jsonl");
+    let topics = aesop::corpus::jsonl::read_set(&set).expect("sample");
+    let mut systems: Vec<String> = Vec::new();
+    let mut rows: std::collections::BTreeMap<String, Vec<serde_json::Value>> = Default::default();
+    for (number, topic) in topics.iter().enumerate() {
+        for summary in &topic.summaries {
+            if !systems.contains(&summary.system) {
+                systems.push(summary.system.clone());
+            }
+            let mut row = serde_json::json!({
+                "id": topic.topic,
+                "n": number,
+                "article": topic.documents[0].text,
+                "highlights": topic.references.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
+                "prediction": summary.text,
+            });
+            for (name, score) in &summary.scores {
+                row[name.as_str()] = serde_json::json!(score);
+            }
+            rows.entry(summary.system.clone()).or_default().push(row);
+        }
+    }
+    let mut args: Vec<String> = Vec::new();
+    for (i, system) in systems.iter().enumerate() {
+        let rows = &rows[system];
+        if i == 1 {
+            let path = dir.path().join("second.json");
+            let text = serde_json::to_string_pretty(rows).expect("json");
+            std::fs::write(&path, text).expect("write");
+            args.push(format!("{system}={}", path.display()));
+        } else {
+            let path = dir.path().join(format!("{system}.jsonl"));
+            let lines: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+            std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+            args.push(path.display().to_string());
+        }
+    }
+    let score_columns: Vec<String> = topics[0].summaries[0].scores.keys().cloned().collect();
+    let imported = dir.path().join("imported.jsonl");
+    let mut command = common::aesop();
+    command
+        .args(["import", "table"])
+        .args(&args)
+        .arg("-o")
+        .arg(&imported)
+        .args([
+            "--topic-column",
+            "id",
+            "--summary-column",
+            "prediction",
+            "--document-column",
+            "article",
+            "--reference-column",
+            "highlights",
+        ]);
+    for column in &score_columns {
+        command.args(["--score-column", column]);
+    }
+    let out = command.output().expect("import");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("have no column 'system' (--system-column): each table's rows are one system's summaries"),
+        "{stderr}"
+    );
+    let rebuilt = aesop::corpus::jsonl::read_set(&imported).expect("imported set");
+    assert_eq!(rebuilt.len(), topics.len());
+    for (topic, mine) in topics.iter().zip(&rebuilt) {
+        assert_eq!(mine.topic, topic.topic);
+        assert_eq!(mine.documents[0].text, topic.documents[0].text);
+        let texts = |t: &aesop::corpus::Topic| -> Vec<String> {
+            t.references.iter().map(|r| r.text.clone()).collect()
+        };
+        assert_eq!(texts(mine), texts(topic));
+        assert_eq!(mine.references[0].id, "highlights.1");
+        let summaries = |t: &aesop::corpus::Topic| {
+            let mut s: Vec<_> = t
+                .summaries
+                .iter()
+                .map(|s| (s.system.clone(), s.text.clone(), s.scores.clone()))
+                .collect();
+            s.sort_by(|a, b| a.0.cmp(&b.0));
+            s
+        };
+        assert_eq!(summaries(mine), summaries(topic));
+    }
+    // The scores the built-ins give each summary: the same, whichever layout they came from.
+    let scored = |set: &Path| {
+        let out = common::aesop()
+            .arg("score")
+            .arg(set)
+            .output()
+            .expect("score");
+        let text = String::from_utf8(common::stdout_of_success(out)).expect("utf-8");
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(scored(&imported), scored(&set));
+}
+
+/// JSON rows get the table's rules, each error at the row's line (in a JSON array, the line
+/// where its object opens), with what the field held.
+#[test]
+fn import_table_names_the_json_row_at_fault() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let error = |name: &str, text: &str, flags: &[&str]| {
+        let table = dir.path().join(name);
+        std::fs::write(&table, text).expect("write");
+        let (code, stderr, _) = import_table(&table, flags);
+        assert_eq!(code, Some(1), "{stderr}");
+        stderr
+    };
+    let row = r#"{"topic": "t", "system": "a", "summary": "S.", "document": "D.", "q": 1}"#;
+    let cases = [
+        (
+            "a.json",
+            format!("[\n  {row},\n  {}\n]\n", row.replace("\"a\"", "\"b\"").replace("1}", "true}")),
+            "a.json:3: q: expected a number, found a boolean (every column not named",
+        ),
+        (
+            "b.jsonl",
+            format!("{row}\n\n{}\n", row.replace("\"D.\"", "\"D2.\"").replace("\"a\"", "\"b\"")),
+            "b.jsonl:3: the documents differ from line 1's, of the same topic \"t\"",
+        ),
+        (
+            "c.jsonl",
+            format!("{row}\n{}\n", row.replace("\"S.\"", "null")),
+            "c.jsonl:2: summary: expected the summary's text, found nothing (null or no such field)",
+        ),
+        (
+            "d.jsonl",
+            format!("{row}\n[1, 2]\n"),
+            "d.jsonl:2: expected an object (a row, its fields the columns), found an array",
+        ),
+        (
+            "e.json",
+            format!("[{row},\n {{\"topic\": \"t\",}}]"),
+            "e.json:2: malformed JSON at column 16: trailing comma",
+        ),
+        (
+            "f.json",
+            "{\n  \"topic\": {\"0\": \"t\"},\n  \"summary\": {\"0\": \"S.\"}\n}\n".to_string(),
+            "f.json: one JSON object, not rows: write the table as JSON Lines",
+        ),
+        (
+            "g.jsonl",
+            row.replace("\"D.\"", "{\"text\": \"D.\"}"),
+            "g.jsonl:1: document: expected a text or a list of texts, found an object",
+        ),
+        (
+            "h.jsonl",
+            row.replace("\"t\"", "[\"t\"]"),
+            "h.jsonl:1: topic: expected an id (a text or a number), found a list of texts",
+        ),
+        (
+            "i.jsonl",
+            row.replace("\"summary\"", "\"text\""),
+            "i.jsonl:1: no column 'summary' (the rows' fields are: document, q, system, text, topic); name the column that holds it with --summary-column",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let message = error(name, &text, &[]);
+        assert!(message.contains(expected), "{name}: {message}");
+    }
+    // A number as an id is kept as it was written; a list of documents is several, named by
+    // the column and their place; a list as the summary is its sentences, one per line.
+    let table = dir.path().join("ok.json"); // JSON Lines, as `datasets` names it
+    std::fs::write(
+        &table,
+        r#"{"topic": 7, "system": 1.5, "summary": ["One.", " Two. "], "document": ["D1.", "", "D3."], "q": "2.5"}"#,
+    )
+    .expect("write");
+    let (code, stderr, topics) = import_table(&table, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let topic = &topics.expect("topics")[0];
+    assert_eq!(
+        (topic.topic.as_str(), topic.summaries[0].system.as_str()),
+        ("7", "1.5")
+    );
+    assert_eq!(
+        topic
+            .documents
+            .iter()
+            .map(|d| d.id.as_str())
+            .collect::<Vec<_>>(),
+        ["document.1", "document.3"]
+    );
+    assert_eq!(topic.summaries[0].text, "One.\nTwo.");
+    assert_eq!(topic.summaries[0].scores["q"], 2.5);
+}
+
+/// Several tables: a table without the system column is one system's, named by its file; two
+/// such tables of one name, or NAME=PATH given for a table that has a system column, are errors
+/// that say what to do; rows of one topic and system in two tables are named by file and line.
+#[test]
+fn several_tables_gather_into_one_set() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let import = |args: &[String]| {
+        let out = common::aesop()
+            .args(["import", "table"])
+            .args(args)
+            .arg("-o")
+            .arg(dir.path().join("set.jsonl"))
+            .output()
+            .expect("import");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let bart = write("bart.csv", "topic,summary,document\nt1,A.,D1.\nt2,B.,D2.\n");
+    std::fs::create_dir_all(dir.path().join("sub")).expect("dir");
+    let other = write("sub/bart.tsv", "topic\tsummary\tdocument\nt2\tC.\tD2.\n");
+    let (code, stderr) = import(&[bart.clone(), other.clone()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("two tables of system \"bart\"") && stderr.contains("NAME=PATH"),
+        "{stderr}"
+    );
+    let (code, stderr) = import(&[bart.clone(), format!("pegasus={other}")]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let topics = aesop::corpus::jsonl::read_set(&dir.path().join("set.jsonl")).expect("set");
+    let systems: Vec<Vec<&str>> = topics
+        .iter()
+        .map(|t| t.summaries.iter().map(|s| s.system.as_str()).collect())
+        .collect();
+    assert_eq!(systems, [vec!["bart"], vec!["bart", "pegasus"]]);
+    let with_system = write("all.csv", "topic,system,summary,document\nt2,bart,C.,D2.\n");
+    let (code, stderr) = import(&[format!("x={with_system}")]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("named as NAME=PATH, but the table has a system column"),
+        "{stderr}"
+    );
+    let (code, stderr) = import(&[bart.clone(), with_system.clone()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(&format!(
+            "{with_system}:2: topic \"t2\", system \"bart\" again (first at {bart}:3)"
+        )),
+        "{stderr}"
+    );
+    // The output never replaces a table read, one named by NAME=PATH too.
+    let out = common::aesop()
+        .args([
+            "import",
+            "table",
+            &bart,
+            &format!("pegasus={other}"),
+            "-o",
+            &other,
+        ])
+        .output()
+        .expect("import");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the output is the input"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&other)
+        .expect("table")
+        .starts_with("topic\tsummary"));
+    let moved = write("moved.csv", "topic,summary,document\nt2,C.,D2 changed.\n");
+    let (code, stderr) = import(&[bart.clone(), moved.clone()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(&format!("{moved}:2: the documents differ from {bart}:3's")),
+        "{stderr}"
+    );
+}

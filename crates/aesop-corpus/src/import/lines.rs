@@ -10,8 +10,8 @@
 //! empty summary line is kept (a model may output nothing) and counted in a note.
 
 use super::read_text;
+use super::{named, named_all, Named};
 use crate::{Document, Reference, Summary, Topic};
-use aesop_core::input::{plain_name, split_arg};
 use anyhow::{bail, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,73 +32,6 @@ pub struct LineFiles {
     /// Split every text at this separator into sentences, written one per line (PreSumm's `<q>`,
     /// Pegasus' `<n>`); without it a line's text is kept as it is.
     pub sentence_separator: Option<String>,
-}
-
-/// A file with the name it gives its texts (a system, a reference or document id).
-#[derive(Debug)]
-struct Named {
-    name: String,
-    path: PathBuf,
-}
-
-/// `given` as `PATH` or `NAME=PATH` (`what`: the kind of text the file holds, for messages).
-fn named(given: &Path, what: &str) -> Result<Named> {
-    if !given.exists() {
-        if let Some((name, path)) = split_arg(given.as_os_str(), b'=', false) {
-            let name = name.to_string_lossy();
-            let name = name.trim();
-            // `dir/a=b` names a path holding `=`, not a name.
-            if !name.is_empty() && !name.contains(std::path::MAIN_SEPARATOR) && !path.is_empty() {
-                let path = PathBuf::from(path);
-                if !path.exists() {
-                    bail!(
-                        "{}: no such file (the {what} {name:?}, given as NAME=PATH)",
-                        path.display()
-                    );
-                }
-                return Ok(Named {
-                    name: name.to_string(),
-                    path,
-                });
-            }
-        }
-        bail!("{}: no such file", given.display());
-    }
-    let name = plain_name(given)
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().trim().to_string())
-        .filter(|stem| !stem.is_empty());
-    match name {
-        Some(name) => Ok(Named {
-            name,
-            path: given.to_path_buf(),
-        }),
-        None => bail!(
-            "{}: no file name to name the {what} by: give it as NAME=PATH",
-            given.display()
-        ),
-    }
-}
-
-/// The files given for one kind of text, named, each name once.
-fn named_all(given: &[PathBuf], what: &str, plural: &str) -> Result<Vec<Named>> {
-    let mut files: Vec<Named> = Vec::with_capacity(given.len());
-    for path in given {
-        let file = named(path, what)?;
-        if let Some(first) = files.iter().find(|f| f.name == file.name) {
-            bail!(
-                "two {plural} named {:?} ({} and {}): a {what} is named by its file's name without \
-                 the extension; name each as NAME=PATH (e.g. {}-2={})",
-                file.name,
-                first.path.display(),
-                file.path.display(),
-                file.name,
-                file.path.display()
-            );
-        }
-        files.push(file);
-    }
-    Ok(files)
 }
 
 /// A file's records: its lines, a `\r` before a line break dropped, a final line break ending the

@@ -18,9 +18,10 @@ pub mod table;
 use super::jsonl::{self, kind};
 use super::Topic;
 pub(crate) use aesop_core::input::read_text;
+use aesop_core::input::{plain_name, split_arg};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The formats `aesop import` understands.
 pub const FORMATS: &[&str] = &[
@@ -47,11 +48,10 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
     if !path.exists() {
         bail!("{}: no such file or directory", path.display());
     }
-    let imported = match format {
-        "table" => table::import(path, columns),
-        _ => import_format(format, path),
-    };
-    let topics = imported.map_err(|e| match foreign_format(format, path) {
+    if format == "table" {
+        return import_tables(&[path.to_path_buf()], columns);
+    }
+    let topics = import_format(format, path).map_err(|e| match foreign_format(format, path) {
         Some(found) => e.context(format!(
             "{}: this looks like a {found}, not a {format} file",
             path.display()
@@ -59,6 +59,24 @@ pub fn import_with(format: &str, path: &Path, columns: &table::TableColumns) -> 
         None => e,
     })?;
     checked(&path.display().to_string(), topics)
+}
+
+/// Import tables of summaries (`aesop import table TABLE…`; [`table`]): one, or several (one
+/// per system, each `PATH` or `NAME=PATH`), their rows gathered into one set.
+pub fn import_tables(paths: &[PathBuf], columns: &table::TableColumns) -> Result<Vec<Topic>> {
+    let topics = table::import(paths, columns).map_err(|e| {
+        let foreign = paths
+            .iter()
+            .find_map(|path| foreign_format("table", path).map(|found| (path, found)));
+        match foreign {
+            Some((path, found)) => e.context(format!(
+                "{}: this looks like a {found}, not a table file",
+                path.display()
+            )),
+            None => e,
+        }
+    })?;
+    checked(&listed(paths), topics)
 }
 
 /// Import summaries laid out for pyrouge (`aesop import rouge SYSTEM_DIR…`; [`rouge_dirs`]).
@@ -77,6 +95,76 @@ pub fn import_rouge_dirs(layout: &rouge_dirs::PyrougeLayout) -> Result<Vec<Topic
 pub fn import_lines(files: &lines::LineFiles) -> Result<Vec<Topic>> {
     let topics = lines::import(files)?;
     checked(&listed(&files.summaries), topics)
+}
+
+// Files named on the command line (`import lines`, `import table`): `PATH`, named by its file
+// name without the last extension (`bart.txt` is `bart`; `.gz` read through), or `NAME=PATH`.
+
+/// A file with the name it gives its texts (a system, a reference or document id).
+#[derive(Debug)]
+struct Named {
+    name: String,
+    path: PathBuf,
+}
+
+/// `given` as `PATH` or `NAME=PATH` (`what`: the kind of text the file holds, for messages).
+fn named(given: &Path, what: &str) -> Result<Named> {
+    if !given.exists() {
+        if let Some((name, path)) = split_arg(given.as_os_str(), b'=', false) {
+            let name = name.to_string_lossy();
+            let name = name.trim();
+            // `dir/a=b` names a path holding `=`, not a name.
+            if !name.is_empty() && !name.contains(std::path::MAIN_SEPARATOR) && !path.is_empty() {
+                let path = PathBuf::from(path);
+                if !path.exists() {
+                    bail!(
+                        "{}: no such file (the {what} {name:?}, given as NAME=PATH)",
+                        path.display()
+                    );
+                }
+                return Ok(Named {
+                    name: name.to_string(),
+                    path,
+                });
+            }
+        }
+        bail!("{}: no such file", given.display());
+    }
+    let name = plain_name(given)
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().trim().to_string())
+        .filter(|stem| !stem.is_empty());
+    match name {
+        Some(name) => Ok(Named {
+            name,
+            path: given.to_path_buf(),
+        }),
+        None => bail!(
+            "{}: no file name to name the {what} by: give it as NAME=PATH",
+            given.display()
+        ),
+    }
+}
+
+/// The files given for one kind of text, named, each name once.
+fn named_all(given: &[PathBuf], what: &str, plural: &str) -> Result<Vec<Named>> {
+    let mut files: Vec<Named> = Vec::with_capacity(given.len());
+    for path in given {
+        let file = named(path, what)?;
+        if let Some(first) = files.iter().find(|f| f.name == file.name) {
+            bail!(
+                "two {plural} named {:?} ({} and {}): a {what} is named by its file's name without \
+                 the extension; name each as NAME=PATH (e.g. {}-2={})",
+                file.name,
+                first.path.display(),
+                file.path.display(),
+                file.name,
+                file.path.display()
+            );
+        }
+        files.push(file);
+    }
+    Ok(files)
 }
 
 /// `paths` as a message names them, the source of an import that reads several.

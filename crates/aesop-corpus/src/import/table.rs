@@ -1,14 +1,21 @@
-//! `aesop import table`: a judgment set from a table with one row per summary, its topic's
+//! `aesop import table`: a judgment set from tables with one row per summary, its topic's
 //! documents (and references) repeated on each row, as annotations and datasets are often kept:
 //! CSV, TSV, or a spreadsheet's export split at semicolons with decimal commas
-//! (`aesop_core::table` tells them apart as `aesop evaluate` does). The Python package's
+//! (`aesop_core::table` tells them apart as `aesop evaluate` does), or JSON rows (JSON Lines, a
+//! JSON array of objects), as `datasets` and pandas write them. Every format is read into the same
+//! rows of cells, so one gatherer applies the rules to all. Several tables make one set: model
+//! outputs are often kept one table per system, without a system column, and such a table is
+//! named by its file as `import lines` names its files. The Python package's
 //! `aesop.topics_from_rows` makes the same topics from rows in memory.
 
+use super::{named, read_text, Named};
+use crate::jsonl;
 use crate::{Document, Reference, Summary, Topic};
 use aesop_core::table;
 use anyhow::{bail, Context, Result};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Which columns hold what. A document or reference column's name is that text's id; a topic's
 /// rows must agree on them.
@@ -60,190 +67,591 @@ impl TableColumns {
     }
 }
 
-/// One topic being gathered: its first row's line and the lines of its systems.
-struct Gathered {
-    line: u64,
-    systems: HashMap<String, u64>,
-    topic: Topic,
+/// A cell of a row, as its table holds it.
+enum Cell {
+    /// An absent field or JSON `null` (a CSV cell is never missing: an empty one is `Text("")`).
+    Missing,
+    Text(String),
+    /// A JSON list of texts: several documents or references in one field, a summary's sentences.
+    Texts(Vec<String>),
+    /// A JSON number, with the text it was written as (an id keeps it: `7`, not `7.0`).
+    Number(f64, String),
+    /// Any other JSON value, by its kind (for messages).
+    Other(&'static str),
 }
 
-/// The topics of the table at `path`, in the order they first appear.
-pub fn import(path: &Path, columns: &TableColumns) -> Result<Vec<Topic>> {
-    let file = path.display();
+impl Cell {
+    fn of_json(value: Value) -> Cell {
+        match value {
+            Value::Null => Cell::Missing,
+            Value::String(text) => Cell::Text(text),
+            Value::Number(number) => {
+                Cell::Number(number.as_f64().unwrap_or(f64::NAN), number.to_string())
+            }
+            Value::Array(items) if items.iter().all(Value::is_string) => Cell::Texts(
+                items
+                    .into_iter()
+                    .filter_map(|item| item.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            Value::Array(_) => Cell::Other("a list holding other values than texts"),
+            other => Cell::Other(jsonl::kind(&other)),
+        }
+    }
+
+    /// What the cell holds, for messages.
+    fn kind(&self) -> &'static str {
+        match self {
+            Cell::Missing => "nothing (null or no such field)",
+            Cell::Text(_) => "a text",
+            Cell::Texts(_) => "a list of texts",
+            Cell::Number(..) => "a number",
+            Cell::Other(kind) => kind,
+        }
+    }
+}
+
+/// One row: its line in the file and its cells by column.
+struct Row {
+    line: u64,
+    cells: HashMap<String, Cell>,
+}
+
+impl Row {
+    fn cell(&self, column: &str) -> &Cell {
+        self.cells.get(column).unwrap_or(&Cell::Missing)
+    }
+}
+
+/// One table read: its columns (a CSV's header; the fields of its JSON rows, sorted) and rows.
+struct Table {
+    file: String,
+    /// `Some(delimiter)` for a CSV or TSV (how its cells are split and its decimal commas read).
+    delimiter: Option<u8>,
+    columns: Vec<String>,
+    rows: Vec<Row>,
+}
+
+impl Table {
+    /// The columns, in words, for a message naming one that is not there.
+    fn columns_listed(&self) -> String {
+        match self.delimiter {
+            Some(delimiter) => format!(
+                "split at {}, the columns are: {}",
+                table::delimiter_name(delimiter),
+                self.columns.join(", ")
+            ),
+            None => format!("the rows' fields are: {}", self.columns.join(", ")),
+        }
+    }
+
+    fn has(&self, column: &str) -> bool {
+        self.columns.iter().any(|c| c == column)
+    }
+}
+
+/// Whether the table at `path` holds JSON rows: its first character other than white space opens
+/// an object (JSON Lines) or a list (a JSON array of rows), which starts no CSV header one meets.
+fn holds_json(path: &Path) -> Result<Option<char>> {
+    let mut lines = std::io::BufRead::lines(aesop_core::input::open_text(path)?);
+    for line in lines.by_ref() {
+        let Ok(line) = line else { break };
+        let line = aesop_core::input::without_bom(&line)
+            .trim_start()
+            .to_string();
+        if let Some(first) = line.chars().next() {
+            return Ok(matches!(first, '{' | '[').then_some(first));
+        }
+    }
+    Ok(None)
+}
+
+/// A CSV or TSV table (a spreadsheet's export split at semicolons too).
+fn read_csv(path: &Path, columns: &TableColumns) -> Result<Table> {
+    let file = path.display().to_string();
     let header = std::io::BufRead::lines(aesop_core::input::open_text(path)?)
         .map_while(std::result::Result::ok)
         .find(|line| !line.trim().is_empty())
         .map(|line| aesop_core::input::without_bom(&line).to_string())
         .with_context(|| format!("{file}: empty (a table's first line names its columns)"))?;
-    let wanted = [
-        columns.topic.as_str(),
-        columns.system.as_str(),
-        columns.summary.as_str(),
-    ];
-    let delimiter = table::delimiter_of_header(&header, &wanted).unwrap_or(
-        match aesop_core::input::format_extension(path).as_deref() {
+    // A table of one system's summaries may have no system column.
+    let (topic, summary) = (columns.topic.as_str(), columns.summary.as_str());
+    let delimiter = table::delimiter_of_header(&header, &[topic, columns.system.as_str(), summary])
+        .or_else(|| table::delimiter_of_header(&header, &[topic, summary]))
+        .unwrap_or(match aesop_core::input::format_extension(path).as_deref() {
             Some("tsv") => b'\t',
             _ => b',',
-        },
-    );
+        });
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .from_reader(aesop_core::input::open_text(path)?);
-    let headers = reader
+    let headers: Vec<String> = reader
         .headers()
         .with_context(|| format!("{file}:1: cannot read the header"))?
-        .clone();
-    let find = |name: &str| headers.iter().position(|h| h == name);
-    for (name, flag) in columns.named() {
-        if find(name).is_none() {
-            bail!(
-                "{file}:1: no column '{name}' (split at {}, the columns are: {}); name the \
-                 column that holds it with {flag}",
-                table::delimiter_name(delimiter),
-                headers.iter().collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
-    let named: Vec<&str> = columns.named().into_iter().map(|(name, _)| name).collect();
+        .iter()
+        .map(str::to_string)
+        .collect();
     for (i, name) in headers.iter().enumerate() {
         if headers.iter().take(i).any(|h| h == name) {
             bail!("{file}:1: column '{name}' appears twice; keep one");
         }
     }
-    let scores: Vec<String> = match &columns.scores {
-        Some(scores) => {
-            for name in scores {
-                if find(name).is_none() {
-                    bail!(
-                        "{file}:1: no score column '{name}' (columns: {})",
-                        headers.iter().collect::<Vec<_>>().join(", ")
-                    );
-                }
-            }
-            scores.clone()
-        }
-        None => headers
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| row_error(&file, delimiter, e))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let cells = headers
             .iter()
-            .filter(|h| !named.contains(h))
-            .map(str::to_string)
-            .collect(),
+            .zip(record.iter())
+            .map(|(name, cell)| (name.clone(), Cell::Text(cell.to_string())))
+            .collect();
+        rows.push(Row { line, cells });
+    }
+    Ok(Table {
+        file,
+        delimiter: Some(delimiter),
+        columns: headers,
+        rows,
+    })
+}
+
+/// A table of JSON rows: JSON Lines (one object per line, as `datasets`' `to_json` and pandas'
+/// `to_json(orient="records", lines=True)` write) or a JSON array of objects (pandas'
+/// `orient="records"`, `json.dump` of a list of dicts).
+fn read_json(path: &Path, opening: char) -> Result<Table> {
+    let file = path.display().to_string();
+    let values: Vec<(u64, Value)> = if opening == '[' {
+        let text = read_text(path)?;
+        let value = match jsonl::parse_lenient(&text) {
+            Ok(value) => value,
+            Err(jsonl::Unparsed::Json(e)) => bail!(
+                "{file}:{}: malformed JSON at column {}: {}",
+                e.line(),
+                e.column(),
+                e.to_string()
+                    .rsplit_once(" at line ")
+                    .map_or(e.to_string(), |(message, _)| message.to_string())
+            ),
+            Err(jsonl::Unparsed::Duplicate { message, .. }) => bail!("{file}: {message}"),
+        };
+        let Value::Array(items) = value else {
+            bail!("{file}:1: a JSON array of rows was expected");
+        };
+        element_lines(&text).into_iter().zip(items).collect()
+    } else {
+        match super::read_json_lines(path) {
+            Ok(rows) => rows.into_iter().map(|(line, v)| (line as u64, v)).collect(),
+            // A pretty-printed object (pandas' `to_json()` of columns, a dict of lists) is one
+            // JSON value over many lines: say what it is rather than where line 1 breaks off.
+            Err(e) => match jsonl::parse_lenient(&read_text(path)?) {
+                Ok(Value::Object(_)) => bail!(
+                    "{file}: one JSON object, not rows: write the table as JSON Lines (one object \
+                     per row; pandas: to_json(path, orient=\"records\", lines=True)) or as a JSON \
+                     array of rows (orient=\"records\")"
+                ),
+                _ => return Err(e),
+            },
+        }
     };
-    let index = |name: &str| find(name).unwrap_or(0);
+    let mut columns = std::collections::BTreeSet::new();
+    let mut rows = Vec::with_capacity(values.len());
+    for (line, value) in values {
+        let Value::Object(fields) = value else {
+            bail!(
+                "{file}:{line}: expected an object (a row, its fields the columns), found {}",
+                jsonl::kind(&value)
+            );
+        };
+        columns.extend(fields.keys().cloned());
+        let cells = fields
+            .into_iter()
+            .map(|(key, value)| (key, Cell::of_json(value)))
+            .collect();
+        rows.push(Row { line, cells });
+    }
+    Ok(Table {
+        file,
+        delimiter: None,
+        columns: columns.into_iter().collect(),
+        rows,
+    })
+}
+
+/// The line on which each element of the JSON array `text` starts (`text` parsed already, so
+/// valid JSON; bare `NaN` and `Infinity` are single elements too).
+fn element_lines(text: &str) -> Vec<u64> {
+    let (mut lines, mut line, mut depth) = (Vec::new(), 1u64, 0usize);
+    let (mut in_string, mut escaped, mut expecting) = (false, false, false);
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if depth == 1 && expecting && !c.is_whitespace() && c != ']' {
+            lines.push(line);
+            expecting = false;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                expecting = depth == 1;
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => expecting = true,
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// Where a row is, as a message on a row of `here` names it: `line 2` in the same table,
+/// `other.csv:2` in another.
+fn place(tables: &[Table], (table, line): (usize, u64), here: usize) -> String {
+    if table == here {
+        format!("line {line}")
+    } else {
+        format!("{}:{line}", tables[table].file)
+    }
+}
+
+/// One topic being gathered: where its first row is, and where each system's.
+struct Gathered {
+    first: (usize, u64),
+    systems: HashMap<String, (usize, u64)>,
+    topic: Topic,
+}
+
+/// The topics of the tables at `paths` (each `PATH` or `NAME=PATH`), in the order they first
+/// appear. A table without the system column holds one system's summaries, named by the file
+/// (or `NAME`).
+pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
+    let mut tables = Vec::with_capacity(paths.len());
+    let mut systems = Vec::with_capacity(paths.len());
+    for given in paths {
+        let file = named(given, "system")?;
+        let table = match holds_json(&file.path)? {
+            Some(opening) => read_json(&file.path, opening)?,
+            None => read_csv(&file.path, columns)?,
+        };
+        check_columns(&table, columns)?;
+        let given_name = file.path.as_path() != given.as_path();
+        let system = if table.has(&columns.system) {
+            if given_name {
+                bail!(
+                    "{}: named as NAME=PATH, but the table has a system column ('{}'): NAME \
+                     names the system of a table without one",
+                    table.file,
+                    columns.system
+                );
+            }
+            None
+        } else {
+            Some(file)
+        };
+        tables.push(table);
+        systems.push(system);
+    }
+    let one_system: Vec<&Named> = systems.iter().flatten().collect();
+    for (i, file) in one_system.iter().enumerate() {
+        if let Some(first) = one_system[..i].iter().find(|f| f.name == file.name) {
+            bail!(
+                "two tables of system {:?} ({} and {}, neither with a column '{}'): such a table \
+                 is named by its file's name without the extension; name each as NAME=PATH (e.g. \
+                 {}-2={})",
+                file.name,
+                first.path.display(),
+                file.path.display(),
+                columns.system,
+                file.name,
+                file.path.display()
+            );
+        }
+    }
+    if !one_system.is_empty() {
+        let (files, names): (Vec<String>, Vec<String>) = tables
+            .iter()
+            .zip(&systems)
+            .filter_map(|(table, system)| {
+                Some((table.file.clone(), format!("{:?}", system.as_ref()?.name)))
+            })
+            .unzip();
+        let (has, each) = match files.len() {
+            1 => ("has", "its rows are one system's summaries, named"),
+            _ => (
+                "have",
+                "each table's rows are one system's summaries, named",
+            ),
+        };
+        aesop_core::eprintln_quiet!(
+            "note: {} {has} no column '{}' (--system-column): {each} {} by the file (NAME=PATH \
+             names a table's system otherwise)",
+            files.join(", "),
+            columns.system,
+            names.join(", ")
+        );
+    }
     let mut order: Vec<Gathered> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| row_error(&file.to_string(), delimiter, e))?;
-        let line = record.position().map_or(0, |p| p.line());
-        let cell = |name: &str| record.get(index(name)).unwrap_or("");
-        let id = |name: &str| -> Result<String> {
-            let value = cell(name);
-            if value.trim().is_empty() {
-                bail!("{file}:{line}: {name}: empty (every row needs a topic id and a system id)");
-            }
-            Ok(value.to_string())
-        };
-        let (topic_id, system) = (id(&columns.topic)?, id(&columns.system)?);
-        // The row's texts in the set's form: each non-empty cell, named by its column.
-        let texts = |names: &[String]| -> Vec<Document> {
-            names
-                .iter()
-                .filter(|name| !cell(name).trim().is_empty())
-                .map(|name| Document {
-                    id: name.clone(),
-                    text: cell(name).to_string(),
-                    extra: Default::default(),
-                })
-                .collect()
-        };
-        let documents = texts(&columns.documents);
-        let references: Vec<Reference> = texts(&columns.references)
-            .into_iter()
-            .map(|d| Reference {
-                id: d.id,
-                text: d.text,
-                extra: d.extra,
-            })
-            .collect();
-        let mut human = BTreeMap::new();
-        for name in &scores {
-            let value = cell(name).trim();
-            if value.is_empty() {
-                continue;
-            }
-            let score = table::parse_cell(value, delimiter).with_context(|| {
-                format!(
-                    "{file}:{line}: {name}: expected a number, found {value:?}{}{}",
-                    table::not_a_number_hint(value, delimiter),
-                    if columns.scores.is_none() {
-                        " (every column not named as a text or id is read as a human score: \
-                         choose the score columns with --score-column)"
-                    } else {
-                        ""
-                    }
-                )
-            })?;
-            if score.is_infinite() {
-                bail!("{file}:{line}: {name}: infinite score (leave the cell empty for a missing one)");
-            }
-            if !score.is_nan() {
-                human.insert(name.clone(), score);
-            }
-        }
-        let at = match by_id.get(&topic_id) {
-            Some(&at) => at,
-            None => {
-                if documents.is_empty() {
-                    bail!(
-                        "{file}:{line}: {}: empty (a topic needs its input documents)",
-                        columns.documents.join(", ")
-                    );
+    for (t, table) in tables.iter().enumerate() {
+        let file = &table.file;
+        let scores = score_columns(table, columns);
+        let system_of_file = systems[t].as_ref().map(|named| named.name.clone());
+        for row in &table.rows {
+            let line = row.line;
+            let id = |name: &str| -> Result<String> {
+                let missing = |what: &str| {
+                    anyhow::anyhow!(
+                        "{file}:{line}: {name}: {what} (every row needs a topic id and a system id)"
+                    )
+                };
+                match row.cell(name) {
+                    Cell::Text(text) if text.trim().is_empty() => Err(missing("empty")),
+                    Cell::Text(text) => Ok(text.clone()),
+                    Cell::Number(_, written) => Ok(written.clone()),
+                    Cell::Missing => Err(missing("missing")),
+                    other => Err(missing(&format!(
+                        "expected an id (a text or a number), found {}",
+                        other.kind()
+                    ))),
                 }
-                by_id.insert(topic_id.clone(), order.len());
-                order.push(Gathered {
-                    line,
-                    topic: Topic {
-                        topic: topic_id.clone(),
-                        query: None,
-                        documents: documents.clone(),
-                        references: references.clone(),
-                        summaries: Vec::new(),
-                        extra: Default::default(),
-                    },
-                    systems: HashMap::new(),
-                });
-                order.len() - 1
+            };
+            let topic_id = id(&columns.topic)?;
+            let system = match &system_of_file {
+                Some(system) => system.clone(),
+                None => id(&columns.system)?,
+            };
+            let documents = texts(row, &columns.documents, file)?;
+            let references: Vec<Reference> = texts(row, &columns.references, file)?
+                .into_iter()
+                .map(|d| Reference {
+                    id: d.id,
+                    text: d.text,
+                    extra: d.extra,
+                })
+                .collect();
+            let human = human_scores(row, &scores, table, columns.scores.is_none())?;
+            let text = match row.cell(&columns.summary) {
+                Cell::Text(text) => text.clone(),
+                // A summary kept as its sentences: one per line, as a set keeps sentences.
+                Cell::Texts(sentences) => sentences
+                    .iter()
+                    .map(|s| s.trim())
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => bail!(
+                    "{file}:{line}: {}: expected the summary's text, found {}",
+                    columns.summary,
+                    other.kind()
+                ),
+            };
+            let at = match by_id.get(&topic_id) {
+                Some(&at) => at,
+                None => {
+                    if documents.is_empty() {
+                        bail!(
+                            "{file}:{line}: {}: empty (a topic needs its input documents)",
+                            columns.documents.join(", ")
+                        );
+                    }
+                    by_id.insert(topic_id.clone(), order.len());
+                    order.push(Gathered {
+                        first: (t, line),
+                        topic: Topic {
+                            topic: topic_id.clone(),
+                            query: None,
+                            documents: documents.clone(),
+                            references: references.clone(),
+                            summaries: Vec::new(),
+                            extra: Default::default(),
+                        },
+                        systems: HashMap::new(),
+                    });
+                    order.len() - 1
+                }
+            };
+            let gathered = &mut order[at];
+            let differing = if documents != gathered.topic.documents {
+                Some("documents")
+            } else if references != gathered.topic.references {
+                Some("references")
+            } else {
+                None
+            };
+            if let Some(what) = differing {
+                bail!(
+                    "{file}:{line}: the {what} differ from {}'s, of the same topic {topic_id:?} \
+                     (every row of a topic gives the same {what})",
+                    place(&tables, gathered.first, t)
+                );
             }
-        };
-        let gathered = &mut order[at];
-        let differing = if documents != gathered.topic.documents {
-            Some("documents")
-        } else if references != gathered.topic.references {
-            Some("references")
-        } else {
-            None
-        };
-        if let Some(what) = differing {
-            bail!(
-                "{file}:{line}: the {what} differ from line {}'s, of the same topic {topic_id:?} \
-                 (every row of a topic gives the same {what})",
-                gathered.line
-            );
+            if let Some(first) = gathered.systems.insert(system.clone(), (t, line)) {
+                bail!(
+                    "{file}:{line}: topic {topic_id:?}, system {system:?} again (first at {}): one \
+                     row per summary{}",
+                    place(&tables, first, t),
+                    if system_of_file.is_some() {
+                        format!(
+                            " ({file} has no column '{}', so all its rows are system {system:?}: \
+                             name the column of system ids with --system-column)",
+                            columns.system
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            gathered.topic.summaries.push(Summary {
+                system,
+                text,
+                scores: human,
+                human: false,
+                extra: Default::default(),
+            });
         }
-        if let Some(first) = gathered.systems.insert(system.clone(), line) {
-            bail!(
-                "{file}:{line}: topic {topic_id:?}, system {system:?} again (first at line \
-                 {first}): one row per summary"
-            );
-        }
-        gathered.topic.summaries.push(Summary {
-            system,
-            text: cell(&columns.summary).to_string(),
-            scores: human,
-            human: false,
-            extra: Default::default(),
-        });
     }
     Ok(order.into_iter().map(|g| g.topic).collect())
+}
+
+/// Every file the import reads (those that exist; `NAME=PATH` read as its path): its output
+/// never replaces one of them.
+pub fn files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .filter_map(|given| named(given, "system").ok().map(|file| file.path))
+        .collect()
+}
+
+/// Every named column must be in the table (the system column may be missing: the table is then
+/// one system's), and each score column named with `--score-column`.
+fn check_columns(table: &Table, columns: &TableColumns) -> Result<()> {
+    let file = &table.file;
+    for (name, flag) in columns.named() {
+        if flag != "--system-column" && !table.has(name) {
+            bail!(
+                "{file}:1: no column '{name}' ({}); name the column that holds it with {flag}",
+                table.columns_listed()
+            );
+        }
+    }
+    for name in columns.scores.iter().flatten() {
+        if !table.has(name) {
+            bail!(
+                "{file}:1: no score column '{name}' ({})",
+                table.columns_listed()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The human scores' columns of `table`: those named, or every column not named as a text or id.
+fn score_columns(table: &Table, columns: &TableColumns) -> Vec<String> {
+    match &columns.scores {
+        Some(scores) => scores.clone(),
+        None => {
+            let named: Vec<&str> = columns.named().into_iter().map(|(name, _)| name).collect();
+            table
+                .columns
+                .iter()
+                .filter(|c| !named.contains(&c.as_str()))
+                .cloned()
+                .collect()
+        }
+    }
+}
+
+/// A row's texts in the set's form: each non-empty text of the columns `names`, named by its
+/// column (`name.1`, `name.2`, … for the texts of a list).
+fn texts(row: &Row, names: &[String], file: &str) -> Result<Vec<Document>> {
+    let mut texts = Vec::new();
+    let document = |id: String, text: &str| Document {
+        id,
+        text: text.to_string(),
+        extra: Default::default(),
+    };
+    for name in names {
+        match row.cell(name) {
+            Cell::Missing => {}
+            Cell::Text(text) => {
+                if !text.trim().is_empty() {
+                    texts.push(document(name.clone(), text));
+                }
+            }
+            Cell::Texts(list) => texts.extend(
+                list.iter()
+                    .enumerate()
+                    .filter(|(_, text)| !text.trim().is_empty())
+                    .map(|(i, text)| document(format!("{name}.{}", i + 1), text)),
+            ),
+            other => bail!(
+                "{file}:{}: {name}: expected a text or a list of texts, found {}",
+                row.line,
+                other.kind()
+            ),
+        }
+    }
+    Ok(texts)
+}
+
+/// A row's human scores: each score column's number (an empty cell, `null` or NaN: missing).
+fn human_scores(
+    row: &Row,
+    scores: &[String],
+    table: &Table,
+    every_other_column: bool,
+) -> Result<BTreeMap<String, f64>> {
+    let (file, line) = (&table.file, row.line);
+    // JSON rows' numbers written as text (`"4.5"`) are read as a CSV split at commas reads them.
+    let delimiter = table.delimiter.unwrap_or(b',');
+    let hint = if every_other_column {
+        " (every column not named as a text or id is read as a human score: choose the score \
+         columns with --score-column)"
+    } else {
+        ""
+    };
+    let mut human = BTreeMap::new();
+    for name in scores {
+        let score = match row.cell(name) {
+            Cell::Missing => continue,
+            Cell::Number(value, _) => *value,
+            Cell::Text(text) => {
+                let value = text.trim();
+                if value.is_empty() {
+                    continue;
+                }
+                table::parse_cell(value, delimiter).with_context(|| {
+                    format!(
+                        "{file}:{line}: {name}: expected a number, found {value:?}{}{hint}",
+                        match table.delimiter {
+                            Some(delimiter) => table::not_a_number_hint(value, delimiter),
+                            None => "",
+                        },
+                    )
+                })?
+            }
+            other => bail!(
+                "{file}:{line}: {name}: expected a number, found {}{hint}",
+                other.kind()
+            ),
+        };
+        if score.is_infinite() {
+            bail!("{file}:{line}: {name}: infinite score (leave the cell empty for a missing one)");
+        }
+        if !score.is_nan() {
+            human.insert(name.clone(), score);
+        }
+    }
+    Ok(human)
 }
 
 /// A row the csv reader refused, named by its line: one of another field count than the header
@@ -265,5 +673,31 @@ pub fn row_error(file: &str, delimiter: u8, error: csv::Error) -> anyhow::Error 
             Some(pos) => anyhow::anyhow!("{file}:{}: {error}", pos.line()),
             None => anyhow::anyhow!("{file}: {error}"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_lines_find_where_each_row_of_an_array_opens() {
+        let text = "[\n  {\"a\": \"[{,\\\"\"},\n  {\"b\": [1,\n 2]}, NaN,\n\n{}\n]";
+        assert_eq!(element_lines(text), [2, 3, 4, 6]);
+        assert_eq!(element_lines("[]"), Vec::<u64>::new());
+        assert_eq!(element_lines("[{}, {}]"), [1, 1]);
+    }
+
+    #[test]
+    fn json_cells_keep_what_a_field_holds() {
+        let cell = |json: &str| Cell::of_json(serde_json::from_str(json).expect("json"));
+        assert!(matches!(cell("null"), Cell::Missing));
+        assert!(matches!(cell("7"), Cell::Number(v, w) if v == 7.0 && w == "7"));
+        assert!(matches!(cell("[\"a\", \"b\"]"), Cell::Texts(t) if t == ["a", "b"]));
+        assert_eq!(
+            cell("[\"a\", 1]").kind(),
+            "a list holding other values than texts"
+        );
+        assert_eq!(cell("true").kind(), "a boolean");
     }
 }
