@@ -1333,8 +1333,8 @@ fn evaluate_pyramid(
         .expect("evaluate")
 }
 
-/// Human scores kept as a table (CSV or TSV of topic, system and the target, as annotations
-/// often are) judge a metric as the judgment set they come from does: every statistic the same,
+/// Human scores kept as a table (CSV, TSV or JSON Lines of topic, system and the target, as
+/// annotations often are) judge a metric as the judgment set they come from does: every statistic the same,
 /// but the accuracy at matched length, which needs the summaries' lengths and says so. A score
 /// given twice, a missing column and an empty cell are handled as a set's are.
 #[test]
@@ -1343,6 +1343,7 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
     let set = fixture("eval/set.jsonl");
     let text = std::fs::read_to_string(&set).expect("set");
     let mut table = String::from("system,topic,pyramid,notes\n");
+    let mut rows = String::new();
     for line in text.lines() {
         let topic: Value = serde_json::from_str(line).expect("json");
         for summary in topic["summaries"].as_array().expect("summaries") {
@@ -1352,16 +1353,28 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
                 topic["topic"].as_str().expect("topic"),
                 summary["scores"]["pyramid"]
             ));
+            let row = serde_json::json!({
+                "system": summary["system"],
+                "topic": topic["topic"],
+                "pyramid": summary["scores"]["pyramid"],
+                "notes": "a, b",
+            });
+            rows.push_str(&format!("{row}\n"));
         }
     }
     table.push_str("Z,T1,,\n");
+    rows.push_str("{\"system\": \"Z\", \"topic\": \"T1\", \"pyramid\": null}\n");
+    // JSON Lines of rows (pandas' `to_json(orient="records", lines=True)`), told from a set by
+    // their first line.
+    let jsonl = dir.path().join("human.jsonl");
+    std::fs::write(&jsonl, &rows).expect("write");
     let csv = dir.path().join("human.csv");
     std::fs::write(&csv, &table).expect("write");
     let tsv = dir.path().join("human.tsv");
     std::fs::write(&tsv, table.replace(',', "\t").replace("\"a\t b\"", "x")).expect("write");
     let predictions = fixture("eval/predictions.jsonl");
     let from_set = evaluate_json(args(predictions.clone(), set, "pyramid"), dir.path());
-    for human in [&csv, &tsv] {
+    for human in [&csv, &tsv, &jsonl] {
         let from_table = evaluate_json(
             args(predictions.clone(), human.clone(), "pyramid"),
             dir.path(),
@@ -1404,9 +1417,21 @@ fn human_scores_in_a_table_judge_as_their_set_does() {
             ),
         "{message}"
     );
-    let message = error_of(args(predictions, csv, "relevance"));
+    let message = error_of(args(predictions.clone(), csv, "relevance"));
     assert!(
         message.contains("no column 'relevance' (columns: topic, system, pyramid)"),
+        "{message}"
+    );
+    let twice = "{\"topic\": \"T1\", \"system\": \"A\", \"pyramid\": 1}\n";
+    std::fs::write(&jsonl, format!("{twice}\n{twice}")).expect("write");
+    let message = error_of(args(predictions.clone(), jsonl.clone(), "pyramid"));
+    assert!(
+        message.contains("topic \"T1\", system \"A\" is scored twice (lines 1 and 3)"),
+        "{message}"
+    );
+    let message = error_of(args(predictions, jsonl, "relevance"));
+    assert!(
+        message.contains("human.jsonl:1: no field 'relevance' (fields: pyramid, system, topic)"),
         "{message}"
     );
 }

@@ -53,9 +53,9 @@ pub struct EvaluateArgs {
     /// POST /v1/score, or, with --feature, a features file (CSV or JSON Lines as written by
     /// `aesop features`).
     pub predictions: PathBuf,
-    /// Judgment set with the human scores, or a table of them (CSV, or TSV for a .tsv name: a
-    /// `topic`, a `system` and the target's column; without the texts, the accuracy at matched
-    /// length is left out). A name ending in .gz is read decompressed.
+    /// Judgment set with the human scores, or a table of them (CSV, TSV for a .tsv name, or JSON
+    /// Lines of rows: a `topic`, a `system` and the target's column; without the texts, the
+    /// accuracy at matched length is left out). A name ending in .gz is read decompressed.
     #[cfg_attr(feature = "cli", arg(long))]
     pub human: PathBuf,
     /// Human score to evaluate against (a key of the summaries' `scores`), e.g. relevance.

@@ -42,16 +42,48 @@ pub fn word_count(text: &str) -> usize {
 }
 
 /// Human scores `target` of every summary of the set that has one. The set may also be a table
-/// (CSV or TSV, as [`is_csv`] tells) of `topic`, `system` and a `target` column, as annotations
-/// are often kept: its scores are read as a features file's column is (an empty or NaN cell is
-/// missing), and without the summaries' texts the statistics that need their lengths are left
+/// of `topic`, `system` and a `target` column, as annotations are often kept: CSV or TSV (as
+/// [`is_csv`] tells), or JSON Lines of such rows (pandas' `to_json(orient="records",
+/// lines=True)`). Its scores are read as a features file's column is (an empty cell, null or NaN
+/// is missing), and without the summaries' texts the statistics that need their lengths are left
 /// out.
 pub fn read_human(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
     if is_csv(path) {
-        return read_human_table(path, target);
+        return human_of_table(path, read_features_csv(path, target)?, target);
+    }
+    if holds_score_rows(path)? {
+        return human_of_table(path, read_features_jsonl(path, target)?, target);
     }
     let topics = jsonl::read_set(path)?;
     human_scores(&topics, target, &path.display().to_string())
+}
+
+/// Whether the JSON Lines file at `path` holds rows of scores (its first line an object with a
+/// `system` and neither `documents` nor `summaries`, the rule by which the set reader refuses
+/// such a line) rather than a judgment set. Predictions (`aesop score`'s lines, with `target`
+/// and `score`) are no human scores: the set reader says what they are and what to give.
+fn holds_score_rows(path: &Path) -> Result<bool> {
+    let file = aesop_core::input::open_text(path)?;
+    for (i, line) in file.lines().enumerate() {
+        let Ok(line) = line else { return Ok(false) };
+        let line = match i {
+            0 => aesop_core::input::without_bom(&line),
+            _ => &line,
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        return Ok(match jsonl::parse_json(line) {
+            Ok(Value::Object(map)) => {
+                let has = |key: &str| map.contains_key(key);
+                let a_prediction = has("target") && has("score");
+                has("system") && !has("documents") && !has("summaries") && !a_prediction
+            }
+            // The set reader names what is wrong with the line.
+            _ => false,
+        });
+    }
+    Ok(false)
 }
 
 /// [`read_human`] of topics already read (`label` names them in messages: the set's file, or
@@ -96,10 +128,9 @@ pub fn human_scores(topics: &[Topic], target: &str, label: &str) -> Result<Vec<H
     Ok(rows)
 }
 
-/// [`read_human`] of a table: the column `target` of a CSV or TSV with `topic` and `system`
-/// columns, each (topic, system) at most once.
-fn read_human_table(path: &Path, target: &str) -> Result<Vec<HumanScore>> {
-    let scores = read_features_csv(path, target)?;
+/// [`read_human`] of a table: its column `target` (`scores`, read from a CSV or TSV, or JSON
+/// Lines, with `topic` and `system` columns), each (topic, system) at most once.
+fn human_of_table(path: &Path, scores: MetricScores, target: &str) -> Result<Vec<HumanScore>> {
     let mut first_line: HashMap<(&str, &str), usize> = HashMap::new();
     for ((topic, system, _), &line) in scores.rows.iter().zip(&scores.lines) {
         if let Some(first) = first_line.insert((topic.as_str(), system.as_str()), line) {
