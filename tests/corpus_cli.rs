@@ -821,3 +821,88 @@ fn several_tables_gather_into_one_set() {
         "{stderr}"
     );
 }
+
+/// The README's examples of model outputs (examples/data/outputs/ and lines/, written by
+/// scripts/build/example-outputs.py from the SummEval sample) import as the Quick start says:
+/// the sample's topics, with its M22 and M8 summaries, and, from the tables, their relevance.
+#[test]
+fn the_shipped_examples_of_model_outputs_import_as_the_sample() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = aesop::corpus::jsonl::read_set(&crate::cli_verbs::imported_sample(
+        dir.path(),
+        "sample.jsonl",
+    ))
+    .expect("sample");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data");
+    let import = |args: &[&str], name: &str| {
+        let set = dir.path().join(name);
+        let out = common::aesop()
+            .current_dir(&examples)
+            .args(args)
+            .arg("-o")
+            .arg(&set)
+            .output()
+            .expect("import");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        aesop::corpus::jsonl::read_set(&set).expect("set")
+    };
+    let tables = import(
+        &[
+            "import",
+            "table",
+            "outputs/M22.jsonl",
+            "outputs/M8.jsonl",
+            "--topic-column",
+            "id",
+            "--summary-column",
+            "prediction",
+            "--document-column",
+            "article",
+            "--reference-column",
+            "highlights",
+        ],
+        "tables.jsonl",
+    );
+    let lines = import(
+        &[
+            "import",
+            "lines",
+            "lines/M22.txt",
+            "lines/M8.txt",
+            "--references",
+            "lines/test.target",
+            "--documents",
+            "lines/test.source",
+            "--ids",
+            "lines/test.ids",
+        ],
+        "lines.jsonl",
+    );
+    for set in [&tables, &lines] {
+        assert_eq!(set.len(), sample.len());
+        for (topic, mine) in sample.iter().zip(set) {
+            assert_eq!(mine.topic, topic.topic);
+            assert_eq!(mine.documents[0].text, topic.documents[0].text);
+            assert_eq!(mine.references[0].text, topic.references[0].text);
+            for (system, summary) in ["M22", "M8"].iter().zip(&mine.summaries) {
+                let theirs = topic
+                    .summaries
+                    .iter()
+                    .find(|s| s.system == *system)
+                    .expect("system");
+                assert_eq!(
+                    (summary.system.as_str(), &summary.text),
+                    (*system, &theirs.text)
+                );
+                if std::ptr::eq(set, &tables) {
+                    assert_eq!(summary.scores["relevance"], theirs.scores["relevance"]);
+                }
+            }
+        }
+    }
+    assert_eq!(tables[0].references.len(), sample[0].references.len());
+}
