@@ -185,7 +185,8 @@ pub const MODEL_FILE_MAGIC: &[u8; 8] = b"AESOPMDL";
 /// message about its first bad byte (or NUL byte): an aesop model file, UTF-16, with its byte-order mark (what
 /// Windows Notepad saves as "Unicode") or without one (told by a NUL byte beside each of its
 /// first ASCII characters, which is valid UTF-8 and would otherwise be read as text of NULs),
-/// a PDF, or a ZIP archive (a .docx, .xlsx or .odt). `None` for anything else, whose message
+/// a PDF, a ZIP archive (a .docx, .xlsx or .odt), or Parquet or Arrow (how the Hugging Face Hub
+/// and pandas keep tables). `None` for anything else, whose message
 /// keeps the plain advice to re-encode.
 pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
     const UTF16: &str = "it is UTF-16 (as Windows Notepad saves \"Unicode\"); aesop reads \
@@ -205,6 +206,14 @@ pub fn not_text_advice(start: &[u8]) -> Option<&'static str> {
     }
     if start.starts_with(b"%PDF-") {
         return Some("it is a PDF, not text: give its text (e.g. from `pdftotext FILE`)");
+    }
+    if start.starts_with(b"PAR1") || start.starts_with(b"ARROW1") {
+        // How the Hugging Face Hub keeps datasets (and pandas' to_parquet / to_feather).
+        return Some(
+            "it is a Parquet or Arrow file (binary columns), not text: write it as JSON Lines or \
+             CSV first, e.g. pandas: pd.read_parquet(PATH).to_json(OUT, orient=\"records\", \
+             lines=True), which `aesop import table` and `aesop evaluate` read",
+        );
     }
     if start.starts_with(b"PK\x03\x04") {
         return Some(
@@ -421,6 +430,7 @@ mod tests {
         );
         assert!(not_text_advice(b"%PDF-1.7\n").is_some_and(|a| a.contains("PDF")));
         assert!(not_text_advice(b"PK\x03\x04\x14\x00").is_some_and(|a| a.contains(".docx")));
+        assert!(not_text_advice(b"PAR1\x15\x04").is_some_and(|a| a.contains("Parquet")));
         let model = [MODEL_FILE_MAGIC.as_slice(), b"\x0a\x00\x00\x00\x05\x00"].concat();
         assert!(not_text_advice(&model)
             .is_some_and(|a| a.contains("an aesop model file") && a.contains("--model")));
