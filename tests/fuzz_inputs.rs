@@ -1,6 +1,7 @@
 //! Property-based fuzz tests (proptest) for the readers of untrusted input: the judgment-set
-//! reader, the model-file reader, the HTTP score-request parser and `evaluate`'s reader of
-//! prediction records and saved service answers. Each must return `Ok` or an error for any
+//! reader, the model-file reader, the HTTP score-request parser, `evaluate`'s reader of
+//! prediction records and saved service answers, and `import table`'s reader of tables (CSV and
+//! JSON rows). Each must return `Ok` or an error for any
 //! input, never panic. `cargo test` runs proptest's default number of cases
 //! (256 per property, or `PROPTEST_CASES`); `scripts/experiments/fuzz` runs over a million.
 
@@ -111,6 +112,28 @@ fn read_records(texts: &[String]) {
     }
 }
 
+const VALID_JSON_ROWS: &str = "[{\"id\": 7, \"system\": \"a\", \"prediction\": [\"One.\", \"Two.\"], \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": 2.5},\n {\"id\": 7, \"system\": \"b\", \"prediction\": \"S.\", \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": null}]\n";
+const VALID_CSV: &str = "id;system;prediction;article;highlights;q\r\n7;a;\"One; two.\";Doc.;R1.;2,5\r\n7;b;S.;Doc.;R1.;\r\n";
+
+/// `import table` of `bytes`, written to a file of each name the importer tells formats by
+/// (JSON rows and CSV are told by the first character, not the name, but a `.tsv` changes the
+/// split). The columns are those of the seeds.
+fn import_table(bytes: &[u8]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let columns = aesop::corpus::import::table::TableColumns {
+        topic: "id".into(),
+        summary: "prediction".into(),
+        documents: vec!["article".into()],
+        references: vec!["highlights".into()],
+        ..Default::default()
+    };
+    for name in ["t.csv", "t.tsv"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let _ = aesop::corpus::import::import_tables(&[path], &columns);
+    }
+}
+
 fn model_bytes() -> &'static [u8] {
     include_bytes!("../models/builtin/readability-noref.aesop")
 }
@@ -130,6 +153,21 @@ proptest! {
     #[test]
     fn set_reader_never_panics_on_json_like_text(text in json_like()) {
         read_set(text.as_bytes());
+    }
+
+    #[test]
+    fn table_importer_never_panics_on_json_like_text(text in json_like()) {
+        import_table(text.as_bytes());
+    }
+
+    #[test]
+    fn table_importer_never_panics_on_mutated_json_rows(bytes in mutated(VALID_JSON_ROWS)) {
+        import_table(&bytes);
+    }
+
+    #[test]
+    fn table_importer_never_panics_on_mutated_csv(bytes in mutated(VALID_CSV)) {
+        import_table(&bytes);
     }
 
     #[test]
@@ -229,6 +267,21 @@ fn seeds_are_valid() {
         .collect::<Result<_, _>>()
         .expect("valid topic");
     assert_eq!(topics.len(), 1);
+    for table in [VALID_JSON_ROWS, VALID_CSV] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("seed.csv");
+        std::fs::write(&path, table).expect("write");
+        let columns = aesop::corpus::import::table::TableColumns {
+            topic: "id".into(),
+            summary: "prediction".into(),
+            documents: vec!["article".into()],
+            references: vec!["highlights".into()],
+            ..Default::default()
+        };
+        let topics = aesop::corpus::import::import_tables(&[path], &columns).expect("valid table");
+        assert_eq!((topics.len(), topics[0].summaries.len()), (1, 2), "{table}");
+        assert_eq!(topics[0].summaries[0].scores["q"], 2.5);
+    }
     let answer = metric_of_records(
         "seed",
         &[VALID_ANSWER.to_string()],
