@@ -296,6 +296,11 @@ def test_topics_from_rows_name_the_row_at_fault():
     assert topics == [{"topic": 7, "documents": [{"id": "d1", "text": doc}],
                        "summaries": [{"system": 2, "text": "It passed.", "scores": {"q": 3}}]}]
     assert [r["topic"] for r in aesop.Scorer(models=["pyramid-noref"]).score_sets(topics)] == ["7"]
+    # A summary kept as its sentences is written one per line, as `aesop import table` does.
+    topics = aesop.topics_from_rows([{**good, "summary": ["It passed.", " Schools gain. ", ""]}])
+    assert topics[0]["summaries"][0]["text"] == "It passed.\nSchools gain."
+    assert error([{**good, "summary": ["It passed.", 3]}], TypeError) == (
+        "rows[0].summary[1]: expected a str, got int")
 
 
 def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):

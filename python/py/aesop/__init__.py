@@ -641,9 +641,11 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
     """Judgment-set topics (for ``Scorer.score_sets``, ``features`` and ``evaluate``) from a
     flat table with one row per summary, as datasets and spreadsheets keep summaries: ``rows``
     a list of dicts, a DataFrame, or a dict of columns. The rows of one topic id make one topic,
-    topics in the order they first appear. ``documents``: the column of the topic's input, a text
-    or a list of texts (several documents); ``references``: the column of its human reference
-    summaries (a text or a list), if any; both must be the same on every row of a topic.
+    topics in the order they first appear. ``summary``: the column of the summaries' texts (a
+    list of texts is a summary's sentences, written one per line). ``documents``: the column of
+    the topic's input, a text or a list of texts (several documents); ``references``: the column
+    of its human reference summaries (a text or a list), if any; both must be the same on every
+    row of a topic.
     ``scores``: the column (or list of columns) of human scores, each a number, or None or NaN
     where missing. Errors name the row (``rows[3].summary``)."""
     rows = _rows_of(rows, "rows")
@@ -662,6 +664,10 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
                 raise TypeError(f"{where}.{column}: expected an id (a str or a number), got "
                                 f"{'a missing value' if _is_missing(value) else type(value).__name__}")
         text = _plain_scalar(row[summary])
+        if not isinstance(text, str) and not _is_missing(text) and hasattr(text, "__len__") \
+                and not isinstance(text, (bytes, dict)):
+            # A summary kept as its sentences: one per line, as `aesop import table` writes it.
+            text = "\n".join(t.strip() for t in _texts_of(text, f"{where}.{summary}") if t.strip())
         if not isinstance(text, str):
             raise TypeError(f"{where}.{summary}: expected the summary's text (a str), got "
                             f"{'a missing value' if _is_missing(text) else type(text).__name__}")

@@ -71,7 +71,7 @@ def topics_from_rows(
     references: Optional[str] = None,
     scores: Union[str, Sequence[str]] = (),
 ) -> List[Topic]:
-    """Topics from a flat table, one row per summary (a list of dicts, a DataFrame, or a dict of columns); documents and references a text or a list of texts per row, the same on every row of a topic."""
+    """Topics from a flat table, one row per summary (a list of dicts, a DataFrame, or a dict of columns); a summary a text (or a list of its sentences), documents and references a text or a list of texts per row, the same on every row of a topic."""
 
 def evaluate(
     predictions: Any,
