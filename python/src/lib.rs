@@ -736,6 +736,102 @@ fn feature_table_json(
     Ok((json, text, warnings))
 }
 
+/// The topics `aesop import FORMAT PATH…` writes, each as the JSON line it writes. `options`:
+/// the format's own options as (name, values) pairs, named as `aesop.import_set`'s keywords,
+/// which the Python side has checked against the format.
+#[pyfunction]
+#[pyo3(signature = (format, paths, options=None))]
+fn import_json(
+    py: Python<'_>,
+    format: String,
+    paths: Vec<String>,
+    options: Option<Vec<(String, Vec<String>)>>,
+) -> PyResult<Vec<String>> {
+    use aesop::corpus::import;
+    use std::path::PathBuf;
+    py.allow_threads(|| -> anyhow::Result<Vec<String>> {
+        let options: std::collections::HashMap<String, Vec<String>> =
+            options.unwrap_or_default().into_iter().collect();
+        let many = |name: &str| options.get(name).cloned().unwrap_or_default();
+        let one = |name: &str| many(name).into_iter().next();
+        let files = |name: &str| {
+            many(name)
+                .into_iter()
+                .map(PathBuf::from)
+                .collect::<Vec<_>>()
+        };
+        let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+        let Some(first) = paths.first() else {
+            anyhow::bail!("no path given");
+        };
+        let topics = match format.as_str() {
+            "table" => {
+                let defaults = import::table::TableColumns::default();
+                let documents = many("document_columns");
+                import::import_tables(
+                    &paths,
+                    &import::table::TableColumns {
+                        topic: one("topic_column").unwrap_or(defaults.topic),
+                        system: one("system_column").unwrap_or(defaults.system),
+                        summary: one("summary_column").unwrap_or(defaults.summary),
+                        documents: match documents.is_empty() {
+                            true => defaults.documents,
+                            false => documents,
+                        },
+                        references: many("reference_columns"),
+                        scores: options.get("score_columns").cloned(),
+                    },
+                )?
+            }
+            "lines" => import::import_lines(&import::lines::LineFiles {
+                summaries: paths.clone(),
+                references: files("references"),
+                documents: files("documents"),
+                ids: one("ids").map(PathBuf::from),
+                sentence_separator: one("sentence_separator"),
+            })?,
+            "rouge" if options.contains_key("model_dir") || first.is_dir() => {
+                import::import_rouge_dirs(&import::rouge_dirs::PyrougeLayout {
+                    system_dirs: paths.clone(),
+                    model_dir: one("model_dir").map(PathBuf::from).unwrap_or_default(),
+                    system_pattern: one("system_pattern").unwrap_or_default(),
+                    model_pattern: one("model_pattern").unwrap_or_default(),
+                    input_format: one("input_format").unwrap_or_else(|| "SPL".to_string()),
+                })?
+            }
+            _ => {
+                if paths.len() > 1 {
+                    anyhow::bail!(
+                        "{} paths given; the {format} importer reads one (only rouge reads \
+                         several, directories of system summaries, lines, files of summaries, \
+                         and table, tables)",
+                        paths.len()
+                    );
+                }
+                import::import(&format, first)?
+            }
+        };
+        topics
+            .iter()
+            .map(|topic| Ok(serde_json::to_string(topic)?))
+            .collect()
+    })
+    .map_err(value_error)
+}
+
+/// The topics of the judgment set at `path`, each as its JSON line, read as every verb reads a
+/// set (`.gz` decompressed, every rule checked, errors naming the line and field).
+#[pyfunction]
+fn read_set_json(py: Python<'_>, path: String) -> PyResult<Vec<String>> {
+    py.allow_threads(|| -> anyhow::Result<Vec<String>> {
+        aesop::corpus::jsonl::read_set(std::path::Path::new(&path))?
+            .iter()
+            .map(|topic| Ok(serde_json::to_string(topic)?))
+            .collect()
+    })
+    .map_err(value_error)
+}
+
 /// The built-in model names.
 #[pyfunction]
 fn builtin_models() -> Vec<String> {
@@ -759,6 +855,8 @@ fn _aesop(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate_json, m)?)?;
     m.add_function(wrap_pyfunction!(feature_table_json, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_models, m)?)?;
+    m.add_function(wrap_pyfunction!(import_json, m)?)?;
+    m.add_function(wrap_pyfunction!(read_set_json, m)?)?;
     m.add_function(wrap_pyfunction!(lm_runs_on, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -6,6 +6,7 @@ default ../shared/data); without them the data tests skip, unless AESOP_REQUIRE_
 """
 
 import concurrent.futures
+import gzip
 import json
 import os
 import pickle
@@ -1398,3 +1399,69 @@ def test_evaluate_ranks_feature_columns_across_sets_as_the_cli_also(summeval, tm
         aesop.evaluate(cols["topics"], halves["topics"], "relevance", features="content.js",
                        also={"later": (aesop.features(halves["later"], classes="surface"),
                                        halves["later"], "coherence")})
+
+
+def _cli_import(tmp_path, args):
+    """The topics `aesop import ARGS -o OUT` writes, as dicts."""
+    binary = _need(BIN, "the aesop binary")
+    out = tmp_path / "cli.jsonl"
+    subprocess.run([str(binary), "import", *map(str, args), "-o", str(out)], check=True,
+                   capture_output=True, cwd=ROOT)
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_import_set_gives_the_topics_the_cli_import_writes(tmp_path):
+    examples = ROOT / "examples" / "data"
+    sample = examples / "summeval-sample.jsonl"
+    assert aesop.import_set("summeval", sample) == _cli_import(tmp_path, ["summeval", sample])
+    tables = [examples / "outputs" / "M22.jsonl", str(examples / "outputs" / "M8.jsonl")]
+    topics = aesop.import_set("table", *tables, topic_column="id", summary_column="prediction",
+                              document_columns="article", reference_columns=["highlights"])
+    assert topics == _cli_import(tmp_path, [
+        "table", *tables, "--topic-column", "id", "--summary-column", "prediction",
+        "--document-column", "article", "--reference-column", "highlights"])
+    assert [s["system"] for s in topics[0]["summaries"]] == ["M22", "M8"]
+    assert topics[0]["summaries"][0]["scores"]["relevance"] > 0
+    lines = examples / "lines"
+    topics = aesop.import_set("lines", lines / "M22.txt", lines / "M8.txt",
+                              references=lines / "test.target", documents=[lines / "test.source"],
+                              ids=lines / "test.ids")
+    assert topics == _cli_import(tmp_path, [
+        "lines", lines / "M22.txt", lines / "M8.txt", "--references", lines / "test.target",
+        "--documents", lines / "test.source", "--ids", lines / "test.ids"])
+    assert aesop.import_set("rouge", examples / "rouge" / "settings.xml") == _cli_import(
+        tmp_path, ["rouge", examples / "rouge" / "settings.xml"])
+    # read_set reads what import wrote, a gzip copy too, as the CLI reads a set.
+    written = tmp_path / "set.jsonl.gz"
+    with gzip.open(written, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(t) + "\n" for t in topics)
+    assert aesop.read_set(written) == topics
+    assert aesop.Scorer().score_sets(aesop.read_set(written)) == aesop.Scorer().score_sets(topics)
+
+
+def test_import_set_names_what_is_wrong(tmp_path):
+    def error(exc, *args, **kw):
+        with pytest.raises(exc) as caught:
+            aesop.import_set(*args, **kw)
+        return str(caught.value)
+    table = tmp_path / "t.csv"
+    table.write_text("topic,system,summary,document\nt,a,S.,D.\nt,a,T.,D.\n", encoding="utf-8")
+    assert error(ValueError, "table", table).endswith(
+        "t.csv:3: topic \"t\", system \"a\" again (first at line 2): one row per summary")
+    assert "no column 'id'" in error(ValueError, "table", table, topic_column="id")
+    assert error(TypeError, "summeval", table, topic_column="id") == (
+        "import_set: topic_column= is an option of the table format, not of summeval")
+    assert error(TypeError, "table", table, column="id").startswith(
+        "import_set: unknown option column= (the table format takes topic_column=, ")
+    assert error(ValueError, "parquet", table).startswith("format: unknown import format 'parquet'")
+    assert error(TypeError, "rouge", tmp_path, model_dir=tmp_path).startswith(
+        "import_set: directories of system summaries (pyrouge's layout) need system_pattern=, "
+        "model_pattern=")
+    assert "2 paths given" in error(ValueError, "summeval", table, table)
+    assert error(TypeError, "table", 3) == "paths[0]: expected a path (a str or os.PathLike), got int"
+    assert "no such file" in error(ValueError, "table", tmp_path / "missing.csv")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"topic": "t", "summaries": [{"system": "a"}]}\n', encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        aesop.read_set(bad)
+    assert "bad.jsonl:1" in str(caught.value) and "summaries[0]" in str(caught.value)

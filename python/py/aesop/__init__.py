@@ -31,7 +31,7 @@ from . import _aesop  # noqa: E402 (after the environment is set)
 
 __version__ = _aesop.__version__
 __all__ = ["Scorer", "AesopWarning", "Topic", "features", "evaluate", "topics_from_rows",
-           "rouge_score", "builtin_models", "lm_runs_on", "__version__"]
+           "import_set", "read_set", "IMPORT_FORMATS", "rouge_score", "builtin_models", "lm_runs_on", "__version__"]
 
 # One judgment-set topic (docs/JUDGMENT_SETS.md), as the type stubs name it.
 Topic = _typing.Dict[str, _typing.Any]
@@ -708,6 +708,101 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
         entry["topic"]["summaries"].append(dict({"system": system_id, "text": text},
                                                 **({"scores": human} if human else {})))
     return [entry["topic"] for entry in by_topic.values()]
+
+
+# `aesop import`'s formats, and the options of those that take some: each keyword and whether it
+# takes several values (a str, or a list of them) or one.
+IMPORT_FORMATS = ("summeval", "realsumm", "newsroom", "summeval-op", "dialsummeval", "tac", "duc",
+                  "rouge", "table", "lines")
+_IMPORT_OPTIONS = {
+    "table": {"topic_column": False, "system_column": False, "summary_column": False,
+              "document_columns": True, "reference_columns": True, "score_columns": True},
+    "lines": {"references": True, "documents": True, "ids": False, "sentence_separator": False},
+    "rouge": {"model_dir": False, "system_pattern": False, "model_pattern": False,
+              "input_format": False},
+}
+_PYROUGE_OPTIONS = ("model_dir", "system_pattern", "model_pattern")
+
+
+def _path_text(value, where):
+    """A path given as a str or an ``os.PathLike``, as a str."""
+    value = _plain_scalar(value)
+    if isinstance(value, _os.PathLike):
+        value = _os.fspath(value)
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: expected a path (a str or os.PathLike), got {type(value).__name__}")
+    _check_unicode(where, value)
+    return value
+
+
+def import_set(format, *paths, **options):  # noqa: A002 (the CLI's FORMAT)
+    """The judgment-set topics ``aesop import FORMAT PATH…`` writes, as dicts (for
+    ``Scorer.score_sets``, ``features`` and ``evaluate``), by the CLI's own importers: the same
+    topics, the same errors (a ``ValueError`` naming the file, line and field). ``format`` is one
+    of ``IMPORT_FORMATS``; ``paths`` are str or ``os.PathLike``. The formats' own options are the
+    CLI's flags as keywords: ``table``: ``topic_column``, ``system_column``, ``summary_column``,
+    ``document_columns``, ``reference_columns``, ``score_columns`` (each of the last three a str
+    or a list; several tables, one per system, gathered into one set); ``lines``:
+    ``references``, ``documents`` (a path or a list), ``ids``, ``sentence_separator``; ``rouge``,
+    directories laid out for pyrouge: ``model_dir``, ``system_pattern``, ``model_pattern``,
+    ``input_format``. docs/JUDGMENT_SETS.md describes each format.
+
+    >>> topics = aesop.import_set("table", "bart.jsonl", "pegasus.jsonl", topic_column="id",
+    ...                           summary_column="prediction", document_columns="article")
+    """
+    format = _plain_scalar(format)  # noqa: A001
+    if not isinstance(format, str):
+        raise TypeError(f"format: expected a str, got {type(format).__name__}")
+    if format.lower() not in IMPORT_FORMATS:
+        raise ValueError(f"format: unknown import format {format!r} (formats: "
+                         f"{', '.join(IMPORT_FORMATS)})")
+    format = format.lower()  # noqa: A001
+    if not paths:
+        raise TypeError("import_set: give the path (or paths) to read after the format")
+    paths = [_path_text(p, f"paths[{i}]") for i, p in enumerate(paths)]
+    allowed = _IMPORT_OPTIONS.get(format, {})
+    named = []
+    for name, value in options.items():
+        if name not in allowed:
+            owners = [f for f, opts in _IMPORT_OPTIONS.items() if name in opts]
+            raise TypeError(
+                f"import_set: {name}= is an option of the {owners[0]} format, not of {format}"
+                if owners else
+                f"import_set: unknown option {name}= (the {format} format takes "
+                f"{', '.join(n + '=' for n in allowed) or 'no option'})")
+        if value is None:
+            continue
+        values = [value] if isinstance(value, (str, _os.PathLike)) or not allowed[name] else list(value)
+        path_option = name in ("references", "documents", "ids", "model_dir")
+        texts = []
+        for i, item in enumerate(values):
+            where = f"{name}[{i}]" if allowed[name] and len(values) > 1 else name
+            if path_option:
+                texts.append(_path_text(item, where))
+                continue
+            item = _plain_scalar(item)
+            if not isinstance(item, str):
+                raise TypeError(f"{where}: expected a str, got {type(item).__name__}")
+            _check_unicode(where, item)
+            texts.append(item)
+        named.append((name, texts))
+    given = {name for name, _ in named}
+    if format == "rouge" and (given & set(_IMPORT_OPTIONS["rouge"]) or
+                              any(_os.path.isdir(p) for p in paths)):
+        missing = [n + "=" for n in _PYROUGE_OPTIONS if n not in given]
+        if missing:
+            raise TypeError(f"import_set: directories of system summaries (pyrouge's layout) need "
+                            f"{', '.join(missing)}: where the references are and how file names "
+                            f"pair them (e.g. model_dir='refs', system_pattern=r'text.(\\d+).txt', "
+                            f"model_pattern='text.[A-Z].#ID#.txt')")
+    return [_json.loads(line) for line in _aesop.import_json(format, paths, named)]
+
+
+def read_set(path):
+    """The topics of the judgment set at ``path`` (JSON Lines, as ``aesop import`` writes it; a
+    name ending in .gz read decompressed), as dicts, read as every verb of the CLI reads a set:
+    every rule checked, a ``ValueError`` naming the line and field of a fault."""
+    return [_json.loads(line) for line in _aesop.read_set_json(_path_text(path, "path"))]
 
 
 def evaluate(predictions, topics, target, *, feature=None, features=None, also=None, model=None,
