@@ -537,6 +537,19 @@ fn import_table_names_the_line_at_fault() {
     );
 }
 
+/// The columns of model outputs kept as Hugging Face users keep them (a CNN/DailyMail `id`, its
+/// `article` and `highlights`, the model's `prediction`), as `import table` flags.
+const OUTPUT_COLUMNS: [&str; 8] = [
+    "--topic-column",
+    "id",
+    "--summary-column",
+    "prediction",
+    "--document-column",
+    "article",
+    "--reference-column",
+    "highlights",
+];
+
 /// The shipped SummEval sample kept as Hugging Face users keep outputs: one JSON table per
 /// system, no system column (each named by its file, one by NAME=PATH as a pretty-printed JSON
 /// array), the references a list, numeric ids, the scores fields beside the texts. Imported
@@ -589,16 +602,7 @@ fn json_tables_one_per_system_import_as_the_set() {
         .args(&args)
         .arg("-o")
         .arg(&imported)
-        .args([
-            "--topic-column",
-            "id",
-            "--summary-column",
-            "prediction",
-            "--document-column",
-            "article",
-            "--reference-column",
-            "highlights",
-        ]);
+        .args(OUTPUT_COLUMNS);
     for column in &score_columns {
         command.args(["--score-column", column]);
     }
@@ -851,20 +855,10 @@ fn the_shipped_examples_of_model_outputs_import_as_the_sample() {
         aesop::corpus::jsonl::read_set(&set).expect("set")
     };
     let tables = import(
-        &[
-            "import",
-            "table",
-            "outputs/M22.jsonl",
-            "outputs/M8.jsonl",
-            "--topic-column",
-            "id",
-            "--summary-column",
-            "prediction",
-            "--document-column",
-            "article",
-            "--reference-column",
-            "highlights",
-        ],
+        &["import", "table", "outputs/M22.jsonl", "outputs/M8.jsonl"]
+            .into_iter()
+            .chain(OUTPUT_COLUMNS)
+            .collect::<Vec<_>>(),
         "tables.jsonl",
     );
     let lines = import(

@@ -115,18 +115,23 @@ fn read_records(texts: &[String]) {
 const VALID_JSON_ROWS: &str = "[{\"id\": 7, \"system\": \"a\", \"prediction\": [\"One.\", \"Two.\"], \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": 2.5},\n {\"id\": 7, \"system\": \"b\", \"prediction\": \"S.\", \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": null}]\n";
 const VALID_CSV: &str = "id;system;prediction;article;highlights;q\r\n7;a;\"One; two.\";Doc.;R1.;2,5\r\n7;b;S.;Doc.;R1.;\r\n";
 
-/// `import table` of `bytes`, written to a file of each name the importer tells formats by
-/// (JSON rows and CSV are told by the first character, not the name, but a `.tsv` changes the
-/// split). The columns are those of the seeds.
-fn import_table(bytes: &[u8]) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let columns = aesop::corpus::import::table::TableColumns {
+/// The columns of the table seeds.
+fn seed_columns() -> aesop::corpus::import::table::TableColumns {
+    aesop::corpus::import::table::TableColumns {
         topic: "id".into(),
         summary: "prediction".into(),
         documents: vec!["article".into()],
         references: vec!["highlights".into()],
         ..Default::default()
-    };
+    }
+}
+
+/// `import table` of `bytes`, written to a file of each name the importer tells formats by
+/// (JSON rows and CSV are told by the first character, not the name, but a `.tsv` changes the
+/// split), read with the seeds' columns.
+fn import_table(bytes: &[u8]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let columns = seed_columns();
     for name in ["t.csv", "t.tsv"] {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).expect("write");
@@ -271,14 +276,8 @@ fn seeds_are_valid() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("seed.csv");
         std::fs::write(&path, table).expect("write");
-        let columns = aesop::corpus::import::table::TableColumns {
-            topic: "id".into(),
-            summary: "prediction".into(),
-            documents: vec!["article".into()],
-            references: vec!["highlights".into()],
-            ..Default::default()
-        };
-        let topics = aesop::corpus::import::import_tables(&[path], &columns).expect("valid table");
+        let topics =
+            aesop::corpus::import::import_tables(&[path], &seed_columns()).expect("valid table");
         assert_eq!((topics.len(), topics[0].summaries.len()), (1, 2), "{table}");
         assert_eq!(topics[0].summaries[0].scores["q"], 2.5);
     }
