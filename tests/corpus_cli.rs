@@ -703,6 +703,7 @@ fn import_table_names_the_json_row_at_fault() {
             row.replace("\"t\"", "[\"t\"]"),
             "h.jsonl:1: topic: expected an id (a text or a number), found a list of texts",
         ),
+        ("j.json", " [ ]\n".to_string(), "j.json: no rows (an empty JSON array)"),
         (
             "i.jsonl",
             row.replace("\"summary\"", "\"text\""),

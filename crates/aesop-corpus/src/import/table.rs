@@ -253,6 +253,9 @@ fn read_json(path: &Path, opening: char) -> Result<Table> {
             },
         }
     };
+    if values.is_empty() {
+        bail!("{file}: no rows (an empty JSON array)");
+    }
     let mut columns = std::collections::BTreeSet::new();
     let mut rows = Vec::with_capacity(values.len());
     for (line, value) in values {
