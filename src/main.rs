@@ -77,12 +77,15 @@ aesop import rouge out/bart out/lead3 --model-dir refs --system-pattern 'text.(\
 --model-pattern 'text.[A-Z].#ID#.txt' -o set.jsonl      (summaries laid out for pyrouge)\n  \
 aesop import lines bart.txt lead3.txt --references test.target --documents test.source -o set.jsonl\n  \
 aesop import table bart.jsonl pegasus.jsonl --topic-column id --summary-column prediction --document-column article \\\n    \
---reference-column highlights -o set.jsonl      (a JSON Lines table per system)\n\n\
+--reference-column highlights -o set.jsonl      (a JSON Lines table per system)\n  \
+aesop import table summeval.jsonl --topic-column id --document-column text --reference-column human_summaries \\\n    \
+--summary-column machine_summaries -o set.jsonl      (MTEB's SummEval: a row per topic, lists of summaries and scores)\n\n\
 Formats: summeval, realsumm (directory), newsroom, summeval-op, dialsummeval, tac (evaluation root), duc, \
 rouge (a ROUGE-1.5.5 evaluation configuration, settings.xml: its peers and models, read as ROUGE reads them; \
 or directories of summaries laid out for pyrouge, one per system, with --model-dir and the two patterns; \
 see docs/JUDGMENT_SETS.md, \"From a ROUGE configuration\"), table (your own CSV or TSV, a spreadsheet's export split at semicolons, or JSON Lines or a JSON array of \
-rows: one row per summary, its topic's documents and references repeated on each row; several tables are gathered into one \
+rows: one row per summary, its topic's documents and references repeated on each row, or JSON rows of one topic each, \
+its summaries and their scores in lists (--per-topic); several tables are gathered into one \
 set, a table without the system column being one system's, named by its file; see docs/JUDGMENT_SETS.md, \"From a table\"), lines (line-aligned text files as \
 seq2seq toolkits write them: a file per system, one summary per line, with --references and/or --documents files aligned to them; \
 see docs/JUDGMENT_SETS.md, \"From line-aligned files (seq2seq outputs)\")"
@@ -352,6 +355,13 @@ struct TableColumnFlags {
     /// (default: every column not named by the flags above)
     #[arg(long = "score-column", value_name = "NAME")]
     score_columns: Vec<String>,
+    /// table: one row per topic (JSON rows, as MTEB's SummEval keeps it): the summary column
+    /// holds a list of the topic's summaries, the system column a list of their systems (without
+    /// it, systems are named by position: SUMMARY-COLUMN.1, .2, …), each score column a list of
+    /// their scores. Found by itself where a system or score column holds a list; give it for
+    /// rows with neither
+    #[arg(long)]
+    per_topic: bool,
 }
 
 /// `aesop import rouge`'s flags for summaries laid out for pyrouge (its `Rouge155` settings).
@@ -490,6 +500,7 @@ impl TableColumnFlags {
             (!self.document_columns.is_empty(), "--document-column"),
             (!self.reference_columns.is_empty(), "--reference-column"),
             (!self.score_columns.is_empty(), "--score-column"),
+            (self.per_topic, "--per-topic"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -508,6 +519,7 @@ impl TableColumnFlags {
             },
             references: self.reference_columns,
             scores: (!self.score_columns.is_empty()).then_some(self.score_columns),
+            per_topic: self.per_topic,
         }
     }
 }

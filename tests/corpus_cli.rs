@@ -537,6 +537,11 @@ fn import_table_names_the_line_at_fault() {
     );
 }
 
+/// A topic's reference texts, in order (ids differ between importers).
+fn reference_texts(topic: &aesop::corpus::Topic) -> Vec<String> {
+    topic.references.iter().map(|r| r.text.clone()).collect()
+}
+
 /// The columns of model outputs kept as Hugging Face users keep them (a CNN/DailyMail `id`, its
 /// `article` and `highlights`, the model's `prediction`), as `import table` flags.
 const OUTPUT_COLUMNS: [&str; 8] = [
@@ -618,10 +623,7 @@ fn json_tables_one_per_system_import_as_the_set() {
     for (topic, mine) in topics.iter().zip(&rebuilt) {
         assert_eq!(mine.topic, topic.topic);
         assert_eq!(mine.documents[0].text, topic.documents[0].text);
-        let texts = |t: &aesop::corpus::Topic| -> Vec<String> {
-            t.references.iter().map(|r| r.text.clone()).collect()
-        };
-        assert_eq!(texts(mine), texts(topic));
+        assert_eq!(reference_texts(mine), reference_texts(topic));
         assert_eq!(mine.references[0].id, "highlights.1");
         let summaries = |t: &aesop::corpus::Topic| {
             let mut s: Vec<_> = t
@@ -829,7 +831,8 @@ fn several_tables_gather_into_one_set() {
 
 /// The README's examples of model outputs (examples/data/outputs/ and lines/, written by
 /// scripts/build/example-outputs.py from the SummEval sample) import as the Quick start says:
-/// the sample's topics, with its M22 and M8 summaries, and, from the tables, their relevance.
+/// the sample's topics, with its M22 and M8 summaries, and, from the tables, their relevance;
+/// and the sample in MTEB's layout with all its systems and scores.
 #[test]
 fn the_shipped_examples_of_model_outputs_import_as_the_sample() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -848,21 +851,18 @@ fn the_shipped_examples_of_model_outputs_import_as_the_sample() {
             .arg(&set)
             .output()
             .expect("import");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        aesop::corpus::jsonl::read_set(&set).expect("set")
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (aesop::corpus::jsonl::read_set(&set).expect("set"), stderr)
     };
-    let tables = import(
+    let (tables, _) = import(
         &["import", "table", "outputs/M22.jsonl", "outputs/M8.jsonl"]
             .into_iter()
             .chain(OUTPUT_COLUMNS)
             .collect::<Vec<_>>(),
         "tables.jsonl",
     );
-    let lines = import(
+    let (lines, _) = import(
         &[
             "import",
             "lines",
@@ -900,4 +900,173 @@ fn the_shipped_examples_of_model_outputs_import_as_the_sample() {
         }
     }
     assert_eq!(tables[0].references.len(), sample[0].references.len());
+    // MTEB's layout of SummEval (summeval-per-topic.jsonl, one row per topic with lists of
+    // summaries and scores): each position one system.
+    let (topics, stderr) = import(
+        &[
+            "import",
+            "table",
+            "summeval-per-topic.jsonl",
+            "--topic-column",
+            "id",
+            "--document-column",
+            "text",
+            "--reference-column",
+            "human_summaries",
+            "--summary-column",
+            "machine_summaries",
+        ],
+        "per-topic.jsonl",
+    );
+    assert!(
+        stderr.contains("one row per topic ('coherence', 'consistency', 'fluency' and 'relevance' hold lists): 10 rows spread into 160 summaries")
+            && stderr.contains("named by their position in the list (machine_summaries.1"),
+        "{stderr}"
+    );
+    assert_eq!(topics.len(), sample.len());
+    for (topic, mine) in sample.iter().zip(&topics) {
+        assert_eq!(mine.topic, topic.topic);
+        assert_eq!(mine.documents[0].text, topic.documents[0].text);
+        assert_eq!(reference_texts(mine), reference_texts(topic));
+        // The file lists the systems in the order of their ids (M0, M1, M2, M5, …).
+        let mut theirs: Vec<&aesop::corpus::Summary> = topic.summaries.iter().collect();
+        theirs.sort_by_key(|s| s.system[1..].parse::<u32>().expect("system id"));
+        assert_eq!(mine.summaries.len(), theirs.len());
+        for (i, (summary, their)) in mine.summaries.iter().zip(theirs).enumerate() {
+            assert_eq!(summary.system, format!("machine_summaries.{}", i + 1));
+            assert_eq!(summary.text, their.text);
+            for quality in ["relevance", "coherence", "fluency", "consistency"] {
+                assert_eq!(summary.scores[quality], their.scores[quality], "{quality}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_of_topics_name_what_is_wrong() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let import = |args: &[&str]| {
+        let out = common::aesop()
+            .args(["import", "table", "--topic-column", "id"])
+            .args(["--document-column", "text", "--summary-column", "outputs"])
+            .args(args)
+            .arg("-o")
+            .arg(dir.path().join("set.jsonl"))
+            .output()
+            .expect("import");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let topics = out
+            .status
+            .success()
+            .then(|| aesop::corpus::jsonl::read_set(&dir.path().join("set.jsonl")).expect("set"));
+        (out.status.code(), stderr, topics)
+    };
+    let summaries = |topics: &[aesop::corpus::Topic]| -> Vec<(String, String, Option<f64>)> {
+        topics
+            .iter()
+            .flat_map(|t| &t.summaries)
+            .map(|s| (s.system.clone(), s.text.clone(), s.scores.get("q").copied()))
+            .collect()
+    };
+    // System ids in a list (a number among them kept as written), a null score missing, and a
+    // topic with an empty list of summaries left out with a note.
+    let named = write(
+        "named.jsonl",
+        "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"], \"models\": [\"bart\", 7], \"q\": [1, null]}\n\
+         {\"id\": 2, \"text\": \"E.\", \"outputs\": [], \"models\": [], \"q\": []}\n",
+    );
+    let (code, stderr, topics) = import(&[&named, "--system-column", "models"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr
+            .contains("their systems in 'models'; 1 row with an empty list of summaries adds none"),
+        "{stderr}"
+    );
+    assert_eq!(
+        summaries(&topics.expect("topics")),
+        [
+            ("bart".into(), "A.".into(), Some(1.0)),
+            ("7".into(), "B.".into(), None)
+        ]
+    );
+    // No list beside the summaries: one system's sentences, unless --per-topic says otherwise;
+    // then positions name the systems, NAME=PATH giving their prefix.
+    let bare = write(
+        "bare.jsonl",
+        "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"]}\n",
+    );
+    let (code, stderr, topics) = import(&[&bare]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("--per-topic reads it as a topic's summaries"),
+        "{stderr}"
+    );
+    assert_eq!(
+        summaries(&topics.expect("topics")),
+        [("bare".into(), "A.\nB.".into(), None)]
+    );
+    let (code, stderr, topics) = import(&[&bare, "--per-topic"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        summaries(&topics.expect("topics")),
+        [
+            ("outputs.1".into(), "A.".into(), None),
+            ("outputs.2".into(), "B.".into(), None)
+        ]
+    );
+    let (code, stderr, topics) = import(&[&format!("run={bare}"), "--per-topic"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(summaries(&topics.expect("topics"))[1].0, "run.2");
+    // What is wrong, by file, line and field.
+    for (row, flags, message) in [
+        (
+            "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"], \"q\": [1, 2, 3]}",
+            &[][..],
+            "rows.jsonl:2: q: 3 scores for the 2 summaries in 'outputs' (one per summary, in the same order)",
+        ),
+        (
+            "{\"id\": 1, \"text\": \"D.\", \"outputs\": \"A.\", \"q\": [1]}",
+            &[],
+            "rows.jsonl:2: outputs: expected a list of the topic's summaries, found a text ('q' holds a list, so every row is one topic's and its summary column a list)",
+        ),
+        (
+            "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"], \"q\": 3}",
+            &["--per-topic"],
+            "rows.jsonl:2: q: expected a list of 2 scores, one per summary in 'outputs', found a number",
+        ),
+        (
+            "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"], \"models\": [\"a\"]}",
+            &["--system-column", "models"],
+            "rows.jsonl:2: models: 1 system ids for the 2 summaries in 'outputs'",
+        ),
+        (
+            "{\"id\": 1, \"text\": \"D.\", \"outputs\": [\"A.\", \"B.\"], \"q\": [\"x\", 3]}",
+            &[],
+            "rows.jsonl:2: q: expected a number, found \"x\"",
+        ),
+    ] {
+        let rows = write(
+            "rows.jsonl",
+            // A good row first, with the system list where the systems are named.
+            &format!(
+                "{{\"id\": 0, \"text\": \"C.\", \"outputs\": [\"Z.\"]{}}}\n{row}\n",
+                if flags.is_empty() { "" } else { ", \"models\": [\"a\"]" }
+            ),
+        );
+        let (code, stderr, _) = import(&[&[rows.as_str()][..], flags].concat());
+        assert_eq!(code, Some(1), "{row}: {stderr}");
+        assert!(stderr.contains(message), "{row}: {stderr}");
+    }
+    let csv = write("rows.csv", "id,text,outputs\n1,D.,A.\n");
+    let (code, stderr, _) = import(&[&csv, "--per-topic"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("rows.csv:2: outputs: expected a list of the topic's summaries, found a text (--per-topic is given"),
+        "{stderr}"
+    );
 }

@@ -113,6 +113,8 @@ fn read_records(texts: &[String]) {
 }
 
 const VALID_JSON_ROWS: &str = "[{\"id\": 7, \"system\": \"a\", \"prediction\": [\"One.\", \"Two.\"], \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": 2.5},\n {\"id\": 7, \"system\": \"b\", \"prediction\": \"S.\", \"article\": \"Doc.\", \"highlights\": [\"R1.\", \"R2.\"], \"q\": null}]\n";
+/// One row per topic, its summaries, systems and scores in lists.
+const VALID_TOPIC_ROWS: &str = "{\"id\": 7, \"system\": [\"a\", 2], \"prediction\": [\"One.\", \"S.\"], \"article\": \"Doc.\", \"highlights\": [\"R1.\"], \"q\": [2.5, null]}\n";
 const VALID_CSV: &str = "id;system;prediction;article;highlights;q\r\n7;a;\"One; two.\";Doc.;R1.;2,5\r\n7;b;S.;Doc.;R1.;\r\n";
 
 /// The columns of the table seeds.
@@ -167,6 +169,11 @@ proptest! {
 
     #[test]
     fn table_importer_never_panics_on_mutated_json_rows(bytes in mutated(VALID_JSON_ROWS)) {
+        import_table(&bytes);
+    }
+
+    #[test]
+    fn table_importer_never_panics_on_mutated_topic_rows(bytes in mutated(VALID_TOPIC_ROWS)) {
         import_table(&bytes);
     }
 
@@ -272,7 +279,7 @@ fn seeds_are_valid() {
         .collect::<Result<_, _>>()
         .expect("valid topic");
     assert_eq!(topics.len(), 1);
-    for table in [VALID_JSON_ROWS, VALID_CSV] {
+    for table in [VALID_JSON_ROWS, VALID_TOPIC_ROWS, VALID_CSV] {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("seed.csv");
         std::fs::write(&path, table).expect("write");

@@ -780,6 +780,7 @@ fn import_json(
                         },
                         references: many("reference_columns"),
                         scores: options.get("score_columns").cloned(),
+                        per_topic: options.contains_key("per_topic"),
                     },
                 )?
             }

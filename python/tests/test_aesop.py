@@ -304,6 +304,63 @@ def test_topics_from_rows_name_the_row_at_fault():
         "rows[0].summary[1]: expected a str, got int")
 
 
+def test_rows_of_topics_spread_as_import_table_spreads_them(tmp_path):
+    # MTEB's layout of SummEval: one row per topic, lists of summaries and of their scores.
+    path = ROOT / "examples" / "data" / "summeval-per-topic.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    qualities = ["relevance", "coherence", "fluency", "consistency"]
+    columns = dict(topic_column="id", document_columns="text", reference_columns="human_summaries",
+                   summary_column="machine_summaries")
+    imported = aesop.import_set("table", path, **columns)
+    assert imported == _cli_import(tmp_path, [
+        "table", path, "--topic-column", "id", "--document-column", "text", "--reference-column",
+        "human_summaries", "--summary-column", "machine_summaries"])
+    import pandas as pd  # noqa: PLC0415
+    for given in (rows, pd.DataFrame(rows)):
+        topics = aesop.topics_from_rows(given, topic="id", documents="text",
+                                        references="human_summaries", summary="machine_summaries",
+                                        scores=qualities)
+        assert [t["topic"] for t in topics] == [t["topic"] for t in imported]
+        assert [[(s["system"], s["text"], s["scores"]) for s in t["summaries"]] for t in topics] == [
+            [(s["system"], s["text"], s["scores"]) for s in t["summaries"]] for t in imported]
+        assert [[r["text"] for r in t["references"]] for t in topics] == [
+            [r["text"] for r in t["references"]] for t in imported]
+    assert imported[0]["summaries"][15]["system"] == "machine_summaries.16"
+    # Without lists beside the summaries, per_topic says how to read them.
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({"id": 1, "text": "D.", "outputs": ["A.", "B."]}) + "\n",
+                    encoding="utf-8")
+    bare_columns = dict(topic_column="id", document_columns="text", summary_column="outputs")
+    assert [s["system"] for s in aesop.import_set("table", bare, **bare_columns)[0]["summaries"]] == [
+        "bare"]
+    assert [s["system"] for s in aesop.import_set("table", bare, per_topic=True,
+                                                  **bare_columns)[0]["summaries"]] == [
+        "outputs.1", "outputs.2"]
+    with pytest.raises(TypeError, match="per_topic: expected True or False, got str"):
+        aesop.import_set("table", bare, per_topic="yes", **bare_columns)
+    row = {"id": 1, "text": "D.", "outputs": ["A.", "B."], "models": ["a", "b"], "q": [1, "x"]}
+    def error(rows, exc=ValueError, **kw):
+        with pytest.raises(exc) as caught:
+            aesop.topics_from_rows(rows, topic="id", documents="text", summary="outputs", **kw)
+        return str(caught.value)
+    assert error([row], TypeError, system="models", scores="q") == (
+        "rows[0].q[1]: expected a number (or None/NaN where missing), got str 'x'")
+    assert error([{**row, "q": [1]}], system="models", scores="q") == (
+        "rows[0].q: 1 scores for the 2 summaries in 'outputs' (one per summary, in the same order)")
+    assert error([{**row, "outputs": "A."}], TypeError, system="models") == (
+        "rows[0].outputs: expected a list of the topic's summaries, got str ('models' holds a "
+        "list, so every row is one topic's and its summary column a list)")
+    assert error([{**row, "models": ["a", "a"]}], system="models") == (
+        "rows[0].outputs[1]: topic 1, system 'a' again (first at rows[0].outputs[0]): one row per "
+        "summary")
+    spread = aesop.topics_from_rows([{**row, "q": [1, None]}, {**row, "id": 2, "outputs": [],
+                                                              "models": [], "q": []}],
+                                    topic="id", documents="text", summary="outputs",
+                                    system="models", scores="q")
+    assert [(s["system"], s.get("scores")) for t in spread for s in t["summaries"]] == [
+        ("a", {"q": 1}), ("b", None)]
+
+
 def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
     binary = _need(BIN, "the aesop binary")
     # An empty summary and one without words get no score: `null` in the CLI's lines.

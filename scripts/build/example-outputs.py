@@ -7,6 +7,12 @@
   `datasets` and pandas write one (`aesop import table`): per topic its `id`, the `article`,
   the 11 references as a list (`highlights`), the system's summary (`prediction`) and the
   experts' mean `relevance`; no system column, so each table is named by its file.
+- examples/data/summeval-per-topic.jsonl: all 16 systems' summaries and the experts' mean
+  scores in MTEB's layout of SummEval (the `mteb/summeval` dataset), one row per topic: `id`,
+  `text` (the article), `human_summaries` and `machine_summaries` (lists), and `relevance`,
+  `coherence`, `fluency`, `consistency` (lists of the summaries' scores, in their order); the
+  systems in the order of their ids on every row, and not named, as MTEB keeps them (`aesop
+  import table`, one row per topic).
 - examples/data/lines/: line-aligned files as seq2seq toolkits write them (`aesop import
   lines`): test.source (the articles), test.target (each topic's first reference, its CNN/DM
   highlights), test.ids (the SummEval ids), M22.txt and M8.txt (the summaries), line N of
@@ -21,6 +27,7 @@ import os
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEMS = ["M22", "M8"]
+QUALITIES = ["relevance", "coherence", "fluency", "consistency"]
 
 
 def main():
@@ -38,6 +45,18 @@ def main():
                        "highlights": article["ref_summs"], "prediction": summary["sys_summ"],
                        "relevance": summary["scores"]["relevance"]}
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    with open(os.path.join(REPO, "examples/data/summeval-per-topic.jsonl"), "w",
+              encoding="utf-8") as out:
+        for article in articles:
+            systems = sorted(article["sys_summs"], key=lambda s: int(s.lstrip("M")))
+            summaries = [article["sys_summs"][s] for s in systems]
+            row = {"id": article["doc_id"], "text": article["src"],
+                   "human_summaries": article["ref_summs"],
+                   "machine_summaries": [s["sys_summ"] for s in summaries]}
+            for column in QUALITIES:
+                row[column] = [s["scores"][column] for s in summaries]
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     def write(name, texts):
         for text in texts:

@@ -636,8 +636,52 @@ def rouge_score(predictions, references, *, rouge_types=None, use_aggregator=Tru
     return scores
 
 
+def _is_list(value):
+    """A list, tuple or array (a cell holding several values), not a text or a dict."""
+    return hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict))
+
+
+def _spread_topic_rows(rows, system, summary, scores, kept, found_by):
+    """Rows of one topic each (the summary column a list of its summaries, the system column a
+    list of their systems or absent, each score column a list of their scores) as rows of one
+    summary each, each with its row's index and its position in the lists."""
+    spread = []
+    for i, row in enumerate(rows):
+        where = f"rows[{i}]"
+        texts = row.get(summary)
+        if not _is_list(texts):
+            got = "a missing value" if _is_missing(texts) else type(_plain_scalar(texts)).__name__
+            raise TypeError(f"{where}.{summary}: expected a list of the topic's summaries, got {got} "
+                            f"({found_by}, so every row is one topic's and its summary column a list)")
+        texts = list(texts)
+        lists = {}
+        for column, what in [(system, "system ids")] + [(c, "scores") for c in scores]:
+            if column not in row:
+                continue
+            value = row[column]
+            if _is_missing(value) and column != system:
+                continue
+            if not _is_list(value):
+                raise TypeError(f"{where}.{column}: expected a list of {len(texts)} {what}, one per "
+                                f"summary in {summary!r}, got {type(_plain_scalar(value)).__name__}")
+            value = list(value)
+            if len(value) != len(texts):
+                raise ValueError(f"{where}.{column}: {len(value)} {what} for the {len(texts)} "
+                                 f"summaries in {summary!r} (one per summary, in the same order)")
+            lists[column] = value
+        for j, text in enumerate(texts):
+            one = {c: row[c] for c in kept if c in row}
+            one[summary] = text
+            one[system] = lists[system][j] if system in lists else f"{summary}.{j + 1}"
+            for column in scores:
+                if column in row:
+                    one[column] = lists[column][j] if column in lists else None
+            spread.append((i, j, one))
+    return spread
+
+
 def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
-                     documents="document", references=None, scores=()):
+                     documents="document", references=None, scores=(), per_topic=False):
     """Judgment-set topics (for ``Scorer.score_sets``, ``features`` and ``evaluate``) from a
     flat table with one row per summary, as datasets and spreadsheets keep summaries: ``rows``
     a list of dicts, a DataFrame, or a dict of columns. The rows of one topic id make one topic,
@@ -647,47 +691,67 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
     of its human reference summaries (a text or a list), if any; both must be the same on every
     row of a topic.
     ``scores``: the column (or list of columns) of human scores, each a number, or None or NaN
-    where missing. Errors name the row (``rows[3].summary``)."""
+    where missing. Errors name the row (``rows[3].summary``).
+    ``per_topic``: every row is one topic's, as MTEB's SummEval keeps it: ``summary`` a list of
+    its summaries, ``system`` a list of their systems (without that column, systems are named by
+    position: ``machine_summaries.1``, …), each score column a list of their scores; found by
+    itself where the system or a score column holds a list. A row with an empty list adds no
+    summary, as ``aesop import table`` reads such rows."""
     rows = _rows_of(rows, "rows")
     if isinstance(scores, str):
         scores = [scores]
     columns = [topic, system, summary, documents] + ([references] if references else [])
+    listed = [c for c in [system] + list(scores) if any(_is_list(row.get(c)) for row in rows)]
+    if per_topic or listed:
+        found_by = ("per_topic=True" if per_topic else
+                    f"{', '.join(map(repr, listed))} {'holds a list' if len(listed) == 1 else 'hold lists'}")
+        kept = [topic, documents] + ([references] if references else [])
+        labelled = _spread_topic_rows(rows, system, summary, list(scores), kept, found_by)
+        # A spread row's summary, system and scores are elements of its row's lists.
+        in_lists = {summary} | set(listed)
+    else:
+        labelled = [(i, None, row) for i, row in enumerate(rows)]
+        in_lists = set()
     by_topic = {}
-    for i, row in enumerate(rows):
-        where = f"rows[{i}]"
+    for i, j, row in labelled:
+        where = f"rows[{i}]" if j is None else f"rows[{i}].{summary}[{j}]"
+
+        def at(column, i=i, j=j):
+            return f"rows[{i}].{column}" + (f"[{j}]" if j is not None and column in in_lists else "")
+
         for column in columns + list(scores):
             if column not in row:
                 raise ValueError(f"{where}: no column {column!r} (columns: {', '.join(map(str, row))})")
         topic_id, system_id = _plain_scalar(row[topic]), _plain_scalar(row[system])
         for column, value in ((topic, topic_id), (system, system_id)):
             if _is_missing(value) or isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                raise TypeError(f"{where}.{column}: expected an id (a str or a number), got "
+                raise TypeError(f"{at(column)}: expected an id (a str or a number), got "
                                 f"{'a missing value' if _is_missing(value) else type(value).__name__}")
         text = _plain_scalar(row[summary])
         if not isinstance(text, str) and not _is_missing(text) and hasattr(text, "__len__") \
                 and not isinstance(text, (bytes, dict)):
             # A summary kept as its sentences: one per line, as `aesop import table` writes it.
-            text = "\n".join(t.strip() for t in _texts_of(text, f"{where}.{summary}") if t.strip())
+            text = "\n".join(t.strip() for t in _texts_of(text, f"{at(summary)}") if t.strip())
         if not isinstance(text, str):
-            raise TypeError(f"{where}.{summary}: expected the summary's text (a str), got "
+            raise TypeError(f"{at(summary)}: expected the summary's text (a str), got "
                             f"{'a missing value' if _is_missing(text) else type(text).__name__}")
-        sources = _texts_of(row[documents], f"{where}.{documents}")
-        refs = _texts_of(row[references], f"{where}.{references}") if references else []
+        sources = _texts_of(row[documents], f"{at(documents)}")
+        refs = _texts_of(row[references], f"{at(references)}") if references else []
         human = {}
         for column in scores:
             value = _plain_scalar(row[column])
             if _is_missing(value):
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"{where}.{column}: expected a number (or None/NaN where missing), "
+                raise TypeError(f"{at(column)}: expected a number (or None/NaN where missing), "
                                 f"got {type(value).__name__} {value!r}")
             human[column] = value
         entry = by_topic.get(topic_id)
         if entry is None:
             if not sources:
-                raise ValueError(f"{where}.{documents}: missing (a topic needs its input documents)")
+                raise ValueError(f"{at(documents)}: missing (a topic needs its input documents)")
             entry = by_topic[topic_id] = {
-                "first": i, "sources": sources, "refs": refs, "systems": {},
+                "first": where, "sources": sources, "refs": refs, "systems": {},
                 "topic": dict({"topic": topic_id,
                                "documents": [{"id": f"d{j + 1}", "text": t} for j, t in enumerate(sources)]},
                               **({"references": [{"id": f"r{j + 1}", "text": t} for j, t in enumerate(refs)]}
@@ -698,25 +762,26 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
             for column, mine, theirs in ((documents, sources, entry["sources"]),
                                          (references, refs, entry["refs"])):
                 if mine != theirs:
-                    raise ValueError(f"{where}.{column}: differs from rows[{entry['first']}]'s, of the "
+                    raise ValueError(f"{at(column)}: differs from {entry['first']}'s, of the "
                                      f"same topic {topic_id!r} (every row of a topic gives the same "
                                      f"{column!r})")
         if system_id in entry["systems"]:
             raise ValueError(f"{where}: topic {topic_id!r}, system {system_id!r} again (first at "
-                             f"rows[{entry['systems'][system_id]}]): one row per summary")
-        entry["systems"][system_id] = i
+                             f"{entry['systems'][system_id]}): one row per summary")
+        entry["systems"][system_id] = where
         entry["topic"]["summaries"].append(dict({"system": system_id, "text": text},
                                                 **({"scores": human} if human else {})))
     return [entry["topic"] for entry in by_topic.values()]
 
 
 # `aesop import`'s formats, and the options of those that take some: each keyword and whether it
-# takes several values (a str, or a list of them) or one.
+# takes several values (a str, or a list of them) or one; None: a flag (True or False).
 IMPORT_FORMATS = ("summeval", "realsumm", "newsroom", "summeval-op", "dialsummeval", "tac", "duc",
                   "rouge", "table", "lines")
 _IMPORT_OPTIONS = {
     "table": {"topic_column": False, "system_column": False, "summary_column": False,
-              "document_columns": True, "reference_columns": True, "score_columns": True},
+              "document_columns": True, "reference_columns": True, "score_columns": True,
+              "per_topic": None},
     "lines": {"references": True, "documents": True, "ids": False, "sentence_separator": False},
     "rouge": {"model_dir": False, "system_pattern": False, "model_pattern": False,
               "input_format": False},
@@ -742,7 +807,9 @@ def import_set(format, *paths, **options):  # noqa: A002 (the CLI's FORMAT)
     of ``IMPORT_FORMATS``; ``paths`` are str or ``os.PathLike``. The formats' own options are the
     CLI's flags as keywords: ``table``: ``topic_column``, ``system_column``, ``summary_column``,
     ``document_columns``, ``reference_columns``, ``score_columns`` (each of the last three a str
-    or a list; several tables, one per system, gathered into one set); ``lines``:
+    or a list; several tables, one per system, gathered into one set), ``per_topic`` (True: one
+    row per topic, its summaries a list, as MTEB's SummEval keeps them; found by itself where a
+    system or score column holds a list); ``lines``:
     ``references``, ``documents`` (a path or a list), ``ids``, ``sentence_separator``; ``rouge``,
     directories laid out for pyrouge: ``model_dir``, ``system_pattern``, ``model_pattern``,
     ``input_format``. docs/JUDGMENT_SETS.md describes each format.
@@ -771,6 +838,13 @@ def import_set(format, *paths, **options):  # noqa: A002 (the CLI's FORMAT)
                 f"import_set: unknown option {name}= (the {format} format takes "
                 f"{', '.join(n + '=' for n in allowed) or 'no option'})")
         if value is None:
+            continue
+        if allowed[name] is None:
+            value = _plain_scalar(value)
+            if not isinstance(value, bool):
+                raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
+            if value:
+                named.append((name, []))
             continue
         values = [value] if isinstance(value, (str, _os.PathLike)) or not allowed[name] else list(value)
         path_option = name in ("references", "documents", "ids", "model_dir")

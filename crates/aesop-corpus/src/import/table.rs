@@ -30,6 +30,10 @@ pub struct TableColumns {
     pub references: Vec<String>,
     /// The human scores' columns; `None`: every column not named above.
     pub scores: Option<Vec<String>>,
+    /// Every row is one topic's: the summary column holds a list of its summaries, the system
+    /// column (if any) a list of their systems, each score column a list of their scores. Found
+    /// by itself where a system or score column holds a list; this says so for rows with neither.
+    pub per_topic: bool,
 }
 
 impl Default for TableColumns {
@@ -41,6 +45,7 @@ impl Default for TableColumns {
             documents: vec!["document".into()],
             references: Vec::new(),
             scores: None,
+            per_topic: false,
         }
     }
 }
@@ -68,12 +73,17 @@ impl TableColumns {
 }
 
 /// A cell of a row, as its table holds it.
+#[derive(Clone)]
 enum Cell {
     /// An absent field or JSON `null` (a CSV cell is never missing: an empty one is `Text("")`).
     Missing,
     Text(String),
-    /// A JSON list of texts: several documents or references in one field, a summary's sentences.
+    /// A JSON list of texts: several documents or references in one field, a summary's sentences,
+    /// a topic's summaries (or their systems, or their scores written as text) in a row per topic.
     Texts(Vec<String>),
+    /// A JSON list of numbers or nulls (texts among them too): in a row per topic, the scores (or
+    /// system ids) of its summaries, each a `Number`, `Missing` or `Text` cell.
+    Values(Vec<Cell>),
     /// A JSON number, with the text it was written as (an id keeps it: `7`, not `7.0`).
     Number(f64, String),
     /// Any other JSON value, by its kind (for messages).
@@ -94,7 +104,14 @@ impl Cell {
                     .filter_map(|item| item.as_str().map(str::to_string))
                     .collect(),
             ),
-            Value::Array(_) => Cell::Other("a list holding other values than texts"),
+            Value::Array(items)
+                if items
+                    .iter()
+                    .all(|item| item.is_number() || item.is_null() || item.is_string()) =>
+            {
+                Cell::Values(items.into_iter().map(Cell::of_json).collect())
+            }
+            Value::Array(_) => Cell::Other("a list holding other values than texts and numbers"),
             other => Cell::Other(jsonl::kind(&other)),
         }
     }
@@ -105,6 +122,7 @@ impl Cell {
             Cell::Missing => "nothing (null or no such field)",
             Cell::Text(_) => "a text",
             Cell::Texts(_) => "a list of texts",
+            Cell::Values(_) => "a list of numbers (or nulls)",
             Cell::Number(..) => "a number",
             Cell::Other(kind) => kind,
         }
@@ -147,6 +165,17 @@ impl Table {
 
     fn has(&self, column: &str) -> bool {
         self.columns.iter().any(|c| c == column)
+    }
+
+    /// Whether the table holds one row per topic: said so (`per_topic`), or a row whose system
+    /// or score column holds a list (a list of scores is one per summary, never a summary's).
+    fn holds_topic_rows(&self, columns: &TableColumns, scores: &[String]) -> bool {
+        columns.per_topic
+            || self.rows.iter().any(|row| {
+                std::iter::once(&columns.system)
+                    .chain(scores)
+                    .any(|column| matches!(row.cell(column), Cell::Texts(_) | Cell::Values(_)))
+            })
     }
 }
 
@@ -316,6 +345,108 @@ fn element_lines(text: &str) -> Vec<u64> {
     lines
 }
 
+/// A table of one row per topic spread into rows of one summary each: the summary column's list
+/// gives the summaries, the system column's list their systems (without one, systems are named
+/// by their position, `PREFIX.1`, `PREFIX.2`, …), each score column's list their scores; the
+/// topic's ids and texts are repeated on each row, as a table of summaries holds them. Rows
+/// whose list of summaries is empty add nothing; their count is returned.
+fn spread_topic_rows(
+    table: Table,
+    columns: &TableColumns,
+    scores: &[String],
+    positions: Option<&str>,
+    found_by: &str,
+) -> Result<(Table, usize)> {
+    let file = table.file.clone();
+    let summary_column = &columns.summary;
+    let kept: Vec<&String> = std::iter::once(&columns.topic)
+        .chain(&columns.documents)
+        .chain(&columns.references)
+        .collect();
+    let mut rows = Vec::new();
+    let mut empty = 0;
+    for row in table.rows {
+        let line = row.line;
+        let summaries = match row.cell(summary_column) {
+            Cell::Texts(list) => list.clone(),
+            other => bail!(
+                "{file}:{line}: {summary_column}: expected a list of the topic's summaries, found \
+                 {} ({found_by}, so every row is one topic's and its summary column a list)",
+                other.kind()
+            ),
+        };
+        if summaries.is_empty() {
+            empty += 1;
+            continue;
+        }
+        let n = summaries.len();
+        // Each list beside the summaries: one cell per summary, or a message saying what it held.
+        let per_summary = |column: &str, what: &str| -> Result<Option<Vec<Cell>>> {
+            let cells = match row.cell(column) {
+                Cell::Missing => return Ok(None),
+                Cell::Texts(list) => list.iter().cloned().map(Cell::Text).collect(),
+                Cell::Values(list) => list.clone(),
+                other => bail!(
+                    "{file}:{line}: {column}: expected a list of {n} {what}, one per summary in \
+                     '{summary_column}', found {}",
+                    other.kind()
+                ),
+            };
+            let cells: Vec<Cell> = cells;
+            if cells.len() != n {
+                bail!(
+                    "{file}:{line}: {column}: {} {what} for the {n} summaries in \
+                     '{summary_column}' (one per summary, in the same order)",
+                    cells.len()
+                );
+            }
+            Ok(Some(cells))
+        };
+        let systems: Vec<Cell> = match positions {
+            Some(prefix) => (1..=n)
+                .map(|i| Cell::Text(format!("{prefix}.{i}")))
+                .collect(),
+            None => per_summary(&columns.system, "system ids")?.with_context(|| {
+                format!(
+                    "{file}:{line}: {}: missing (every row needs the systems of its summaries)",
+                    columns.system
+                )
+            })?,
+        };
+        let mut score_lists = Vec::with_capacity(scores.len());
+        for column in scores {
+            score_lists.push((column, per_summary(column, "scores")?));
+        }
+        for (i, (text, system)) in summaries.into_iter().zip(systems).enumerate() {
+            let mut cells: HashMap<String, Cell> = kept
+                .iter()
+                .map(|&column| (column.clone(), row.cell(column).clone()))
+                .collect();
+            cells.insert(summary_column.clone(), Cell::Text(text));
+            cells.insert(columns.system.clone(), system);
+            for (column, list) in &score_lists {
+                if let Some(list) = list {
+                    cells.insert((*column).clone(), list[i].clone());
+                }
+            }
+            rows.push(Row { line, cells });
+        }
+    }
+    let mut spread_columns = table.columns;
+    if !spread_columns.contains(&columns.system) {
+        spread_columns.push(columns.system.clone());
+    }
+    Ok((
+        Table {
+            file,
+            delimiter: table.delimiter,
+            columns: spread_columns,
+            rows,
+        },
+        empty,
+    ))
+}
+
 /// Where a row is, as a message on a row of `here` names it: `line 2` in the same table,
 /// `other.csv:2` in another.
 fn place(tables: &[Table], (table, line): (usize, u64), here: usize) -> String {
@@ -347,8 +478,83 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
         };
         check_columns(&table, columns)?;
         let given_name = file.path.as_path() != given.as_path();
+        let scores = score_columns(&table, columns);
+        let per_topic = table.holds_topic_rows(columns, &scores);
+        let table = if per_topic {
+            if given_name && table.has(&columns.system) {
+                bail!(
+                    "{}: named as NAME=PATH, but the table has a system column ('{}'): NAME \
+                     names the systems of a table without one",
+                    table.file,
+                    columns.system
+                );
+            }
+            // Without a system column, a summary's system is its position in the list.
+            let prefix = if given_name {
+                &file.name
+            } else {
+                &columns.summary
+            };
+            let positions = (!table.has(&columns.system)).then_some(prefix);
+            let lists = std::iter::once(&columns.system)
+                .chain(&scores)
+                .filter(|&column| {
+                    table
+                        .rows
+                        .iter()
+                        .any(|row| matches!(row.cell(column), Cell::Texts(_) | Cell::Values(_)))
+                })
+                .map(|column| format!("'{column}'"))
+                .collect::<Vec<_>>();
+            let found_by = match (columns.per_topic, lists.as_slice()) {
+                (false, [list]) => format!("{list} holds a list"),
+                (false, [lists @ .., last]) if !lists.is_empty() => {
+                    format!("{} and {last} hold lists", lists.join(", "))
+                }
+                _ => "--per-topic is given".to_string(),
+            };
+            let topics = table.rows.len();
+            let (spread, empty) = spread_topic_rows(
+                table,
+                columns,
+                &scores,
+                positions.map(String::as_str),
+                &found_by,
+            )?;
+            aesop_core::eprintln_quiet!(
+                "note: {}: one row per topic ({found_by}): {topics} {} spread into {} {} of \
+                 '{}'{}{}",
+                spread.file,
+                if topics == 1 { "row" } else { "rows" },
+                spread.rows.len(),
+                if spread.rows.len() == 1 {
+                    "summary"
+                } else {
+                    "summaries"
+                },
+                columns.summary,
+                match positions {
+                    Some(prefix) => format!(
+                        ", their systems named by their position in the list ({prefix}.1, \
+                         {prefix}.2, …: system-level figures take position N to be one system \
+                         on every topic; give a list of system ids with --system-column \
+                         otherwise)"
+                    ),
+                    None => format!(", their systems in '{}'", columns.system),
+                },
+                match empty {
+                    0 => String::new(),
+                    1 => "; 1 row with an empty list of summaries adds none".to_string(),
+                    n => format!("; {n} rows with an empty list of summaries add none"),
+                }
+            );
+            spread
+        } else {
+            table
+        };
         let system = if table.has(&columns.system) {
-            if given_name {
+            // (A table of topic rows named NAME=PATH has its systems named by NAME already.)
+            if given_name && !per_topic {
                 bail!(
                     "{}: named as NAME=PATH, but the table has a system column ('{}'): NAME \
                      names the system of a table without one",
@@ -394,12 +600,30 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
                 "each table's rows are one system's summaries, named",
             ),
         };
+        // A list in the summary column is then one summary's sentences; it may have been meant
+        // as a topic's summaries.
+        let lists = tables.iter().zip(&systems).any(|(table, system)| {
+            system.is_some()
+                && table
+                    .rows
+                    .iter()
+                    .any(|row| matches!(row.cell(&columns.summary), Cell::Texts(_)))
+        });
         aesop_core::eprintln_quiet!(
             "note: {} {has} no column '{}' (--system-column): {each} {} by the file (NAME=PATH \
-             names a table's system otherwise)",
+             names a table's system otherwise){}",
             files.join(", "),
             columns.system,
-            names.join(", ")
+            names.join(", "),
+            if lists {
+                format!(
+                    "; a list in '{}' is read as one summary's sentences (--per-topic reads it as \
+                     a topic's summaries, one per system)",
+                    columns.summary
+                )
+            } else {
+                String::new()
+            }
         );
     }
     let mut order: Vec<Gathered> = Vec::new();
@@ -697,9 +921,13 @@ mod tests {
         assert!(matches!(cell("null"), Cell::Missing));
         assert!(matches!(cell("7"), Cell::Number(v, w) if v == 7.0 && w == "7"));
         assert!(matches!(cell("[\"a\", \"b\"]"), Cell::Texts(t) if t == ["a", "b"]));
+        assert!(matches!(
+            cell("[\"a\", 1, null]"),
+            Cell::Values(v) if matches!(v.as_slice(), [Cell::Text(_), Cell::Number(..), Cell::Missing])
+        ));
         assert_eq!(
-            cell("[\"a\", 1]").kind(),
-            "a list holding other values than texts"
+            cell("[1, [2]]").kind(),
+            "a list holding other values than texts and numbers"
         );
         assert_eq!(cell("true").kind(), "a boolean");
     }
