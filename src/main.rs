@@ -979,20 +979,19 @@ fn dispatch(command: Command) -> Result<()> {
             // are in-sample (docs/ROBUSTNESS.md).
             // The models are those of the target the predictions are read for (`--predicted`).
             // The compared predictions' models too (`--compare`, unless it reads a feature).
+            // A column of `aesop score`'s table of predictions is read as a feature
+            // (`--feature responsiveness`): its `in_training` and `models` columns say the same.
             let predicted = args.predicted.as_deref().unwrap_or(&args.target);
-            let mut files = Vec::new();
-            if args.feature.is_none() {
-                files.push(args.predictions.as_path());
-                if let (Some(compare), None) = (&args.compare, args.compare_feature.as_ref()) {
-                    files.push(compare.as_path());
-                }
+            let mut files = vec![(
+                args.predictions.as_path(),
+                args.feature.as_deref().unwrap_or(predicted),
+            )];
+            if let Some(compare) = &args.compare {
+                let column = args.compare_feature.as_deref().or(args.feature.as_deref());
+                files.push((compare.as_path(), column.unwrap_or(predicted)));
             }
-            let warnings = aesop::learn::in_sample::in_sample_warnings(
-                &files,
-                &args.human,
-                &args.target,
-                predicted,
-            );
+            let warnings =
+                aesop::learn::in_sample::in_sample_warnings(&files, &args.human, &args.target);
             aesop::eval::evaluate_command_with_warnings(args, warnings, &*interrupt_flag()?)
         }
         Command::Train {

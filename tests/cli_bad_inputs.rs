@@ -1073,7 +1073,7 @@ fn paths_that_are_not_utf8_are_read_by_every_flag_that_takes_one() {
     score.push(with("mine=", &model, ""));
     let predictions = String::from_utf8(run(score)).expect("UTF-8 predictions");
     assert!(
-        predictions.starts_with("topic,system,m\u{fffd},mine\n"),
+        predictions.starts_with("topic,system,m\u{fffd},mine,in_training\n"),
         "{predictions}"
     );
     // A name is UTF-8: a name that is not is refused, naming the flag's rule.

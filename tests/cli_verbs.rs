@@ -574,12 +574,11 @@ fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() 
     };
     let (all_predictions, all_stderr) = score(&set, "all-p.jsonl");
     let (unseen_predictions, unseen_stderr) = score(&unseen, "unseen-p.jsonl");
-    let (_, csv_stderr) = score(&set, "all-p.csv");
+    let (all_csv, csv_stderr) = score(&set, "all-p.csv");
     let note = "note: model mine learned from 64 of the 160 summaries scored here (the same \
                 topic ids and texts are in its training data), so their predictions are marked \
                 \"in_training\"";
     assert!(all_stderr.contains(note), "{all_stderr}");
-    // A CSV has no field for the marks; the note is given all the same.
     assert!(csv_stderr.contains(note), "{csv_stderr}");
     assert!(!unseen_stderr.contains("in_training"), "{unseen_stderr}");
     // Exactly the lines of the training topics are marked.
@@ -600,6 +599,17 @@ fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() 
     }
     let unseen_lines = std::fs::read_to_string(&unseen_predictions).expect("predictions");
     assert!(!unseen_lines.contains("in_training"), "{unseen_lines}");
+    // The CSV marks them in its last column, naming the columns learned from.
+    let mut reader = csv::Reader::from_path(&all_csv).expect("csv");
+    assert_eq!(
+        reader.headers().expect("header").iter().collect::<Vec<_>>(),
+        ["topic", "system", "mine", "in_training"]
+    );
+    for row in reader.records() {
+        let row = row.expect("row");
+        let in_training = trained_topics.iter().any(|t| t == &row[0]);
+        assert_eq!(&row[3], if in_training { "mine" } else { "" }, "{row:?}");
+    }
     // Human scores as a table, named unlike any training set.
     let table = human_table(&set, "relevance", &dir.path().join("scores.csv"));
     let partly = "model mine was trained on 64 of the 160 summaries judged here (its predictions \
@@ -629,6 +639,29 @@ fn evaluate_warns_when_a_trained_model_is_judged_on_summaries_it_learned_from() 
         stderr.contains(r#"bad.jsonl:1: in_training: expected true or false (whether the model learned from the summary), found "yes""#),
         "{stderr}"
     );
+    // A column of the CSV read as a feature is judged from its marks as the lines are, one
+    // column or many.
+    for (flag, column, message) in [
+        ("--feature", "mine", partly),
+        (
+            "--features",
+            "*",
+            "warning: column mine: model mine learned from 64 of the summaries judged here (the \
+             table's in_training column lists them): its figures are in-sample",
+        ),
+    ] {
+        let out = common::aesop()
+            .arg("evaluate")
+            .arg(&all_csv)
+            .args([flag, column, "--human"])
+            .arg(&set)
+            .args(["--target", "relevance", "--bootstrap", "0"])
+            .output()
+            .expect("evaluate");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{flag}: {stderr}");
+        assert!(stderr.contains(message), "{flag}: {stderr}");
+    }
     for (predictions, human, warned) in [
         (&all_predictions, &set, Some(partly)),
         (&all_predictions, &table, Some(partly)),

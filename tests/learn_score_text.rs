@@ -308,6 +308,22 @@ fn score_names_a_model_given_as_name_equals_path() {
         stderr.contains("two models are named 'm'") && stderr.contains("NAME=PATH"),
         "{stderr}"
     );
+    // A name that is a column of the predictions' table beside the models' is refused too.
+    for name in aesop::eval::report::PREDICTION_TABLE_TEXT_COLUMNS {
+        let out = common::aesop()
+            .arg("score")
+            .arg(&set)
+            .arg("--model")
+            .arg(format!("{name}={}", model.display()))
+            .output()
+            .expect("score");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("a model named '{name}'")),
+            "{stderr}"
+        );
+    }
     // So is an unknown built-in, even beside a set that does not exist; a model file that does
     // not exist stays a failure (exit 1), as a missing set is.
     let out = common::aesop()

@@ -123,7 +123,8 @@ fn csv_predictions_hold_the_jsonl_scores_one_row_per_summary() {
             "pyramid",
             "responsiveness",
             "readability",
-            "models"
+            "models",
+            "in_training"
         ]
     );
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
@@ -148,6 +149,8 @@ fn csv_predictions_hold_the_jsonl_scores_one_row_per_summary() {
             assert_eq!(csv_score.to_bits(), lines[r * 3 + m].1.to_bits());
             assert_eq!(line["model"], lines[r * 3 + m].0);
         }
+        // No built-in learned from these invented summaries.
+        assert_eq!(&row[6], "", "{row:?}");
     }
     // --format overrides the extension.
     let forced = dir.path().join("pred.txt");

@@ -599,7 +599,8 @@ fn evaluate_json(
 ) -> PyResult<(String, String, Vec<String>)> {
     use aesop::eval::report::{
         add_comparison, compare_column, human_scores, metric_of_records,
-        prediction_models_of_records, records_hold_predictions, report_of, Keywords,
+        prediction_models_of_records, records_hold_predictions, report_of,
+        table_prediction_models_of_records, Keywords,
     };
     use aesop::learn::in_sample::{merge_models, warnings_for, Judged};
     let options = statistics_options(bootstrap, resample, seed, Some(alpha), length_tolerance)?;
@@ -628,17 +629,28 @@ fn evaluate_json(
         // A model judged on summaries it learned from, as `aesop evaluate` warns: the
         // predictions' models (and the compared rows'), from the rows' `in_training` marks and,
         // for a built-in, matched on the summaries' identities.
-        if feature.is_none() {
-            let mut models = prediction_models_of_records(&records, predicted);
-            if let (Some(compare), None) = (&compare, &compare_feature) {
-                merge_models(
-                    &mut models,
-                    prediction_models_of_records(compare, predicted),
-                );
-            }
-            let judged = Judged::of_topics("topics", &topics, &target);
-            report.warnings.splice(0..0, warnings_for(&models, &judged));
+        // A column of `aesop score`'s table (read by pandas) as a feature: from its
+        // `in_training` and `models` columns.
+        let models_of = |records: &[String], column: Option<&str>| match column {
+            Some(column) => table_prediction_models_of_records(records, column).unwrap_or_default(),
+            None => prediction_models_of_records(records, predicted),
+        };
+        let mut models = models_of(&records, feature.as_deref());
+        if let Some(compare) = &compare {
+            merge_models(
+                &mut models,
+                models_of(
+                    compare,
+                    compare_column(
+                        compare_feature.as_deref(),
+                        feature.as_deref(),
+                        records_hold_predictions(compare),
+                    ),
+                ),
+            );
         }
+        let judged = Judged::of_topics("topics", &topics, &target);
+        report.warnings.splice(0..0, warnings_for(&models, &judged));
         if let Some(compare) = &compare {
             let column = compare_column(
                 compare_feature.as_deref(),

@@ -361,6 +361,31 @@ def test_rows_of_topics_spread_as_import_table_spreads_them(tmp_path):
         ("a", {"q": 1}), ("b", None)]
 
 
+def test_a_score_table_read_by_pandas_is_judged_as_the_cli_judges_it(tmp_path):
+    # `aesop score -o p.csv` of the sample (the built-ins learned from it), read by pandas: its
+    # `models` and `in_training` columns are no features, and say the figures are in-sample.
+    import pandas as pd  # noqa: PLC0415
+    binary = _need(BIN, "the aesop binary")
+    sample = tmp_path / "sample.jsonl"
+    subprocess.run([str(binary), "import", "summeval", str(ROOT / "examples" / "data" /
+                    "summeval-sample.jsonl"), "-o", str(sample)], check=True, capture_output=True)
+    table = tmp_path / "p.csv"
+    subprocess.run([str(binary), "score", str(sample), "-o", str(table)], check=True,
+                   capture_output=True)
+    frame = pd.read_csv(table)
+    assert list(frame.columns)[-2:] == ["models", "in_training"]
+    assert set(frame["in_training"]) == {"pyramid responsiveness readability"}
+    topics = aesop.read_set(sample)
+    with pytest.warns(aesop.AesopWarning, match="model responsiveness was trained on all 160"):
+        one = aesop.evaluate(frame, topics, "relevance", feature="responsiveness", bootstrap=0)
+    assert one["counts"]["matched"] == 160
+    with pytest.warns(aesop.AesopWarning, match="column readability: model readability learned "
+                                                "from 160 of the summaries judged here"):
+        ranked = aesop.evaluate(frame, topics, "relevance", features="*", bootstrap=0)
+    assert sorted(row["feature"] for row in ranked["rows"]) == [
+        "pyramid", "readability", "responsiveness"]
+
+
 def test_unscored_summaries_are_none_where_the_cli_writes_null(tmp_path):
     binary = _need(BIN, "the aesop binary")
     # An empty summary and one without words get no score: `null` in the CLI's lines.

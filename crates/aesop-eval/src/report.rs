@@ -33,8 +33,9 @@ pub use across::{
 };
 pub use read::{
     feature_columns_of_records, human_scores, metric_of_records, prediction_models,
-    prediction_models_of_records, read_human, read_metric, records_hold_predictions, word_count,
-    HumanScore, Keywords, Origin, PredictedSummaries, PredictionModels,
+    prediction_models_of_records, read_human, read_metric, records_hold_predictions,
+    table_prediction_models_of_records, word_count, HumanScore, Keywords, Origin,
+    PredictedSummaries, PredictionModels, PREDICTION_TABLE_TEXT_COLUMNS,
 };
 use read::{holds_predictions, read_metric_for, ModelChoice, SetChoice};
 pub use render::{render_text, scatter_svg};

@@ -70,18 +70,19 @@ impl Judged {
 }
 
 /// Warnings for `evaluate PREDICTIONS --human HUMAN --target TARGET [--predicted PREDICTED]
-/// [--compare OTHER]` when a model that made the predictions (of `predicted`) in any of
-/// `predictions` learned from summaries judged here: one per model. Best effort: an unreadable
-/// file gives no warning (`evaluate` itself reports it), and the human set is read only when a
-/// built-in made the predictions or some are marked in-sample.
+/// [--compare OTHER]` (or `--feature COLUMN` of `aesop score`'s table of predictions) when a
+/// model that made the predictions in any of `predictions` learned from summaries judged here:
+/// one per model. Each file comes with what is read of it: the target predicted, or the
+/// table's column. Best effort: an unreadable file gives no warning (`evaluate` itself reports
+/// it), and the human set is read only when a built-in made the predictions or some are marked
+/// in-sample.
 pub fn in_sample_warnings(
-    predictions: &[&Path],
+    predictions: &[(&Path, &str)],
     human: &Path,
     target: &str,
-    predicted: &str,
 ) -> Vec<String> {
     let mut models = PredictionModels::new();
-    for path in predictions {
+    for &(path, predicted) in predictions {
         merge_models(
             &mut models,
             aesop_eval::report::prediction_models(path, predicted),

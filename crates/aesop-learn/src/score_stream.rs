@@ -55,8 +55,9 @@ pub struct ScoreArgs {
     #[cfg_attr(feature = "cli", arg(short, long))]
     pub output: Option<PathBuf>,
     /// Output format: `jsonl` (one line per summary and model), `csv` (one row per summary,
-    /// one column per model) or `tsv` (the CSV with tabs). Default: CSV for an output ending in
-    /// .csv (or .csv.gz), TSV for .tsv, else JSON Lines.
+    /// one column per model, and `in_training`: the columns whose model learned from the
+    /// summary) or `tsv` (the CSV with tabs). Default: CSV for an output ending in .csv (or
+    /// .csv.gz), TSV for .tsv, else JSON Lines.
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub format: Option<ScoreFormat>,
     /// Also write each system's mean prediction per model, ranked, with a 95% bootstrap
@@ -179,7 +180,9 @@ impl ScoreArgs {
 pub enum ScoreFormat {
     /// One line per (summary, model): `{"topic","system","target","score","model"}`.
     Jsonl,
-    /// One row per summary, one column per model (per target for the default built-ins).
+    /// One row per summary, one column per model (per target for the default built-ins; then
+    /// `models` names the built-in behind each), and `in_training`: the columns whose model
+    /// learned from the summary.
     Csv,
     /// The CSV with tabs between the fields (a `.tsv` name), as spreadsheets and `cut` expect.
     Tsv,
@@ -809,8 +812,11 @@ enum PredictionWriter<'w> {
     Jsonl(Box<dyn Write + 'w>),
     Csv {
         w: Box<csv::Writer<Box<dyn Write + 'w>>>,
-        /// The default built-ins: a last column names the variant used for the row.
+        /// The default built-ins: a column names the variant used for the row.
         models_column: bool,
+        /// The prediction columns' names, for the last column: those whose model learned from
+        /// the row's summary (`in_training`, as JSON Lines mark each such line).
+        columns: Vec<String>,
     },
 }
 
@@ -830,10 +836,12 @@ impl<'w> PredictionWriter<'w> {
                 if defaults {
                     header.push("models");
                 }
+                header.push("in_training");
                 w.write_record(&header)?;
                 PredictionWriter::Csv {
                     w: Box::new(w),
                     models_column: defaults,
+                    columns: columns.to_vec(),
                 }
             }
         })
@@ -866,7 +874,11 @@ impl<'w> PredictionWriter<'w> {
                     out.write_all(b"\n")?;
                 }
             }
-            PredictionWriter::Csv { w, models_column } => {
+            PredictionWriter::Csv {
+                w,
+                models_column,
+                columns,
+            } => {
                 let mut row = vec![topic.topic.clone(), system.to_string()];
                 row.extend(scores.iter().map(|s| {
                     if s.is_finite() {
@@ -879,6 +891,13 @@ impl<'w> PredictionWriter<'w> {
                     let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
                     row.push(names.join(" "));
                 }
+                let learned: Vec<&str> = columns
+                    .iter()
+                    .zip(in_training)
+                    .filter(|(_, &learned)| learned)
+                    .map(|(column, _)| column.as_str())
+                    .collect();
+                row.push(learned.join(" "));
                 w.write_record(&row)?;
             }
         }

@@ -88,6 +88,13 @@ impl NamedModel {
             .map(Self::name_of_spec)
             .collect::<Result<Vec<_>>>()?;
         for (i, name) in names.iter().enumerate() {
+            if aesop_eval::report::PREDICTION_TABLE_TEXT_COLUMNS.contains(&name.as_str()) {
+                bail!(
+                    "a model named '{name}' ({}): that is a column of the predictions' table \
+                     beside theirs; name it otherwise as NAME=PATH",
+                    specs[i].as_ref().to_string_lossy()
+                );
+            }
             if let Some(first) = names[..i].iter().position(|n| n == name) {
                 bail!(
                     "two models are named '{name}' ({} and {}); name them apart as NAME=PATH (the CLI's --model NAME=PATH, Python's models=[\"NAME=PATH\"])",

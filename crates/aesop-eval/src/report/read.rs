@@ -479,6 +479,12 @@ pub(super) fn holds_predictions(path: &Path) -> bool {
 /// The models whose predictions of a target a file holds, each with the summaries it predicted.
 pub type PredictionModels = BTreeMap<String, PredictedSummaries>;
 
+/// The columns of `aesop score`'s table of predictions (`-o p.csv`) that hold no prediction:
+/// the summary's ids, the built-in behind each default column of the row (`models`, space
+/// separated), and the columns whose prediction is of a summary its model learned from
+/// (`in_training`). No model is named after one, and no reader takes one for a feature.
+pub const PREDICTION_TABLE_TEXT_COLUMNS: [&str; 4] = ["topic", "system", "models", "in_training"];
+
 /// The summaries (topic id, system) one model's lines predict, and those of them it predicted
 /// in-sample: lines marked `"in_training": true`, as `aesop score` marks the summaries a model
 /// learned from (a saved answer of the service lists those models in a result's `in_training`).
@@ -512,7 +518,7 @@ impl PredictedSummaries {
 /// file that cannot be read holds none (`evaluate` itself reports it).
 pub fn prediction_models(path: &Path, target: &str) -> PredictionModels {
     if is_csv(path) {
-        return PredictionModels::new();
+        return table_prediction_models(path, target).unwrap_or_default();
     }
     if let Ok(Some(answer)) = read_answer(path) {
         return answer.models_predicting(target);
@@ -521,6 +527,90 @@ pub fn prediction_models(path: &Path, target: &str) -> PredictionModels {
         return PredictionModels::new();
     };
     models_of_lines(file.lines().map_while(std::result::Result::ok), target)
+}
+
+/// The models behind the column `column` of `aesop score`'s table of predictions in the file
+/// at `path` ([`models_of_prediction_table`]); `None` for a file that cannot be read.
+pub(super) fn table_prediction_models(path: &Path, column: &str) -> Option<PredictionModels> {
+    let (mut reader, _) = csv_reader(path).ok()?;
+    let header: Vec<String> = reader.headers().ok()?.iter().map(str::to_string).collect();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|record| Some(record.ok()?.iter().map(str::to_string).collect()))
+        .collect::<Option<_>>()?;
+    models_of_prediction_table(&header, &rows, column)
+}
+
+/// The models behind the column `column` of `aesop score`'s table of predictions, given as its
+/// header and rows of cells (told by its `models` or `in_training` column; a table of features
+/// has neither): the row's model in `models` for the default built-ins' columns, else the
+/// column's own name, with the summaries whose `in_training` lists the column. `None` for any
+/// other table.
+fn models_of_prediction_table(
+    header: &[String],
+    rows: &[Vec<String>],
+    column: &str,
+) -> Option<PredictionModels> {
+    let find = |name: &str| header.iter().position(|h| h == name);
+    let (models_col, in_training_col) = (find("models"), find("in_training"));
+    if models_col.is_none() && in_training_col.is_none() {
+        return None;
+    }
+    let (name, _) = resolve_column(column, |name| find(name).is_some())?;
+    let (topic_col, system_col, value_col) = (find("topic")?, find("system")?, find(name)?);
+    // The default built-ins' row names one model per prediction column, in the header's order.
+    let place = header
+        .iter()
+        .filter(|h| !PREDICTION_TABLE_TEXT_COLUMNS.contains(&h.as_str()))
+        .position(|h| h == name)?;
+    let mut models = PredictionModels::new();
+    for row in rows {
+        let field = |i: usize| row.get(i).map_or("", String::as_str);
+        if field(value_col).trim().is_empty() {
+            continue; // no prediction of this summary
+        }
+        let model = match models_col {
+            Some(at) => field(at).split_whitespace().nth(place)?.to_string(),
+            None => name.to_string(),
+        };
+        let in_training = in_training_col
+            .is_some_and(|at| field(at).split_whitespace().any(|listed| listed == name));
+        models
+            .entry(model)
+            .or_default()
+            .add(field(topic_col), field(system_col), in_training);
+    }
+    Some(models)
+}
+
+/// [`table_prediction_models`] of rows held in memory (`aesop score`'s table read by pandas,
+/// given to the Python package's `aesop.evaluate` with `feature=`), each as JSON text: the
+/// first row's fields, in its order, are the header; a number is its text, `null` empty.
+pub fn table_prediction_models_of_records(
+    records: &[String],
+    column: &str,
+) -> Option<PredictionModels> {
+    let header = jsonl::object_keys_in_order(records.first()?)?;
+    let rows = records
+        .iter()
+        .map(|record| {
+            // (Parsed as records are: pandas' NaN for an empty cell is a bare `NaN`.)
+            let Ok(Value::Object(fields)) = jsonl::parse_json(record) else {
+                return None;
+            };
+            Some(
+                header
+                    .iter()
+                    .map(|name| match fields.get(name) {
+                        Some(Value::String(text)) => text.clone(),
+                        Some(Value::Null) | None => String::new(),
+                        Some(other) => other.to_string(),
+                    })
+                    .collect(),
+            )
+        })
+        .collect::<Option<Vec<Vec<String>>>>()?;
+    models_of_prediction_table(&header, &rows, column)
 }
 
 /// [`prediction_models`] of records held in memory (the rows the Python package's
@@ -647,9 +737,10 @@ pub(super) fn feature_columns(path: &Path) -> Result<Vec<String>> {
         }
         names
     };
+    // `aesop score`'s table of predictions keeps texts beside them (`models`, `in_training`).
     Ok(names
         .into_iter()
-        .filter(|n| n != "topic" && n != "system")
+        .filter(|n| !PREDICTION_TABLE_TEXT_COLUMNS.contains(&n.as_str()))
         .collect())
 }
 

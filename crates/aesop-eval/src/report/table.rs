@@ -271,7 +271,49 @@ fn build_set_table(
         patterns: &args.features,
         progress: Progress::Bar,
     };
-    table_of(judged, columns, scores, &human, &args.statistics(), cancel)
+    let mut table = table_of(judged, columns, scores, &human, &args.statistics(), cancel)?;
+    let warnings = in_training_warnings(&table.columns, &human, |column| {
+        super::read::table_prediction_models(&set.features, column)
+    });
+    table.warnings.extend(warnings);
+    Ok(table)
+}
+
+/// For columns of `aesop score`'s table of predictions (`models_of` a column's models, `None`
+/// for a table of features): each model whose predictions judged here its `in_training`
+/// column marks as of summaries the model learned from (in-sample figures, as `evaluate` warns
+/// for the same predictions kept as JSON Lines).
+fn in_training_warnings(
+    columns: &[String],
+    human: &[HumanScore],
+    models_of: impl Fn(&str) -> Option<super::PredictionModels>,
+) -> Vec<String> {
+    let judged: std::collections::HashSet<(&str, &str)> = human
+        .iter()
+        .filter(|h| h.score.is_finite())
+        .map(|h| (h.topic.as_str(), h.system.as_str()))
+        .collect();
+    let mut warnings = Vec::new();
+    for column in columns {
+        let Some(models) = models_of(column) else {
+            continue;
+        };
+        for (model, summaries) in models {
+            let marked = summaries
+                .in_training
+                .iter()
+                .filter(|(topic, system)| judged.contains(&(topic.as_str(), system.as_str())))
+                .count();
+            if marked > 0 {
+                warnings.push(format!(
+                    "column {column}: model {model} learned from {marked} of the summaries judged \
+                     here (the table's in_training column lists them): its figures are in-sample \
+                     and overstate agreement"
+                ));
+            }
+        }
+    }
+    warnings
 }
 
 /// One set judged from memory by [`feature_tables_of_records`]: its feature records and the
@@ -348,7 +390,12 @@ pub fn feature_tables_of_records(
                 // The package draws progress its own way (`progress=`), never on standard error.
                 progress: progress.map_or(Progress::Off, Progress::Count),
             };
-            table_of(judged, columns, scores, set.human, options, cancel)
+            let mut table = table_of(judged, columns, scores, set.human, options, cancel)?;
+            let warnings = in_training_warnings(&table.columns, set.human, |column| {
+                super::read::table_prediction_models_of_records(set.records, column)
+            });
+            table.warnings.extend(warnings);
+            Ok(table)
         })
         .collect::<Result<Vec<_>>>()?;
     let across = (tables.len() > 1).then(|| {

@@ -172,7 +172,8 @@ pub fn feature_columns_of_records(
             .and_then(|text| jsonl::object_keys_in_order(text))
             .unwrap_or_else(|| first.keys().cloned().collect())
             .into_iter()
-            .filter(|k| k != "topic" && k != "system")
+            // (`aesop score`'s table, read by pandas, keeps texts beside the predictions.)
+            .filter(|k| !super::PREDICTION_TABLE_TEXT_COLUMNS.contains(&k.as_str()))
             .collect()
     });
     let columns = choose(&available)?;
