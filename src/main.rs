@@ -355,6 +355,11 @@ struct TableColumnFlags {
     /// (default: every column not named by the flags above)
     #[arg(long = "score-column", value_name = "NAME")]
     score_columns: Vec<String>,
+    /// table: the column of annotator ids, where each annotator's rating of a summary is a row of
+    /// its own (as annotation tools export them): a summary's rows (one topic, system and
+    /// summary) are one summary, each score the mean of the annotators who gave it
+    #[arg(long, value_name = "NAME")]
+    annotator_column: Option<String>,
     /// table: one row per topic (JSON rows, as MTEB's SummEval keeps it): the summary column
     /// holds a list of the topic's summaries, the system column a list of their systems (without
     /// it, systems are named by position: SUMMARY-COLUMN.1, .2, …), each score column a list of
@@ -500,6 +505,7 @@ impl TableColumnFlags {
             (!self.document_columns.is_empty(), "--document-column"),
             (!self.reference_columns.is_empty(), "--reference-column"),
             (!self.score_columns.is_empty(), "--score-column"),
+            (self.annotator_column.is_some(), "--annotator-column"),
             (self.per_topic, "--per-topic"),
         ]
         .into_iter()
@@ -519,6 +525,7 @@ impl TableColumnFlags {
             },
             references: self.reference_columns,
             scores: (!self.score_columns.is_empty()).then_some(self.score_columns),
+            annotator: self.annotator_column,
             per_topic: self.per_topic,
         }
     }

@@ -310,19 +310,29 @@ fn import_table(
     table: &Path,
     flags: &[&str],
 ) -> (Option<i32>, String, Option<Vec<aesop::corpus::Topic>>) {
-    let set = table.with_extension("jsonl");
+    let table = table.display().to_string();
+    let args: Vec<&str> = std::iter::once(table.as_str())
+        .chain(flags.iter().copied())
+        .collect();
+    import_table_to(&args, &Path::new(&table).with_extension("jsonl"))
+}
+
+/// `aesop import table ARGS -o SET`: its exit, standard error and the set.
+fn import_table_to(
+    args: &[&str],
+    set: &Path,
+) -> (Option<i32>, String, Option<Vec<aesop::corpus::Topic>>) {
     let out = common::aesop()
         .args(["import", "table"])
-        .arg(table)
+        .args(args)
         .arg("-o")
-        .arg(&set)
-        .args(flags)
+        .arg(set)
         .output()
         .expect("import");
     let topics = out
         .status
         .success()
-        .then(|| aesop::corpus::jsonl::read_set(&set).expect("a set"));
+        .then(|| aesop::corpus::jsonl::read_set(set).expect("a set"));
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -951,20 +961,9 @@ fn rows_of_topics_name_what_is_wrong() {
         path.display().to_string()
     };
     let import = |args: &[&str]| {
-        let out = common::aesop()
-            .args(["import", "table", "--topic-column", "id"])
-            .args(["--document-column", "text", "--summary-column", "outputs"])
-            .args(args)
-            .arg("-o")
-            .arg(dir.path().join("set.jsonl"))
-            .output()
-            .expect("import");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let topics = out
-            .status
-            .success()
-            .then(|| aesop::corpus::jsonl::read_set(&dir.path().join("set.jsonl")).expect("set"));
-        (out.status.code(), stderr, topics)
+        let columns = ["--topic-column", "id", "--document-column", "text"];
+        let args = [&columns[..], &["--summary-column", "outputs"], args].concat();
+        import_table_to(&args, &dir.path().join("set.jsonl"))
     };
     let summaries = |topics: &[aesop::corpus::Topic]| -> Vec<(String, String, Option<f64>)> {
         topics
@@ -1069,4 +1068,179 @@ fn rows_of_topics_name_what_is_wrong() {
         stderr.contains("rows.csv:2: outputs: expected a list of the topic's summaries, found a text (--per-topic is given"),
         "{stderr}"
     );
+}
+
+/// A row per annotator's rating (`--annotator-column`): a summary's rows are one summary, each
+/// score the mean of the annotators who gave it; what cannot be one summary's rows is named.
+#[test]
+fn rows_of_annotators_average_into_one_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let import = |args: &[&str]| import_table_to(args, &dir.path().join("set.jsonl"));
+    let header = "topic,system,summary,document,worker,relevance,coherence\n";
+    let rated = write(
+        "rated.csv",
+        &format!(
+            "{header}t1,a,S one.,D.,w1,4,3\nt1,a,S one.,D.,w2,2,\nt1,b,S two.,D.,w1,5,5\n\
+             t2,a,S three.,E.,w3,1,2\nt1,a,S one.,D.,w3,3,4\n"
+        ),
+    );
+    let (code, stderr, topics) = import(&[&rated, "--annotator-column", "worker"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("note: 5 rows of annotators' ratings averaged into 3 summaries' scores (1 to 3 rows per summary"),
+        "{stderr}"
+    );
+    let scores: Vec<(String, Vec<(String, f64)>)> = topics
+        .expect("topics")
+        .iter()
+        .flat_map(|t| &t.summaries)
+        .map(|s| (s.system.clone(), s.scores.clone().into_iter().collect()))
+        .collect();
+    let pairs = |c: f64, r: f64| vec![("coherence".to_string(), c), ("relevance".to_string(), r)];
+    assert_eq!(
+        scores,
+        [
+            ("a".to_string(), pairs(3.5, 3.0)),
+            ("b".to_string(), pairs(5.0, 5.0)),
+            ("a".to_string(), pairs(2.0, 1.0))
+        ]
+    );
+    // Without the flag, the repeated summary says how to name the annotators.
+    let (code, stderr, _) = import(&[&rated, "--score-column", "relevance"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("rated.csv:3: topic \"t1\", system \"a\" again (first at line 2): one row per summary (a row per annotator's rating? name the column of annotator ids with --annotator-column"),
+        "{stderr}"
+    );
+    for (rows, message) in [
+        (
+            "t1,a,S one.,D.,w1,4,3\nt1,a,S one.,D.,w1,2,2\n",
+            "bad.csv:3: topic \"t1\", system \"a\", annotator \"w1\" again (first at line 2): one row per annotator's rating",
+        ),
+        (
+            "t1,a,S one.,D.,w1,4,3\nt1,a,S 1.,D.,w2,2,2\n",
+            "bad.csv:3: summary: the summary differs from line 2's, of the same topic \"t1\" and system \"a\" (every annotator's row gives the same summary)",
+        ),
+        (
+            "t1,a,S one.,D.,,4,3\n",
+            "bad.csv:2: worker: empty (every row needs its annotator's id (--annotator-column))",
+        ),
+    ] {
+        let bad = write("bad.csv", &format!("{header}{rows}"));
+        let (code, stderr, _) = import(&[&bad, "--annotator-column", "worker"]);
+        assert_eq!(code, Some(1), "{rows}");
+        assert!(stderr.contains(message), "{rows}: {stderr}");
+    }
+}
+
+/// DialSummEval's ratings (three annotators per summary), written as an annotation tool exports
+/// them, a row per annotator, import with the means `aesop import dialsummeval` computes.
+#[test]
+fn dialsummeval_rows_per_annotator_import_as_its_importer_averages_them() {
+    let Some(path) = common::data_or_skip(
+        "dialsummeval_rows_per_annotator_import_as_its_importer_averages_them",
+        "dialsummeval/human_judgment.jsonl",
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dimensions = ["consistency", "relevance", "fluency", "coherence"];
+    let mut writer = csv::Writer::from_path(dir.path().join("ratings.csv")).expect("csv");
+    writer
+        .write_record(
+            ["id", "model_id", "summary", "dialogue", "annotator"]
+                .into_iter()
+                .chain(dimensions),
+        )
+        .expect("header");
+    let text = std::fs::read_to_string(&path).expect("read");
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let record: serde_json::Value = serde_json::from_str(line).expect("json");
+        let field = |name: &str| record[name].as_str().expect(name).to_string();
+        for (i, rating) in record["annotations"]
+            .as_array()
+            .expect("annotations")
+            .iter()
+            .enumerate()
+        {
+            let mut row = vec![
+                field("id"),
+                field("model_id"),
+                field("summary"),
+                field("dialogue"),
+                format!("annotator {}", i + 1),
+            ];
+            row.extend(dimensions.iter().map(|d| match &rating[*d] {
+                serde_json::Value::Null => String::new(),
+                value => value.to_string(),
+            }));
+            writer.write_record(&row).expect("row");
+        }
+    }
+    writer.flush().expect("flush");
+    let import = |args: &[&str], out: &str| {
+        let set = dir.path().join(out);
+        let run = common::aesop()
+            .current_dir(dir.path())
+            .arg("import")
+            .args(args)
+            .arg("-o")
+            .arg(&set)
+            .output()
+            .expect("import");
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        aesop::corpus::jsonl::read_set(&set).expect("set")
+    };
+    let path = path.canonicalize().expect("data path");
+    let theirs = import(
+        &["dialsummeval", &path.display().to_string()],
+        "theirs.jsonl",
+    );
+    let mine = import(
+        &[
+            "table",
+            "ratings.csv",
+            "--topic-column",
+            "id",
+            "--system-column",
+            "model_id",
+            "--document-column",
+            "dialogue",
+            "--annotator-column",
+            "annotator",
+        ],
+        "mine.jsonl",
+    );
+    assert_eq!(mine.len(), theirs.len());
+    let mut compared = 0;
+    for (m, t) in mine.iter().zip(&theirs) {
+        assert_eq!(m.topic, t.topic);
+        for summary in &t.summaries {
+            let other = m
+                .summaries
+                .iter()
+                .find(|s| s.system == summary.system && s.text == summary.text)
+                .unwrap_or_else(|| panic!("{} {}", t.topic, summary.system));
+            for d in dimensions {
+                let (a, b) = (other.scores[d], summary.scores[d]);
+                assert!(
+                    (a - b).abs() < 1e-12,
+                    "{} {} {d}: {a} {b}",
+                    t.topic,
+                    summary.system
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 1000, "{compared}");
 }

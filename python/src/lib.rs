@@ -792,6 +792,7 @@ fn import_json(
                         },
                         references: many("reference_columns"),
                         scores: options.get("score_columns").cloned(),
+                        annotator: one("annotator_column"),
                         per_topic: options.contains_key("per_topic"),
                     },
                 )?

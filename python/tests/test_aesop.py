@@ -280,7 +280,9 @@ def test_topics_from_rows_name_the_row_at_fault():
         "rows[1].document: differs from rows[0]'s, of the same topic 't1' (every row of a topic "
         "gives the same 'document')")
     assert error([good, dict(good)]) == (
-        "rows[1]: topic 't1', system 'a' again (first at rows[0]): one row per summary")
+        "rows[1]: topic 't1', system 'a' again (first at rows[0]): one row per summary"
+        " (a row per annotator's rating? name the column of annotator ids with annotator=: "
+        "their scores are averaged)")
     assert error([good, {k: v for k, v in good.items() if k != "summary"}]).startswith(
         "rows[1]: no column 'summary' (columns: topic, system, document, q)")
     assert error([{**good, "summary": None}], TypeError) == (
@@ -352,13 +354,42 @@ def test_rows_of_topics_spread_as_import_table_spreads_them(tmp_path):
         "list, so every row is one topic's and its summary column a list)")
     assert error([{**row, "models": ["a", "a"]}], system="models") == (
         "rows[0].outputs[1]: topic 1, system 'a' again (first at rows[0].outputs[0]): one row per "
-        "summary")
+        "summary (a row per annotator's rating? name the column of annotator ids with annotator=: "
+        "their scores are averaged)")
     spread = aesop.topics_from_rows([{**row, "q": [1, None]}, {**row, "id": 2, "outputs": [],
                                                               "models": [], "q": []}],
                                     topic="id", documents="text", summary="outputs",
                                     system="models", scores="q")
     assert [(s["system"], s.get("scores")) for t in spread for s in t["summaries"]] == [
         ("a", {"q": 1}), ("b", None)]
+
+
+def test_rows_of_annotators_average_as_import_table_averages_them(tmp_path):
+    table = tmp_path / "rated.csv"
+    table.write_text("topic,system,summary,document,worker,relevance,coherence\n"
+                     "t1,a,S one.,D.,w1,4,3\nt1,a,S one.,D.,w2,2,\nt1,b,S two.,D.,w1,5,5\n"
+                     "t2,a,S three.,E.,w3,1,2\nt1,a,S one.,D.,w3,3,4\n", encoding="utf-8")
+    imported = aesop.import_set("table", table, annotator_column="worker")
+    assert imported == _cli_import(tmp_path, ["table", table, "--annotator-column", "worker"])
+    import pandas as pd  # noqa: PLC0415
+    frame = pd.read_csv(table)
+    topics = aesop.topics_from_rows(frame, annotator="worker", scores=["relevance", "coherence"])
+    assert [[(s["system"], s["text"], s["scores"]) for s in t["summaries"]] for t in topics] == [
+        [(s["system"], s["text"], s["scores"]) for s in t["summaries"]] for t in imported]
+    assert topics[0]["summaries"][0]["scores"] == {"relevance": 3.0, "coherence": 3.5}
+    rows = frame.to_dict("records")
+    def error(rows, **kw):
+        with pytest.raises(ValueError) as caught:
+            aesop.topics_from_rows(rows, scores="relevance", **kw)
+        return str(caught.value)
+    assert error(rows).endswith("(a row per annotator's rating? name the column of annotator ids "
+                                "with annotator=: their scores are averaged)")
+    assert error([rows[0], rows[0]], annotator="worker") == (
+        "rows[1]: topic 't1', system 'a', annotator 'w1' again (first at rows[0]): one row per "
+        "annotator's rating")
+    assert error([rows[0], {**rows[1], "summary": "Other."}], annotator="worker") == (
+        "rows[1].summary: the summary differs from rows[0]'s, of the same topic 't1' and system "
+        "'a' (every annotator's row gives the same summary)")
 
 
 def test_a_score_table_read_by_pandas_is_judged_as_the_cli_judges_it(tmp_path):
@@ -1529,7 +1560,9 @@ def test_import_set_names_what_is_wrong(tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("topic,system,summary,document\nt,a,S.,D.\nt,a,T.,D.\n", encoding="utf-8")
     assert error(ValueError, "table", table).endswith(
-        "t.csv:3: topic \"t\", system \"a\" again (first at line 2): one row per summary")
+        "t.csv:3: topic \"t\", system \"a\" again (first at line 2): one row per summary (a row "
+        "per annotator's rating? name the column of annotator ids with --annotator-column: their "
+        "scores are averaged)")
     assert "no column 'id'" in error(ValueError, "table", table, topic_column="id")
     assert error(TypeError, "summeval", table, topic_column="id") == (
         "import_set: topic_column= is an option of the table format, not of summeval")

@@ -681,7 +681,8 @@ def _spread_topic_rows(rows, system, summary, scores, kept, found_by):
 
 
 def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
-                     documents="document", references=None, scores=(), per_topic=False):
+                     documents="document", references=None, scores=(), annotator=None,
+                     per_topic=False):
     """Judgment-set topics (for ``Scorer.score_sets``, ``features`` and ``evaluate``) from a
     flat table with one row per summary, as datasets and spreadsheets keep summaries: ``rows``
     a list of dicts, a DataFrame, or a dict of columns. The rows of one topic id make one topic,
@@ -696,16 +697,21 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
     its summaries, ``system`` a list of their systems (without that column, systems are named by
     position: ``machine_summaries.1``, …), each score column a list of their scores; found by
     itself where the system or a score column holds a list. A row with an empty list adds no
-    summary, as ``aesop import table`` reads such rows."""
+    summary, as ``aesop import table`` reads such rows.
+    ``annotator``: the column of annotator ids, where each annotator's rating of a summary is a
+    row of its own: a summary's rows are one summary, each score the mean of the annotators who
+    gave it (``aesop import table --annotator-column``)."""
     rows = _rows_of(rows, "rows")
     if isinstance(scores, str):
         scores = [scores]
-    columns = [topic, system, summary, documents] + ([references] if references else [])
+    columns = [topic, system, summary, documents] + ([references] if references else []) + (
+        [annotator] if annotator is not None else [])
     listed = [c for c in [system] + list(scores) if any(_is_list(row.get(c)) for row in rows)]
     if per_topic or listed:
         found_by = ("per_topic=True" if per_topic else
                     f"{', '.join(map(repr, listed))} {'holds a list' if len(listed) == 1 else 'hold lists'}")
-        kept = [topic, documents] + ([references] if references else [])
+        kept = [topic, documents] + ([references] if references else []) + (
+            [annotator] if annotator is not None else [])
         labelled = _spread_topic_rows(rows, system, summary, list(scores), kept, found_by)
         # A spread row's summary, system and scores are elements of its row's lists.
         in_lists = {summary} | set(listed)
@@ -723,7 +729,9 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
             if column not in row:
                 raise ValueError(f"{where}: no column {column!r} (columns: {', '.join(map(str, row))})")
         topic_id, system_id = _plain_scalar(row[topic]), _plain_scalar(row[system])
-        for column, value in ((topic, topic_id), (system, system_id)):
+        rater = _plain_scalar(row[annotator]) if annotator is not None else None
+        for column, value in ((topic, topic_id), (system, system_id)) + (
+                ((annotator, rater),) if annotator is not None else ()):
             if _is_missing(value) or isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 raise TypeError(f"{at(column)}: expected an id (a str or a number), got "
                                 f"{'a missing value' if _is_missing(value) else type(value).__name__}")
@@ -765,12 +773,36 @@ def topics_from_rows(rows, *, topic="topic", system="system", summary="summary",
                     raise ValueError(f"{at(column)}: differs from {entry['first']}'s, of the "
                                      f"same topic {topic_id!r} (every row of a topic gives the same "
                                      f"{column!r})")
-        if system_id in entry["systems"]:
-            raise ValueError(f"{where}: topic {topic_id!r}, system {system_id!r} again (first at "
-                             f"{entry['systems'][system_id]}): one row per summary")
-        entry["systems"][system_id] = where
-        entry["topic"]["summaries"].append(dict({"system": system_id, "text": text},
-                                                **({"scores": human} if human else {})))
+        rated = entry["systems"].get(system_id)
+        if rated is not None:
+            if annotator is None:
+                raise ValueError(f"{where}: topic {topic_id!r}, system {system_id!r} again (first at "
+                                 f"{rated['first']}): one row per summary (a row per annotator's "
+                                 f"rating? name the column of annotator ids with annotator=: "
+                                 f"their scores are averaged)")
+            if rater in rated["raters"]:
+                raise ValueError(f"{where}: topic {topic_id!r}, system {system_id!r}, annotator "
+                                 f"{rater!r} again (first at {rated['raters'][rater]}): one row per "
+                                 f"annotator's rating")
+            if text != rated["summary"]["text"]:
+                raise ValueError(f"{at(summary)}: the summary differs from {rated['first']}'s, of the "
+                                 f"same topic {topic_id!r} and system {system_id!r} (every "
+                                 f"annotator's row gives the same summary)")
+            rated["raters"][rater] = where
+            for column, value in human.items():
+                rated["ratings"].setdefault(column, []).append(value)
+            continue
+        entry["systems"][system_id] = {
+            "first": where, "raters": {rater: where},
+            "ratings": {column: [value] for column, value in human.items()},
+            "summary": dict({"system": system_id, "text": text}, **({"scores": human} if human else {}))}
+        entry["topic"]["summaries"].append(entry["systems"][system_id]["summary"])
+    if annotator is not None:
+        for entry in by_topic.values():
+            for rated in entry["systems"].values():
+                if rated["ratings"]:
+                    rated["summary"]["scores"] = {column: sum(values) / len(values)
+                                                  for column, values in rated["ratings"].items()}
     return [entry["topic"] for entry in by_topic.values()]
 
 
@@ -781,7 +813,7 @@ IMPORT_FORMATS = ("summeval", "realsumm", "newsroom", "summeval-op", "dialsummev
 _IMPORT_OPTIONS = {
     "table": {"topic_column": False, "system_column": False, "summary_column": False,
               "document_columns": True, "reference_columns": True, "score_columns": True,
-              "per_topic": None},
+              "annotator_column": False, "per_topic": None},
     "lines": {"references": True, "documents": True, "ids": False, "sentence_separator": False},
     "rouge": {"model_dir": False, "system_pattern": False, "model_pattern": False,
               "input_format": False},
@@ -807,7 +839,8 @@ def import_set(format, *paths, **options):  # noqa: A002 (the CLI's FORMAT)
     of ``IMPORT_FORMATS``; ``paths`` are str or ``os.PathLike``. The formats' own options are the
     CLI's flags as keywords: ``table``: ``topic_column``, ``system_column``, ``summary_column``,
     ``document_columns``, ``reference_columns``, ``score_columns`` (each of the last three a str
-    or a list; several tables, one per system, gathered into one set), ``per_topic`` (True: one
+    or a list; several tables, one per system, gathered into one set), ``annotator_column`` (a
+    row per annotator's rating, averaged per summary), ``per_topic`` (True: one
     row per topic, its summaries a list, as MTEB's SummEval keeps them; found by itself where a
     system or score column holds a list); ``lines``:
     ``references``, ``documents`` (a path or a list), ``ids``, ``sentence_separator``; ``rouge``,

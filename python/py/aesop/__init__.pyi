@@ -70,9 +70,10 @@ def topics_from_rows(
     documents: str = "document",
     references: Optional[str] = None,
     scores: Union[str, Sequence[str]] = (),
+    annotator: Optional[str] = None,
     per_topic: bool = False,
 ) -> List[Topic]:
-    """Topics from a flat table, one row per summary (a list of dicts, a DataFrame, or a dict of columns); a summary a text (or a list of its sentences), documents and references a text or a list of texts per row, the same on every row of a topic. per_topic (found by itself where the system or a score column holds a list): one row per topic, its summaries, their systems and scores in lists, as MTEB's SummEval keeps them."""
+    """Topics from a flat table, one row per summary (a list of dicts, a DataFrame, or a dict of columns); a summary a text (or a list of its sentences), documents and references a text or a list of texts per row, the same on every row of a topic. annotator: a row per annotator's rating, each summary's scores the mean of its annotators'. per_topic (found by itself where the system or a score column holds a list): one row per topic, its summaries, their systems and scores in lists, as MTEB's SummEval keeps them."""
 
 IMPORT_FORMATS: Tuple[str, ...]
 
@@ -81,7 +82,7 @@ def import_set(
     *paths: Union[str, PathLike[str]],
     **options: Union[str, PathLike[str], Sequence[Union[str, PathLike[str]]], bool, None],
 ) -> List[Topic]:
-    """The judgment-set topics `aesop import FORMAT PATH...` writes, as dicts; the formats' own options are the CLI's flags as keywords (table: topic_column, system_column, summary_column, document_columns, reference_columns, score_columns, per_topic (True: one row per topic, its summaries a list); lines: references, documents, ids, sentence_separator; rouge: model_dir, system_pattern, model_pattern, input_format)."""
+    """The judgment-set topics `aesop import FORMAT PATH...` writes, as dicts; the formats' own options are the CLI's flags as keywords (table: topic_column, system_column, summary_column, document_columns, reference_columns, score_columns, annotator_column (a row per annotator's rating, averaged), per_topic (True: one row per topic, its summaries a list); lines: references, documents, ids, sentence_separator; rouge: model_dir, system_pattern, model_pattern, input_format)."""
 
 def read_set(path: Union[str, PathLike[str]]) -> List[Topic]:
     """The topics of a judgment set file (JSON Lines, .gz read decompressed), read and checked as the CLI reads a set."""

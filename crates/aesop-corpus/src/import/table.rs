@@ -30,6 +30,9 @@ pub struct TableColumns {
     pub references: Vec<String>,
     /// The human scores' columns; `None`: every column not named above.
     pub scores: Option<Vec<String>>,
+    /// The column of annotator ids, where each annotator's rating of a summary is a row of its
+    /// own: a summary's rows are one summary, each score the mean of its annotators'.
+    pub annotator: Option<String>,
     /// Every row is one topic's: the summary column holds a list of its summaries, the system
     /// column (if any) a list of their systems, each score column a list of their scores. Found
     /// by itself where a system or score column holds a list; this says so for rows with neither.
@@ -45,6 +48,7 @@ impl Default for TableColumns {
             documents: vec!["document".into()],
             references: Vec::new(),
             scores: None,
+            annotator: None,
             per_topic: false,
         }
     }
@@ -67,6 +71,11 @@ impl TableColumns {
             self.references
                 .iter()
                 .map(|c| (c.as_str(), "--reference-column")),
+        );
+        named.extend(
+            self.annotator
+                .iter()
+                .map(|c| (c.as_str(), "--annotator-column")),
         );
         named
     }
@@ -362,6 +371,7 @@ fn spread_topic_rows(
     let kept: Vec<&String> = std::iter::once(&columns.topic)
         .chain(&columns.documents)
         .chain(&columns.references)
+        .chain(&columns.annotator)
         .collect();
     let mut rows = Vec::new();
     let mut empty = 0;
@@ -457,11 +467,20 @@ fn place(tables: &[Table], (table, line): (usize, u64), here: usize) -> String {
     }
 }
 
-/// One topic being gathered: where its first row is, and where each system's.
+/// One topic being gathered: where its first row is, and each system's summary.
 struct Gathered {
     first: (usize, u64),
-    systems: HashMap<String, (usize, u64)>,
+    systems: HashMap<String, Rated>,
     topic: Topic,
+}
+
+/// One summary being gathered: where its first row is, its place among the topic's summaries,
+/// and, with an annotator column, each annotator's row and the sums and counts of their scores.
+struct Rated {
+    first: (usize, u64),
+    at: usize,
+    annotators: HashMap<String, (usize, u64)>,
+    sums: BTreeMap<String, (f64, u32)>,
 }
 
 /// The topics of the tables at `paths` (each `PATH` or `NAME=PATH`), in the order they first
@@ -636,9 +655,12 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
             let line = row.line;
             let id = |name: &str| -> Result<String> {
                 let missing = |what: &str| {
-                    anyhow::anyhow!(
-                        "{file}:{line}: {name}: {what} (every row needs a topic id and a system id)"
-                    )
+                    let needs = if Some(name) == columns.annotator.as_deref() {
+                        "every row needs its annotator's id (--annotator-column)"
+                    } else {
+                        "every row needs a topic id and a system id"
+                    };
+                    anyhow::anyhow!("{file}:{line}: {name}: {what} ({needs})")
                 };
                 match row.cell(name) {
                     Cell::Text(text) if text.trim().is_empty() => Err(missing("empty")),
@@ -666,6 +688,7 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
                 })
                 .collect();
             let human = human_scores(row, &scores, table, columns.scores.is_none())?;
+            let annotator = columns.annotator.as_deref().map(id).transpose()?;
             let text = match row.cell(&columns.summary) {
                 Cell::Text(text) => text.clone(),
                 // A summary kept as its sentences: one per line, as a set keeps sentences.
@@ -721,22 +744,57 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
                     place(&tables, gathered.first, t)
                 );
             }
-            if let Some(first) = gathered.systems.insert(system.clone(), (t, line)) {
-                bail!(
-                    "{file}:{line}: topic {topic_id:?}, system {system:?} again (first at {}): one \
-                     row per summary{}",
-                    place(&tables, first, t),
-                    if system_of_file.is_some() {
-                        format!(
-                            " ({file} has no column '{}', so all its rows are system {system:?}: \
-                             name the column of system ids with --system-column)",
-                            columns.system
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
+            if let Some(rated) = gathered.systems.get_mut(&system) {
+                let Some(annotator) = annotator else {
+                    bail!(
+                        "{file}:{line}: topic {topic_id:?}, system {system:?} again (first at {}): \
+                         one row per summary{}",
+                        place(&tables, rated.first, t),
+                        if system_of_file.is_some() {
+                            format!(
+                                " ({file} has no column '{}', so all its rows are system \
+                                 {system:?}: name the column of system ids with --system-column)",
+                                columns.system
+                            )
+                        } else {
+                            " (a row per annotator's rating? name the column of annotator ids \
+                             with --annotator-column: their scores are averaged)"
+                                .to_string()
+                        }
+                    );
+                };
+                if let Some(first) = rated.annotators.insert(annotator.clone(), (t, line)) {
+                    bail!(
+                        "{file}:{line}: topic {topic_id:?}, system {system:?}, annotator \
+                         {annotator:?} again (first at {}): one row per annotator's rating",
+                        place(&tables, first, t)
+                    );
+                }
+                if gathered.topic.summaries[rated.at].text != text {
+                    bail!(
+                        "{file}:{line}: {}: the summary differs from {}'s, of the same topic \
+                         {topic_id:?} and system {system:?} (every annotator's row gives the \
+                         same summary)",
+                        columns.summary,
+                        place(&tables, rated.first, t)
+                    );
+                }
+                for (name, score) in human {
+                    let (sum, count) = rated.sums.entry(name).or_insert((0.0, 0));
+                    *sum += score;
+                    *count += 1;
+                }
+                continue;
             }
+            gathered.systems.insert(
+                system.clone(),
+                Rated {
+                    first: (t, line),
+                    at: gathered.topic.summaries.len(),
+                    annotators: annotator.into_iter().map(|a| (a, (t, line))).collect(),
+                    sums: human.iter().map(|(k, &v)| (k.clone(), (v, 1))).collect(),
+                },
+            );
             gathered.topic.summaries.push(Summary {
                 system,
                 text,
@@ -746,7 +804,40 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
             });
         }
     }
+    if columns.annotator.is_some() {
+        average_ratings(&mut order);
+    }
     Ok(order.into_iter().map(|g| g.topic).collect())
+}
+
+/// Each summary's scores as the mean of its annotators' (each score over the annotators who
+/// gave it), with a note of how many rows were averaged.
+fn average_ratings(order: &mut [Gathered]) {
+    let (mut rows, mut summaries, mut fewest, mut most) = (0, 0, usize::MAX, 0);
+    for gathered in order.iter_mut() {
+        for rated in gathered.systems.values() {
+            let summary = &mut gathered.topic.summaries[rated.at];
+            summary.scores = rated
+                .sums
+                .iter()
+                .map(|(name, &(sum, count))| (name.clone(), sum / f64::from(count)))
+                .collect();
+            let n = rated.annotators.len();
+            (rows, summaries) = (rows + n, summaries + 1);
+            (fewest, most) = (fewest.min(n), most.max(n));
+        }
+    }
+    if summaries > 0 {
+        aesop_core::eprintln_quiet!(
+            "note: {rows} rows of annotators' ratings averaged into {summaries} summaries' scores \
+             ({} per summary; each score the mean of the annotators who gave it)",
+            if fewest == most {
+                format!("{most} rows")
+            } else {
+                format!("{fewest} to {most} rows")
+            }
+        );
+    }
 }
 
 /// Every file the import reads (those that exist; `NAME=PATH` read as its path): its output
