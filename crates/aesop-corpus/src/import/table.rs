@@ -176,15 +176,18 @@ impl Table {
         self.columns.iter().any(|c| c == column)
     }
 
-    /// Whether the table holds one row per topic: said so (`per_topic`), or a row whose system
-    /// or score column holds a list (a list of scores is one per summary, never a summary's).
-    fn holds_topic_rows(&self, columns: &TableColumns, scores: &[String]) -> bool {
-        columns.per_topic
-            || self.rows.iter().any(|row| {
-                std::iter::once(&columns.system)
-                    .chain(scores)
-                    .any(|column| matches!(row.cell(column), Cell::Texts(_) | Cell::Values(_)))
+    /// The system and score columns that hold a list on some row: the table then holds one row
+    /// per topic (a list of scores is one per summary, never a summary's).
+    fn listed_columns<'c>(&self, columns: &'c TableColumns, scores: &'c [String]) -> Vec<&'c str> {
+        std::iter::once(&columns.system)
+            .chain(scores)
+            .filter(|&column| {
+                self.rows
+                    .iter()
+                    .any(|row| matches!(row.cell(column), Cell::Texts(_) | Cell::Values(_)))
             })
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -498,7 +501,8 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
         check_columns(&table, columns)?;
         let given_name = file.path.as_path() != given.as_path();
         let scores = score_columns(&table, columns);
-        let per_topic = table.holds_topic_rows(columns, &scores);
+        let listed = table.listed_columns(columns, &scores);
+        let per_topic = columns.per_topic || !listed.is_empty();
         let table = if per_topic {
             if given_name && table.has(&columns.system) {
                 bail!(
@@ -515,16 +519,7 @@ pub fn import(paths: &[PathBuf], columns: &TableColumns) -> Result<Vec<Topic>> {
                 &columns.summary
             };
             let positions = (!table.has(&columns.system)).then_some(prefix);
-            let lists = std::iter::once(&columns.system)
-                .chain(&scores)
-                .filter(|&column| {
-                    table
-                        .rows
-                        .iter()
-                        .any(|row| matches!(row.cell(column), Cell::Texts(_) | Cell::Values(_)))
-                })
-                .map(|column| format!("'{column}'"))
-                .collect::<Vec<_>>();
+            let lists: Vec<String> = listed.iter().map(|column| format!("'{column}'")).collect();
             let found_by = match (columns.per_topic, lists.as_slice()) {
                 (false, [list]) => format!("{list} holds a list"),
                 (false, [lists @ .., last]) if !lists.is_empty() => {
